@@ -1,0 +1,13 @@
+// Command rdx dissects and analyzes the reliable-datagram and RDMA protocol
+// family: Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP.
+package main
+
+import (
+	"os"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+func main() {
+	os.Exit(run(iostreams.System(), os.Args[1:]))
+}

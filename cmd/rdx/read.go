@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/render"
+)
+
+// ReadOptions are `rdx read`'s flags, named as tshark's.
+type ReadOptions struct {
+	IO         *iostreams.IO
+	File       string
+	Verbose    bool
+	Hex        bool
+	Format     string // text, json, jsonl, fields
+	Fields     []string
+	FieldOpts  []string
+	Count      int
+	DecodeAs   []string
+	Color      string
+	SinglePass bool
+	Config     map[string]string
+}
+
+func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
+	o := &ReadOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "read [-r] FILE",
+		Short: "Dissect a capture file (pcap, pcapng, gzip; - for stdin) like tshark -r",
+		Example: `  rdx read pcaps/rx/bos-queries.pcap
+  rdx read -V -r pcaps/rx/pts-ops.pcap -c 4
+  rdx read -T fields -e frame.number -e rx.seq -E header=y FILE
+  rdx read -d udp.port==4000,rx FILE`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if o.File != "" && o.File != args[0] {
+					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])
+				}
+				o.File = args[0]
+			}
+			if o.File == "" {
+				return usageErr("no capture file: use rdx read -r FILE (or - for standard input)")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return readRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.File, "read-file", "r", "", "capture file to read (- for standard input)")
+	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print the protocol tree of every frame")
+	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame")
+	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text, json, jsonl or fields")
+	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
+	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
+	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
+	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
+	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
+	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
+	return cmd
+}
+
+func readRun(o *ReadOptions) error {
+	var eo dissect.Options
+	eo.Config = o.Config
+	for _, d := range o.DecodeAs {
+		da, err := dissect.ParseDecodeAs(d)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		eo.DecodeAs = append(eo.DecodeAs, da)
+	}
+	var fw *render.Fields
+	switch o.Format {
+	case "text", "json", "jsonl":
+		if len(o.Fields) > 0 {
+			return usageErr("-e needs -T fields")
+		}
+	case "fields":
+		if len(o.Fields) == 0 {
+			return usageErr("-T fields needs at least one -e FIELD")
+		}
+		var fo render.FieldsOpts
+		for _, e := range o.FieldOpts {
+			if err := fo.ParseE(e); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+		var err error
+		if fw, err = render.NewFields(o.Fields, fo); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	default:
+		return usageErr("-T %s: want text, json, jsonl or fields", o.Format)
+	}
+	var style *render.Style
+	if o.IO.SetColor(o.Color) {
+		style = &render.Colors
+	}
+	needTree := o.Verbose || o.Format != "text"
+
+	eng := dissect.NewEngine(eo)
+	// Two passes when a tree is shown and the input can be read again, so a
+	// request can name the frame of its reply (as tshark -2 does).
+	if needTree && !o.SinglePass && o.File != "-" {
+		if _, err := pass(o, eng, 1, nil); err != nil {
+			return err
+		}
+		eng.Rewind()
+	}
+
+	out := bufio.NewWriterSize(o.IO.Out, 256<<10)
+	var (
+		buf   []byte
+		tree  dissect.Tree
+		first = true
+	)
+	if fw != nil && fw.Opts.Header {
+		out.Write(fw.Header(nil))
+	}
+	if o.Format == "json" {
+		out.WriteString("[\n")
+	}
+	counts, err := pass(o, eng, 2, func(f *dissect.Frame) {
+		buf = buf[:0]
+		if needTree {
+			eng.BuildTree(&tree, f)
+		}
+		switch o.Format {
+		case "text":
+			if o.Verbose {
+				if !first {
+					buf = append(buf, '\n')
+				}
+				buf = render.Verbose(buf, &tree, style)
+			} else {
+				start, _ := eng.Times()
+				buf = render.Summary(buf, f, start, style)
+			}
+			if o.Hex {
+				if o.Verbose {
+					buf = append(buf, '\n')
+				}
+				buf = render.Hex(buf, f.Data)
+				if !o.Verbose {
+					buf = append(buf, '\n')
+				}
+			}
+		case "json":
+			if !first {
+				buf = append(buf, ",\n"...)
+			}
+			buf = render.JSON(buf, &tree, f.TimeNS, true)
+		case "jsonl":
+			buf = render.JSON(buf, &tree, f.TimeNS, false)
+			buf = append(buf, '\n')
+		case "fields":
+			buf = fw.Row(buf, &tree)
+		}
+		first = false
+		out.Write(buf)
+	})
+	if o.Format == "json" {
+		if !first {
+			out.WriteString("\n")
+		}
+		out.WriteString("]\n")
+	}
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = &exitError{code: exitUsage, err: fmt.Errorf("writing output: %w", ferr)}
+	}
+	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
+		counts.frames, counts.Errors, counts.Warnings, counts.Notes)
+	return err
+}
+
+type passCounts struct {
+	dissect.Counts
+	frames uint64
+}
+
+// pass reads the whole input once through the engine and calls emit (if not
+// nil) for every frame.
+func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame)) (passCounts, error) {
+	var c passCounts
+	var src *capture.Reader
+	var err error
+	if o.File == "-" {
+		src, err = capture.NewReader(o.IO.In, "<stdin>")
+	} else {
+		src, err = capture.Open(o.File)
+	}
+	if err != nil {
+		return c, &exitError{code: exitUsage, err: err}
+	}
+	defer src.Close()
+	var pkt capture.Packet
+	for o.Count <= 0 || c.frames < uint64(o.Count) {
+		err := src.Next(&pkt)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c, &exitError{code: exitUsage, err: err}
+		}
+		c.frames++
+		f := eng.Decode(c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, n)
+		for i := range f.Findings {
+			c.Add(f.Findings[i].Sev)
+		}
+		if emit != nil {
+			emit(f)
+		}
+	}
+	return c, nil
+}
+
+var _ = strconv.Itoa

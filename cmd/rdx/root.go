@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+
+	_ "github.com/rdx-project/rdx/dissect/all" // every protocol registers itself
+)
+
+// Exit codes scripts can trust.
+const (
+	exitOK       = 0
+	exitFindings = 1 // `rdx check` found failures
+	exitUsage    = 2 // usage or input error
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+func newRoot(io *iostreams.IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rdx",
+		Short:         "Dissect and analyze Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP traffic",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.AddCommand(newCmdRead(io, nil), newCmdFields(io))
+	return root
+}
+
+func run(io *iostreams.IO, args []string) int {
+	root := newRoot(io)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(io.ErrOut, "rdx:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitUsage // cobra's own errors are usage errors
+}

@@ -1,0 +1,6 @@
+// Package all links every protocol dissector into a binary.
+package all
+
+import (
+	_ "github.com/rdx-project/rdx/dissect/rx"
+)

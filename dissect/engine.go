@@ -1,0 +1,498 @@
+package dissect
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Dissector decodes one protocol for one Engine. It may keep state across
+// frames (conversations, reassembly); the engine creates one per registration.
+type Dissector interface {
+	// Dissect decodes data, which starts at offset off in f.Data (off < 0 when
+	// data does not lie in the frame, e.g. after reassembly).
+	Dissect(f *Frame, data []byte, off int)
+}
+
+// Rewinder is implemented by dissectors with cross-frame state that support a
+// second pass: Rewind forgets per-pass state and keeps what was learned (e.g.
+// which frame answered a request), so the second pass can show it everywhere.
+type Rewinder interface{ Rewind() }
+
+// PortRange is an inclusive range of ports.
+type PortRange struct{ Lo, Hi uint16 }
+
+// Registration tells the engine when to call a protocol's dissector.
+type Registration struct {
+	Name       string // decode-as name, e.g. "rx"
+	UDPPorts   []PortRange
+	TCPPorts   []PortRange
+	EtherTypes []uint16
+	IPProtos   []uint8
+	LinkTypes  []uint16
+	// HeuristicUDP and HeuristicTCP, when set, are tried on payloads no port
+	// claims; they must verify strongly (false positives mislabel traffic).
+	HeuristicUDP func(data []byte) bool
+	HeuristicTCP func(data []byte) bool
+	New          func(e *Engine) Dissector
+}
+
+var (
+	regsMu sync.Mutex
+	regs   []*Registration
+)
+
+// RegisterDissector adds a protocol to every engine created afterwards.
+func RegisterDissector(r *Registration) {
+	regsMu.Lock()
+	defer regsMu.Unlock()
+	for _, o := range regs {
+		if o.Name == r.Name {
+			panic("dissect: dissector registered twice: " + r.Name)
+		}
+	}
+	regs = append(regs, r)
+}
+
+// DissectorNames lists the names decode-as accepts.
+func DissectorNames() []string {
+	regsMu.Lock()
+	defer regsMu.Unlock()
+	var out []string
+	for _, r := range regs {
+		out = append(out, r.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DecodeAs is one `-d` rule: frames on Transport ("udp" or "tcp") ports in
+// Ports go to the dissector named Proto.
+type DecodeAs struct {
+	Transport string
+	Ports     PortRange
+	Proto     string
+}
+
+// ParseDecodeAs parses tshark's `-d` syntax: "udp.port==7000,rx",
+// "tcp.port==4000-4010,mpa" (also "udp.port==7000:3,rx", a range by count).
+func ParseDecodeAs(s string) (DecodeAs, error) {
+	var d DecodeAs
+	sel, proto, ok := strings.Cut(s, ",")
+	if !ok {
+		return d, fmt.Errorf("decode-as %q: want LAYER.port==PORT,PROTOCOL", s)
+	}
+	key, val, ok := strings.Cut(sel, "==")
+	if !ok {
+		return d, fmt.Errorf("decode-as %q: want LAYER.port==PORT,PROTOCOL", s)
+	}
+	switch key {
+	case "udp.port":
+		d.Transport = "udp"
+	case "tcp.port":
+		d.Transport = "tcp"
+	default:
+		return d, fmt.Errorf("decode-as %q: unsupported selector %q (use udp.port or tcp.port)", s, key)
+	}
+	parse := func(v string) (uint16, error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("decode-as %q: bad port %q", s, v)
+		}
+		return uint16(n), nil
+	}
+	if lo, hi, isRange := strings.Cut(val, "-"); isRange {
+		a, err := parse(lo)
+		if err != nil {
+			return d, err
+		}
+		b, err := parse(hi)
+		if err != nil {
+			return d, err
+		}
+		if b < a {
+			return d, fmt.Errorf("decode-as %q: empty port range", s)
+		}
+		d.Ports = PortRange{a, b}
+	} else if lo, cnt, isCount := strings.Cut(val, ":"); isCount {
+		a, err := parse(lo)
+		if err != nil {
+			return d, err
+		}
+		c, err := parse(cnt)
+		if err != nil || c == 0 || int(a)+int(c)-1 > 65535 {
+			return d, fmt.Errorf("decode-as %q: bad port count", s)
+		}
+		d.Ports = PortRange{a, a + c - 1}
+	} else {
+		a, err := parse(val)
+		if err != nil {
+			return d, err
+		}
+		d.Ports = PortRange{a, a}
+	}
+	d.Proto = strings.TrimSpace(proto)
+	regsMu.Lock()
+	defer regsMu.Unlock()
+	for _, r := range regs {
+		if r.Name == d.Proto {
+			return d, nil
+		}
+	}
+	var names []string
+	for _, r := range regs {
+		names = append(names, r.Name)
+	}
+	sort.Strings(names)
+	return d, fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
+}
+
+// Options configure an Engine.
+type Options struct {
+	DecodeAs []DecodeAs
+	// Config holds protocol preferences by name ("mpa.markers" = "1", ...), for
+	// dissectors to read in their New.
+	Config map[string]string
+}
+
+// Engine drives frames through the layers. It is not safe for concurrent use;
+// run one Engine per worker.
+type Engine struct {
+	Opts Options
+
+	frame Frame
+
+	eth    layers.Ethernet
+	dot1q  layers.Dot1Q
+	sll    layers.LinuxSLL
+	sll2   layers.LinuxSLL2
+	loop   layers.Loopback
+	ip4    layers.IPv4
+	ip6    layers.IPv6
+	udp    layers.UDP
+	tcp    layers.TCP
+	parser map[uint16]*gopacket.DecodingLayerParser
+	types  []gopacket.LayerType
+
+	// The link, IP and transport layers decoded in the current frame, in order.
+	Decoded []gopacket.LayerType
+
+	regs      []*Registration
+	inst      []Dissector
+	udpPort   []uint8 // port -> 1+index into regs, 0 none
+	tcpPort   []uint8
+	etherType map[uint16]int
+	ipProto   [256]uint8
+	linkType  map[uint16]int
+	heurUDP   []int
+	heurTCP   []int
+
+	firstTime, prevTime int64
+	seenFirst           bool
+}
+
+// NewEngine creates an engine with every registered dissector.
+func NewEngine(opts Options) *Engine {
+	e := &Engine{Opts: opts, udpPort: make([]uint8, 65536), tcpPort: make([]uint8, 65536),
+		etherType: map[uint16]int{}, linkType: map[uint16]int{}, parser: map[uint16]*gopacket.DecodingLayerParser{}}
+	regsMu.Lock()
+	e.regs = append(e.regs, regs...)
+	regsMu.Unlock()
+	e.inst = make([]Dissector, len(e.regs))
+	idx := map[string]int{}
+	for i, r := range e.regs {
+		idx[r.Name] = i
+		for _, pr := range r.UDPPorts {
+			setPorts(e.udpPort, pr, i)
+		}
+		for _, pr := range r.TCPPorts {
+			setPorts(e.tcpPort, pr, i)
+		}
+		for _, et := range r.EtherTypes {
+			e.etherType[et] = i
+		}
+		for _, p := range r.IPProtos {
+			e.ipProto[p] = uint8(i + 1)
+		}
+		for _, lt := range r.LinkTypes {
+			e.linkType[lt] = i
+		}
+		if r.HeuristicUDP != nil {
+			e.heurUDP = append(e.heurUDP, i)
+		}
+		if r.HeuristicTCP != nil {
+			e.heurTCP = append(e.heurTCP, i)
+		}
+	}
+	for _, d := range opts.DecodeAs {
+		i, ok := idx[d.Proto]
+		if !ok {
+			continue // ParseDecodeAs has already refused unknown names
+		}
+		if d.Transport == "tcp" {
+			setPorts(e.tcpPort, d.Ports, i)
+		} else {
+			setPorts(e.udpPort, d.Ports, i)
+		}
+	}
+	for i := range e.regs {
+		e.inst[i] = e.regs[i].New(e)
+	}
+	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+		p := gopacket.NewDecodingLayerParser(first, &e.eth, &e.dot1q, &e.sll, &e.sll2, &e.loop, &e.ip4, &e.ip6, &e.udp, &e.tcp)
+		p.IgnoreUnsupported = true
+		return p
+	}
+	e.parser[1] = mk(layers.LayerTypeEthernet)
+	e.parser[113] = mk(layers.LayerTypeLinuxSLL)
+	e.parser[276] = mk(layers.LayerTypeLinuxSLL2)
+	e.parser[0] = mk(layers.LayerTypeLoopback)
+	e.parser[108] = e.parser[0]
+	e.parser[228] = mk(layers.LayerTypeIPv4)
+	e.parser[229] = mk(layers.LayerTypeIPv6)
+	e.types = make([]gopacket.LayerType, 0, 8)
+	return e
+}
+
+func setPorts(tab []uint8, pr PortRange, i int) {
+	for p := int(pr.Lo); p <= int(pr.Hi); p++ {
+		tab[p] = uint8(i + 1)
+	}
+}
+
+// Instance returns the engine's dissector registered under name (nil if none),
+// so one protocol can hand data to another (e.g. ib to rpcrdma).
+func (e *Engine) Instance(name string) Dissector {
+	for i, r := range e.regs {
+		if r.Name == name {
+			return e.inst[i]
+		}
+	}
+	return nil
+}
+
+// Rewind prepares a second pass over the same input.
+func (e *Engine) Rewind() {
+	for _, d := range e.inst {
+		if r, ok := d.(Rewinder); ok {
+			r.Rewind()
+		}
+	}
+	e.seenFirst = false
+}
+
+// Layers gives read access to the gopacket layers of the current frame.
+func (e *Engine) Layers() (*layers.Ethernet, *layers.IPv4, *layers.IPv6, *layers.UDP, *layers.TCP) {
+	return &e.eth, &e.ip4, &e.ip6, &e.udp, &e.tcp
+}
+
+// Times returns the first frame's time and the previous frame's time, in ns.
+func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
+
+// Decode dissects one frame. The returned Frame is reused by the next call.
+func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType uint16, iface int, data []byte, pass int) *Frame {
+	f := &e.frame
+	f.reset()
+	if e.seenFirst {
+		e.prevTime = f.TimeNS
+	} else {
+		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
+	}
+	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, iface, data, pass
+	e.Decoded = e.Decoded[:0]
+
+	if i, ok := e.linkType[linkType]; ok {
+		e.inst[i].Dissect(f, data, 0)
+		return f
+	}
+	lt := linkType
+	switch lt {
+	case 101, 12, 14: // raw IP: the version nibble says which
+		lt = 228
+		if len(data) > 0 && data[0]>>4 == 6 {
+			lt = 229
+		}
+	}
+	p := e.parser[lt]
+	if p == nil {
+		f.AddFinding(-1, Note, GroupUndecoded, nil, "frame", "link type "+strconv.Itoa(int(linkType))+" is not supported")
+		f.Proto = "frame"
+		return f
+	}
+	_ = p.DecodeLayers(data, &e.types) // errors show as missing layers, noted below
+	truncated := p.Truncated
+	e.Decoded = append(e.Decoded, e.types...)
+	e.fillNet(f, data, truncated)
+	e.dispatch(f, data)
+	return f
+}
+
+func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
+	n := &f.Net
+	n.Truncated = truncated
+	off := 0
+	for _, t := range e.types {
+		switch t {
+		case layers.LayerTypeEthernet:
+			n.EtherType = uint16(e.eth.EthernetType)
+			f.Proto = "eth"
+			off += len(e.eth.Contents)
+		case layers.LayerTypeDot1Q:
+			n.VLAN = e.dot1q.VLANIdentifier
+			n.EtherType = uint16(e.dot1q.Type)
+			off += len(e.dot1q.Contents)
+		case layers.LayerTypeLinuxSLL:
+			n.EtherType = uint16(e.sll.EthernetType)
+			f.Proto = "sll"
+			off += len(e.sll.Contents)
+		case layers.LayerTypeLinuxSLL2:
+			n.EtherType = uint16(e.sll2.ProtocolType)
+			f.Proto = "sll"
+			off += len(e.sll2.Contents)
+		case layers.LayerTypeLoopback:
+			f.Proto = "null"
+			off += len(e.loop.Contents)
+		case layers.LayerTypeIPv4:
+			n.HasIP, n.L3Off, n.IPProto = true, off, uint8(e.ip4.Protocol)
+			n.Src = addr4(e.ip4.SrcIP)
+			n.Dst = addr4(e.ip4.DstIP)
+			n.Fragment = e.ip4.Flags&layers.IPv4MoreFragments != 0 || e.ip4.FragOffset != 0
+			f.Proto = "ip"
+			off += len(e.ip4.Contents)
+		case layers.LayerTypeIPv6:
+			n.HasIP, n.L3Off, n.IPProto = true, off, uint8(e.ip6.NextHeader)
+			n.Src = addr16(e.ip6.SrcIP)
+			n.Dst = addr16(e.ip6.DstIP)
+			f.Proto = "ipv6"
+			off += len(e.ip6.Contents)
+		case layers.LayerTypeUDP:
+			n.HasL4, n.L4Off = true, off
+			n.SrcPort, n.DstPort = uint16(e.udp.SrcPort), uint16(e.udp.DstPort)
+			n.PayloadOff, n.PayloadLen = off+8, len(e.udp.Payload)
+			f.Proto = "udp"
+		case layers.LayerTypeTCP:
+			n.HasL4, n.L4Off = true, off
+			n.SrcPort, n.DstPort = uint16(e.tcp.SrcPort), uint16(e.tcp.DstPort)
+			n.PayloadOff, n.PayloadLen = off+len(e.tcp.Contents), len(e.tcp.Payload)
+			f.Proto = "tcp"
+		}
+	}
+	_ = data
+}
+
+func addr4(b []byte) netip.Addr {
+	if len(b) != 4 {
+		return netip.Addr{}
+	}
+	return netip.AddrFrom4([4]byte(b))
+}
+
+func addr16(b []byte) netip.Addr {
+	if len(b) != 16 {
+		return netip.Addr{}
+	}
+	return netip.AddrFrom16([16]byte(b))
+}
+
+func (e *Engine) dispatch(f *Frame, data []byte) {
+	n := &f.Net
+	switch {
+	case n.HasL4 && n.IPProto == 17:
+		if n.Fragment {
+			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected (no IP reassembly)")
+			return
+		}
+		payload := e.udp.Payload
+		if i := pickPort(e.udpPort, n.SrcPort, n.DstPort); i >= 0 {
+			e.inst[i].Dissect(f, payload, n.PayloadOff)
+			return
+		}
+		for _, i := range e.heurUDP {
+			if e.regs[i].HeuristicUDP(payload) {
+				e.inst[i].Dissect(f, payload, n.PayloadOff)
+				return
+			}
+		}
+	case n.HasL4 && n.IPProto == 6:
+		if n.Fragment {
+			return
+		}
+		payload := e.tcp.Payload
+		if i := pickPort(e.tcpPort, n.SrcPort, n.DstPort); i >= 0 {
+			e.inst[i].Dissect(f, payload, n.PayloadOff)
+			return
+		}
+		for _, i := range e.heurTCP {
+			if e.regs[i].HeuristicTCP(payload) {
+				e.inst[i].Dissect(f, payload, n.PayloadOff)
+				return
+			}
+		}
+	case n.HasIP && e.ipProto[n.IPProto] != 0:
+		var payload []byte
+		off := 0
+		if len(e.types) > 0 {
+			switch e.types[len(e.types)-1] {
+			case layers.LayerTypeIPv4:
+				payload, off = e.ip4.Payload, n.L3Off+len(e.ip4.Contents)
+			case layers.LayerTypeIPv6:
+				payload, off = e.ip6.Payload, n.L3Off+len(e.ip6.Contents)
+			}
+		}
+		n.PayloadOff, n.PayloadLen = off, len(payload)
+		e.inst[e.ipProto[n.IPProto]-1].Dissect(f, payload, off)
+	case !n.HasIP && n.EtherType != 0:
+		if i, ok := e.etherType[n.EtherType]; ok {
+			var payload []byte
+			off := 0
+			if len(e.types) > 0 {
+				switch e.types[len(e.types)-1] {
+				case layers.LayerTypeEthernet:
+					payload, off = e.eth.Payload, len(e.eth.Contents)
+				case layers.LayerTypeDot1Q:
+					payload = e.dot1q.Payload
+					off = len(data) - len(payload)
+				case layers.LayerTypeLinuxSLL:
+					payload, off = e.sll.Payload, len(e.sll.Contents)
+				case layers.LayerTypeLinuxSLL2:
+					payload, off = e.sll2.Payload, len(e.sll2.Contents)
+				}
+			}
+			e.inst[i].Dissect(f, payload, off)
+		}
+	}
+}
+
+// pickPort chooses the dissector for a port pair: the lower port first, as
+// tshark does, since servers usually have the lower one.
+func pickPort(tab []uint8, a, b uint16) int {
+	if a > b {
+		a, b = b, a
+	}
+	if i := tab[a]; i != 0 {
+		return int(i) - 1
+	}
+	if i := tab[b]; i != 0 {
+		return int(i) - 1
+	}
+	return -1
+}
+
+// BuildTree fills t with the whole tree of the engine's current frame: the
+// frame, link, IP and transport layers, then every PDU.
+func (e *Engine) BuildTree(t *Tree, f *Frame) {
+	t.Reset()
+	var chain [128]byte
+	e.BaseTree(t, f, string(e.ProtoChain(chain[:0], f)))
+	for _, p := range f.PDUs {
+		t.SetBase(0, false)
+		p.Tree(t, f)
+	}
+	t.SetBase(0, false)
+}

@@ -1,0 +1,89 @@
+package dissect
+
+import "net/netip"
+
+// PDU is one protocol data unit found in a frame: an Rx packet, an AFS call, an
+// RDS message. Dissectors keep their PDU values in per-engine pools, so putting
+// one in a Frame does not allocate.
+type PDU interface {
+	Proto() *ProtoInfo
+	// Summary appends the PDU's info-column text to dst.
+	Summary(dst []byte) []byte
+	// Tree adds the PDU's nodes (its protocol node first) to t.
+	Tree(t *Tree, f *Frame)
+}
+
+// Net is a frame's network and transport context.
+type Net struct {
+	Src, Dst         netip.Addr
+	IPProto          uint8 // 6 TCP, 17 UDP, 27 RDP, ...
+	SrcPort, DstPort uint16
+	HasIP, HasL4     bool
+	L3Off, L4Off     int // offsets of the IP and transport headers in the frame
+	PayloadOff       int // offset of the transport payload
+	PayloadLen       int // captured payload bytes
+	Truncated        bool
+	Fragment         bool
+	VLAN             uint16
+	EtherType        uint16
+}
+
+// Frame is one captured frame with everything the engine and the protocol
+// dissectors found in it. The engine reuses one Frame for every packet: keep
+// nothing from it beyond the next Decode.
+type Frame struct {
+	Num      uint64
+	TimeNS   int64
+	CapLen   int
+	WireLen  int
+	LinkType uint16
+	Iface    int
+	Data     []byte
+
+	Net      Net
+	PDUs     []PDU
+	Findings []Finding
+	// Proto is the protocol column: the innermost protocol decoded.
+	Proto string
+	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
+	Pass int
+}
+
+func (f *Frame) reset() {
+	f.Net = Net{}
+	f.PDUs = f.PDUs[:0]
+	f.Findings = f.Findings[:0]
+	f.Proto = ""
+}
+
+// AddPDU appends a PDU and returns its index.
+func (f *Frame) AddPDU(p PDU) int {
+	f.PDUs = append(f.PDUs, p)
+	f.Proto = p.Proto().Abbrev
+	return len(f.PDUs) - 1
+}
+
+// AddFinding records a finding on the PDU with index pdu (-1: the frame).
+func (f *Frame) AddFinding(pdu int, sev Severity, g Group, field *Field, proto, msg string) {
+	f.Findings = append(f.Findings, Finding{Sev: sev, Group: g, Field: field, Proto: proto, Msg: msg, PDU: pdu})
+}
+
+// TreeFindings adds the findings of PDU index pdu to t (dissectors call this at
+// the end of their Tree method so findings show under their protocol).
+func (f *Frame) TreeFindings(t *Tree, pdu int) {
+	for i := range f.Findings {
+		if f.Findings[i].PDU == pdu {
+			t.Finding(&f.Findings[i])
+		}
+	}
+}
+
+// PDUIndex returns the index of p in the frame, or -1.
+func (f *Frame) PDUIndex(p PDU) int {
+	for i, q := range f.PDUs {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,445 @@
+package rx
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// A connection is (epoch, cid without channel bits), plus the two endpoints
+// unless the epoch's high bit says any address is fine.
+type connKey struct {
+	epoch, cid     uint32
+	client, server netip.AddrPort
+}
+
+type sentRec struct {
+	serial uint32
+	frame  uint64
+	time   int64
+}
+
+const sentRing = 128
+
+type conn struct {
+	service    uint16
+	serviceSet bool
+	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
+	debugType  uint32
+}
+
+type callKey struct {
+	conn    connKey
+	channel uint32
+	call    uint32
+}
+
+type pend struct {
+	seq  uint32
+	data []byte
+}
+
+const maxPending = 256
+
+type dirState struct {
+	next    uint32 // every seq below next is in buf (or counted)
+	maxSeq  uint32
+	lastSeq uint32
+	done    bool
+	total   int
+	buf     []byte
+	trunc   bool
+	frames  []uint64
+	frameOf []uint64 // first frame of each seq, indexed by seq
+	pending []pend
+	direct  []byte // the single packet's body when it needed no copy
+	doff    int
+}
+
+func (s *dirState) reset() {
+	*s = dirState{buf: s.buf[:0], frames: s.frames[:0], frameOf: s.frameOf[:0], pending: s.pending[:0], next: 1}
+}
+
+type call struct {
+	dir        [2]dirState
+	opcode     uint32
+	hasOp      bool
+	reqFrame   uint64
+	reqTime    int64
+	reqSeen    bool
+	serverPort uint16
+	clientPort uint16
+}
+
+// table is a two-generation map: when the current generation fills, the old
+// one is dropped, so memory stays bounded without per-entry timers.
+type table[K comparable, V any] struct {
+	cur, old map[K]*V
+	free     []*V
+	limbo    []*V // removed this frame; their buffers may still be in use
+	limit    int
+}
+
+// release makes the values removed during the previous frame reusable.
+func (t *table[K, V]) release() {
+	t.free = append(t.free, t.limbo...)
+	t.limbo = t.limbo[:0]
+}
+
+func (t *table[K, V]) init(limit int) {
+	t.cur, t.old, t.limit = map[K]*V{}, map[K]*V{}, limit
+}
+
+func (t *table[K, V]) get(k K) *V {
+	if v, ok := t.cur[k]; ok {
+		return v
+	}
+	if v, ok := t.old[k]; ok {
+		delete(t.old, k)
+		t.cur[k] = v
+		return v
+	}
+	return nil
+}
+
+// add inserts a fresh value (recycled when possible); fresh reports whether it
+// came from the free list (the caller must reset it).
+func (t *table[K, V]) add(k K) *V {
+	if len(t.cur) >= t.limit {
+		for _, v := range t.old {
+			t.limbo = append(t.limbo, v)
+		}
+		clear(t.old)
+		t.old, t.cur = t.cur, t.old
+	}
+	var v *V
+	if n := len(t.free); n > 0 {
+		v = t.free[n-1]
+		t.free = t.free[:n-1]
+	} else {
+		v = new(V)
+	}
+	t.cur[k] = v
+	return v
+}
+
+func (t *table[K, V]) remove(k K) {
+	if v, ok := t.cur[k]; ok {
+		delete(t.cur, k)
+		t.limbo = append(t.limbo, v)
+	} else if v, ok := t.old[k]; ok {
+		delete(t.old, k)
+		t.limbo = append(t.limbo, v)
+	}
+}
+
+type callTable struct{ table[callKey, call] }
+type connTable struct{ table[connKey, conn] }
+
+func (t *callTable) init() { t.table.init(maxCalls) }
+func (t *connTable) init() { t.table.init(maxConns) }
+
+// analyze runs the cross-packet analysis for one (sub-)packet: connection and
+// call state, RTT, retransmissions, gaps, reassembly and the service hand-off.
+func (d *State) analyze(f *dissect.Frame, p *Packet) {
+	h := p.hdr
+	typ := h.Type()
+	if typ == 0 || typ > TypeVersion {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fType, "rx", "unknown packet type "+strconv.Itoa(int(typ)))
+		return
+	}
+	fromClient := h.Flags()&FlagClientInitiated != 0
+	dir := 1
+	if fromClient {
+		dir = 0
+	}
+	ck := connKey{epoch: h.Epoch(), cid: h.CID() &^ 3}
+	if !h.AnyAddress() {
+		ck.client, ck.server = endpoints(f, fromClient)
+	}
+	cn := d.conns.get(ck)
+	if cn == nil {
+		cn = d.conns.add(ck)
+		*cn = conn{}
+	}
+	if fromClient && typ != TypeDebug && typ != TypeVersion {
+		if !cn.serviceSet {
+			cn.service, cn.serviceSet = h.ServiceID(), true
+		} else if cn.service != h.ServiceID() {
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fService, "rx",
+				"service ID changed from "+strconv.Itoa(int(cn.service))+" to "+strconv.Itoa(int(h.ServiceID()))+
+					" within the connection (servers keep the first)")
+		}
+	}
+	if p.ser != 0 {
+		r := &cn.sent[dir][p.ser%sentRing]
+		if r.serial != p.ser || r.frame == 0 {
+			*r = sentRec{serial: p.ser, frame: f.Num, time: f.TimeNS}
+		}
+	}
+	callNo := h.CallNumber()
+	switch typ {
+	case TypeData, TypeAck, TypeBusy, TypeAckAll:
+		if callNo == 0 && typ != TypeAck {
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fCall, "rx",
+				typeSummary[typ]+" packet with call number 0 (only connection-level packets use 0)")
+			return
+		}
+	}
+	switch typ {
+	case TypeData:
+		d.data(f, p, cn, ck, dir)
+	case TypeAck:
+		d.ack(f, p, cn, dir)
+	case TypeAbort:
+		if len(p.body) != 4 {
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fAbortCode, "rx",
+				"ABORT payload is "+strconv.Itoa(len(p.body))+" octets, not 4")
+		}
+		if len(p.body) < 4 {
+			return
+		}
+		code := binary.BigEndian.Uint32(p.body)
+		msg := "call aborted with code " + strconv.FormatInt(int64(int32(code)), 10)
+		if callNo == 0 {
+			msg = "connection aborted with code " + strconv.FormatInt(int64(int32(code)), 10)
+		}
+		if name := ErrorName(code); name != "" {
+			msg += " (" + name + ")"
+		}
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupResponse, fAbortCode, "rx", msg)
+		if callNo != 0 {
+			d.abort(f, p, ck, dir, code)
+		}
+	case TypeBusy, TypeAckAll:
+		if len(p.body) > 0 {
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, nil, "rx",
+				typeSummary[typ]+" packet carries "+strconv.Itoa(len(p.body))+" octets of payload (expected none)")
+		}
+	case TypeDebug:
+		if fromClient && len(p.body) >= 4 {
+			cn.debugType = binary.BigEndian.Uint32(p.body)
+		} else if !fromClient {
+			p.debugType = cn.debugType
+		}
+	case TypeVersion:
+		if !fromClient && len(p.body) != 65 {
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fVerString, "rx",
+				"VERSION reply of "+strconv.Itoa(len(p.body))+" octets (OpenAFS sends 65)")
+		}
+	}
+}
+
+func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
+	a := Ack(p.body)
+	if !a.Valid() {
+		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fAck, "rx",
+			"truncated ACK body: "+strconv.Itoa(len(a))+" of at least 18 octets")
+		return
+	}
+	if AckMinLen+a.NAcks() > len(a) {
+		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fNumAcks, "rx",
+			"ack count "+strconv.Itoa(a.NAcks())+" runs beyond the packet ("+strconv.Itoa(len(a)-AckMinLen)+" ack octets present)")
+	}
+	for i, b := range a.Acks() {
+		if b > 1 {
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fAckType, "rx",
+				"ack octet "+strconv.Itoa(i)+" is "+strconv.Itoa(int(b))+" (only 0 NACK and 1 ACK are defined)")
+			break
+		}
+	}
+	if r := a.Reason(); r == 0 || r > 9 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fReason, "rx", "unknown ACK reason "+strconv.Itoa(int(r)))
+	}
+	if rest := len(a) - a.TrailerOffset(); rest > 0 && rest%4 != 0 && rest < 16 {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupMalformed, nil, "rx",
+			"ACK trailer has "+strconv.Itoa(rest)+" octets, not a whole number of words")
+	}
+	if s := a.Serial(); s != 0 {
+		r := &cn.sent[1-dir][s%sentRing]
+		if r.serial == s && r.frame != 0 && r.frame < f.Num {
+			p.rtt, p.rttFrame = f.TimeNS-r.time, r.frame
+		}
+	}
+}
+
+func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, ck connKey, dir int) {
+	h := p.hdr
+	s := p.seq
+	if s == 0 {
+		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
+		return
+	}
+	key := callKey{conn: ck, channel: h.Channel(), call: h.CallNumber()}
+	c := d.calls.get(key)
+	if c == nil {
+		c = d.calls.add(key)
+		c.dir[0].reset()
+		c.dir[1].reset()
+		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
+	}
+	if dir == 0 {
+		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
+	} else {
+		c.clientPort, c.serverPort = f.Net.DstPort, f.Net.SrcPort
+	}
+	ds := &c.dir[dir]
+	if dir == 1 && s == 1 && c.dir[0].maxSeq == 0 && !c.reqSeen {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupResponse, nil, "rx", "reply without request (the request is not in the capture)")
+	}
+	if dir == 1 && c.dir[0].maxSeq != 0 && !c.dir[0].done {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupSequence, nil, "rx",
+			"reply started but the request is incomplete (packets missing from the capture)")
+		c.dir[0].done = true
+	}
+	if s < maxTrackedSeq {
+		for uint32(len(ds.frameOf)) <= s {
+			ds.frameOf = append(ds.frameOf, 0)
+		}
+		if first := ds.frameOf[s]; first != 0 {
+			p.retransOf = first
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fRetrans, "rx",
+				"retransmission of seq "+strconv.FormatUint(uint64(s), 10)+" (first sent in frame "+
+					strconv.FormatUint(first, 10)+"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
+			return
+		}
+		ds.frameOf[s] = f.Num
+	}
+	if ds.lastSeq != 0 && s > ds.lastSeq {
+		f.AddFinding(p.idx, dissect.Error, dissect.GroupSequence, fSeq, "rx",
+			"seq "+strconv.FormatUint(uint64(s), 10)+" after the last packet (seq "+strconv.FormatUint(uint64(ds.lastSeq), 10)+")")
+		return
+	}
+	if p.flags&FlagLastPacket != 0 {
+		ds.lastSeq = s
+	}
+	if s > ds.maxSeq+1 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupSequence, fSeq, "rx",
+			"sequence gap: seq "+strconv.FormatUint(uint64(ds.maxSeq)+1, 10)+"-"+strconv.FormatUint(uint64(s)-1, 10)+
+				" not seen (yet)")
+	}
+	if s > ds.maxSeq {
+		ds.maxSeq = s
+	}
+	ds.total += len(p.body)
+	if len(ds.frames) < 64 && (len(ds.frames) == 0 || ds.frames[len(ds.frames)-1] != f.Num) {
+		ds.frames = append(ds.frames, f.Num)
+	}
+	if s == 1 && dir == 0 && len(p.body) >= 4 {
+		c.opcode, c.hasOp = binary.BigEndian.Uint32(p.body), true
+	}
+	switch {
+	case s == ds.next && s == 1 && p.flags&FlagLastPacket != 0 && len(ds.pending) == 0:
+		ds.direct, ds.doff = p.body, p.boff // one-packet direction: no copy
+		ds.next = 2
+	case s == ds.next:
+		ds.keep(p.body)
+		ds.next++
+		ds.drain()
+	case s > ds.next:
+		if len(ds.pending) < maxPending {
+			ds.pending = append(ds.pending, pend{seq: s, data: append([]byte(nil), p.body...)})
+		} else {
+			ds.trunc = true
+		}
+	}
+	if ds.done || ds.lastSeq == 0 || ds.next <= ds.lastSeq {
+		p.callPart = uint32(len(ds.frames))
+		return
+	}
+	ds.done = true
+	d.deliver(f, p, c, key, dir, false, 0)
+}
+
+func (ds *dirState) keep(b []byte) {
+	room := MaxCallData - len(ds.buf)
+	if room <= 0 {
+		if len(b) > 0 {
+			ds.trunc = true
+		}
+		return
+	}
+	if len(b) > room {
+		b = b[:room]
+		ds.trunc = true
+	}
+	ds.buf = append(ds.buf, b...)
+}
+
+func (ds *dirState) drain() {
+	for progress := true; progress; {
+		progress = false
+		for i := 0; i < len(ds.pending); i++ {
+			if ds.pending[i].seq == ds.next {
+				ds.keep(ds.pending[i].data)
+				ds.next++
+				ds.pending[i] = ds.pending[len(ds.pending)-1]
+				ds.pending = ds.pending[:len(ds.pending)-1]
+				progress = true
+				break
+			}
+		}
+	}
+}
+
+func (d *State) abort(f *dissect.Frame, p *Packet, ck connKey, dir int, code uint32) {
+	key := callKey{conn: ck, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
+	c := d.calls.get(key)
+	if c == nil {
+		c = d.calls.add(key)
+		c.dir[0].reset()
+		c.dir[1].reset()
+		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
+		if dir == 0 {
+			c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
+		} else {
+			c.clientPort, c.serverPort = f.Net.DstPort, f.Net.SrcPort
+		}
+	}
+	d.deliver(f, p, c, key, dir, true, code)
+}
+
+// deliver hands a completed direction (or an abort) to the services.
+func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir int, abort bool, code uint32) {
+	h := p.hdr
+	cl := &d.callScratch
+	*cl = Call{Frame: f, Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), ServiceID: h.ServiceID(),
+		ServerPort: c.serverPort, ClientPort: c.clientPort, SecIdx: h.SecurityIndex(), Reply: dir == 1,
+		Opcode: c.opcode, HasOpcode: c.hasOp, Abort: abort, AbortCode: code, DataOff: -1}
+	ds := &c.dir[dir]
+	if !abort {
+		if ds.direct != nil {
+			cl.Data, cl.DataOff = ds.direct, ds.doff
+		} else {
+			cl.Data = ds.buf
+		}
+		cl.DataLen, cl.Truncated = ds.total, ds.trunc
+		if len(ds.frames) > 1 {
+			cl.Frames = ds.frames
+		}
+	}
+	if dir == 0 && !abort {
+		c.reqFrame, c.reqTime, c.reqSeen = f.Num, f.TimeNS, true
+		cl.ReqFrame = f.Num
+		if m, ok := d.learned[f.Num]; ok {
+			cl.RepFrame, cl.RespTime, cl.HasRespTime = m.rep, m.time, true
+		}
+	} else if c.reqSeen {
+		cl.ReqFrame, cl.RepFrame = c.reqFrame, f.Num
+		cl.RespTime, cl.HasRespTime = f.TimeNS-c.reqTime, true
+		if !d.pass2 && len(d.learned) < maxLearned {
+			d.learned[c.reqFrame] = match{rep: f.Num, time: cl.RespTime}
+		}
+	}
+	for _, svc := range services {
+		svc(cl)
+	}
+	if dir == 1 || abort {
+		d.calls.remove(key)
+	}
+}
+
+// maxLearned bounds the request->reply table kept between passes (about 40 MB).
+const maxLearned = 1 << 20

@@ -1,0 +1,390 @@
+package rx
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// Ports Rx is looked for on by default: the AFS services (7000-7009) and the
+// backup server (7021). Others need -d udp.port==N,rx.
+var DefaultPorts = []dissect.PortRange{{Lo: 7000, Hi: 7009}, {Lo: 7021, Hi: 7021}}
+
+// MaxCallData is how many bytes of each call direction rdx keeps for the
+// service dissector; the rest is counted, not kept (bounded memory for
+// multi-gigabyte volume dumps).
+const MaxCallData = 64 << 10
+
+// maxTrackedSeq bounds per-call sequence tracking (retransmission and gap
+// detection) so a hostile seq number cannot grow memory.
+const maxTrackedSeq = 1 << 16
+
+// maxCalls and maxConns bound the call and connection tables; beyond them the
+// oldest generation is dropped.
+const (
+	maxCalls = 1 << 14
+	maxConns = 1 << 12
+)
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{
+		Name:     "rx",
+		UDPPorts: DefaultPorts,
+		New:      func(e *dissect.Engine) dissect.Dissector { return newDissector() },
+	})
+}
+
+// Packet is one Rx packet (a datagram, or one sub-packet of a jumbogram).
+type Packet struct {
+	d     *State
+	hdr   Header
+	off   int    // offset of the full header in the frame
+	body  []byte // payload of this (sub-)packet
+	boff  int    // offset of body in the frame
+	seq   uint32 // derived for jumbogram sub-packets
+	ser   uint32
+	flags uint8
+	sub   int // sub-packet index in a jumbogram (0 = first or not a jumbogram)
+	nsub  int // number of sub-packets in the jumbogram (0 = not a jumbogram)
+	jhOff int // offset of the jumbo header that introduced this sub-packet (sub > 0)
+	idx   int // PDU index in the frame
+
+	// analysis results
+	retransOf uint64 // frame of the first transmission
+	rtt       int64
+	rttFrame  uint64
+	debugType uint32 // for DEBUG replies: the request's type (0 unknown)
+	callPart  uint32 // for DATA not completing a call: the call's frame count so far
+}
+
+// Proto implements dissect.PDU.
+func (p *Packet) Proto() *dissect.ProtoInfo { return PRx }
+
+// State is the per-engine Rx state.
+type State struct {
+	pool  []Packet
+	npool int
+	frame uint64
+
+	calls callTable
+	conns connTable
+	// learned in a first pass: request-completing frame -> reply frame
+	learned map[uint64]match
+	pass2   bool
+
+	callScratch Call
+}
+
+type match struct {
+	rep  uint64
+	time int64
+}
+
+func newDissector() *State {
+	d := &State{learned: map[uint64]match{}}
+	d.calls.init()
+	d.conns.init()
+	return d
+}
+
+// Rewind implements dissect.Rewinder: the second pass starts with empty call
+// state but remembers which frame answered which request.
+func (d *State) Rewind() {
+	d.calls.init()
+	d.conns.init()
+	d.pass2 = true
+	d.frame = 0
+}
+
+func (d *State) newPacket(f *dissect.Frame) *Packet {
+	if f.Num != d.frame {
+		d.frame = f.Num
+		d.npool = 0
+		d.calls.release()
+		d.conns.release()
+	}
+	if d.npool == len(d.pool) {
+		d.pool = append(d.pool, Packet{})
+	}
+	p := &d.pool[d.npool]
+	d.npool++
+	*p = Packet{d: d}
+	return p
+}
+
+// Dissect implements dissect.Dissector for one UDP payload.
+func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
+	p := d.newPacket(f)
+	p.off = off
+	if len(data) < HeaderLen {
+		p.hdr = Header(data)
+		p.idx = f.AddPDU(p)
+		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, nil, "rx",
+			"truncated Rx header: "+strconv.Itoa(len(data))+" of 28 octets")
+		return
+	}
+	h := Header(data[:HeaderLen])
+	p.hdr = h
+	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
+	p.body, p.boff = data[HeaderLen:], off+HeaderLen
+	if h.Type() == TypeData && h.Flags()&FlagJumbo != 0 {
+		d.splitJumbo(f, p, data, off)
+		return
+	}
+	p.idx = f.AddPDU(p)
+	d.analyze(f, p)
+}
+
+// splitJumbo cuts a jumbogram into its sub-packets: 1412 data octets and a
+// 4-octet jumbo header (flags, pad, checksum of the next one) for each but the
+// last; seq and serial count up from the full header's.
+func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int) {
+	rest := data[HeaderLen:]
+	n := 1
+	for l := len(rest); l > JumboLen+JumboHdrLen; l -= JumboLen + JumboHdrLen {
+		n++
+	}
+	p := first
+	pos := HeaderLen
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			jh := data[pos-JumboHdrLen : pos]
+			q := d.newPacket(f)
+			*q = Packet{d: d, hdr: first.hdr, off: off, seq: first.seq + uint32(k), ser: first.ser + uint32(k),
+				flags: jh[0], sub: k, jhOff: off + pos - JumboHdrLen}
+			p = q
+		}
+		p.nsub = n
+		end := pos + JumboLen
+		if end > len(data) || k == n-1 {
+			end = len(data)
+		}
+		p.body, p.boff = data[pos:end], off+pos
+		p.idx = f.AddPDU(p)
+		if k < n-1 && p.flags&FlagJumbo == 0 {
+			f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fFlagJumbo, "rx",
+				"jumbogram sub-packet "+strconv.Itoa(k)+" lacks the JUMBO flag but more data follows")
+		}
+		if k == n-1 && len(p.body) < JumboLen && p.flags&FlagJumbo != 0 && n > 1 {
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fFlagJumbo, "rx",
+				"last jumbogram sub-packet still carries the JUMBO flag")
+		}
+		if n == 1 {
+			f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fFlagJumbo, "rx",
+				"JUMBO flag set but only "+strconv.Itoa(len(rest))+" data octets (a jumbogram needs more than 1416)")
+		}
+		d.analyze(f, p)
+		pos = end + JumboHdrLen
+	}
+}
+
+// Summary implements dissect.PDU.
+func (p *Packet) Summary(dst []byte) []byte {
+	h := p.hdr
+	if !h.Valid() {
+		return append(dst, "RX truncated header"...)
+	}
+	if p.sub > 0 {
+		return dst // the first sub-packet speaks for the jumbogram
+	}
+	t := h.Type()
+	if int(t) < len(typeSummary) && t != 0 {
+		dst = append(dst, typeSummary[t]...)
+	} else {
+		dst = append(dst, "TYPE"...)
+		dst = strconv.AppendUint(dst, uint64(t), 10)
+	}
+	switch t {
+	case TypeData:
+		if p.nsub > 1 {
+			dst = append(dst, " jumbogram "...)
+			dst = strconv.AppendInt(dst, int64(p.nsub), 10)
+			dst = append(dst, " packets"...)
+		}
+		dst = appendCall(dst, h)
+		dst = append(dst, " seq "...)
+		dst = strconv.AppendUint(dst, uint64(p.seq), 10)
+		if p.nsub > 1 {
+			dst = append(dst, '-')
+			dst = strconv.AppendUint(dst, uint64(p.seq)+uint64(p.nsub)-1, 10)
+		}
+		dst = append(dst, " ser "...)
+		dst = strconv.AppendUint(dst, uint64(p.ser), 10)
+		dst = appendFlags(dst, p.flags, t)
+		if p.retransOf != 0 {
+			dst = append(dst, " [retransmission of frame "...)
+			dst = strconv.AppendUint(dst, p.retransOf, 10)
+			dst = append(dst, ']')
+		}
+	case TypeAck:
+		a := Ack(p.body)
+		if !a.Valid() {
+			return append(dst, " (truncated)"...)
+		}
+		dst = append(dst, ' ')
+		if r := a.Reason(); int(r) < len(reasonSummary) && r != 0 {
+			dst = append(dst, reasonSummary[r]...)
+		} else {
+			dst = append(dst, "reason "...)
+			dst = strconv.AppendUint(dst, uint64(r), 10)
+		}
+		dst = appendCall(dst, h)
+		dst = append(dst, " first "...)
+		dst = strconv.AppendUint(dst, uint64(a.FirstPacket()), 10)
+		dst = append(dst, " serial "...)
+		dst = strconv.AppendUint(dst, uint64(a.Serial()), 10)
+		acks := a.Acks()
+		if len(acks) > 0 {
+			dst = append(dst, " acked "...)
+			dst = appendRanges(dst, a.FirstPacket(), acks, 1)
+			if hasNack(acks) {
+				dst = append(dst, " nacked "...)
+				dst = appendRanges(dst, a.FirstPacket(), acks, 0)
+			}
+		}
+		if p.rttFrame != 0 {
+			dst = append(dst, " rtt "...)
+			dst = dissect.AppendRelTime(dst, p.rtt)
+		}
+		dst = appendFlags(dst, h.Flags(), t)
+	case TypeAbort:
+		dst = appendCall(dst, h)
+		if len(p.body) >= 4 {
+			code := binary.BigEndian.Uint32(p.body)
+			dst = append(dst, " code "...)
+			dst = strconv.AppendInt(dst, int64(int32(code)), 10)
+			if name := ErrorName(code); name != "" {
+				dst = append(dst, " ("...)
+				dst = append(dst, name...)
+				dst = append(dst, ')')
+			}
+		}
+	case TypeBusy, TypeAckAll:
+		dst = appendCall(dst, h)
+	case TypeChallenge:
+		if len(p.body) >= 12 {
+			dst = append(dst, " v"...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body)), 10)
+			dst = append(dst, " nonce 0x"...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body[4:])), 16)
+			dst = append(dst, " min level "...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body[8:])), 10)
+		}
+	case TypeResponse:
+		if len(p.body) >= respOffTicket {
+			dst = append(dst, " v"...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body)), 10)
+			dst = append(dst, " kvno "...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body[respOffKvno:])), 10)
+			dst = append(dst, " ticket "...)
+			dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(p.body[respOffTicketLen:])), 10)
+			dst = append(dst, " bytes"...)
+		}
+	case TypeDebug:
+		dst = appendDebugSummary(dst, p)
+	case TypeVersion:
+		if h.Flags()&FlagClientInitiated != 0 {
+			dst = append(dst, " request"...)
+		} else {
+			dst = append(dst, " reply \""...)
+			dst = append(dst, versionString(p.body)...)
+			dst = append(dst, '"')
+		}
+	}
+	return dst
+}
+
+func appendCall(dst []byte, h Header) []byte {
+	dst = append(dst, " call "...)
+	dst = strconv.AppendUint(dst, uint64(h.CallNumber()), 10)
+	if ch := h.Channel(); ch != 0 {
+		dst = append(dst, " ch "...)
+		dst = strconv.AppendUint(dst, uint64(ch), 10)
+	}
+	return dst
+}
+
+var flagNames = [...]string{"CI", "REQ-ACK", "LAST", "MORE", "FREE", "JUMBO", "0x40", "0x80"}
+
+func appendFlags(dst []byte, fl uint8, typ uint8) []byte {
+	if fl == 0 {
+		return dst
+	}
+	dst = append(dst, " <"...)
+	first := true
+	for i := 0; i < 8; i++ {
+		if fl&(1<<i) == 0 {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		if i == 5 && typ == TypeAck {
+			dst = append(dst, "SLOW-START"...)
+			continue
+		}
+		dst = append(dst, flagNames[i]...)
+	}
+	return append(dst, '>')
+}
+
+func hasNack(acks []byte) bool {
+	for _, a := range acks {
+		if a == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendRanges appends the sequence ranges whose ack byte equals want,
+// as "1-5,7"; "none" if there are none.
+func appendRanges(dst []byte, first uint32, acks []byte, want byte) []byte {
+	start := len(dst)
+	for i := 0; i < len(acks); {
+		if (acks[i] != 0) != (want != 0) {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(acks) && (acks[j+1] != 0) == (want != 0) {
+			j++
+		}
+		if len(dst) > start {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendUint(dst, uint64(first)+uint64(i), 10)
+		if j > i {
+			dst = append(dst, '-')
+			dst = strconv.AppendUint(dst, uint64(first)+uint64(j), 10)
+		}
+		i = j + 1
+	}
+	if len(dst) == start {
+		dst = append(dst, "none"...)
+	}
+	return dst
+}
+
+func versionString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// endpoints returns (client, server) address/port pairs of the frame, by the
+// packet's CLIENT_INITIATED flag.
+func endpoints(f *dissect.Frame, fromClient bool) (client, server netip.AddrPort) {
+	src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
+	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
+	if fromClient {
+		return src, dst
+	}
+	return dst, src
+}

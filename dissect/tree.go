@@ -1,0 +1,151 @@
+package dissect
+
+import "math"
+
+// Node is one line of the protocol tree: a field with its value and where its
+// bytes are, or a text label. Children follow their parent at Depth+1.
+type Node struct {
+	F     *Field
+	Depth int16
+	Off   int32 // offset in the frame's bytes; -1 when the bytes came from reassembly
+	Len   int32
+	U     uint64 // integer, boolean, time and frame-number values
+	S     string // string values
+	B     []byte // bytes and address values (aliases frame or reassembly buffers)
+	Label string // text-only node (F == nil), or a display override for F's value
+}
+
+// Tree is a frame's protocol tree, a flat list of nodes in display order. It is
+// built only when an output mode asks for it (-V, -T json, -T fields); the
+// summary, check and stats paths never touch it.
+type Tree struct {
+	Nodes []Node
+	depth int16
+	base  int32 // added to offsets given to the Add methods
+	detached bool
+}
+
+// Reset empties the tree, keeping its storage.
+func (t *Tree) Reset() {
+	t.Nodes = t.Nodes[:0]
+	t.depth = 0
+	t.base = 0
+	t.detached = false
+}
+
+// SetBase makes the offsets passed to Add* relative to base in the frame.
+// detached marks bytes that do not lie in the frame (a reassembled buffer);
+// their nodes get Off -1.
+func (t *Tree) SetBase(base int, detached bool) {
+	t.base = int32(base)
+	t.detached = detached
+}
+
+// Base reports the current base offset and whether it is detached.
+func (t *Tree) Base() (int, bool) { return int(t.base), t.detached }
+
+func (t *Tree) add(n Node) {
+	n.Depth = t.depth
+	if t.detached {
+		n.Off = -1
+	} else {
+		n.Off += t.base
+	}
+	t.Nodes = append(t.Nodes, n)
+}
+
+// Open makes the following nodes children of the last one added.
+func (t *Tree) Open() { t.depth++ }
+
+// Close ends the innermost Open.
+func (t *Tree) Close() {
+	if t.depth > 0 {
+		t.depth--
+	}
+}
+
+// Depth is the depth the next node will get.
+func (t *Tree) Depth() int { return int(t.depth) }
+
+// Proto adds a protocol node at depth 0 and opens it. label may be empty (the
+// protocol's name is shown) or a one-line description.
+func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
+	t.depth = 0
+	t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
+	t.depth = 1
+}
+
+// Uint adds an integer (or boolean, frame number, time) field.
+func (t *Tree) Uint(f *Field, off, n int, v uint64) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v})
+}
+
+// Int adds a signed integer field.
+func (t *Tree) Int(f *Field, off, n int, v int64) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: uint64(v)})
+}
+
+// Float adds a floating-point field.
+func (t *Tree) Float(f *Field, off, n int, v float64) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: math.Float64bits(v)})
+}
+
+// UintLabel adds an integer field whose display text is label.
+func (t *Tree) UintLabel(f *Field, off, n int, v uint64, label string) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+}
+
+// String adds a string field.
+func (t *Tree) String(f *Field, off, n int, s string) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), S: s})
+}
+
+// Bytes adds a bytes or address field.
+func (t *Tree) Bytes(f *Field, off, n int, b []byte) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), B: b})
+}
+
+// Text adds a label without a field.
+func (t *Tree) Text(off, n int, label string) {
+	t.add(Node{Off: int32(off), Len: int32(n), Label: label})
+}
+
+// Flags adds a bit-field value with one boolean child per field in bits (each
+// with its Mask); the children are added at the same offset.
+func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Field) {
+	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+	t.Open()
+	for _, b := range bits {
+		t.add(Node{F: b, Off: int32(off), Len: int32(n), U: v})
+	}
+	t.Close()
+}
+
+// Finding adds a finding's expert node (under the current protocol).
+func (t *Tree) Finding(fd *Finding) {
+	t.add(Node{F: fExpert, Off: -1, Label: fd.Msg, U: uint64(fd.Sev)<<8 | uint64(fd.Group), B: nil, S: findingField(fd)})
+}
+
+func findingField(fd *Finding) string {
+	if fd.Field != nil {
+		return fd.Field.Abbrev
+	}
+	return ""
+}
+
+// Expert fields, with tshark's names so `-e _ws.expert.message` works as there.
+var (
+	fExpert      = Register(&Field{Abbrev: "_ws.expert", Name: "Expert Info", Type: TNone})
+	FExpertMsg   = Register(&Field{Abbrev: "_ws.expert.message", Name: "Message", Type: TString})
+	FExpertSev   = Register(&Field{Abbrev: "_ws.expert.severity", Name: "Severity level", Type: TString})
+	FExpertGroup = Register(&Field{Abbrev: "_ws.expert.group", Name: "Group", Type: TString})
+	FExpertField = Register(&Field{Abbrev: "_ws.expert.field", Name: "Field", Type: TString, Desc: "abbreviation of the field a finding is about (rdx)"})
+)
+
+// IsExpert tells whether n is a finding's node; its parts are in ExpertParts.
+func (n *Node) IsExpert() bool { return n.F == fExpert }
+
+// ExpertParts unpacks a finding node.
+func (n *Node) ExpertParts() (sev Severity, g Group, field, msg string) {
+	return Severity(n.U >> 8), Group(n.U & 0xff), n.S, n.Label
+}

@@ -1,0 +1,173 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// FieldsOpts are tshark's -E options.
+type FieldsOpts struct {
+	Header     bool
+	Separator  string // between fields, default tab
+	Aggregator string // between occurrences, default ","
+	Quote      byte   // 0, '"' or '\''
+}
+
+// ParseE applies one -E option ("header=y", "separator=,", "separator=/t",
+// "aggregator=;", "quote=d").
+func (o *FieldsOpts) ParseE(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("-E %q: want NAME=VALUE", s)
+	}
+	unslash := func(v string) string {
+		switch v {
+		case "/t":
+			return "\t"
+		case "/s":
+			return " "
+		}
+		return v
+	}
+	switch k {
+	case "header":
+		o.Header = v == "y" || v == "yes" || v == "1"
+	case "separator":
+		o.Separator = unslash(v)
+	case "aggregator":
+		o.Aggregator = unslash(v)
+	case "occurrence":
+		if v != "a" {
+			return fmt.Errorf("-E occurrence=%s: only a (all occurrences) is supported", v)
+		}
+	case "quote":
+		switch v {
+		case "d":
+			o.Quote = '"'
+		case "s":
+			o.Quote = '\''
+		case "n":
+			o.Quote = 0
+		default:
+			return fmt.Errorf("-E quote=%s: want d, s or n", v)
+		}
+	default:
+		return fmt.Errorf("-E %s: unknown option (header, separator, aggregator, occurrence, quote)", k)
+	}
+	return nil
+}
+
+// Fields writes `-T fields` rows: one per frame, every requested field, all
+// occurrences of a field joined by the aggregator.
+type Fields struct {
+	Opts  FieldsOpts
+	names []string
+	col   map[*dissect.Field]int
+	cols  [][]byte
+	count []int
+	idx   []int // column holding each name's values (a repeated name shares one)
+}
+
+// NewFields checks the field names against the registry.
+func NewFields(names []string, o FieldsOpts) (*Fields, error) {
+	if o.Separator == "" {
+		o.Separator = "\t"
+	}
+	if o.Aggregator == "" {
+		o.Aggregator = ","
+	}
+	w := &Fields{Opts: o, names: names, col: map[*dissect.Field]int{}}
+	for i, n := range names {
+		f := dissect.Lookup(n)
+		if f == nil {
+			return nil, fmt.Errorf("some fields aren't valid: %s (see `rdx fields`)", n)
+		}
+		if _, dup := w.col[f]; !dup {
+			w.col[f] = i
+		}
+		w.idx = append(w.idx, w.col[f])
+	}
+	w.cols = make([][]byte, len(names))
+	w.count = make([]int, len(names))
+	return w, nil
+}
+
+// Header appends the header line.
+func (w *Fields) Header(dst []byte) []byte {
+	for i, n := range w.names {
+		if i > 0 {
+			dst = append(dst, w.Opts.Separator...)
+		}
+		dst = append(dst, n...)
+	}
+	return append(dst, '\n')
+}
+
+var (
+	expertMsg   = dissect.FExpertMsg
+	expertSev   = dissect.FExpertSev
+	expertGroup = dissect.FExpertGroup
+	expertField = dissect.FExpertField
+)
+
+// Row appends one frame's row.
+func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
+	for i := range w.cols {
+		w.cols[i] = w.cols[i][:0]
+		w.count[i] = 0
+	}
+	put := func(c int, v []byte, n *dissect.Node, app func([]byte, *dissect.Node) []byte) {
+		if w.count[c] > 0 {
+			w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
+		}
+		w.count[c]++
+		if app != nil {
+			w.cols[c] = app(w.cols[c], n)
+		} else {
+			w.cols[c] = append(w.cols[c], v...)
+		}
+	}
+	for k := range t.Nodes {
+		n := &t.Nodes[k]
+		if n.IsExpert() {
+			sev, g, field, msg := n.ExpertParts()
+			for f, v := range map[*dissect.Field]string{expertMsg: msg, expertSev: sev.String(), expertGroup: g.String(), expertField: field} {
+				if c, ok := w.col[f]; ok {
+					put(c, []byte(v), nil, nil)
+				}
+			}
+			continue
+		}
+		if n.F == nil {
+			continue
+		}
+		c, ok := w.col[n.F]
+		if !ok {
+			continue
+		}
+		switch n.F.Type {
+		case dissect.TProtocol:
+			put(c, []byte(n.F.Abbrev), nil, nil)
+		case dissect.TNone:
+			put(c, []byte("1"), nil, nil)
+		default:
+			put(c, nil, n, dissect.AppendField)
+		}
+	}
+	for i := range w.names {
+		if i > 0 {
+			dst = append(dst, w.Opts.Separator...)
+		}
+		c := w.idx[i]
+		if w.Opts.Quote != 0 && w.count[c] > 0 {
+			dst = append(dst, w.Opts.Quote)
+			dst = append(dst, w.cols[c]...)
+			dst = append(dst, w.Opts.Quote)
+		} else {
+			dst = append(dst, w.cols[c]...)
+		}
+	}
+	return append(dst, '\n')
+}

@@ -1,0 +1,125 @@
+package render
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// JSON appends one frame in tshark's `-T json` shape:
+// {"_index": ..., "_source": {"layers": {"<proto>": {"<field>": "value",
+// "<field>_tree": {...}}}}}. Values are strings, as tshark prints them. A key
+// that repeats in one object (the four rx layers of a jumbogram, several
+// ack bytes) becomes an array, as `tshark --no-duplicate-keys` makes it.
+func JSON(dst []byte, t *dissect.Tree, timeNS int64, indent bool) []byte {
+	layers := object(t.Nodes, 0, len(t.Nodes), 0)
+	doc := ordered{
+		{"_index", "packets-" + time.Unix(0, timeNS).UTC().Format("2006-01-02")},
+		{"_type", "doc"},
+		{"_score", nil},
+		{"_source", ordered{{"layers", layers}}},
+	}
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(doc, "  ", "  ")
+	} else {
+		b, err = json.Marshal(doc)
+	}
+	if err != nil {
+		return append(dst, `{"error":`+strconv.Quote(err.Error())+`}`...)
+	}
+	if indent {
+		dst = append(dst, "  "...)
+	}
+	return append(dst, b...)
+}
+
+type kv struct {
+	K string
+	V any
+}
+
+// ordered is a JSON object that keeps its keys in insertion order.
+type ordered []kv
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, e := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, e.K)
+		b = append(b, ':')
+		v, err := json.Marshal(e.V)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
+
+// add puts a value under key, turning a repeated key into an array.
+func (o *ordered) add(key string, v any) {
+	for i := range *o {
+		if (*o)[i].K == key {
+			if arr, ok := (*o)[i].V.([]any); ok {
+				(*o)[i].V = append(arr, v)
+			} else {
+				(*o)[i].V = []any{(*o)[i].V, v}
+			}
+			return
+		}
+	}
+	*o = append(*o, kv{key, v})
+}
+
+// object builds the JSON object for nodes[lo:hi] at depth d.
+func object(nodes []dissect.Node, lo, hi, d int) ordered {
+	o := ordered{}
+	for i := lo; i < hi; {
+		n := &nodes[i]
+		j := i + 1
+		for j < hi && int(nodes[j].Depth) > d {
+			j++
+		}
+		hasKids := j > i+1
+		switch {
+		case n.IsExpert():
+			sev, g, field, msg := n.ExpertParts()
+			e := ordered{{"_ws.expert.message", msg}, {"_ws.expert.severity", sev.String()}, {"_ws.expert.group", g.String()}}
+			if field != "" {
+				e = append(e, kv{"_ws.expert.field", field})
+			}
+			o.add("_ws.expert", e)
+		case n.F == nil:
+			if hasKids {
+				o.add(n.Label, object(nodes, i+1, j, d+1))
+			} else {
+				o.add(n.Label, "")
+			}
+		case n.F.Type == dissect.TProtocol:
+			o.add(n.F.Abbrev, object(nodes, i+1, j, d+1))
+		default:
+			o.add(n.F.Abbrev, string(fieldValue(nil, n)))
+			if hasKids {
+				o.add(n.F.Abbrev+"_tree", object(nodes, i+1, j, d+1))
+			}
+		}
+		i = j
+	}
+	return o
+}
+
+func fieldValue(dst []byte, n *dissect.Node) []byte {
+	if n.F.Type == dissect.TNone {
+		if n.Label != "" {
+			return append(dst, n.Label...)
+		}
+		return dst
+	}
+	return dissect.AppendField(dst, n)
+}

@@ -1,0 +1,178 @@
+// Package render turns dissected frames into text: tshark-style summary lines,
+// the verbose tree, hex dumps, JSON and field columns. It never parses packet
+// bytes; it only formats what the dissectors found.
+package render
+
+import (
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// Style holds the escape sequences for colour output (all empty without colour).
+type Style struct {
+	Error, Warn, Note, Proto, Reset string
+}
+
+// Colors is the style used when colour is on.
+var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto: "\x1b[1m", Reset: "\x1b[0m"}
+
+// Summary appends a tshark-like one-line summary of f: number, time since the
+// first frame, source, destination, protocol, length, info.
+func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
+	dst = padLeft(dst, strconv.AppendUint(nil0(), f.Num, 10), 6)
+	dst = append(dst, ' ')
+	dst = appendSeconds(dst, f.TimeNS-first)
+	dst = append(dst, ' ')
+	n := &f.Net
+	if n.HasIP {
+		start := len(dst)
+		dst = n.Src.AppendTo(dst)
+		if n.HasL4 {
+			dst = append(dst, ':')
+			dst = strconv.AppendUint(dst, uint64(n.SrcPort), 10)
+		}
+		dst = pad(dst, start, 21)
+		dst = append(dst, " → "...)
+		start = len(dst)
+		dst = n.Dst.AppendTo(dst)
+		if n.HasL4 {
+			dst = append(dst, ':')
+			dst = strconv.AppendUint(dst, uint64(n.DstPort), 10)
+		}
+		dst = pad(dst, start, 21)
+	} else {
+		dst = append(dst, "-                     → -                    "...)
+	}
+	dst = append(dst, ' ')
+	sev := worst(f)
+	if st != nil && st.Proto != "" {
+		dst = append(dst, st.Proto...)
+	}
+	start := len(dst)
+	dst = appendUpper(dst, f.Proto)
+	dst = pad(dst, start, 5)
+	if st != nil && st.Proto != "" {
+		dst = append(dst, st.Reset...)
+	}
+	dst = append(dst, ' ')
+	dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
+	dst = append(dst, ' ')
+	if st != nil && sev != 0 {
+		dst = append(dst, st.color(sev)...)
+	}
+	dst = appendInfo(dst, f)
+	if st != nil && sev != 0 {
+		dst = append(dst, st.Reset...)
+	}
+	return append(dst, '\n')
+}
+
+// nil0 gives a small stack buffer for number formatting.
+func nil0() []byte {
+	var b [24]byte
+	return b[:0]
+}
+
+func (s *Style) color(sev dissect.Severity) string {
+	switch sev {
+	case dissect.Error:
+		return s.Error
+	case dissect.Warn:
+		return s.Warn
+	case dissect.Note:
+		return s.Note
+	}
+	return ""
+}
+
+func worst(f *dissect.Frame) dissect.Severity {
+	var w dissect.Severity
+	for i := range f.Findings {
+		if s := f.Findings[i].Sev; s > w && s != dissect.Note {
+			w = s
+		}
+	}
+	return w
+}
+
+// appendInfo appends the PDUs' summaries, separated by "; ", then the
+// first error or warning, if any.
+func appendInfo(dst []byte, f *dissect.Frame) []byte {
+	start := len(dst)
+	var last string
+	for _, p := range f.PDUs {
+		mark := len(dst)
+		if mark > start {
+			dst = append(dst, "; "...)
+		}
+		body := len(dst)
+		if a := p.Proto().Abbrev; a != last && len(f.PDUs) > 1 && last != "" {
+			dst = appendUpper(dst, a)
+			dst = append(dst, ' ')
+		}
+		if p.Proto().Abbrev != "" {
+			last = p.Proto().Abbrev
+		}
+		before := len(dst)
+		dst = p.Summary(dst)
+		if len(dst) == before {
+			dst = dst[:mark] // an empty summary (e.g. a jumbogram's later sub-packets)
+			_ = body
+		}
+	}
+	for i := range f.Findings {
+		fd := &f.Findings[i]
+		if fd.Sev >= dissect.Warn {
+			dst = append(dst, " ["...)
+			dst = append(dst, fd.Msg...)
+			dst = append(dst, ']')
+			break
+		}
+	}
+	if len(dst) == start && len(f.Findings) > 0 {
+		dst = append(dst, f.Findings[0].Msg...)
+	}
+	return dst
+}
+
+func appendUpper(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func pad(dst []byte, start, width int) []byte {
+	for n := len(dst) - start; n < width; n++ {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func padLeft(dst, s []byte, width int) []byte {
+	for n := len(s); n < width; n++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, s...)
+}
+
+// appendSeconds appends ns as seconds with 6 decimals.
+func appendSeconds(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	us := (ns + 500) / 1000
+	dst = strconv.AppendInt(dst, us/1e6, 10)
+	dst = append(dst, '.')
+	frac := us % 1e6
+	for d := int64(1e5); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
+	}
+	return dst
+}
