@@ -19,9 +19,9 @@ type Node struct {
 // built only when an output mode asks for it (-V, -T json, -T fields); the
 // summary, check and stats paths never touch it.
 type Tree struct {
-	Nodes []Node
-	depth int16
-	base  int32 // added to offsets given to the Add methods
+	Nodes    []Node
+	depth    int16
+	base     int32 // added to offsets given to the Add methods
 	detached bool
 }
 

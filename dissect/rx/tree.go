@@ -91,7 +91,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		if len(b) >= 4 {
 			code := binary.BigEndian.Uint32(b)
 			t.Open()
-			t.Uint(fAbortCode, bo, 4, uint64(code))
+			t.Int(fAbortCode, bo, 4, int64(int32(code)))
 			if name := ErrorName(code); name != "" {
 				t.String(fAbortName, bo, 4, name)
 			}
@@ -190,7 +190,7 @@ func ackTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 	t.Uint(fMaxSkew, bo+ackOffMaxSkew, 2, uint64(a.MaxSkew()))
 	t.Uint(fFirst, bo+ackOffFirst, 4, uint64(a.FirstPacket()))
 	t.Uint(fPrev, bo+ackOffPrev, 4, uint64(a.PrevPacket()))
-	t.Uint(fAckSerial, bo+ackOffSerial, 4, uint64(a.Serial()))
+	t.Uint(fSerial, bo+ackOffSerial, 4, uint64(a.Serial()))
 	if p.rttFrame != 0 {
 		t.Open()
 		t.Uint(fAckFrame, -1, 0, p.rttFrame)
@@ -331,4 +331,3 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 		t.Bytes(fPayload, bo, len(b), b)
 	}
 }
-
