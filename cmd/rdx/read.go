@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +27,7 @@ type ReadOptions struct {
 	DecodeAs   []string
 	Color      string
 	SinglePass bool
+	Quiet      bool
 	Config     map[string]string
 }
 
@@ -67,6 +67,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
 	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
 	return cmd
 }
@@ -108,7 +109,7 @@ func readRun(o *ReadOptions) error {
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
 	}
-	needTree := o.Verbose || o.Format != "text"
+	needTree := !o.Quiet && (o.Verbose || o.Format != "text")
 
 	eng := dissect.NewEngine(eo)
 	// Two passes when a tree is shown and the input can be read again, so a
@@ -132,7 +133,7 @@ func readRun(o *ReadOptions) error {
 	if o.Format == "json" {
 		out.WriteString("[\n")
 	}
-	counts, err := pass(o, eng, 2, func(f *dissect.Frame) {
+	emit := func(f *dissect.Frame) {
 		buf = buf[:0]
 		if needTree {
 			eng.BuildTree(&tree, f)
@@ -170,7 +171,11 @@ func readRun(o *ReadOptions) error {
 		}
 		first = false
 		out.Write(buf)
-	})
+	}
+	if o.Quiet {
+		emit = nil
+	}
+	counts, err := pass(o, eng, 2, emit)
 	if o.Format == "json" {
 		if !first {
 			out.WriteString("\n")
@@ -225,5 +230,3 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 	}
 	return c, nil
 }
-
-var _ = strconv.Itoa

@@ -24,6 +24,7 @@ type sentRec struct {
 const sentRing = 128
 
 type conn struct {
+	id         uint64 // unique per connection seen, keys its calls
 	service    uint16
 	serviceSet bool
 	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
@@ -31,7 +32,7 @@ type conn struct {
 }
 
 type callKey struct {
-	conn    connKey
+	conn    uint64 // conn.id: a small key hashes faster than the addresses
 	channel uint32
 	call    uint32
 }
@@ -159,10 +160,15 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if !h.AnyAddress() {
 		ck.client, ck.server = endpoints(f, fromClient)
 	}
-	cn := d.conns.get(ck)
-	if cn == nil {
-		cn = d.conns.add(ck)
-		*cn = conn{}
+	cn := d.lastConn
+	if cn == nil || ck != d.lastConnKey {
+		// consecutive packets mostly share a connection: skip the map then
+		if cn = d.conns.get(ck); cn == nil {
+			cn = d.conns.add(ck)
+			d.connSeq++
+			*cn = conn{id: d.connSeq}
+		}
+		d.lastConn, d.lastConnKey = cn, ck
 	}
 	if fromClient && typ != TypeDebug && typ != TypeVersion {
 		if !cn.serviceSet {
@@ -190,7 +196,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	}
 	switch typ {
 	case TypeData:
-		d.data(f, p, cn, ck, dir)
+		d.data(f, p, cn, dir)
 	case TypeAck:
 		d.ack(f, p, cn, dir)
 	case TypeAbort:
@@ -211,7 +217,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 		}
 		f.AddFinding(p.idx, dissect.Note, dissect.GroupResponse, fAbortCode, "rx", msg)
 		if callNo != 0 {
-			d.abort(f, p, ck, dir, code)
+			d.abort(f, p, cn, dir, code)
 		}
 	case TypeBusy, TypeAckAll:
 		if len(p.body) > 0 {
@@ -265,21 +271,15 @@ func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	}
 }
 
-func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, ck connKey, dir int) {
+func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	h := p.hdr
 	s := p.seq
 	if s == 0 {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
 		return
 	}
-	key := callKey{conn: ck, channel: h.Channel(), call: h.CallNumber()}
-	c := d.calls.get(key)
-	if c == nil {
-		c = d.calls.add(key)
-		c.dir[0].reset()
-		c.dir[1].reset()
-		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
-	}
+	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
+	c := d.call(key)
 	if dir == 0 {
 		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
 	} else {
@@ -384,14 +384,23 @@ func (ds *dirState) drain() {
 	}
 }
 
-func (d *State) abort(f *dissect.Frame, p *Packet, ck connKey, dir int, code uint32) {
-	key := callKey{conn: ck, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
+// call finds or creates a call's state.
+func (d *State) call(key callKey) *call {
 	c := d.calls.get(key)
 	if c == nil {
 		c = d.calls.add(key)
 		c.dir[0].reset()
 		c.dir[1].reset()
 		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
+		c.serverPort, c.clientPort = 0, 0
+	}
+	return c
+}
+
+func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
+	key := callKey{conn: cn.id, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
+	c := d.call(key)
+	if c.serverPort == 0 {
 		if dir == 0 {
 			c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
 		} else {

@@ -24,7 +24,7 @@ const maxTrackedSeq = 1 << 16
 // maxCalls and maxConns bound the call and connection tables; beyond them the
 // oldest generation is dropped.
 const (
-	maxCalls = 1 << 14
+	maxCalls = 1 << 13
 	maxConns = 1 << 12
 )
 
@@ -75,6 +75,10 @@ type State struct {
 	pass2   bool
 
 	callScratch Call
+
+	connSeq     uint64
+	lastConn    *conn
+	lastConnKey connKey
 }
 
 type match struct {
@@ -94,6 +98,7 @@ func newDissector() *State {
 func (d *State) Rewind() {
 	d.calls.init()
 	d.conns.init()
+	d.lastConn = nil
 	d.pass2 = true
 	d.frame = 0
 }
@@ -212,6 +217,10 @@ func (p *Packet) Summary(dst []byte) []byte {
 		}
 		dst = append(dst, " ser "...)
 		dst = strconv.AppendUint(dst, uint64(p.ser), 10)
+		if p.nsub > 1 {
+			dst = append(dst, '-')
+			dst = strconv.AppendUint(dst, uint64(p.ser)+uint64(p.nsub)-1, 10)
+		}
 		dst = appendFlags(dst, p.flags, t)
 		if p.retransOf != 0 {
 			dst = append(dst, " [retransmission of frame "...)

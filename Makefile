@@ -1,0 +1,38 @@
+# rdx: two commands for a newcomer — `make demo` and `make test`.
+GO       ?= go
+FUZZTIME ?= 3s
+BIN      := bin/rdx
+
+.PHONY: all build demo test vet fuzz bench golden clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rdx
+
+# Decode a bundled real capture: OpenAFS vos dump with jumbograms.
+demo: build
+	./$(BIN) read pcaps/rx/vos-dump-bulk.pcap -c 40
+	./$(BIN) read -V -c 2 pcaps/rx/pts-ops.pcap
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+test: vet
+	$(GO) test ./...
+
+# Every fuzz target, briefly (CI runs this too).
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+# Throughput of rdx (and tshark/tcpdump when installed) on generated captures.
+bench: build
+	./scripts/bench.sh
+
+# Regenerate golden outputs after an intended change; review the diff.
+golden:
+	$(GO) test ./cmd/rdx/ -run Golden -update
+
+clean:
+	rm -rf bin

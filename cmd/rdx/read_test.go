@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	notCap := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notCap, []byte("this is not a capture file at all"), 0o644)
+	good, _ := os.ReadFile("../../pcaps/rx/pts-ops.pcap")
+	trunc := filepath.Join(dir, "trunc.pcap")
+	os.WriteFile(trunc, good[:len(good)-10], 0o644)
+	cases := []struct {
+		args     []string
+		code     int
+		errHas   string
+		outLines int // summary lines printed before the error
+	}{
+		{[]string{"read", notCap}, 2, "notes.txt: not a pcap or pcapng file", 0},
+		{[]string{"read", filepath.Join(dir, "missing.pcap")}, 2, "missing.pcap", 0},
+		{[]string{"read", trunc}, 2, "trunc.pcap: frame 112", 111},
+		{[]string{"read"}, 2, "no capture file", 0},
+		{[]string{"read", "-T", "fields", trunc}, 2, "needs at least one -e", 0},
+		{[]string{"read", "-T", "fields", "-e", "rx.nosuch", trunc}, 2, "rx.nosuch", 0},
+		{[]string{"read", "-d", "udp.port==7000,nosuchproto", trunc}, 2, "unknown protocol", 0},
+		{[]string{"read", "-T", "yaml", trunc}, 2, "-T yaml", 0},
+		{[]string{"read", "--nosuchflag", trunc}, 2, "unknown flag", 0},
+	}
+	for _, c := range cases {
+		io, _, out, errOut := iostreams.Test()
+		code := run(io, c.args)
+		if code != c.code || !strings.Contains(errOut.String(), c.errHas) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.errHas)
+		}
+		if n := strings.Count(out.String(), "\n"); n != c.outLines {
+			t.Errorf("%v: %d lines printed before the error, want %d", c.args, n, c.outLines)
+		}
+	}
+}
+
+func TestReadStdinAndCount(t *testing.T) {
+	data, err := os.ReadFile("../../pcaps/rx/udebug.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, in, out, errOut := iostreams.Test()
+	in.Write(data)
+	if code := run(io, []string{"read", "-r", "-", "-c", "3"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Errorf("-c 3 printed %d lines", n)
+	}
+	if !strings.Contains(errOut.String(), "rdx: 3 frames; findings:") {
+		t.Errorf("closing line missing: %q", errOut)
+	}
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Error("escape codes in non-TTY output")
+	}
+}
+
+func TestFieldsOptionsAndColor(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	code := run(io, []string{"read", "-T", "fields", "-e", "frame.number", "-e", "rx.flags", "-E", "separator=,",
+		"-E", "header=y", "-E", "quote=d", "-c", "2", "../../pcaps/rx/bos-queries.pcap"})
+	if code != 0 {
+		t.Fatal(code)
+	}
+	want := "frame.number,rx.flags\n\"1\",\"0x05\"\n\"2\",\"0x04\"\n"
+	if out.String() != want {
+		t.Errorf("got %q want %q", out.String(), want)
+	}
+	io, _, out, _ = iostreams.Test()
+	run(io, []string{"read", "--color", "always", "-c", "20", "../../pcaps/rx/probe-busy-crafted.pcap"})
+	if !strings.Contains(out.String(), "\x1b[") {
+		t.Error("--color always printed no escape codes")
+	}
+	t.Setenv("NO_COLOR", "1")
+	io, _, out, _ = iostreams.Test()
+	io.SetTTY(true, true)
+	run(io, []string{"read", "-c", "20", "../../pcaps/rx/probe-busy-crafted.pcap"})
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Error("NO_COLOR on a terminal still coloured")
+	}
+}
+
+func TestFieldsVerb(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	if code := run(io, []string{"fields"}); code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"P\tRX Protocol\trx", "F\tSequence Number\trx.seq\tFT_UINT32\trx\t", "F\tFlags\trx.flags\tFT_UINT8\trx\tBASE_HEX"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rdx fields lacks %q", want)
+		}
+	}
+}

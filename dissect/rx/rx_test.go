@@ -1,0 +1,327 @@
+package rx_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/render"
+)
+
+// udp4 wraps payload in IPv4+UDP (link type 228, raw IPv4) from
+// 192.0.2.1:sport to 192.0.2.2:dport; checksums are left zero (UDP allows it).
+func udp4(sport, dport uint16, payload []byte) []byte {
+	b := make([]byte, 28, 28+len(payload))
+	b[0] = 0x45
+	binary.BigEndian.PutUint16(b[2:], uint16(28+len(payload)))
+	b[8], b[9] = 64, 17
+	a, z := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
+	if sport < dport { // the server (low port) answers: addresses swap too
+		a, z = z, a
+	}
+	copy(b[12:], a)
+	copy(b[16:], z)
+	binary.BigEndian.PutUint16(b[20:], sport)
+	binary.BigEndian.PutUint16(b[22:], dport)
+	binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
+	return append(b, payload...)
+}
+
+type pkt struct {
+	h    rx.HeaderFields
+	body []byte
+	back bool // server to client
+}
+
+// run decodes the packets in order and returns each frame's summary line
+// (info part), its findings, and its -T fields values of the given field.
+func run(t *testing.T, pkts []pkt, field string) (infos []string, findings [][]string, vals []string) {
+	t.Helper()
+	eng := dissect.NewEngine(dissect.Options{})
+	var tree dissect.Tree
+	for i, p := range pkts {
+		payload := p.h.Encode(nil)
+		payload = append(payload, p.body...)
+		data := udp4(40000, 7000, payload)
+		if p.back {
+			data = udp4(7000, 40000, payload)
+		}
+		f := eng.Decode(uint64(i+1), int64(i)*1e6, len(data), len(data), 228, 0, data, 0)
+		line := string(render.Summary(nil, f, 0, nil))
+		_, info, _ := strings.Cut(line, "RX ")
+		info = strings.TrimSpace(info)
+		_, info, _ = strings.Cut(info, " ") // the length column
+		infos = append(infos, strings.TrimSpace(info))
+		var fs []string
+		for _, fd := range f.Findings {
+			fs = append(fs, fd.Sev.String()+": "+fd.Msg)
+		}
+		findings = append(findings, fs)
+		if field != "" {
+			eng.BuildTree(&tree, f)
+			var v []string
+			for k := range tree.Nodes {
+				if n := &tree.Nodes[k]; n.F != nil && n.F.Abbrev == field {
+					v = append(v, string(dissect.AppendField(nil, n)))
+				}
+			}
+			vals = append(vals, strings.Join(v, ","))
+		}
+	}
+	return
+}
+
+func hdr(call, seq, serial uint32, typ, flags uint8) rx.HeaderFields {
+	return rx.HeaderFields{Epoch: 0x5f3a1b2c, CID: 0x8a2b0c04, CallNumber: call, Seq: seq, Serial: serial,
+		Type: typ, Flags: flags, ServiceID: 1}
+}
+
+// A jumbogram of three sub-packets: 1412 octets, jumbo header, 1412 octets,
+// jumbo header, then the last (shorter) one. Each sub-packet has its own seq
+// and serial (full header's + k) and takes its flags from the jumbo header
+// before it. tshark 4.0 and tcpdump 4.99 show this datagram as ONE DATA packet
+// with seq 5 whose payload is 2828+... octets (anchors.md §3.2): rx.seq has a
+// single value there, three here.
+func TestJumbogramSplit(t *testing.T) {
+	body := make([]byte, 0, 3*1416)
+	body = append(body, make([]byte, 1412)...)
+	body = append(body, rx.FlagJumbo|rx.FlagMorePackets|rx.FlagClientInitiated, 0, 0xab, 0xcd) // flags of sub-packet 2
+	body = append(body, make([]byte, 1412)...)
+	body = append(body, rx.FlagLastPacket|rx.FlagClientInitiated, 0, 0, 0) // flags of sub-packet 3
+	body = append(body, []byte("tail")...)
+	p := pkt{h: hdr(1, 5, 9, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated), body: body}
+	for field, want := range map[string]string{
+		"rx.seq":         "5,6,7",
+		"rx.serial":      "9,10,11",
+		"rx.flags":       "0x21,0x29,0x05",
+		"rx.data_len":    "1412,1412,4",
+		"rx.jumbo.count": "3,3,3",
+		"rx.jumbo.cksum": "43981,0",
+	} {
+		_, fs, vals := run(t, []pkt{p}, field)
+		if vals[0] != want {
+			t.Errorf("%s = %q, want %q", field, vals[0], want)
+		}
+		if len(fs[0]) != 1 || !strings.Contains(fs[0][0], "sequence gap") {
+			// seq 5 without 1-4 is a gap; nothing else may be reported
+			t.Errorf("findings %q", fs[0])
+		}
+	}
+	infos, _, _ := run(t, []pkt{p}, "")
+	if !strings.HasPrefix(infos[0], "DATA jumbogram 3 packets call 1 seq 5-7 ser 9-11") {
+		t.Errorf("summary %q", infos[0])
+	}
+}
+
+func TestJumbogramMalformed(t *testing.T) {
+	// JUMBO set on a datagram too short to hold a second sub-packet.
+	_, fs, _ := run(t, []pkt{{h: hdr(1, 1, 1, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated), body: make([]byte, 100)}}, "")
+	if !hasFinding(fs[0], "error: JUMBO flag set but only 100 data octets") {
+		t.Errorf("findings %q", fs[0])
+	}
+	// A middle sub-packet whose jumbo header lacks JUMBO while data follows.
+	body := append(make([]byte, 1412), rx.FlagClientInitiated, 0, 0, 0)
+	body = append(body, make([]byte, 1412+4+10)...)
+	_, fs, _ = run(t, []pkt{{h: hdr(1, 1, 1, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated), body: body}}, "")
+	if !hasFinding(fs[0], "error: jumbogram sub-packet 1 lacks the JUMBO flag") {
+		t.Errorf("findings %q", fs[0])
+	}
+}
+
+func hasFinding(fs []string, prefix string) bool {
+	for _, f := range fs {
+		if strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func ackBody(first, serial uint32, reason uint8, acks []byte, trailer ...uint32) []byte {
+	b := make([]byte, 18)
+	binary.BigEndian.PutUint32(b[4:], first)
+	binary.BigEndian.PutUint32(b[12:], serial)
+	b[16], b[17] = reason, uint8(len(acks))
+	b = append(b, acks...)
+	b = append(b, 0, 0, 0)
+	for _, w := range trailer {
+		b = binary.BigEndian.AppendUint32(b, w)
+	}
+	return b
+}
+
+func TestAck(t *testing.T) {
+	pkts := []pkt{
+		{h: hdr(3, 1, 7, rx.TypeData, rx.FlagClientInitiated)},
+		{h: hdr(3, 0, 4, rx.TypeAck, rx.FlagSlowStartOK), back: true,
+			body: ackBody(5, 7, 3, []byte{1, 1, 1, 0, 1}, 5692, 1444, 32, 4)},
+	}
+	infos, fs, _ := run(t, pkts, "")
+	want := "ACK OUT_OF_SEQUENCE call 3 first 5 serial 7 acked 5-7,9 nacked 8 rtt 0.001000000 <SLOW-START>"
+	if infos[1] != want {
+		t.Errorf("summary\n got %q\nwant %q", infos[1], want)
+	}
+	if len(fs[1]) != 0 {
+		t.Errorf("findings %q", fs[1])
+	}
+	// The trailer's first word is the largest packet the sender accepts
+	// (OpenAFS rxi_SendAck writes rx_maxReceiveSize first, then the
+	// interface MTU; Linux rxrpc_ackinfo calls them rxMTU and maxMTU). tcpdump
+	// prints them the other way round.
+	for field, want := range map[string]string{"rx.max_mtu": "5692", "rx.if_mtu": "1444", "rx.rwind": "32",
+		"rx.max_packets": "4", "rx.ack_type": "1,1,1,0,1", "rx.ack.seq": "5,6,7,8,9", "rx.ack.nacked": "8",
+		"rx.ack.rtt": "0.001000000", "rx.ack.serial_frame": "1"} {
+		_, _, vals := run(t, pkts, field)
+		if vals[1] != want {
+			t.Errorf("%s = %q, want %q", field, vals[1], want)
+		}
+	}
+	// Trailer words appear one by one: two words -> only the MTUs.
+	_, _, vals := run(t, []pkt{{h: hdr(3, 0, 4, rx.TypeAck, 0), body: ackBody(1, 0, 8, nil, 5692, 1444)}}, "rx.rwind")
+	if vals[0] != "" {
+		t.Errorf("rwind present with a 2-word trailer: %q", vals[0])
+	}
+}
+
+func TestFindings(t *testing.T) {
+	cases := []struct {
+		name string
+		pkts []pkt
+		want string // expected finding prefix on the last packet
+	}{
+		{"truncated header", nil, "error: truncated Rx header: 10 of 28 octets"},
+		{"unknown type", []pkt{{h: hdr(1, 1, 1, 42, 1)}}, "warning: unknown packet type 42"},
+		{"data seq 0", []pkt{{h: hdr(1, 0, 1, rx.TypeData, 1)}}, "error: DATA packet with sequence number 0"},
+		{"data call 0", []pkt{{h: hdr(0, 1, 1, rx.TypeData, 1)}}, "warning: DATA packet with call number 0"},
+		{"ack count beyond packet", []pkt{{h: hdr(1, 0, 1, rx.TypeAck, 1), body: ackBody(1, 0, 1, []byte{1, 1})[:19]}},
+			"error: ack count 2 runs beyond the packet"},
+		{"ack truncated", []pkt{{h: hdr(1, 0, 1, rx.TypeAck, 1), body: make([]byte, 10)}}, "error: truncated ACK body"},
+		{"abort length", []pkt{{h: hdr(1, 0, 1, rx.TypeAbort, 1), body: []byte{0, 0}}}, "warning: ABORT payload is 2 octets"},
+		{"abort code", []pkt{{h: hdr(1, 0, 1, rx.TypeAbort, 0), body: []byte{0xff, 0xff, 0xfe, 0x39}, back: true}},
+			"note: call aborted with code -455 (RXGEN_OPCODE)"},
+		{"retransmission", []pkt{{h: hdr(1, 1, 1, rx.TypeData, 1)}, {h: hdr(1, 1, 2, rx.TypeData, 1)}},
+			"note: retransmission of seq 1 (first sent in frame 1), new serial 2"},
+		{"gap", []pkt{{h: hdr(1, 1, 1, rx.TypeData, 1)}, {h: hdr(1, 4, 2, rx.TypeData, 1)}},
+			"warning: sequence gap: seq 2-3 not seen (yet)"},
+		{"after last", []pkt{{h: hdr(1, 1, 1, rx.TypeData, 1|rx.FlagLastPacket)}, {h: hdr(1, 2, 2, rx.TypeData, 1)}},
+			"error: seq 2 after the last packet (seq 1)"},
+		{"reply without request", []pkt{{h: hdr(9, 1, 1, rx.TypeData, rx.FlagLastPacket), back: true}},
+			"note: reply without request"},
+		{"busy with payload", []pkt{{h: hdr(1, 0, 1, rx.TypeBusy, 0), body: []byte{1}, back: true}},
+			"note: BUSY packet carries 1 octets"},
+		{"service change", []pkt{{h: hdr(1, 1, 1, rx.TypeData, 5)}, {h: func() rx.HeaderFields { h := hdr(2, 1, 2, rx.TypeData, 5); h.ServiceID = 52; return h }()}},
+			"note: service ID changed from 1 to 52"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var fs [][]string
+			if c.pkts == nil {
+				eng := dissect.NewEngine(dissect.Options{})
+				data := udp4(40000, 7000, make([]byte, 10))
+				f := eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+				var l []string
+				for _, fd := range f.Findings {
+					l = append(l, fd.Sev.String()+": "+fd.Msg)
+				}
+				fs = [][]string{l}
+			} else {
+				_, fs, _ = run(t, c.pkts, "")
+			}
+			if last := fs[len(fs)-1]; !hasFinding(last, c.want) {
+				t.Errorf("want %q, got %q", c.want, last)
+			}
+		})
+	}
+}
+
+// A call of three DATA packets arriving 1, 3, 2 is reassembled and handed to
+// the service on the frame that completes it (frame 3), naming all frames.
+func TestCallReassembly(t *testing.T) {
+	var got []rx.Call
+	rx.RegisterService(func(c *rx.Call) {
+		if c.Epoch == 0x01020304 {
+			cp := *c
+			cp.Data = append([]byte(nil), c.Data...)
+			cp.Frames = append([]uint64(nil), c.Frames...)
+			got = append(got, cp)
+		}
+	})
+	h := func(seq, serial uint32, flags uint8) rx.HeaderFields {
+		x := hdr(7, seq, serial, rx.TypeData, flags|rx.FlagClientInitiated)
+		x.Epoch = 0x01020304
+		return x
+	}
+	r := hdr(7, 1, 1, rx.TypeData, rx.FlagLastPacket)
+	r.Epoch = 0x01020304
+	run(t, []pkt{
+		{h: h(1, 1, 0), body: []byte{0, 0, 0, 132, 'a'}},
+		{h: h(3, 2, rx.FlagLastPacket), body: []byte("c")},
+		{h: h(2, 3, 0), body: []byte("b")},
+		{h: r, back: true, body: []byte{0, 0, 0, 0}},
+	}, "")
+	if len(got) != 2 {
+		t.Fatalf("service called %d times, want 2 (request, reply)", len(got))
+	}
+	req, rep := got[0], got[1]
+	if string(req.Data[4:]) != "abc" || req.Opcode != 132 || !req.HasOpcode || req.Reply {
+		t.Errorf("request data %q opcode %d", req.Data, req.Opcode)
+	}
+	if len(req.Frames) != 3 || req.Frames[0] != 1 || req.Frames[1] != 2 || req.Frames[2] != 3 || req.ReqFrame != 3 {
+		t.Errorf("request frames %v reqframe %d", req.Frames, req.ReqFrame)
+	}
+	if !rep.Reply || rep.ReqFrame != 3 || rep.RepFrame != 4 || rep.RespTime != 1e6 || rep.Opcode != 132 {
+		t.Errorf("reply %+v", rep)
+	}
+}
+
+func FuzzRx(f *testing.F) {
+	h := hdr(1, 1, 1, rx.TypeData, rx.FlagJumbo|1)
+	f.Add(append(h.Encode(nil), make([]byte, 3000)...))
+	a := hdr(1, 0, 1, rx.TypeAck, 0)
+	f.Add(append(a.Encode(nil), ackBody(1, 1, 1, []byte{1, 0, 1}, 1, 2, 3, 4)...))
+	for _, typ := range []uint8{rx.TypeAbort, rx.TypeChallenge, rx.TypeResponse, rx.TypeDebug, rx.TypeVersion, rx.TypeBusy} {
+		x := hdr(0, 0, 1, typ, 0)
+		f.Add(append(x.Encode(nil), make([]byte, 70)...))
+	}
+	eng := dissect.NewEngine(dissect.Options{})
+	var tree dissect.Tree
+	var n uint64
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		for _, dir := range []bool{false, true} {
+			n++
+			data := udp4(40000, 7000, payload)
+			if dir {
+				data = udp4(7000, 40000, payload)
+			}
+			fr := eng.Decode(n, int64(n), len(data), len(data), 228, 0, data, 0)
+			render.Summary(nil, fr, 0, nil)
+			eng.BuildTree(&tree, fr)
+			render.Verbose(nil, &tree, nil)
+			render.JSON(nil, &tree, 0, false)
+		}
+	})
+}
+
+func BenchmarkDecodeRx(b *testing.B) {
+	h := hdr(1, 1, 1, rx.TypeData, rx.FlagClientInitiated)
+	eng := dissect.NewEngine(dissect.Options{})
+	var buf []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		h.CallNumber = uint32(i/8 + 1)
+		h.Seq = uint32(i%8 + 1)
+		h.Serial = uint32(i + 1)
+		h.Flags = rx.FlagClientInitiated
+		if i%8 == 7 {
+			h.Flags |= rx.FlagLastPacket
+		}
+		payload := append(h.Encode(buf[:0]), make([]byte, 64)...)
+		buf = payload
+		data := udp4(40000, 7000, payload)
+		f := eng.Decode(uint64(i+1), int64(i), len(data), len(data), 228, 0, data, 0)
+		_ = f
+	}
+}
