@@ -445,9 +445,9 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	for _, svc := range services {
 		svc(cl)
 	}
-	if dir == 1 || abort {
-		d.calls.remove(key)
-	}
+	// The call stays in the table after its reply: a retransmitted reply must
+	// be recognised as one, not taken for a reply without request. The table's
+	// generations bound it.
 }
 
 // maxLearned bounds the request->reply table kept between passes (about 40 MB).

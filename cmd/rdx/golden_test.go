@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in ../../golden")
+
+// rxFields is the -T fields column set of the Rx goldens.
+var rxFields = []string{"-e", "frame.number", "-e", "rx.cid", "-e", "rx.callnumber", "-e", "rx.seq", "-e", "rx.serial",
+	"-e", "rx.type", "-e", "rx.flags", "-e", "rx.serviceid", "-e", "rx.reason", "-e", "rx.abort_code",
+	"-e", "afs.service", "-e", "afs.reqframe", "-e", "afs.repframe", "-e", "afs.time", "-e", "_ws.expert.message", "-E", "header=y"}
+
+func goldenCases() map[string][]string {
+	cases := map[string][]string{}
+	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
+	caps = append(caps, "../../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap", "../../pcaps/ntop+nDPI__rx.pcap")
+	for _, c := range caps {
+		base := strings.TrimSuffix(filepath.Base(c), ".pcap")
+		cases[base+".summary"] = []string{"read", "--color", "never", c}
+		cases[base+".fields"] = append([]string{"read", "-T", "fields", c}, rxFields...)
+		cases[base+".V"] = []string{"read", "-V", "-c", "12", c}
+		cases[base+".json"] = []string{"read", "-T", "json", "-c", "6", c}
+	}
+	return cases
+}
+
+// TestGolden runs rdx read in every output mode on the real captures and
+// compares with golden/NAME.MODE; `go test ./cmd/rdx -run Golden -update`
+// rewrites them for review.
+func TestGolden(t *testing.T) {
+	for name, args := range goldenCases() {
+		t.Run(name, func(t *testing.T) {
+			io, _, out, errOut := iostreams.Test()
+			if code := run(io, args); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			path := filepath.Join("../../golden", name)
+			if *update {
+				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("output differs from %s (run `make golden` and review the diff)\n%s", path, firstDiff(out.String(), string(want)))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return "line " + itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
+		}
+	}
+	return "lengths differ: got " + itoa(len(g)) + " lines, want " + itoa(len(w))
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}

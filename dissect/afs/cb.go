@@ -1,0 +1,68 @@
+package afs
+
+// Cache-manager callback service (RXAFSCB, service 1) decoders, after
+// OpenAFS afscbint.xg. The fileserver is the client here: it calls the
+// cache manager on 7001, or a library client (afsio, libafscp) on the
+// client's own port.
+
+const maxInterfaces = 32 // AFS_MAX_INTERFACE_ADDR
+
+var cbOps = map[uint32]op{
+	204:   {cbCallBackReq, nothing},
+	205:   {nothing, nothing},
+	206:   {nothing, nothing},
+	211:   {nothing, cbInterfaceAddr},
+	212:   {nothing, cbInterfaceAddr},
+	213:   {cbUUIDReq, nothing},
+	214:   {cbUUIDReq, nothing},
+	217:   {nothing, cbLocalCellRep},
+	65538: {nothing, cbTellMeAboutYourselfRep},
+}
+
+// cbCallBackReq is AFSCBFids then AFSCBs: the files whose callbacks break.
+func cbCallBackReq(d *dec) {
+	d.fidArray(cbFid, fCBCount)
+	n := d.count(fCBCount, callbackLen)
+	for i := 0; i < n && d.ok(); i++ {
+		d.callback(cbCallback)
+	}
+}
+
+func cbUUIDReq(d *dec) { d.uuid(fCBUUID) }
+
+// cbInterfaceAddr is struct interfaceAddr: the count, the client's UUID,
+// then three fixed arrays of 32 (addresses, netmasks, MTUs); only the
+// first count entries of each are shown.
+func cbInterfaceAddr(d *dec) {
+	n := d.u32(fCBNumIfs)
+	d.uuid(fCBUUID)
+	shown := int(min(n, maxInterfaces))
+	for i := 0; i < maxInterfaces; i++ {
+		if i < shown {
+			d.ipv4(fCBIPAddr)
+		} else {
+			d.r.Skip(4)
+		}
+	}
+	for i := 0; i < maxInterfaces; i++ {
+		if i < shown {
+			d.ipv4(fCBNetmask)
+		} else {
+			d.r.Skip(4)
+		}
+	}
+	for i := 0; i < maxInterfaces; i++ {
+		if i < shown {
+			d.u32(fCBMTU)
+		} else {
+			d.r.Skip(4)
+		}
+	}
+}
+
+func cbTellMeAboutYourselfRep(d *dec) {
+	cbInterfaceAddr(d)
+	d.u32Array(fCBCount, fCBCaps)
+}
+
+func cbLocalCellRep(d *dec) { d.str(fCBName, maxName) }

@@ -1,0 +1,76 @@
+package afs
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/rx"
+)
+
+var allServices = []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp,
+	svcRmtsys, svcBackup, svcButc, svcVote, svcDisk}
+
+// fuzzFrame is reused, as the engine reuses its Frame (a new one per input
+// would also grow the state map).
+var fuzzFrame dissect.Frame
+
+// exercise runs one PDU through check, Summary, Tree and every node's
+// display, as the output paths do.
+func exercise(t *testing.T, p *PDU, f *dissect.Frame) {
+	buf := p.Summary(nil)
+	var tr dissect.Tree
+	p.Tree(&tr, f)
+	for i := range tr.Nodes {
+		buf = dissect.AppendField(buf[:0], &tr.Nodes[i])
+		buf = dissect.AppendDisplay(buf[:0], &tr.Nodes[i])
+		n := &tr.Nodes[i]
+		if n.Off >= 0 && p.Call.DataOff >= 0 && int(n.Off)+int(n.Len) > p.Call.DataOff+len(p.Call.Data) {
+			t.Fatalf("node %v runs past the call data", n.F)
+		}
+	}
+}
+
+// FuzzAFS runs every service's decoders, Summary and Tree on arbitrary
+// data, and dissectCall's service choice on arbitrary ids, ports and
+// opcodes; nothing may panic.
+func FuzzAFS(f *testing.F) {
+	for _, tc := range cases {
+		f.Add(fixture(f, tc.data), tc.call.ServiceID, tc.call.ServerPort, tc.call.Opcode, tc.call.Reply, uint8(0))
+	}
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, uint16(1), uint16(7000), uint32(130), true, uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, sid, port uint16, opcode uint32, reply bool, flags uint8) {
+		fr := &fuzzFrame
+		fr.Num++
+		fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
+		base := rx.Call{Frame: fr, ServiceID: sid, ServerPort: port, ClientPort: 40000, Reply: reply,
+			Opcode: opcode, HasOpcode: flags&4 == 0, Data: data, DataLen: len(data) + int(flags>>4),
+			Truncated: flags&1 != 0, Abort: flags&2 != 0, AbortCode: opcode, SecIdx: flags & 8 >> 2,
+			DataOff: 42, ReqFrame: 3, RespTime: int64(opcode), HasRespTime: reply}
+		// The whole path: service choice, pool, findings.
+		c := base
+		dissectCall(&c)
+		for _, pdu := range fr.PDUs {
+			exercise(t, pdu.(*PDU), fr)
+		}
+		// Every decoder of every service, both directions, on these bytes
+		// (a request's data starts with its opcode).
+		for _, svc := range allServices {
+			for op := range svc.ops {
+				for _, rep := range [2]bool{false, true} {
+					c := base
+					c.Opcode, c.HasOpcode, c.Reply, c.Abort = op, true, rep, false
+					if !rep {
+						c.Data = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(data)), op)
+						c.Data = append(c.Data, data...)
+					}
+					fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
+					p := &PDU{Call: c, svc: svc}
+					p.idx = fr.AddPDU(p)
+					p.check()
+					exercise(t, p, fr)
+				}
+			}
+		}
+	})
+}

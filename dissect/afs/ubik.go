@@ -1,0 +1,170 @@
+package afs
+
+import "github.com/rdx-project/rdx/dissect"
+
+// Ubik (database replication beside ptserver, vlserver, kaserver, buserver)
+// decoders, after OpenAFS ubik_int.xg: the VOTE service (ID 50) and the
+// DISK service (ID 51).
+
+const ubikMaxAddrs = 256 // UBIK_MAX_INTERFACE_ADDR
+
+var voteOps = map[uint32]op{
+	10000: {voteBeaconReq, nothing},
+	10003: {nothing, voteSyncSiteRep},
+	10004: {nothing, voteDebugRep},
+	10005: {voteWhichReq, voteSDebugRep},
+	10006: {nothing, voteXDebugRep},
+	10007: {voteWhichReq, voteXSDebugRep},
+}
+
+var diskOps = map[uint32]op{
+	20000: {diskTIDReq, nothing},
+	20001: {diskTIDReq, nothing},
+	20002: {diskLockReq, nothing},
+	20003: {diskWriteReq, nothing},
+	20004: {nothing, diskVersionRep},
+	20005: {diskFileReq, diskGetFileRep},
+	20006: {diskSendFileReq, nothing},
+	20007: {diskTIDReq, nothing},
+	20008: {diskTIDReq, nothing},
+	20009: {diskTruncateReq, nothing},
+	20010: {nothing, nothing},
+	20013: {diskSetVersionReq, nothing},
+}
+
+// voteBeaconReq: the sync site's state, when its vote started, its
+// database version and transaction id. The vote comes back as the call's
+// return code, i.e. an ABORT carrying a time.
+func voteBeaconReq(d *dec) {
+	d.u32(fUbikState)
+	d.time32(fUbikVoteStart)
+	d.ubikVersion("Version")
+	d.ubikVersion("TID")
+}
+
+func voteSyncSiteRep(d *dec) { d.ipv4(fUbikSite) }
+
+func voteWhichReq(d *dec) { d.u32(fUbikWhich) }
+
+// voteDebugRep is struct ubik_debug.
+func voteDebugRep(d *dec) {
+	d.time32(fUbikNow)
+	d.time32(fUbikYesTime)
+	d.ipv4(fUbikYesHost)
+	d.u32(fUbikYesState)
+	d.time32(fUbikYesClaim)
+	d.ipv4(fUbikLowHost)
+	d.time32(fUbikLowTime)
+	d.ipv4(fUbikSyncHost)
+	d.time32(fUbikSyncTime)
+	d.ubikVersion("Sync Version")
+	d.ubikVersion("Sync TID")
+	d.u32(fUbikAmSync)
+	d.time32(fUbikSyncUntil)
+	d.u32(fUbikNServers)
+	d.u32(fUbikLocked)
+	d.u32(fUbikWLocked)
+	d.ubikVersion("Local Version")
+	d.u32(fUbikActWrite)
+	d.u32(fUbikTIDCounter)
+	d.u32(fUbikAnyRead)
+	d.u32(fUbikAnyWrite)
+	d.u32(fUbikRecovery)
+	d.u32(fUbikCurTran)
+	d.u32(fUbikWriteTran)
+	d.time32(fUbikEpochTime)
+	d.addrList(fUbikInterface, ubikMaxAddrs)
+}
+
+// addrList shows the non-zero addresses of a fixed array of n; the unused
+// (zero) slots are summarised in one node, as tshark does.
+func (d *dec) addrList(f *dissect.Field, n int) {
+	off := d.r.Off
+	b := d.r.Fixed(4 * n)
+	if !d.tree() {
+		return
+	}
+	for i := 0; i < n; i++ {
+		a := b[4*i : 4*i+4]
+		if a[0]|a[1]|a[2]|a[3] == 0 {
+			d.t.Uint(fUbikNullAddrs, off+4*i, 4*(n-i), 1)
+			return
+		}
+		d.t.Bytes(f, off+4*i, 4, a)
+	}
+}
+
+func voteXDebugRep(d *dec) {
+	voteDebugRep(d)
+	d.u32(fUbikIsClone)
+}
+
+// voteSDebugRep is struct ubik_sdebug: what this server knows of another.
+func voteSDebugRep(d *dec) {
+	d.ipv4(fUbikAddr)
+	d.time32(fUbikVoteTime)
+	d.time32(fUbikBeaconSent)
+	d.u32(fUbikLastVote)
+	d.ubikVersion("Remote Version")
+	d.u32(fUbikCurrentDB)
+	d.u32(fUbikBeaconDown)
+	d.u32(fUbikUp)
+	d.addrList(fUbikAltAddr, ubikMaxAddrs-1)
+}
+
+func voteXSDebugRep(d *dec) {
+	voteSDebugRep(d)
+	d.u32(fUbikIsClone)
+}
+
+func diskTIDReq(d *dec) { d.ubikVersion("TID") }
+
+func diskLockReq(d *dec) {
+	d.ubikVersion("TID")
+	d.u32(fUbikFile)
+	d.u32(fUbikPos)
+	d.u32(fUbikLength)
+	d.u32(fUbikLockType)
+}
+
+func diskWriteReq(d *dec) {
+	d.ubikVersion("TID")
+	d.u32(fUbikFile)
+	d.u32(fUbikPos)
+	d.opaque(fUbikData, 0)
+}
+
+func diskVersionRep(d *dec) { d.ubikVersion("Version") }
+
+func diskFileReq(d *dec) { d.u32(fUbikFile) }
+
+// diskGetFileRep: the database file streamed (length, octets), then its
+// version.
+func diskGetFileRep(d *dec) {
+	d.stream(fUbikLength, fUbikData, false)
+	if d.ok() {
+		d.ubikVersion("Version")
+	}
+}
+
+// diskSendFileReq: file, length, version, then length octets of database.
+func diskSendFileReq(d *dec) {
+	d.u32(fUbikFile)
+	n := d.u32(fUbikLength)
+	d.ubikVersion("Version")
+	if d.ok() {
+		d.raw(fUbikData, uint64(n))
+	}
+}
+
+func diskTruncateReq(d *dec) {
+	d.ubikVersion("TID")
+	d.u32(fUbikFile)
+	d.u32(fUbikLength)
+}
+
+func diskSetVersionReq(d *dec) {
+	d.ubikVersion("TID")
+	d.ubikVersion("Old Version")
+	d.ubikVersion("New Version")
+}

@@ -1,0 +1,65 @@
+package afs
+
+// volserver (AFSVOL, port 7005, service 4) decoders, after OpenAFS
+// volint.xg. Most volserver calls work on a transaction that TransCreate
+// opens; Dump streams the volume dump to the end of the reply.
+
+var volOps = map[uint32]op{
+	100: {volCreateVolumeReq, volCreateVolumeRep},
+	101: {volTransReq, nothing},
+	104: {volTransReq, volRCodeRep},
+	106: {volSetFlagsReq, nothing},
+	107: {volTransReq, volFlagsRep},
+	108: {volTransCreateReq, volTransRep},
+	109: {volDumpReq, volDumpRep},
+	112: {volTransReq, volNameRep},
+	121: {volListOneVolumeReq, nil},
+	123: {volSetDateReq, nothing},
+}
+
+func volTransReq(d *dec) { d.u32(fVolTransID) }
+func volTransRep(d *dec) { d.u32(fVolTransID) }
+func volRCodeRep(d *dec) { d.u32(fVolRCode) }
+func volFlagsRep(d *dec) { d.u32(fVolFlags) }
+func volNameRep(d *dec)  { d.str(fVolName, maxName) }
+
+func volCreateVolumeReq(d *dec) {
+	d.u32(fVolPartition)
+	d.str(fVolName, maxName)
+	d.u32(nil) // type
+	d.u32(fVolID)
+}
+
+func volCreateVolumeRep(d *dec) {
+	d.u32(fVolID)
+	d.u32(fVolTransID)
+}
+
+func volSetFlagsReq(d *dec) {
+	d.u32(fVolTransID)
+	d.u32(fVolFlags)
+}
+
+func volTransCreateReq(d *dec) {
+	d.u32(fVolID)
+	d.u32(fVolPartition)
+	d.u32(fVolFlags)
+}
+
+func volDumpReq(d *dec) {
+	d.u32(fVolTransID)
+	d.time32(fVolFromDate)
+}
+
+// volDumpRep: the dump, streamed raw to the end of the call.
+func volDumpRep(d *dec) { d.raw(fVolData, uint64(d.r.Remaining())) }
+
+func volListOneVolumeReq(d *dec) {
+	d.u32(fVolPartition)
+	d.u32(fVolID)
+}
+
+func volSetDateReq(d *dec) {
+	d.u32(fVolTransID)
+	d.time32(nil)
+}

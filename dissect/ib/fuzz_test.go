@@ -1,0 +1,55 @@
+package ib_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
+)
+
+// FuzzBTH feeds arbitrary bytes as a RoCEv2 UDP payload, a RoCEv1 Ethernet
+// payload, a native IB frame (link type 247) and an ERF record (197): decode,
+// Summary and Tree must not panic.
+func FuzzBTH(f *testing.F) {
+	f.Add((&ib.BTHFields{Opcode: 0x81, BECN: true, DestQP: 5}).Encode(nil))
+	f.Add(append((&ib.BTHFields{Opcode: 0x0C, DestQP: 5}).Encode(nil), make([]byte, 20)...))
+	f.Add(append((&ib.LRHFields{LNH: 3, PktLen: 20}).Encode(nil), make([]byte, 80)...))
+	f.Add(append((&ib.GRHFields{NxtHdr: 0x1B, PayLen: 16}).Encode(nil), 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x60))
+	eng := dissect.NewEngine(dissect.Options{})
+	var tree dissect.Tree
+	buf := make([]byte, 0, 256)
+	var num uint64
+	f.Fuzz(func(t *testing.T, b []byte) {
+		udpLen := uint16(8 + len(b))
+		if len(b) > 0 && b[0]&1 != 0 {
+			udpLen = uint16(int(b[0]) + 8) // may disagree with the data
+		}
+		ip := []byte{0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2}
+		binary.BigEndian.PutUint16(ip[2:], uint16(20+8+len(b)))
+		udp := []byte{0xc0, 0, 0x12, 0xb7, 0, 0, 0, 0}
+		binary.BigEndian.PutUint16(udp[4:], udpLen)
+		eth := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00}
+		v2 := append(append(append(append([]byte(nil), eth...), ip...), udp...), b...)
+		v1 := append([]byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x89, 0x15}, b...)
+		erf := append([]byte{0, 0, 0, 0, 0, 0, 0, 0, 21, 4, 0, 0, 0, 0, 0, 0}, b...)
+		if len(b) > 1 {
+			erf[8] = b[1]&0x80 | 21
+		}
+		for _, c := range []struct {
+			lt   uint16
+			data []byte
+		}{{1, v2}, {1, v1}, {247, b}, {197, erf}} {
+			num++
+			fr := eng.Decode(num, 0, len(c.data), len(c.data), c.lt, 0, c.data, 0)
+			buf = buf[:0]
+			for _, p := range fr.PDUs {
+				buf = p.Summary(buf)
+			}
+			eng.BuildTree(&tree, fr)
+			for i := range tree.Nodes {
+				buf = dissect.AppendField(buf[:0], &tree.Nodes[i])
+			}
+		}
+	})
+}

@@ -1,0 +1,501 @@
+package ib
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// maxQPs bounds the PSN-order table; beyond it the table starts afresh.
+const maxQPs = 1 << 14
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{
+		Name:       "infiniband",
+		UDPPorts:   []dissect.PortRange{{Lo: RoCEv2Port, Hi: RoCEv2Port}},
+		EtherTypes: []uint16{RoCEv1Type},
+		LinkTypes:  []uint16{LinkTypeIB, LinkTypeERF},
+		New:        func(e *dissect.Engine) dissect.Dissector { return newState() },
+	})
+}
+
+// numExt is the number of extended header kinds (Ext bits).
+const numExt = 11
+
+// Packet is one InfiniBand packet.
+type Packet struct {
+	d     *State
+	idx   int
+	encap uint8
+	data  []byte // from the first IB header (LRH, GRH or BTH) to the end of the packet (VCRC included)
+	off   int    // frame offset of data[0]
+
+	erf            []byte // ERF header (ERF records only)
+	lrh, grh, bth  int    // offsets in data, -1 when absent
+	ext            [numExt]int16
+	exts           Ext // extended headers present (complete)
+	payOff, payLen int
+	padLen         int
+
+	icrcOff            int // -1 when absent (truncated)
+	icrcWire, icrcCalc uint32
+	icrcStatus         uint8
+	vcrcOff            int
+	vcrcWire, vcrcCalc uint16
+	vcrcStatus         uint8
+	vcrcSwapped        bool
+	short              bool // headers cut short
+	psnExpected        uint32
+	psnBroken          bool
+}
+
+// Proto implements dissect.PDU.
+func (p *Packet) Proto() *dissect.ProtoInfo { return PIB }
+
+// BTH returns the packet's BTH (nil if absent).
+func (p *Packet) BTH() BTH {
+	if p.bth < 0 || p.bth+BTHLen > len(p.data) {
+		return nil
+	}
+	return BTH(p.data[p.bth : p.bth+BTHLen])
+}
+
+// Header returns the extended header e (nil if absent).
+func (p *Packet) Header(e Ext) []byte {
+	i := bits.TrailingZeros16(uint16(e))
+	if i >= numExt || p.exts&e == 0 {
+		return nil
+	}
+	o := int(p.ext[i])
+	return p.data[o : o+extLen(e)]
+}
+
+// Payload returns the packet's payload (pad and ICRC excluded).
+func (p *Packet) Payload() []byte { return p.data[p.payOff : p.payOff+p.payLen] }
+
+// ICRCStatus is CRCUnverified, CRCGood or CRCBad.
+func (p *Packet) ICRCStatus() uint8 { return p.icrcStatus }
+
+// VCRCStatus is CRCUnverified, CRCGood or CRCBad (native IB only).
+func (p *Packet) VCRCStatus() uint8 { return p.vcrcStatus }
+
+type qpKey struct {
+	src, dst netip.Addr
+	qp       uint32
+	resp     bool
+}
+
+type qpState struct {
+	expected uint32 // next PSN
+	window   uint32 // PSNs beyond expected that a read request may have consumed
+}
+
+// State is the per-engine InfiniBand state.
+type State struct {
+	pool  []Packet
+	npool int
+	frame uint64
+	qps   map[qpKey]qpState
+	crc   scratch
+}
+
+func newState() *State { return &State{qps: map[qpKey]qpState{}} }
+
+// Rewind implements dissect.Rewinder.
+func (d *State) Rewind() {
+	clear(d.qps)
+	d.frame = 0
+}
+
+func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
+	if f.Num != d.frame || d.npool > 64 {
+		d.frame = f.Num
+		d.npool = 0
+	}
+	if d.npool == len(d.pool) {
+		d.pool = append(d.pool, Packet{})
+	}
+	p := &d.pool[d.npool]
+	d.npool++
+	*p = Packet{d: d, off: off, lrh: -1, grh: -1, bth: -1, icrcOff: -1, vcrcOff: -1}
+	return p
+}
+
+// Dissect implements dissect.Dissector. It tells the encapsulation from the
+// frame: UDP (RoCEv2), EtherType 0x8915 (RoCEv1), link type 247 or ERF.
+func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
+	switch {
+	case f.Net.HasL4:
+		d.rocev2(f, data, off)
+	case f.Net.EtherType == RoCEv1Type:
+		d.rocev1(f, data, off)
+	case f.LinkType == LinkTypeERF:
+		d.erf(f, data, off)
+	default:
+		d.native(f, data, off, nil)
+	}
+}
+
+func (d *State) malformed(f *dissect.Frame, p *Packet, fld *dissect.Field, msg string) {
+	p.short = true
+	f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fld, "infiniband", msg)
+}
+
+func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
+	p := d.newPacket(f, off)
+	p.encap = EncRoCEv2
+	n := &f.Net
+	complete := true
+	if off >= 0 && n.L4Off+8 <= len(f.Data) {
+		ulen := int(binary.BigEndian.Uint16(f.Data[n.L4Off+4:])) - 8
+		if ulen >= 0 && ulen <= len(data) {
+			data = data[:ulen]
+		} else if ulen > len(data) {
+			complete = false
+		}
+	}
+	p.data = data
+	p.bth = 0
+	p.idx = f.AddPDU(p)
+	end := len(data)
+	if complete {
+		end -= ICRCLen
+	}
+	if !d.transport(f, p, end) {
+		return
+	}
+	if !complete {
+		return
+	}
+	p.icrcOff = end
+	if off < 0 || n.L3Off >= n.L4Off || n.L4Off+8 > len(f.Data) {
+		p.icrcWire = binary.BigEndian.Uint32(data[end:])
+		return
+	}
+	crc, ok := icrcRoCEv2(&d.crc, f.Data[n.L3Off:n.L4Off], f.Data[n.L4Off:n.L4Off+8], data[:end])
+	d.checkICRC(f, p, crc, ok)
+}
+
+func (d *State) rocev1(f *dissect.Frame, data []byte, off int) {
+	p := d.newPacket(f, off)
+	p.encap = EncRoCEv1
+	p.data = data
+	p.idx = f.AddPDU(p)
+	if len(data) < GRHLen {
+		d.malformed(f, p, fGRH, "truncated GRH: "+strconv.Itoa(len(data))+" of 40 octets")
+		return
+	}
+	p.grh = 0
+	g := GRH(data)
+	if !d.checkGRH(f, p, g) {
+		return
+	}
+	complete := true
+	if total := GRHLen + int(g.PayLen()); total <= len(data) {
+		data = data[:total] // drop Ethernet padding
+		p.data = data
+	} else {
+		complete = false
+	}
+	p.bth = GRHLen
+	end := len(data)
+	if complete {
+		end -= ICRCLen
+	}
+	if !d.transport(f, p, end) || !complete {
+		return
+	}
+	p.icrcOff = end
+	crc, ok := icrcRoCEv1(&d.crc, data[:end])
+	d.checkICRC(f, p, crc, ok)
+}
+
+func (d *State) checkGRH(f *dissect.Frame, p *Packet, g GRH) bool {
+	if g.IPVer() != 6 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fGRHIPVer, "infiniband",
+			"GRH IP version "+strconv.Itoa(int(g.IPVer()))+", expected 6")
+	}
+	if g.NxtHdr() != GRHNextBTH {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupUndecoded, fGRHNxtHdr, "infiniband",
+			"GRH next header 0x"+strconv.FormatUint(uint64(g.NxtHdr()), 16)+" is not IBA transport (0x1b)")
+		return false
+	}
+	return true
+}
+
+// erf strips an ERF record header (InfiniBand records only).
+func (d *State) erf(f *dissect.Frame, data []byte, off int) {
+	if len(data) < 16 || data[8]&0x7F != ERFTypeIB {
+		p := d.newPacket(f, off)
+		p.encap = EncNative
+		p.data = data[:0]
+		p.erf = data[:min(len(data), 16)]
+		p.idx = f.AddPDU(p)
+		if len(data) < 16 {
+			d.malformed(f, p, fERFType, "truncated ERF header")
+		} else {
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupUndecoded, fERFType, "infiniband",
+				"ERF record type "+strconv.Itoa(int(data[8]&0x7F))+" is not InfiniBand (21)")
+		}
+		return
+	}
+	hl := 16
+	for ext := data[8]&0x80 != 0; ext; {
+		if hl+8 > len(data) {
+			break
+		}
+		ext = data[hl]&0x80 != 0
+		hl += 8
+	}
+	if hl > len(data) {
+		hl = len(data)
+	}
+	d.native(f, data[hl:], off+hl, data[:hl])
+}
+
+func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
+	p := d.newPacket(f, off)
+	p.encap = EncNative
+	p.erf = erf
+	p.data = data
+	p.idx = f.AddPDU(p)
+	if len(data) < LRHLen {
+		d.malformed(f, p, fLRH, "truncated LRH: "+strconv.Itoa(len(data))+" of 8 octets")
+		return
+	}
+	p.lrh = 0
+	l := LRH(data)
+	if l.LVer() != 0 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fLRHLVer, "infiniband",
+			"LRH link version "+strconv.Itoa(int(l.LVer()))+", expected 0")
+	}
+	total := int(l.PktLen()) * 4 // through the ICRC
+	complete := total+VCRCLen <= len(data) && total >= LRHLen+ICRCLen
+	if complete {
+		data = data[:total+VCRCLen]
+		p.data = data
+		p.vcrcOff = total
+		p.vcrcWire = binary.BigEndian.Uint16(data[total:])
+		c := VCRC(data[:total])
+		p.vcrcCalc = bits.ReverseBytes16(c) // wire order: least significant octet first
+		switch {
+		case p.vcrcCalc == p.vcrcWire:
+			p.vcrcStatus = CRCGood
+		case c == p.vcrcWire:
+			p.vcrcStatus, p.vcrcSwapped, p.vcrcCalc = CRCGood, true, c
+		default:
+			p.vcrcStatus = CRCBad
+			f.AddFinding(p.idx, dissect.Error, dissect.GroupChecksum, fVCRC, "infiniband",
+				"bad VCRC: computed 0x"+hex16(p.vcrcCalc)+", on the wire 0x"+hex16(p.vcrcWire))
+		}
+	} else if total > len(data) {
+		// captured short: leave the CRCs unverified
+	} else {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fLRHPktLen, "infiniband",
+			"LRH packet length "+strconv.Itoa(total)+" octets does not fit the "+strconv.Itoa(len(data))+" captured")
+	}
+	pos := LRHLen
+	switch l.LNH() {
+	case LNHGlobal:
+		if len(data) < pos+GRHLen {
+			d.malformed(f, p, fGRH, "truncated GRH")
+			return
+		}
+		p.grh = pos
+		if !d.checkGRH(f, p, GRH(data[pos:])) {
+			return
+		}
+		pos += GRHLen
+	case LNHLocal:
+	default:
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupUndecoded, fLRHLNH, "infiniband",
+			"LRH next header "+strconv.Itoa(int(l.LNH()))+": not IBA transport")
+		return
+	}
+	p.bth = pos
+	end := len(data)
+	if complete {
+		end = p.vcrcOff - ICRCLen
+	}
+	if !d.transport(f, p, end) || !complete {
+		return
+	}
+	p.icrcOff = end
+	crc, ok := icrcNative(&d.crc, data[:end])
+	d.checkICRC(f, p, crc, ok)
+}
+
+func hex16(v uint16) string { return strconv.FormatUint(uint64(v)|1<<16, 16)[1:] }
+func hex32(v uint32) string { return strconv.FormatUint(uint64(v)|1<<32, 16)[1:] }
+
+func (d *State) checkICRC(f *dissect.Frame, p *Packet, crc uint32, ok bool) {
+	w := p.data[p.icrcOff : p.icrcOff+ICRCLen]
+	p.icrcWire = binary.BigEndian.Uint32(w)
+	if !ok {
+		return
+	}
+	p.icrcCalc = bits.ReverseBytes32(crc) // in the same octet order as icrcWire
+	if binary.LittleEndian.Uint32(w) == crc {
+		p.icrcStatus = CRCGood
+		return
+	}
+	p.icrcStatus = CRCBad
+	f.AddFinding(p.idx, dissect.Error, dissect.GroupChecksum, fICRC, "infiniband",
+		"bad ICRC: computed 0x"+hex32(p.icrcCalc)+", on the wire 0x"+hex32(p.icrcWire)+" (octets in wire order)")
+}
+
+// transport decodes the BTH at p.bth, its extended headers and the payload,
+// which ends at end (the ICRC). It reports whether the headers are complete.
+func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
+	data := p.data
+	pos := p.bth
+	if end < pos+BTHLen {
+		d.malformed(f, p, fBTH, "truncated BTH: "+strconv.Itoa(max(0, min(end, len(data))-pos))+" of 12 octets")
+		return false
+	}
+	h := BTH(data[pos : pos+BTHLen])
+	pos += BTHLen
+	op := &Ops[h.Opcode()]
+	for i, e := range extOrder {
+		if op.Ext&e == 0 {
+			continue
+		}
+		n := extLen(e)
+		if pos+n > end {
+			d.malformed(f, p, fBTH, "opcode "+strconv.Itoa(int(h.Opcode()))+" needs "+extNames[i]+
+				" ("+strconv.Itoa(n)+" octets) but only "+strconv.Itoa(max(0, end-pos))+" remain before the ICRC")
+			return false
+		}
+		p.ext[i] = int16(pos)
+		p.exts |= e
+		pos += n
+	}
+	p.padLen = h.PadCnt()
+	p.payOff = pos
+	p.payLen = end - pos - p.padLen
+	if p.payLen < 0 {
+		d.malformed(f, p, fPadCnt, "pad count "+strconv.Itoa(p.padLen)+" exceeds the "+strconv.Itoa(end-pos)+" octets after the headers")
+		p.padLen = end - pos
+		p.payLen = 0
+	}
+	d.checkBTH(f, p, h, op)
+	d.analyze(f, p, h, op)
+	return true
+}
+
+var extNames = [...]string{"RDETH", "DETH", "XRCETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH", "FETH", "CNP reserved octets"}
+
+func (d *State) checkBTH(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+	if h.TVer() != 0 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fTVer, "infiniband",
+			"BTH transport version "+strconv.Itoa(int(h.TVer()))+", expected 0")
+	}
+	if !op.Known {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fOpcode, "infiniband",
+			"reserved or vendor opcode 0x"+strconv.FormatUint(uint64(h.Opcode()), 16))
+		return
+	}
+	if h.Opcode() == OpCNP && !h.BECN() {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fBECN, "infiniband", "CNP without BECN set")
+	}
+	if !op.Payload && p.payLen > 0 && h.Opcode() != OpCNP {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fPayload, "infiniband",
+			strconv.Itoa(p.payLen)+" octets of payload on "+op.Name+", which carries none")
+	}
+	if h.Transport() == UD && p.exts&ExtDETH != 0 && DETH(p.Header(ExtDETH)).QKey()&0x80000000 != 0 &&
+		DETH(p.Header(ExtDETH)).QKey() != GSIQKey {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fQKey, "infiniband", "privileged Q_Key (high bit set)")
+	}
+	if p.exts&ExtAETH != 0 {
+		a := AETH(p.Header(ExtAETH))
+		switch a.Kind() {
+		case AckKindRNRNAK:
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fSynTimer, "infiniband",
+				"RNR NAK (receiver not ready), timer code "+strconv.Itoa(int(a.Value()))+", MSN "+strconv.Itoa(int(a.MSN())))
+		case AckKindNAK:
+			g := dissect.GroupProtocol
+			if a.Value() == NAKPSNSeqError {
+				g = dissect.GroupSequence
+			}
+			name := NAKName(a.Value())
+			if name == "" {
+				name = "reserved code " + strconv.Itoa(int(a.Value()))
+			}
+			f.AddFinding(p.idx, dissect.Warn, g, fSynNAK, "infiniband", "NAK: "+name+" at PSN "+strconv.Itoa(int(h.PSN())))
+		case AckKindReserved:
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fSyndrome, "infiniband", "AETH syndrome of reserved type 0x"+strconv.FormatUint(uint64(a.Syndrome()), 16))
+		}
+	}
+}
+
+func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
+	switch p.encap {
+	case EncRoCEv2:
+		return f.Net.Src, f.Net.Dst
+	case EncNative:
+		if p.lrh >= 0 {
+			l := LRH(p.data[p.lrh:])
+			return netip.AddrFrom4([4]byte{0, 0, byte(l.SLID() >> 8), byte(l.SLID())}),
+				netip.AddrFrom4([4]byte{0, 0, byte(l.DLID() >> 8), byte(l.DLID())})
+		}
+	}
+	if p.grh >= 0 {
+		g := GRH(p.data[p.grh:])
+		return netip.AddrFrom16([16]byte(g.SGID())), netip.AddrFrom16([16]byte(g.DGID()))
+	}
+	return
+}
+
+// analyze checks PSN order per direction and destination QP on RC, UC and
+// XRC: requests must advance by one (a read request may consume more),
+// read response middles and lasts must follow their predecessor.
+func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+	t := h.Transport()
+	if !op.Known || (t != RC && t != UC && t != XRC) {
+		return
+	}
+	src, dst := d.flowKey(f, p)
+	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
+	psn := h.PSN()
+	st, seen := d.qps[k]
+	low := h.Opcode() & 0x1F
+	check := seen
+	if !op.Request {
+		// only the continuation of a multi-packet read response is predictable
+		check = seen && (low == 0x0E || low == 0x0F)
+	}
+	if check {
+		diff := (psn - st.expected) & PSNMask
+		switch {
+		case diff == 0:
+		case diff < 1<<23:
+			if diff > st.window {
+				p.psnBroken, p.psnExpected = true, st.expected
+				f.AddFinding(p.idx, dissect.Warn, dissect.GroupSequence, fPSN, "infiniband",
+					"PSN gap on QP 0x"+hex32(h.DestQP())[2:]+": expected "+strconv.Itoa(int(st.expected))+", got "+
+						strconv.Itoa(int(psn))+" ("+strconv.Itoa(int(diff))+" missing)")
+			}
+		default:
+			p.psnBroken, p.psnExpected = true, st.expected
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband",
+				"duplicate PSN "+strconv.Itoa(int(psn))+" on QP 0x"+hex32(h.DestQP())[2:]+" (retransmission; expected "+
+					strconv.Itoa(int(st.expected))+")")
+			return // keep the expectation
+		}
+	}
+	if !seen && len(d.qps) >= maxQPs {
+		clear(d.qps)
+	}
+	st.expected = (psn + 1) & PSNMask
+	st.window = 0
+	if low == 0x0C && p.exts&ExtRETH != 0 { // read request: its responses use ceil(len/PMTU) PSNs
+		n := RETH(p.Header(ExtRETH)).DMALen()
+		if n > 256 {
+			st.window = min((n+255)/256-1, 1<<22)
+		}
+	}
+	d.qps[k] = st
+}

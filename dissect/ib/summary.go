@@ -1,0 +1,143 @@
+package ib
+
+import (
+	"strconv"
+)
+
+func appendHex(dst []byte, v uint64, width int) []byte {
+	dst = append(dst, "0x"...)
+	for s := (width - 1) * 4; s >= 0; s -= 4 {
+		dst = append(dst, "0123456789abcdef"[v>>uint(s)&0xF])
+	}
+	return dst
+}
+
+// Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
+func (p *Packet) Summary(dst []byte) []byte {
+	h := p.BTH()
+	if h == nil {
+		switch {
+		case p.lrh >= 0:
+			l := LRH(p.data[p.lrh:])
+			dst = append(dst, "IB LRH SLID "...)
+			dst = strconv.AppendUint(dst, uint64(l.SLID()), 10)
+			dst = append(dst, " DLID "...)
+			dst = strconv.AppendUint(dst, uint64(l.DLID()), 10)
+			dst = append(dst, " LNH "...)
+			dst = strconv.AppendUint(dst, uint64(l.LNH()), 10)
+		case p.erf != nil && p.lrh < 0 && len(p.data) == 0:
+			dst = append(dst, "ERF record (not InfiniBand)"...)
+		default:
+			dst = append(dst, "InfiniBand (truncated)"...)
+		}
+		return dst
+	}
+	op := &Ops[h.Opcode()]
+	if h.Opcode() == OpCNP {
+		dst = append(dst, "CNP"...)
+	} else {
+		dst = append(dst, op.Transport.String()...)
+		dst = append(dst, ' ')
+		if op.Known {
+			dst = append(dst, op.Name...)
+		} else {
+			dst = append(dst, "opcode "...)
+			dst = appendHex(dst, uint64(h.Opcode()), 2)
+		}
+	}
+	dst = append(dst, " QP "...)
+	dst = appendHex(dst, uint64(h.DestQP()), 6)
+	dst = append(dst, " PSN "...)
+	dst = strconv.AppendUint(dst, uint64(h.PSN()), 10)
+	if h.FECN() {
+		dst = append(dst, " FECN"...)
+	}
+	if h.BECN() {
+		dst = append(dst, " BECN"...)
+	}
+	if h.SE() {
+		dst = append(dst, " SE"...)
+	}
+	if h.AckReq() {
+		dst = append(dst, " AckReq"...)
+	}
+	if b := p.Header(ExtDETH); b != nil {
+		dst = append(dst, " SrcQP "...)
+		dst = appendHex(dst, uint64(DETH(b).SrcQP()), 6)
+		dst = append(dst, " Q_Key "...)
+		dst = appendHex(dst, uint64(DETH(b).QKey()), 8)
+	}
+	if b := p.Header(ExtRETH); b != nil {
+		r := RETH(b)
+		dst = append(dst, " VA "...)
+		dst = strconv.AppendUint(append(dst, "0x"...), r.VA(), 16)
+		dst = append(dst, " R_Key "...)
+		dst = appendHex(dst, uint64(r.RKey()), 8)
+		dst = append(dst, " DMA len "...)
+		dst = strconv.AppendUint(dst, uint64(r.DMALen()), 10)
+	}
+	if b := p.Header(ExtAtomicETH); b != nil {
+		a := AtomicETH(b)
+		dst = append(dst, " VA "...)
+		dst = strconv.AppendUint(append(dst, "0x"...), a.VA(), 16)
+		dst = append(dst, " R_Key "...)
+		dst = appendHex(dst, uint64(a.RKey()), 8)
+	}
+	if b := p.Header(ExtAETH); b != nil {
+		a := AETH(b)
+		switch a.Kind() {
+		case AckKindACK:
+			dst = append(dst, " ACK credits "...)
+			if a.Value() == 0x1F {
+				dst = append(dst, "invalid"...)
+			} else {
+				dst = strconv.AppendUint(dst, uint64(creditCounts[a.Value()]), 10)
+			}
+		case AckKindRNRNAK:
+			dst = append(dst, " RNR-NAK timer "...)
+			dst = strconv.AppendUint(dst, uint64(a.Value()), 10)
+		case AckKindNAK:
+			dst = append(dst, " NAK "...)
+			if n := NAKName(a.Value()); n != "" {
+				dst = append(dst, n...)
+			} else {
+				dst = strconv.AppendUint(dst, uint64(a.Value()), 10)
+			}
+		default:
+			dst = append(dst, " syndrome "...)
+			dst = appendHex(dst, uint64(a.Syndrome()), 2)
+		}
+		dst = append(dst, " MSN "...)
+		dst = strconv.AppendUint(dst, uint64(a.MSN()), 10)
+	}
+	if b := p.Header(ExtImmDt); b != nil {
+		dst = append(dst, " Imm "...)
+		dst = appendHex(dst, uint64(ImmDt(b).Value()), 8)
+	}
+	if b := p.Header(ExtIETH); b != nil {
+		dst = append(dst, " Inv R_Key "...)
+		dst = appendHex(dst, uint64(IETH(b).RKey()), 8)
+	}
+	if op.Payload && !p.short {
+		dst = append(dst, " len "...)
+		dst = strconv.AppendUint(dst, uint64(p.payLen), 10)
+	}
+	if p.psnBroken {
+		dst = append(dst, " [PSN expected "...)
+		dst = strconv.AppendUint(dst, uint64(p.psnExpected), 10)
+		dst = append(dst, ']')
+	}
+	switch p.icrcStatus {
+	case CRCGood:
+		dst = append(dst, " [ICRC ok]"...)
+	case CRCBad:
+		dst = append(dst, " [ICRC BAD]"...)
+	}
+	switch p.vcrcStatus {
+	case CRCGood:
+		dst = append(dst, " [VCRC ok]"...)
+	case CRCBad:
+		dst = append(dst, " [VCRC BAD]"...)
+	}
+	return dst
+}

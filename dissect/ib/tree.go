@@ -1,0 +1,197 @@
+package ib
+
+import (
+	"encoding/binary"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// Tree implements dissect.PDU.
+func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
+	base := p.off
+	if len(p.erf) > 0 {
+		base = p.off - len(p.erf)
+	}
+	t.SetBase(base, p.off < 0)
+	label := ""
+	if h := p.BTH(); h != nil {
+		label = string(p.Summary(nil))
+	}
+	t.Proto(PIB, 0, len(p.erf)+len(p.data), label)
+	t.Uint(fEncap, -1-base, 0, uint64(p.encap))
+	if e := p.erf; len(e) >= 16 {
+		t.Uint(fERFType, 8, 1, uint64(e[8]))
+		t.Uint(fERFFlags, 9, 1, uint64(e[9]))
+		t.Uint(fERFRlen, 10, 2, uint64(binary.BigEndian.Uint16(e[10:])))
+		t.Uint(fERFWlen, 14, 2, uint64(binary.BigEndian.Uint16(e[14:])))
+	}
+	t.SetBase(p.off, p.off < 0)
+	d := p.data
+	if p.lrh >= 0 {
+		o := p.lrh
+		l := LRH(d[o:])
+		t.Bytes(fLRH, o, LRHLen, d[o:o+LRHLen])
+		t.Open()
+		t.Uint(fLRHVL, o, 1, uint64(d[o]))
+		t.Uint(fLRHLVer, o, 1, uint64(d[o]))
+		t.Uint(fLRHSL, o+1, 1, uint64(d[o+1]))
+		t.Uint(fLRHRsv2, o+1, 1, uint64(d[o+1]))
+		t.Uint(fLRHLNH, o+1, 1, uint64(d[o+1]))
+		t.Uint(fLRHDLID, o+2, 2, uint64(l.DLID()))
+		t.Uint(fLRHRsv5, o+4, 2, uint64(binary.BigEndian.Uint16(d[o+4:])))
+		t.Uint(fLRHPktLen, o+4, 2, uint64(binary.BigEndian.Uint16(d[o+4:])))
+		t.Uint(fLRHSLID, o+6, 2, uint64(l.SLID()))
+		t.Close()
+	}
+	if p.grh >= 0 {
+		o := p.grh
+		g := GRH(d[o:])
+		t.Bytes(fGRH, o, GRHLen, d[o:o+GRHLen])
+		t.Open()
+		t.Uint(fGRHIPVer, o, 1, uint64(g.IPVer()))
+		t.Uint(fGRHTClass, o, 2, uint64(g.TClass()))
+		t.Uint(fGRHFlow, o+1, 3, uint64(g.FlowLabel()))
+		t.Uint(fGRHPayLen, o+4, 2, uint64(g.PayLen()))
+		t.Uint(fGRHNxtHdr, o+6, 1, uint64(g.NxtHdr()))
+		t.Uint(fGRHHopLmt, o+7, 1, uint64(g.HopLmt()))
+		t.Bytes(fGRHSGID, o+8, 16, g.SGID())
+		t.Bytes(fGRHDGID, o+24, 16, g.DGID())
+		t.Close()
+	}
+	h := p.BTH()
+	if h != nil {
+		o := p.bth
+		op := &Ops[h.Opcode()]
+		t.Bytes(fBTH, o, BTHLen, d[o:o+BTHLen])
+		t.Open()
+		t.Uint(fOpcode, o, 1, uint64(h.Opcode()))
+		t.String(fTransport, o, 1, op.Transport.String())
+		t.Uint(fSE, o+1, 1, uint64(d[o+1]))
+		t.Uint(fMigReq, o+1, 1, uint64(d[o+1]))
+		t.Uint(fPadCnt, o+1, 1, uint64(d[o+1]))
+		t.Uint(fTVer, o+1, 1, uint64(d[o+1]))
+		t.Uint(fPKey, o+2, 2, uint64(h.PKey()))
+		t.Uint(fFECN, o+4, 1, uint64(d[o+4]))
+		t.Uint(fBECN, o+4, 1, uint64(d[o+4]))
+		t.Uint(fResv6, o+4, 1, uint64(d[o+4]))
+		t.Uint(fDestQP, o+5, 3, uint64(h.DestQP()))
+		t.Uint(fAckReq, o+8, 1, uint64(d[o+8]))
+		t.Uint(fResv7, o+8, 1, uint64(d[o+8]))
+		t.Uint(fPSN, o+9, 3, uint64(h.PSN()))
+		if p.psnBroken {
+			t.Open()
+			t.Uint(fPSNExpected, -1-p.off, 0, uint64(p.psnExpected))
+			t.Close()
+		}
+		t.Close()
+		p.extTree(t)
+		if p.payLen > 0 {
+			t.Bytes(fPayload, p.payOff, p.payLen, d[p.payOff:p.payOff+p.payLen])
+		}
+		if p.padLen > 0 {
+			t.Bytes(fPad, p.payOff+p.payLen, p.padLen, d[p.payOff+p.payLen:p.payOff+p.payLen+p.padLen])
+		}
+		if !p.short {
+			t.Uint(fPayLen, -1-p.off, 0, uint64(p.payLen))
+		}
+	}
+	if p.icrcOff >= 0 {
+		t.Uint(fICRC, p.icrcOff, ICRCLen, uint64(p.icrcWire))
+		t.Open()
+		if p.icrcStatus != CRCUnverified {
+			t.Uint(fICRCCalc, -1-p.off, 0, uint64(p.icrcCalc))
+		}
+		t.Uint(fICRCStatus, -1-p.off, 0, uint64(p.icrcStatus))
+		t.Close()
+	}
+	if p.vcrcOff >= 0 {
+		t.Uint(fVCRC, p.vcrcOff, VCRCLen, uint64(p.vcrcWire))
+		t.Open()
+		t.Uint(fVCRCCalc, -1-p.off, 0, uint64(p.vcrcCalc))
+		t.Uint(fVCRCStatus, -1-p.off, 0, uint64(p.vcrcStatus))
+		if p.vcrcSwapped {
+			t.Uint(fVCRCSwapped, -1-p.off, 0, 1)
+		}
+		t.Close()
+	}
+	t.SetBase(0, false)
+	f.TreeFindings(t, p.idx)
+}
+
+func (p *Packet) extTree(t *dissect.Tree) {
+	d := p.data
+	for i, e := range extOrder {
+		if p.exts&e == 0 {
+			continue
+		}
+		o := int(p.ext[i])
+		b := d[o : o+extLen(e)]
+		switch e {
+		case ExtRDETH:
+			t.Bytes(fRDETH, o, len(b), b)
+			t.Open()
+			t.Uint(fEECnxt, o+1, 3, uint64(RDETH(b).EEContext()))
+			t.Close()
+		case ExtDETH:
+			t.Bytes(fDETH, o, len(b), b)
+			t.Open()
+			t.Uint(fQKey, o, 4, uint64(DETH(b).QKey()))
+			t.Uint(fSrcQP, o+5, 3, uint64(DETH(b).SrcQP()))
+			t.Close()
+		case ExtXRCETH:
+			t.Bytes(fXRCETH, o, len(b), b)
+			t.Open()
+			t.Uint(fXRCSRQ, o+1, 3, uint64(XRCETH(b).XRCSRQ()))
+			t.Close()
+		case ExtRETH:
+			r := RETH(b)
+			t.Bytes(fRETH, o, len(b), b)
+			t.Open()
+			t.Uint(fRETHVA, o, 8, r.VA())
+			t.Uint(fRETHRKey, o+8, 4, uint64(r.RKey()))
+			t.Uint(fRETHLen, o+12, 4, uint64(r.DMALen()))
+			t.Close()
+		case ExtAtomicETH:
+			a := AtomicETH(b)
+			t.Bytes(fAtomicETH, o, len(b), b)
+			t.Open()
+			t.Uint(fAtVA, o, 8, a.VA())
+			t.Uint(fAtRKey, o+8, 4, uint64(a.RKey()))
+			t.Uint(fAtSwap, o+12, 8, a.SwapAdd())
+			t.Uint(fAtCmp, o+20, 8, a.Compare())
+			t.Close()
+		case ExtAETH:
+			a := AETH(b)
+			t.Bytes(fAETH, o, len(b), b)
+			t.Open()
+			t.Uint(fSyndrome, o, 1, uint64(a.Syndrome()))
+			t.Open()
+			t.Uint(fSynRsv, o, 1, uint64(a.Syndrome()))
+			t.Uint(fSynKind, o, 1, uint64(a.Syndrome()))
+			switch a.Kind() {
+			case AckKindACK:
+				t.Uint(fSynCredit, o, 1, uint64(a.Syndrome()))
+			case AckKindRNRNAK:
+				t.Uint(fSynTimer, o, 1, uint64(a.Syndrome()))
+			case AckKindNAK:
+				t.Uint(fSynNAK, o, 1, uint64(a.Syndrome()))
+			}
+			t.Close()
+			t.Uint(fMSN, o+1, 3, uint64(a.MSN()))
+			t.Close()
+		case ExtAtomicAckETH:
+			t.Bytes(fAtAck, o, len(b), b)
+			t.Open()
+			t.Uint(fAtOrig, o, 8, AtomicAckETH(b).OrigData())
+			t.Close()
+		case ExtImmDt:
+			t.Uint(fImmDt, o, 4, uint64(ImmDt(b).Value()))
+		case ExtIETH:
+			t.Uint(fIETH, o, 4, uint64(IETH(b).RKey()))
+		case ExtFETH:
+			t.Uint(fFETH, o, 4, uint64(FETH(b).Value()))
+		case ExtCNP:
+			t.Bytes(fCNPRsv, o, len(b), b)
+		}
+	}
+}
