@@ -61,12 +61,11 @@ var (
 	svcDisk   = &service{abbrev: "DISK", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: diskOpNames, ops: diskOps, ubik: true}
 )
 
-// Rx service IDs (OpenAFS: RX_STATS... aside, these are what the servers
-// register). 1 is shared by the fileserver, the cache manager's callback
-// service, bosserver and butc.
+// Rx service IDs the OpenAFS servers register. 1 is shared by the
+// fileserver, the cache manager's callback service, bosserver and butc.
 const (
 	sidOne    = 1
-	sidVol    = 4 // also UPDATE_SERVICEID and RMTSYS_SERVICEID, told apart by port
+	sidVol    = 4 // upserver and rmtsys reuse 4 (from memory); told apart by port
 	sidVote   = 50
 	sidDisk   = 51
 	sidVL     = 52
@@ -117,10 +116,11 @@ func inBOSRange(op uint32) bool  { return op >= 80 && op <= 116 }
 func inVoteRange(op uint32) bool { return op >= 10000 && op <= 10007 }
 func inDiskRange(op uint32) bool { return op >= 20000 && op <= 20013 }
 
-// serviceFor picks the service of a call: by Rx service ID first, then by
-// the server's port, then ubik by opcode range. Opcode ranges overlap
-// (ptserver 500-521, vlserver 501-534), so an opcode alone never decides,
-// except inside service ID 1 and for ubik's distinctive ranges. nil: not AFS.
+// serviceFor picks the service of a call: by Rx service ID first; with an
+// unknown ID, by ubik's opcode ranges (no other service uses them), then by
+// the server's well-known port. Opcode ranges overlap (ptserver 500-521,
+// vlserver 501-534), so an opcode never decides on its own, except among
+// the services that share ID 1. nil: not an AFS call.
 func serviceFor(c *rx.Call) *service {
 	switch c.ServiceID {
 	case sidOne:

@@ -348,6 +348,27 @@ var cases = []tcase{
 		want: map[string]string{"afs.vol": "1", "afs.vol.id": "536870936", "afs.vol.partition": "0", "afs.vol.flags": "0x00000002"},
 	},
 	{
+		name: "tcpdump afs.pcap frame 48: VOL ListOneVolume reply (volintInfo)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, SecIdx: 2, Opcode: 121, HasOpcode: true},
+		data: "00000001 00000075 00000073 00000065 00000072 00000073 0000002e 0000006e 0000006e 00000065 00000075 0000006c 00000000 ffffffce 00000024 00000057 00000041 00000000 0000004f ffffff9a 00000028 ffffffc3 0000003f 0000004b 00000038 z4 00000045 00000074 00000017 0000000c 200000ba 00000000 200000bc 200000ba 00000000 00000002 37af1cd2 00000001 00000000 00000000 33405413 00000000 382b394b 00000000 00000995 00001d3c 001b7740 0006b578 00000000 ffffffff 0000674e 00000000 00000000",
+		// tcpdump: name "users.nneul" volid 536871098.
+		want: map[string]string{"afs.vol.count": "1", "afs.vol.name": "users.nneul", "afs.vol.id": "536871098",
+			"afs.vol.backupid": "536871100", "afs.vol.filecount": "7484", "afs.vol.size": "439672"},
+	},
+	{
+		name: "rxkad-localauth frame 1: VL ListAttributesN2 request (rxkad clear)",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, SecIdx: 2, Opcode: 534, HasOpcode: true},
+		data: "00000216 z8",
+		want: map[string]string{"afs.vldb.attrmask": "0x00000000", "afs.vldb.name": "", "afs.vldb.index": "0"},
+	},
+	{
+		name: "nDPI rx.pcap frame 11: VL GetAddrsU reply",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, Reply: true, Opcode: 533, HasOpcode: true},
+		data: "006e3278 00004307 00001fc1 ffffffa3 00000025 00000001 00000001 00000000 0000007f ffffffaa 00000077 0000000f 00000001 00000001 c0a7cef1",
+		want: map[string]string{"afs.vldb.serveruuid": "006e32780000430700001fc1ffffffa3000000250000000100000001000000000000007fffffffaa00000077",
+			"afs.vldb.uniquifier": "15", "afs.vldb.nentries": "1", "afs.vldb.numservers": "1", "afs.vldb.serverip": "192.167.206.241"},
+	},
+	{
 		name: "unknown opcode of a decoded service: opaque data",
 		call: rx.Call{ServiceID: 1, ServerPort: 7007, Opcode: 105, HasOpcode: true},
 		data: "00000069 00000004 2f62696e",

@@ -61,6 +61,10 @@ func fsFetchData64Req(d *dec) {
 	d.u64(fFSLength64)
 }
 
+// fsFetchDataRep: the stream comes first, then the fixed results. (tshark
+// decodes an AFSFetchStatus from the reply's first octets, so in
+// afsio-fetch frame 41 its "interface version" is the length word and the
+// rest of the status is file content.)
 func fsFetchDataRep(d *dec) {
 	d.stream(fFSLength, fFSData, false)
 	fsFetchStatusRep(d)

@@ -2,6 +2,7 @@ package afs
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -31,15 +32,47 @@ func exercise(t *testing.T, p *PDU, f *dissect.Frame) {
 	}
 }
 
-// FuzzAFS runs every service's decoders, Summary and Tree on arbitrary
-// data, and dissectCall's service choice on arbitrary ids, ports and
-// opcodes; nothing may panic.
-func FuzzAFS(f *testing.F) {
-	for _, tc := range cases {
-		f.Add(fixture(f, tc.data), tc.call.ServiceID, tc.call.ServerPort, tc.call.Opcode, tc.call.Reply, uint8(0))
+// decoderList is every (service, opcode) that has decoders, in a fixed order.
+func decoderList() []struct {
+	svc *service
+	op  uint32
+} {
+	var out []struct {
+		svc *service
+		op  uint32
 	}
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, uint16(1), uint16(7000), uint32(130), true, uint8(1))
-	f.Fuzz(func(t *testing.T, data []byte, sid, port uint16, opcode uint32, reply bool, flags uint8) {
+	for _, svc := range allServices {
+		ops := make([]uint32, 0, len(svc.ops))
+		for op := range svc.ops {
+			ops = append(ops, op)
+		}
+		slices.Sort(ops)
+		for _, op := range ops {
+			out = append(out, struct {
+				svc *service
+				op  uint32
+			}{svc, op})
+		}
+	}
+	return out
+}
+
+// FuzzAFS runs dissectCall's service choice on arbitrary ids, ports and
+// opcodes, and one service decoder (chosen by pick, so every decoder of
+// every service gets its turn) on the same bytes, then Summary and Tree;
+// nothing may panic. One decoder per input keeps executions fast, which
+// the fuzzer's minimisation of new inputs needs.
+func FuzzAFS(f *testing.F) {
+	decoders := decoderList()
+	for _, tc := range cases {
+		f.Add(fixture(f, tc.data), tc.call.ServiceID, tc.call.ServerPort, tc.call.Opcode, tc.call.Reply, uint8(0), uint16(0))
+	}
+	// A seed for every decoder in both directions.
+	for i := range decoders {
+		f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3}, uint16(1), uint16(7000), uint32(0), i%2 == 1, uint8(0), uint16(i))
+	}
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, uint16(1), uint16(7000), uint32(130), true, uint8(1), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, sid, port uint16, opcode uint32, reply bool, flags uint8, pick uint16) {
 		fr := &fuzzFrame
 		fr.Num++
 		fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
@@ -53,24 +86,18 @@ func FuzzAFS(f *testing.F) {
 		for _, pdu := range fr.PDUs {
 			exercise(t, pdu.(*PDU), fr)
 		}
-		// Every decoder of every service, both directions, on these bytes
-		// (a request's data starts with its opcode).
-		for _, svc := range allServices {
-			for op := range svc.ops {
-				for _, rep := range [2]bool{false, true} {
-					c := base
-					c.Opcode, c.HasOpcode, c.Reply, c.Abort = op, true, rep, false
-					if !rep {
-						c.Data = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(data)), op)
-						c.Data = append(c.Data, data...)
-					}
-					fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
-					p := &PDU{Call: c, svc: svc}
-					p.idx = fr.AddPDU(p)
-					p.check()
-					exercise(t, p, fr)
-				}
-			}
+		// One decoder, directly (a request's data starts with its opcode).
+		d := decoders[int(pick)%len(decoders)]
+		c = base
+		c.Opcode, c.HasOpcode, c.Abort = d.op, true, false
+		if !reply {
+			c.Data = binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(data)), d.op)
+			c.Data = append(c.Data, data...)
 		}
+		fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
+		p := &PDU{Call: c, svc: d.svc}
+		p.idx = fr.AddPDU(p)
+		p.check()
+		exercise(t, p, fr)
 	})
 }

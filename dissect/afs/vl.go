@@ -27,16 +27,24 @@ var vlOps = map[uint32]op{
 	503: {vlIDTypeReq, vlEntryRep},
 	504: {vlNameReq, vlEntryRep},
 	505: {vlGetNewVolumeIDReq, vlNewVolumeIDRep},
+	506: {vlReplaceEntryReq, nothing},
 	508: {vlSetLockReq, nothing},
 	509: {vlReleaseLockReq, nothing},
+	511: {vlAttributesReq, vlBulkRep},
 	514: {nothing, nothing},
 	517: {vlCreateEntryNReq, nothing},
 	518: {vlIDTypeReq, vlEntryNRep},
 	519: {vlNameReq, vlEntryNRep},
+	520: {vlReplaceEntryNReq, nothing},
+	522: {vlAttributesReq, vlBulkNRep},
 	525: {vlCreateEntryUReq, nothing},
 	526: {vlIDTypeReq, vlEntryURep},
 	527: {vlNameReq, vlEntryURep},
+	528: {vlReplaceEntryUReq, nothing},
+	530: {vlAttributesReq, vlBulkURep},
 	532: {vlRegisterAddrsReq, nothing},
+	533: {vlGetAddrsUReq, vlGetAddrsURep},
+	534: {vlListAttributesN2Req, vlListAttributesN2Rep},
 }
 
 func vlNameReq(d *dec) { d.str(fVLName, vlNameLen) }
@@ -137,4 +145,97 @@ func (d *dec) vlEntry(l *vlLayout) {
 			d.u32(f)
 		}
 	}
+}
+
+// vlReplaceEntry*Req: volid, voltype, the new entry, release type.
+func vlReplaceEntryReq(d *dec)  { vlReplace(d, &vldbEntry) }
+func vlReplaceEntryNReq(d *dec) { vlReplace(d, &nvldbEntry) }
+func vlReplaceEntryUReq(d *dec) { vlReplace(d, &uvldbEntry) }
+
+func vlReplace(d *dec, l *vlLayout) {
+	vlIDTypeReq(d)
+	d.vlEntry(l)
+	d.u32(fVLRelType)
+}
+
+// vlAttributes is VldbListByAttributes {Mask, server, partition,
+// volumetype, volumeid, flag}.
+func vlAttributes(d *dec) {
+	d.group(6*4, "Attributes")
+	d.u32(fVLAttrMask)
+	d.ipv4(fVLServer)
+	off := d.r.Off
+	part := d.r.U32()
+	if d.tree() {
+		d.t.String(fVLPartition, off, 4, partitionName(part))
+	}
+	d.u32(fVLType)
+	d.u32(fVLID)
+	d.u32(fVLFlags)
+	d.end()
+}
+
+func vlAttributesReq(d *dec) { vlAttributes(d) }
+
+func vlListAttributesN2Req(d *dec) {
+	vlAttributes(d)
+	d.str(fVLName, vlNameLen)
+	d.u32(fVLIndex)
+}
+
+// entryLen is the size of one entry of a generation, for array counts.
+func (l *vlLayout) entryLen() int {
+	n := vlNameLen + 1 + 5 // name, nServers, volumeId[3], cloneId, flags
+	if l.volType {
+		n++
+	}
+	if l.uuid {
+		n += l.maxServers * (uuidLen/4 + 1)
+	} else {
+		n += l.maxServers
+	}
+	n += 2 * l.maxServers
+	if l.spares {
+		n += 9
+	}
+	return 4 * n
+}
+
+// vlBulk is a counted array of entries (bulkentries and its N/U kinds).
+func vlBulk(d *dec, l *vlLayout) {
+	n := d.count(nil, l.entryLen())
+	for i := 0; i < n && d.ok(); i++ {
+		d.group(l.entryLen(), "VLDB Entry")
+		d.vlEntry(l)
+		d.end()
+	}
+}
+
+// vlBulk*Rep: nentries, then the entries.
+func vlBulkRep(d *dec)  { d.u32(fVLNEntries); vlBulk(d, &vldbEntry) }
+func vlBulkNRep(d *dec) { d.u32(fVLNEntries); vlBulk(d, &nvldbEntry) }
+func vlBulkURep(d *dec) { d.u32(fVLNEntries); vlBulk(d, &uvldbEntry) }
+
+func vlListAttributesN2Rep(d *dec) {
+	vlBulkNRep(d)
+	d.u32(fVLIndex) // nextstartindex
+}
+
+// vlGetAddrsUReq is ListAddrByAttributes {Mask, ipaddr, index, spare,
+// uuid}.
+func vlGetAddrsUReq(d *dec) {
+	d.u32(fVLAttrMask)
+	d.ipv4(fVLServerIP)
+	d.u32(fVLIndex)
+	d.u32(nil)
+	d.uuid(fVLSrvUUID)
+}
+
+// vlGetAddrsURep is the server's afsUUID, its uniquifier, the count, and
+// bulkaddrs.
+func vlGetAddrsURep(d *dec) {
+	d.uuid(fVLSrvUUID)
+	d.u32(fVLUniq)
+	d.u32(fVLNEntries)
+	d.ipv4Array(fVLNumSrv, fVLServerIP)
 }

@@ -13,7 +13,9 @@ var volOps = map[uint32]op{
 	108: {volTransCreateReq, volTransRep},
 	109: {volDumpReq, volDumpRep},
 	112: {volTransReq, volNameRep},
-	121: {volListOneVolumeReq, nil},
+	116: {volListVolumesReq, volEntriesRep},
+	121: {volListOneVolumeReq, volEntriesRep},
+	127: {nothing, volXListPartitionsRep},
 	123: {volSetDateReq, nothing},
 }
 
@@ -63,3 +65,45 @@ func volSetDateReq(d *dec) {
 	d.u32(fVolTransID)
 	d.time32(nil)
 }
+
+func volListVolumesReq(d *dec) {
+	d.u32(fVolPartition)
+	d.u32(fVolFlags)
+}
+
+const volNameWords = 32 // VNAMESIZE chars, one per XDR word
+
+const volintInfoLen = (volNameWords + 23) * 4
+
+// volEntriesRep is volEntries: a count of volintInfo.
+func volEntriesRep(d *dec) {
+	n := d.count(fVolCount, volintInfoLen)
+	for i := 0; i < n && d.ok(); i++ {
+		d.group(volintInfoLen, "Volume")
+		d.chars(fVolName, volNameWords)
+		d.u32(fVolID)
+		d.u32(fVolType)
+		d.u32(fVolBackupID)
+		d.u32(fVolParentID)
+		d.u32(fVolCloneID)
+		d.u32(fVolStatus)
+		d.time32(fVolCopyDate)
+		d.u32(fVolInUse)
+		d.u32(fVolSalvage)
+		d.u32(fVolDestroy)
+		d.time32(fVolCreated)
+		d.time32(fVolAccessed)
+		d.time32(fVolUpdated)
+		d.time32(fVolBackedUp)
+		d.u32(fVolDayUse)
+		d.u32(fVolFileCount)
+		d.u32(fVolMaxQuota)
+		d.u32(fVolSize)
+		d.u32(fVolFlags)
+		d.r.Skip(4 * 4) // spare0-3
+		d.end()
+	}
+}
+
+// volXListPartitionsRep is partEntries: the partition indexes in use.
+func volXListPartitionsRep(d *dec) { d.u32Array(fVolCount, fVolPartition) }

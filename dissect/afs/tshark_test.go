@@ -1,0 +1,120 @@
+package afs_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/internal/tsharktest"
+)
+
+// frameSets classifies a capture's frames from tshark's own rx columns:
+// ABORT packets, and DATA packets of call directions that span several
+// packets (seq > 1, or seq 1 without LAST_PACKET).
+func frameSets(t *testing.T, tsv string) (aborts, multi map[uint64]bool) {
+	tab, err := tsharktest.ReadTSV(tsv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range tab.Header {
+		col[h] = i
+	}
+	get := func(row []string, name string) string {
+		if i, ok := col[name]; ok && i < len(row) {
+			return row[i]
+		}
+		return ""
+	}
+	aborts, multi = map[uint64]bool{}, map[uint64]bool{}
+	for n, row := range tab.Rows {
+		switch get(row, "rx.type") {
+		case "4":
+			aborts[n] = true
+		case "1":
+			seq, _ := strconv.Atoi(get(row, "rx.seq"))
+			if seq > 1 || get(row, "rx.flags.last_packet") == "0" {
+				multi[n] = true
+			}
+		}
+	}
+	return aborts, multi
+}
+
+// afsKnown lists the accepted differences between rdx and tshark 4.0.17 on
+// afs.* fields, each with the reason.
+func afsKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
+	inSet := func(s map[uint64]bool) func(uint64, string, string) bool {
+		return func(n uint64, _, _ string) bool { return s[n] }
+	}
+	tsharkSilent := func(_ uint64, rdx, ts string) bool { return ts == "" && rdx != "" }
+	k := []tsharktest.Known{
+		// tshark makes no AFS item for an ABORT; rdx ends the call there with
+		// the service, operation, request frame and error code.
+		{Field: "*", Reason: "AFS call ended by an ABORT (tshark shows no AFS item)", Match: inSet(aborts)},
+		// tshark decodes each DATA packet alone (afs.defragment is off):
+		// the first packet's arguments, garbage or nothing for the others
+		// (afsio-fetch frame 41 reads FetchData's file content as a status;
+		// pts-ops frame 103 is Malformed). rdx decodes the reassembled call
+		// on its last packet.
+		{Field: "*", Reason: "call spans several packets (tshark does not reassemble)", Match: inSet(multi)},
+		// bozo_key is char[8], i.e. eight XDR words; tshark reads 8 raw
+		// octets and misaligns the keyInfo after it (bos listkeys printed
+		// cksum 2900380607 for bos-queries frame 71).
+		{Field: "afs.bos.key", Reason: "tshark reads bozo_key's 8 XDR chars as 8 octets"},
+		{Field: "afs.bos.keymodtime", Reason: "misaligned by tshark's bozo_key"},
+		{Field: "afs.bos.keychecksum", Reason: "misaligned by tshark's bozo_key"},
+		{Field: "afs.bos.keyspare2", Reason: "misaligned by tshark's bozo_key"},
+		// BOZO_AddKey(an, key): an is the key version number.
+		{Field: "afs.bos.number", Reason: "AddKey's first argument is a kvno (afs.bos.kvno in rdx)", Match: func(_ uint64, rdx, ts string) bool { return rdx == "" }},
+		// The fileserver calls back afsio on afsio's own port (51281):
+		// tshark, which picks the service by port, calls that BUTC (>= 7025).
+		{Field: "afs.butc", Reason: "fileserver callback on the client's port: rdx says afs.cb"},
+		{Field: "afs.butc.opcode", Reason: "fileserver callback on the client's port: rdx says afs.cb.opcode"},
+	}
+	// Arguments and results tshark does not decode at all (NewEntry's id, ListEntry's
+	// entry, IsAMemberOf's flag, ListEntries' entries, BOS AddKey's kvno,
+	// GetAddrsU...): rdx shows them.
+	for _, f := range []string{"afs.prot.id", "afs.prot.flag", "afs.prot.name", "afs.prot.count",
+		"afs.bos.kvno", "afs.vldb.numservers", "afs.vldb.serverip", "afs.vldb.serveruuid"} {
+		k = append(k, tsharktest.Known{Field: f, Reason: "arguments or results tshark does not decode", Match: tsharkSilent})
+	}
+	// tshark sets no service flag on the calls it shows as "Encrypted ...
+	// Server"; rdx keeps it (the service is known from the ID and port).
+	for _, f := range []string{"afs.vldb", "afs.prot", "afs.vol"} {
+		k = append(k, tsharktest.Known{Field: f, Reason: "encrypted call (tshark drops the service flag)", Match: tsharkSilent})
+	}
+	return k
+}
+
+func TestAFSAgainstTshark(t *testing.T) {
+	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
+	if len(caps) == 0 {
+		t.Skip("no captures in pcaps/rx")
+	}
+	total, equal := 0, 0
+	for _, c := range caps {
+		t.Run(filepath.Base(c), func(t *testing.T) {
+			opts := dissect.Options{}
+			da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.DecodeAs = append(opts.DecodeAs, da)
+			tsv := c + ".tshark-fields.tsv"
+			aborts, multi := frameSets(t, tsv)
+			res := tsharktest.Compare(t, c, tsv, []string{"afs"}, afsKnown(aborts, multi), opts)
+			total += res.Compared
+			equal += res.Equal
+			for k, n := range res.Known {
+				if !strings.HasPrefix(k, "*") || testing.Verbose() {
+					t.Logf("accepted: %d x %s", n, k)
+				}
+			}
+		})
+	}
+	t.Logf("afs fields: %d values compared, %d equal, %d explained differences", total, equal, total-equal)
+}
