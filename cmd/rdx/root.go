@@ -41,8 +41,15 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.AddCommand(newCmdRead(io, nil), newCmdFields(io))
+	for _, v := range verbs {
+		root.AddCommand(v(io))
+	}
 	return root
 }
+
+// verbs holds the other commands; each verb's file adds itself in init, so a
+// new verb touches no shared file.
+var verbs []func(*iostreams.IO) *cobra.Command
 
 func run(io *iostreams.IO, args []string) int {
 	root := newRoot(io)
