@@ -10,6 +10,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
 // Dissector decodes one protocol for one Engine. It may keep state across
@@ -195,6 +197,11 @@ type Engine struct {
 
 	firstTime, prevTime int64
 	seenFirst           bool
+
+	asm        *tcp.Assembler
+	streamHeur bool // a stream dissector has a TCP heuristic
+	inFrame    bool
+	flushFrame Frame
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -243,6 +250,9 @@ func NewEngine(opts Options) *Engine {
 	}
 	for i := range e.regs {
 		e.inst[i] = e.regs[i].New(e)
+		if _, ok := e.inst[i].(StreamDissector); ok && e.regs[i].HeuristicTCP != nil {
+			e.streamHeur = true
+		}
 	}
 	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
 		p := gopacket.NewDecodingLayerParser(first, &e.eth, &e.dot1q, &e.sll, &e.sll2, &e.loop, &e.ip4, &e.ip6, &e.udp, &e.tcp)
@@ -285,6 +295,7 @@ func (e *Engine) Rewind() {
 		}
 	}
 	e.seenFirst = false
+	e.asm = nil // a fresh reassembler: the second pass sees every segment again
 }
 
 // Layers gives read access to the gopacket layers of the current frame.
@@ -306,6 +317,8 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, iface, data, pass
 	e.Decoded = e.Decoded[:0]
+	e.inFrame = true
+	defer func() { e.inFrame = false }()
 
 	if i, ok := e.linkType[linkType]; ok {
 		e.inst[i].Dissect(f, data, 0)
@@ -423,6 +436,10 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 		if n.Fragment {
 			return
 		}
+		if e.wantsStream(n.SrcPort, n.DstPort) {
+			e.tcpStream(f)
+			return
+		}
 		payload := e.tcp.Payload
 		if i := pickPort(e.tcpPort, n.SrcPort, n.DstPort); i >= 0 {
 			e.inst[i].Dissect(f, payload, n.PayloadOff)
@@ -435,6 +452,10 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			}
 		}
 	case n.HasIP && e.ipProto[n.IPProto] != 0:
+		if n.Fragment {
+			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected")
+			return
+		}
 		var payload []byte
 		off := 0
 		if len(e.types) > 0 {

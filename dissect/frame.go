@@ -43,6 +43,7 @@ type Frame struct {
 	Net      Net
 	PDUs     []PDU
 	Findings []Finding
+	Checks   []CheckResult
 	// Proto is the protocol column: the innermost protocol decoded.
 	Proto string
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
@@ -53,6 +54,7 @@ func (f *Frame) reset() {
 	f.Net = Net{}
 	f.PDUs = f.PDUs[:0]
 	f.Findings = f.Findings[:0]
+	f.Checks = f.Checks[:0]
 	f.Proto = ""
 }
 

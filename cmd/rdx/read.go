@@ -228,5 +228,6 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 			emit(f)
 		}
 	}
+	eng.Finish()
 	return c, nil
 }
