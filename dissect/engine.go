@@ -198,6 +198,7 @@ type Engine struct {
 	firstTime, prevTime int64
 	seenFirst           bool
 
+	defrag     defragger
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -296,6 +297,7 @@ func (e *Engine) Rewind() {
 	}
 	e.seenFirst = false
 	e.asm = nil // a fresh reassembler: the second pass sees every segment again
+	e.defrag = defragger{}
 }
 
 // Layers gives read access to the gopacket layers of the current frame.
@@ -416,11 +418,9 @@ func addr16(b []byte) netip.Addr {
 func (e *Engine) dispatch(f *Frame, data []byte) {
 	n := &f.Net
 	switch {
+	case n.Fragment && n.IPProto != 6 && len(e.types) > 0 && e.types[len(e.types)-1] == layers.LayerTypeIPv4:
+		e.fragment(f)
 	case n.HasL4 && n.IPProto == 17:
-		if n.Fragment {
-			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected (no IP reassembly)")
-			return
-		}
 		payload := e.udp.Payload
 		if i := pickPort(e.udpPort, n.SrcPort, n.DstPort); i >= 0 {
 			e.inst[i].Dissect(f, payload, n.PayloadOff)

@@ -346,7 +346,7 @@ func TestFragment(t *testing.T) {
 	p := packet(ipA, ipB, rdp.HeaderFields{Flags: rdp.FlagACK, Version: 1, SrcPort: 2, DstPort: 65, Seq: 9, Ack: 3}, data(10))
 	p[6] = 0x20 // more fragments
 	f, _ := decodeOne(t, eng, 1, p, len(p), len(p), 228)
-	if len(f.PDUs) != 0 || len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "IP fragment") {
+	if len(f.PDUs) != 0 || len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "fragment") {
 		t.Errorf("PDUs %d, findings %+v", len(f.PDUs), f.Findings)
 	}
 }

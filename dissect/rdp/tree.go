@@ -9,12 +9,16 @@ import (
 // Tree implements dissect.PDU; it runs only when an output needs the tree.
 func (s *Segment) Tree(t *dissect.Tree, f *dissect.Frame) {
 	h := s.hdr
-	t.Proto(PRdp, s.off, s.n, s.label())
+	if s.off < 0 { // reassembled from IP fragments: offsets relative to the datagram
+		t.SetBase(0, true)
+		defer t.SetBase(0, false)
+	}
+	t.Proto(PRdp, max(s.off, 0), s.n, s.label())
 	if !h.Valid() {
 		f.TreeFindings(t, s.idx)
 		return
 	}
-	o := s.off
+	o := max(s.off, 0)
 	fl := h[offFlags]
 	t.Flags(fFlags, o, 1, uint64(fl&^VerMask), flagsLabel(fl), fFlagSYN, fFlagACK, fFlagEAK, fFlagRST, fFlagNUL)
 	t.Uint(fVersion, o, 1, uint64(fl))

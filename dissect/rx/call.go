@@ -333,6 +333,9 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	switch {
 	case s == ds.next && s == 1 && p.flags&FlagLastPacket != 0 && len(ds.pending) == 0:
 		ds.direct, ds.doff = p.body, p.boff // one-packet direction: no copy
+		if p.detached {
+			ds.doff = -1
+		}
 		ds.next = 2
 	case s == ds.next:
 		ds.keep(p.body)

@@ -49,7 +49,11 @@ type Packet struct {
 	sub   int // sub-packet index in a jumbogram (0 = first or not a jumbogram)
 	nsub  int // number of sub-packets in the jumbogram (0 = not a jumbogram)
 	jhOff int // offset of the jumbo header that introduced this sub-packet (sub > 0)
-	idx   int // PDU index in the frame
+	jh    [JumboHdrLen]byte
+	idx   int  // PDU index in the frame
+	// detached: the datagram was reassembled from IP fragments, so offsets
+	// are relative to it, not to the frame
+	detached bool
 
 	// analysis results
 	retransOf uint64 // frame of the first transmission
@@ -122,7 +126,11 @@ func (d *State) newPacket(f *dissect.Frame) *Packet {
 // Dissect implements dissect.Dissector for one UDP payload.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	p := d.newPacket(f)
-	p.off = off
+	detached := off < 0
+	if detached {
+		off = 0
+	}
+	p.off, p.detached = off, detached
 	if len(data) < HeaderLen {
 		p.hdr = Header(data)
 		p.idx = f.AddPDU(p)
@@ -135,7 +143,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
 	p.body, p.boff = data[HeaderLen:], off+HeaderLen
 	if h.Type() == TypeData && h.Flags()&FlagJumbo != 0 {
-		d.splitJumbo(f, p, data, off)
+		d.splitJumbo(f, p, data, off, detached)
 		return
 	}
 	p.idx = f.AddPDU(p)
@@ -145,7 +153,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 // splitJumbo cuts a jumbogram into its sub-packets: 1412 data octets and a
 // 4-octet jumbo header (flags, pad, checksum of the next one) for each but the
 // last; seq and serial count up from the full header's.
-func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int) {
+func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int, detached bool) {
 	rest := data[HeaderLen:]
 	n := 1
 	for l := len(rest); l > JumboLen+JumboHdrLen; l -= JumboLen + JumboHdrLen {
@@ -158,7 +166,7 @@ func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int
 			jh := data[pos-JumboHdrLen : pos]
 			q := d.newPacket(f)
 			*q = Packet{d: d, hdr: first.hdr, off: off, seq: first.seq + uint32(k), ser: first.ser + uint32(k),
-				flags: jh[0], sub: k, jhOff: off + pos - JumboHdrLen}
+				flags: jh[0], sub: k, jhOff: off + pos - JumboHdrLen, jh: [JumboHdrLen]byte(jh), detached: detached}
 			p = q
 		}
 		p.nsub = n

@@ -27,6 +27,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if p.nsub > 1 {
 		label = "jumbogram sub-packet " + strconv.Itoa(p.sub+1) + " of " + strconv.Itoa(p.nsub)
 	}
+	t.SetBase(0, p.detached)
 	t.Proto(PRx, p.off, HeaderLen+len(p.body), label)
 	if !h.Valid() {
 		f.TreeFindings(t, p.idx)
@@ -73,8 +74,8 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fJumboCount, -1, 0, uint64(p.nsub))
 		if p.sub > 0 {
 			t.Uint(fJumboFlags, p.jhOff, 1, uint64(p.flags))
-			t.Uint(fJumboPad, p.jhOff+1, 1, uint64(f.Data[p.jhOff+1]))
-			t.Uint(fJumboCksum, p.jhOff+2, 2, uint64(binary.BigEndian.Uint16(f.Data[p.jhOff+2:])))
+			t.Uint(fJumboPad, p.jhOff+1, 1, uint64(p.jh[1]))
+			t.Uint(fJumboCksum, p.jhOff+2, 2, uint64(binary.BigEndian.Uint16(p.jh[2:])))
 		}
 	}
 	b, bo := p.body, p.boff

@@ -1,0 +1,138 @@
+package dissect_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/reassembly/tcp"
+)
+
+// ipv4 builds a raw IPv4 packet (link type 228) with the given fragment
+// fields around payload.
+func ipv4(proto uint8, id uint16, fragOff int, more bool, payload []byte) []byte {
+	b := make([]byte, 20, 20+len(payload))
+	b[0] = 0x45
+	binary.BigEndian.PutUint16(b[2:], uint16(20+len(payload)))
+	binary.BigEndian.PutUint16(b[4:], id)
+	fo := uint16(fragOff / 8)
+	if more {
+		fo |= 0x2000
+	}
+	binary.BigEndian.PutUint16(b[6:], fo)
+	b[8], b[9] = 64, proto
+	copy(b[12:], []byte{192, 0, 2, 1})
+	copy(b[16:], []byte{192, 0, 2, 2})
+	return append(b, payload...)
+}
+
+// A test-only UDP dissector on port 9 that records what it was given.
+type sink struct {
+	got  [][]byte
+	offs []int
+}
+
+func (s *sink) Dissect(f *dissect.Frame, data []byte, off int) {
+	s.got = append(s.got, append([]byte(nil), data...))
+	s.offs = append(s.offs, off)
+}
+
+// A test-only stream dissector on TCP port 9.
+type streamSink struct {
+	sink
+	data []byte
+	seqs []uint32
+	gaps []uint64
+}
+
+func (s *streamSink) StreamData(f *dissect.Frame, c *tcp.Chunk) {
+	s.data = append(s.data, c.Bytes...)
+	s.seqs = append(s.seqs, c.Seq)
+}
+func (s *streamSink) StreamGap(f *dissect.Frame, g *tcp.Gap)                   { s.gaps = append(s.gaps, g.Size) }
+func (s *streamSink) StreamClose(*dissect.Frame, tcp.FlowKey, tcp.CloseReason) {}
+
+var (
+	udpSink    *sink
+	streamTest *streamSink
+)
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-udp9", UDPPorts: []dissect.PortRange{{Lo: 9, Hi: 9}},
+		New: func(*dissect.Engine) dissect.Dissector { udpSink = &sink{}; return udpSink }})
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-tcp9", TCPPorts: []dissect.PortRange{{Lo: 9, Hi: 9}},
+		New: func(*dissect.Engine) dissect.Dissector { streamTest = &streamSink{}; return streamTest }})
+}
+
+// A UDP datagram in three IPv4 fragments, the last one arriving first, is
+// dissected once, on the frame that completes it, with detached offsets.
+func TestIPv4Reassembly(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	payload := make([]byte, 8+40)
+	binary.BigEndian.PutUint16(payload[0:], 40000)
+	binary.BigEndian.PutUint16(payload[2:], 9)
+	binary.BigEndian.PutUint16(payload[4:], uint16(len(payload)))
+	for i := 8; i < len(payload); i++ {
+		payload[i] = byte(i)
+	}
+	frags := []struct {
+		off  int
+		more bool
+	}{{32, false}, {0, true}, {16, true}}
+	var last *dissect.Frame
+	for i, fr := range frags {
+		end := fr.off + 16
+		if end > len(payload) {
+			end = len(payload)
+		}
+		p := ipv4(17, 0x1234, fr.off, fr.more, payload[fr.off:end])
+		last = eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+		if i < 2 && len(udpSink.got) != 0 {
+			t.Fatalf("dissected before the datagram was complete (frame %d)", i+1)
+		}
+	}
+	if len(udpSink.got) != 1 || string(udpSink.got[0]) != string(payload[8:]) || udpSink.offs[0] != -1 {
+		t.Fatalf("got %d datagrams, offs %v", len(udpSink.got), udpSink.offs)
+	}
+	if last.Net.SrcPort != 40000 || last.Net.DstPort != 9 || !strings.Contains(last.Findings[0].Msg, "reassembled from frames 1, 2, 3") {
+		t.Errorf("net %+v findings %+v", last.Net, last.Findings)
+	}
+}
+
+func tcpSeg(seq uint32, flags byte, payload []byte) []byte {
+	b := make([]byte, 20, 20+len(payload))
+	binary.BigEndian.PutUint16(b[0:], 40000)
+	binary.BigEndian.PutUint16(b[2:], 9)
+	binary.BigEndian.PutUint32(b[4:], seq)
+	b[12] = 5 << 4
+	b[13] = flags
+	binary.BigEndian.PutUint16(b[14:], 65535)
+	return ipv4(6, 1, 0, false, append(b, payload...))
+}
+
+// Stream dissectors get in-order bytes with absolute sequence numbers, across
+// reordering and the 2^32 wrap, and an exact gap at the end.
+func TestTCPStream(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	var isn uint32 = 0xfffffff0
+	segs := [][]byte{
+		tcpSeg(isn, 0x02, nil),                    // SYN
+		tcpSeg(isn+1+8, 0x18, []byte("BBBBBBBB")), // out of order, across the wrap
+		tcpSeg(isn+1, 0x18, []byte("AAAAAAAA")),
+		tcpSeg(isn+1+16+4, 0x18, []byte("DDDD")), // 4-byte hole before it
+	}
+	for i, s := range segs {
+		eng.Decode(uint64(i+1), int64(i), len(s), len(s), 228, 0, s, 0)
+	}
+	eng.Finish()
+	if string(streamTest.data) != "AAAAAAAABBBBBBBBDDDD" {
+		t.Errorf("stream %q", streamTest.data)
+	}
+	if len(streamTest.seqs) < 3 || streamTest.seqs[0] != isn+1 || streamTest.seqs[1] != isn+1+8 {
+		t.Errorf("seqs %#x", streamTest.seqs)
+	}
+	if len(streamTest.gaps) != 1 || streamTest.gaps[0] != 4 {
+		t.Errorf("gaps %v", streamTest.gaps)
+	}
+}
