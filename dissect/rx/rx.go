@@ -50,7 +50,7 @@ type Packet struct {
 	nsub  int // number of sub-packets in the jumbogram (0 = not a jumbogram)
 	jhOff int // offset of the jumbo header that introduced this sub-packet (sub > 0)
 	jh    [JumboHdrLen]byte
-	idx   int  // PDU index in the frame
+	idx   int // PDU index in the frame
 	// detached: the datagram was reassembled from IP fragments, so offsets
 	// are relative to it, not to the frame
 	detached bool
