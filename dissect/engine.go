@@ -256,7 +256,12 @@ func NewEngine(opts Options) *Engine {
 		}
 	}
 	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-		p := gopacket.NewDecodingLayerParser(first, &e.eth, &e.dot1q, &e.sll, &e.sll2, &e.loop, &e.ip4, &e.ip6, &e.udp, &e.tcp)
+		p := gopacket.NewDecodingLayerParser(first)
+		// a sparse array indexed by layer type beats the default map lookup
+		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&e.eth, &e.dot1q, &e.sll, &e.sll2, &e.loop, &e.ip4, &e.ip6, &e.udp, &e.tcp} {
+			p.AddDecodingLayer(l)
+		}
 		p.IgnoreUnsupported = true
 		return p
 	}

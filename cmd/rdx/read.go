@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +30,7 @@ type ReadOptions struct {
 	Color      string
 	SinglePass bool
 	Quiet      bool
+	CPUProfile string
 	Config     map[string]string
 }
 
@@ -68,11 +71,23 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
 	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
+	_ = f.MarkHidden("cpuprofile")
 	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
 	return cmd
 }
 
 func readRun(o *ReadOptions) error {
+	if o.CPUProfile != "" {
+		pf, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var eo dissect.Options
 	eo.Config = o.Config
 	for _, d := range o.DecodeAs {

@@ -387,9 +387,14 @@ func (ds *dirState) drain() {
 	}
 }
 
-// call finds or creates a call's state.
+// call finds or creates a call's state. Packets of one call come in bursts,
+// so the last call is checked before the map.
 func (d *State) call(key callKey) *call {
+	if d.lastCall != nil && key == d.lastCallKey {
+		return d.lastCall
+	}
 	c := d.calls.get(key)
+	defer func() { d.lastCall, d.lastCallKey = c, key }()
 	if c == nil {
 		c = d.calls.add(key)
 		c.dir[0].reset()

@@ -83,6 +83,8 @@ type State struct {
 	connSeq     uint64
 	lastConn    *conn
 	lastConnKey connKey
+	lastCall    *call
+	lastCallKey callKey
 }
 
 type match struct {
@@ -102,7 +104,7 @@ func newDissector() *State {
 func (d *State) Rewind() {
 	d.calls.init()
 	d.conns.init()
-	d.lastConn = nil
+	d.lastConn, d.lastCall = nil, nil
 	d.pass2 = true
 	d.frame = 0
 }
@@ -111,6 +113,9 @@ func (d *State) newPacket(f *dissect.Frame) *Packet {
 	if f.Num != d.frame {
 		d.frame = f.Num
 		d.npool = 0
+		if len(d.calls.limbo) > 0 || len(d.calls.cur) >= d.calls.limit {
+			d.lastCall = nil // it may be recycled below or by the next add
+		}
 		d.calls.release()
 		d.conns.release()
 	}

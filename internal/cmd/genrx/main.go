@@ -1,6 +1,7 @@
 // Command genrx writes a synthetic Rx capture for benchmarks: N Ethernet/
 // IPv4/UDP packets 192.0.2.1:7001 -> 192.0.2.2:7000, each a 28-octet Rx DATA
-// header (call i/8+1, seq 1..8, LAST on every 8th) and 64 octets of data.
+// header (call i/8+1, seq 1..8, LAST on every 8th) and 64 octets of data;
+// each 8-packet call is an FS FetchData request.
 package main
 
 import (
@@ -49,6 +50,12 @@ func main() {
 			h.Flags |= rx.FlagLastPacket
 		}
 		h.Encode(udp[8:8])
+		// seq 1 starts the call's data with an opcode: FS FetchData (130),
+		// whose arguments (fid, offset, length) fill the next 16 octets
+		binary.BigEndian.PutUint32(udp[8+28:], 0)
+		if h.Seq == 1 {
+			binary.BigEndian.PutUint32(udp[8+28:], 130)
+		}
 		p := capture.Packet{Data: frame, TimeNS: t0 + int64(i)*1000, CapLen: len(frame), WireLen: len(frame), LinkType: capture.LinkEthernet}
 		if err := w.WritePacket(&p); err != nil {
 			fmt.Fprintln(os.Stderr, err)
