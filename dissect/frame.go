@@ -1,6 +1,9 @@
 package dissect
 
-import "net/netip"
+import (
+	"net/netip"
+	"strconv"
+)
 
 // PDU is one protocol data unit found in a frame: an Rx packet, an AFS call, an
 // RDS message. Dissectors keep their PDU values in per-engine pools, so putting
@@ -88,4 +91,41 @@ func (f *Frame) PDUIndex(p PDU) int {
 		}
 	}
 	return -1
+}
+
+// AppendFrameList appends "frames 3,5,7-9" for a reassembled PDU's sources,
+// with consecutive numbers as ranges and at most max items, then
+// " (+N more)" when total exceeds what the list holds.
+func AppendFrameList(dst []byte, frames []uint64, total, max int) []byte {
+	dst = append(dst, "frames "...)
+	items, shown := 0, 0
+	for i := 0; i < len(frames); {
+		j := i
+		for j+1 < len(frames) && frames[j+1] == frames[j]+1 {
+			j++
+		}
+		if items == max {
+			break
+		}
+		if items > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendUint(dst, frames[i], 10)
+		if j > i {
+			dst = append(dst, '-')
+			dst = strconv.AppendUint(dst, frames[j], 10)
+		}
+		items++
+		shown += j - i + 1
+		i = j + 1
+	}
+	if total < len(frames) {
+		total = len(frames)
+	}
+	if total > shown {
+		dst = append(dst, " (+"...)
+		dst = strconv.AppendInt(dst, int64(total-shown), 10)
+		dst = append(dst, " more)"...)
+	}
+	return dst
 }

@@ -426,6 +426,12 @@ func (p *PDU) Summary(dst []byte) []byte {
 		}
 		dst = append(dst, ')')
 	}
+	if len(c.Frames) > 1 {
+		// reassembled: say which frames the call's data came from
+		dst = append(dst, " [reassembled from "...)
+		dst = dissect.AppendFrameList(dst, c.Frames, c.NFrames, 8)
+		dst = append(dst, ']')
+	}
 	return dst
 }
 

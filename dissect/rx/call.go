@@ -53,6 +53,7 @@ type dirState struct {
 	buf     []byte
 	trunc   bool
 	frames  []uint64
+	nframes int
 	frameOf []uint64 // first frame of each seq, indexed by seq
 	pending []pend
 	direct  []byte // the single packet's body when it needed no copy
@@ -324,8 +325,11 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		ds.maxSeq = s
 	}
 	ds.total += len(p.body)
-	if len(ds.frames) < 64 && (len(ds.frames) == 0 || ds.frames[len(ds.frames)-1] != f.Num) {
-		ds.frames = append(ds.frames, f.Num)
+	if len(ds.frames) == 0 || ds.frames[len(ds.frames)-1] != f.Num {
+		ds.nframes++
+		if len(ds.frames) < 64 {
+			ds.frames = append(ds.frames, f.Num)
+		}
 	}
 	if s == 1 && dir == 0 && len(p.body) >= 4 {
 		c.opcode, c.hasOp = binary.BigEndian.Uint32(p.body), true
@@ -433,8 +437,8 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 			cl.Data = ds.buf
 		}
 		cl.DataLen, cl.Truncated = ds.total, ds.trunc
-		if len(ds.frames) > 1 {
-			cl.Frames = ds.frames
+		if ds.nframes > 1 {
+			cl.Frames, cl.NFrames = ds.frames, ds.nframes
 		}
 	}
 	if dir == 0 && !abort {
