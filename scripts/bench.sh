@@ -15,7 +15,8 @@ timeit() { # label, command...
   local t0 t1 mem
   t0=$(date +%s.%N)
   if [ -x /usr/bin/time ]; then
-    mem=$( { /usr/bin/time -f '%M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
+    /usr/bin/time -o "$dir/mem" -f '%M' "$@" >/dev/null 2>&1 || true
+    mem=$(tail -1 "$dir/mem")
   else
     "$@" >/dev/null 2>&1; mem=?
   fi

@@ -224,10 +224,12 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 	if err != nil {
 		return c, &exitError{code: exitUsage, err: err}
 	}
-	defer src.Close()
+	// reading runs on the other core while this one decodes
+	pf := capture.NewPrefetch(src)
+	defer pf.Close()
 	var pkt capture.Packet
 	for o.Count <= 0 || c.frames < uint64(o.Count) {
-		err := src.Next(&pkt)
+		err := pf.Next(&pkt)
 		if errors.Is(err, io.EOF) {
 			break
 		}
