@@ -22,7 +22,7 @@ type Call struct {
 	DataLen int // bytes in this direction, counting any rdx did not keep
 	// Frames lists the frames the data came from when it spans several.
 	Frames    []uint64
-	NFrames   int // frames counted, possibly more than Frames holds
+	NFrames   int  // frames counted, possibly more than Frames holds
 	Truncated bool // rdx kept only the first part of the data (see MaxCallData)
 	Abort     bool
 	AbortCode uint32
