@@ -488,6 +488,9 @@ func (p *PDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 		}
 	} else if c.RepFrame != 0 {
 		t.Uint(fRepFrame, 0, 0, c.RepFrame)
+		if c.HasRespTime { // known from the first pass: shown on both ends
+			t.Int(fTime, 0, 0, c.RespTime)
+		}
 	}
 	if c.Abort {
 		if c.HasOpcode && !p.encrypted {

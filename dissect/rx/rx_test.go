@@ -345,3 +345,39 @@ func BenchmarkSummaryRx(b *testing.B) {
 		buf = render.Summary(buf[:0], f, 0, nil)
 	}
 }
+
+// fuzzType feeds arbitrary bodies behind a fixed header of type typ with
+// flags, both directions, through the engine, summary and tree.
+func fuzzType(f *testing.F, typ, flags uint8, seeds ...[]byte) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	eng := dissect.NewEngine(dissect.Options{})
+	var tree dissect.Tree
+	var n uint64
+	f.Fuzz(func(t *testing.T, body []byte) {
+		h := hdr(1, 1, 1, typ, flags)
+		for _, back := range []bool{false, true} {
+			n++
+			payload := append(h.Encode(nil), body...)
+			data := udp4(40000, 7000, payload)
+			if back {
+				data = udp4(7000, 40000, payload)
+			}
+			fr := eng.Decode(n, int64(n), len(data), len(data), 228, 0, data, 0)
+			render.Summary(nil, fr, 0, nil)
+			eng.BuildTree(&tree, fr)
+			render.Verbose(nil, &tree, nil)
+		}
+	})
+}
+
+func FuzzAck(f *testing.F) {
+	fuzzType(f, rx.TypeAck, rx.FlagSlowStartOK, ackBody(1, 1, 1, []byte{1, 0, 1}, 1444, 1444, 32, 4), ackBody(5, 0, 9, nil))
+}
+
+func FuzzJumbo(f *testing.F) {
+	two := append(make([]byte, 1412), rx.FlagJumbo, 0, 0, 0)
+	two = append(two, make([]byte, 100)...)
+	fuzzType(f, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated, two, make([]byte, 3000))
+}
