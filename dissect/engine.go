@@ -155,6 +155,10 @@ func ParseDecodeAs(s string) (DecodeAs, error) {
 	return d, fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
 }
 
+// maxLinkType bounds the link types rdx dispatches on (LINKTYPE_* values in
+// use are below 300).
+const maxLinkType = 512
+
 // Options configure an Engine.
 type Options struct {
 	DecodeAs []DecodeAs
@@ -179,7 +183,7 @@ type Engine struct {
 	ip6    layers.IPv6
 	udp    layers.UDP
 	tcp    layers.TCP
-	parser map[uint16]*gopacket.DecodingLayerParser
+	parser [maxLinkType]*gopacket.DecodingLayerParser
 	types  []gopacket.LayerType
 
 	// The link, IP and transport layers decoded in the current frame, in order.
@@ -191,7 +195,7 @@ type Engine struct {
 	tcpPort   []uint8
 	etherType map[uint16]int
 	ipProto   [256]uint8
-	linkType  map[uint16]int
+	linkType  [maxLinkType]uint8 // 1+index into regs; arrays, not maps: this is per packet
 	heurUDP   []int
 	heurTCP   []int
 
@@ -208,7 +212,7 @@ type Engine struct {
 // NewEngine creates an engine with every registered dissector.
 func NewEngine(opts Options) *Engine {
 	e := &Engine{Opts: opts, udpPort: make([]uint8, 65536), tcpPort: make([]uint8, 65536),
-		etherType: map[uint16]int{}, linkType: map[uint16]int{}, parser: map[uint16]*gopacket.DecodingLayerParser{}}
+		etherType: map[uint16]int{}}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
 	regsMu.Unlock()
@@ -229,7 +233,9 @@ func NewEngine(opts Options) *Engine {
 			e.ipProto[p] = uint8(i + 1)
 		}
 		for _, lt := range r.LinkTypes {
-			e.linkType[lt] = i
+			if lt < maxLinkType {
+				e.linkType[lt] = uint8(i + 1)
+			}
 		}
 		if r.HeuristicUDP != nil {
 			e.heurUDP = append(e.heurUDP, i)
@@ -327,8 +333,8 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	e.inFrame = true
 	defer func() { e.inFrame = false }()
 
-	if i, ok := e.linkType[linkType]; ok {
-		e.inst[i].Dissect(f, data, 0)
+	if linkType < maxLinkType && e.linkType[linkType] != 0 {
+		e.inst[e.linkType[linkType]-1].Dissect(f, data, 0)
 		return f
 	}
 	lt := linkType
@@ -339,7 +345,10 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 			lt = 229
 		}
 	}
-	p := e.parser[lt]
+	var p *gopacket.DecodingLayerParser
+	if lt < maxLinkType {
+		p = e.parser[lt]
+	}
 	if p == nil {
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "frame", "link type "+strconv.Itoa(int(linkType))+" is not supported")
 		f.Proto = "frame"
