@@ -163,6 +163,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	s.checkFlags(f, h, bad)
 	if !bad && !trunc {
 		s.verify(f, h)
+		f.Checked(checkCksum, s.idx, s.ckStatus != CksumBad)
 	}
 	d.track(f, s, bad)
 }
@@ -213,6 +214,9 @@ func (s *Segment) checkFlags(f *dissect.Frame, h Header, bad bool) {
 		s.find(f, dissect.Note, dissect.GroupMalformed, fHLen, "variable header area on a segment that is neither SYN nor EACK")
 	}
 }
+
+// checkCksum counts RDP checksum verifications for `rdx check`.
+var checkCksum = dissect.RegisterCheck("rdp.checksum", "rdp", "RDP checksum (RFC 908 v1 / RFC 1151 v2 algorithm by the header's version)")
 
 // verify checks the checksum. v2 first tries the RFC 793 pseudo-header form,
 // then the bare segment (spec §3.2: the reading is unconfirmed).
