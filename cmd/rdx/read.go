@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/render"
 )
@@ -30,8 +31,11 @@ type ReadOptions struct {
 	Color      string
 	SinglePass bool
 	Quiet      bool
+	Filter     string
 	CPUProfile string
 	Config     map[string]string
+	Iface      string // live capture instead of File (capture_live.go)
+	CapFilter  string
 }
 
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
@@ -51,7 +55,10 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 				}
 				o.File = args[0]
 			}
-			if o.File == "" {
+			if o.Iface != "" && o.File != "" {
+				return usageErr("give a capture file or -i IFACE, not both")
+			}
+			if o.File == "" && o.Iface == "" {
 				return usageErr("no capture file: use rdx read -r FILE (or - for standard input)")
 			}
 			if runF != nil {
@@ -68,12 +75,15 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
 	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
+	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
 	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
 	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
+	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
+	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
 	return cmd
 }
 
@@ -124,12 +134,19 @@ func readRun(o *ReadOptions) error {
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
 	}
-	needTree := !o.Quiet && (o.Verbose || o.Format != "text")
+	var flt *filter.Filter
+	if o.Filter != "" {
+		var err error
+		if flt, err = filter.Compile(o.Filter); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	needTree := !o.Quiet && (o.Verbose || o.Format != "text" || flt != nil)
 
 	eng := dissect.NewEngine(eo)
 	// Two passes when a tree is shown and the input can be read again, so a
 	// request can name the frame of its reply (as tshark -2 does).
-	if needTree && !o.SinglePass && o.File != "-" {
+	if needTree && !o.SinglePass && o.File != "-" && o.Iface == "" {
 		if _, err := pass(o, eng, 1, nil); err != nil {
 			return err
 		}
@@ -152,6 +169,9 @@ func readRun(o *ReadOptions) error {
 		buf = buf[:0]
 		if needTree {
 			eng.BuildTree(&tree, f)
+			if flt != nil && !flt.Match(&tree) {
+				return
+			}
 		}
 		switch o.Format {
 		case "text":
@@ -186,6 +206,9 @@ func readRun(o *ReadOptions) error {
 		}
 		first = false
 		out.Write(buf)
+		if o.Iface != "" {
+			out.Flush() // live: show each frame as it arrives
+		}
 	}
 	if o.Quiet {
 		emit = nil
@@ -214,9 +237,11 @@ type passCounts struct {
 // nil) for every frame.
 func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame)) (passCounts, error) {
 	var c passCounts
-	var src *capture.Reader
+	var src capture.Source
 	var err error
-	if o.File == "-" {
+	if o.Iface != "" {
+		src, err = openLiveRead(o)
+	} else if o.File == "-" {
 		src, err = capture.NewReader(o.IO.In, "<stdin>")
 	} else {
 		src, err = capture.Open(o.File)

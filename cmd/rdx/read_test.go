@@ -101,3 +101,20 @@ func TestFieldsVerb(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayFilter(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	code := run(io, []string{"read", "-Y", "rx.type == abort && rx.abort_code < 0", "-T", "fields", "-e", "frame.number",
+		"-e", "rx.abort_code", "../../pcaps/rx/probe-busy-crafted.pcap"})
+	if code != 0 {
+		t.Fatal(code)
+	}
+	if want := "6\t-455\n8\t-453\n10\t-2\n12\t-2\n"; out.String() != want {
+		t.Errorf("got %q want %q", out.String(), want)
+	}
+	io, _, _, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-Y", "rx.seq ==", "../../pcaps/rx/probe-busy-crafted.pcap"}); code != 2 ||
+		!strings.Contains(errOut.String(), "expected a value") {
+		t.Errorf("bad filter: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,93 @@
+package filter_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/filter"
+)
+
+// tree builds a small tree by hand: ip.src 192.0.2.1, rx.type 2 (ack),
+// rx.flags 0x21, two rx.seq values, an abort code -455 and a version string.
+func tree() *dissect.Tree {
+	var t dissect.Tree
+	t.Bytes(dissect.Lookup("ip.src"), 26, 4, []byte{192, 0, 2, 1})
+	t.Uint(dissect.Lookup("rx.type"), 62, 1, 2)
+	t.Uint(dissect.Lookup("rx.flags"), 63, 1, 0x21)
+	t.Uint(dissect.Lookup("rx.flags.client_init"), 63, 1, 0x21)
+	t.Uint(dissect.Lookup("rx.seq"), 54, 4, 5)
+	t.Uint(dissect.Lookup("rx.seq"), -1, 0, 6)
+	t.Int(dissect.Lookup("rx.abort_code"), 70, 4, -455)
+	t.String(dissect.Lookup("rx.version_string"), 70, 10, "OpenAFS 1.8.9")
+	return &t
+}
+
+func TestMatch(t *testing.T) {
+	cases := map[string]bool{
+		"rx":                                 false, // the protocol node is not in this hand-made tree
+		"rx.seq":                             true,
+		"rx.seq == 6":                        true, // any occurrence
+		"rx.seq == 7":                        false,
+		"rx.seq > 5 && rx.seq < 7":           true,
+		"rx.type == ack":                     true, // value names
+		"rx.type eq 2 and not rx.reason":     true,
+		"rx.flags == 0x21":                   true,
+		"rx.flags.client_init":               true,
+		"rx.flags.client_init == 1":          true,
+		"rx.flags.client_init == false":      false,
+		"rx.abort_code == -455":              true,
+		"rx.abort_code < 0":                  true,
+		"ip.src == 192.0.2.1":                true,
+		"ip.src == 192.0.2.0/24":             true,
+		"ip.src != 198.51.100.0/24":          true,
+		"rx.version_string contains \"1.8\"": true,
+		"rx.type in {1 3 4}":                 false,
+		"rx.type in {1, 2}":                  true,
+		"!(rx.seq == 5) || rx.type == 1":     false,
+		"(rx.type == 1 || rx.type == 2) && ip.src == 192.0.2.1": true,
+	}
+	tr := tree()
+	for expr, want := range cases {
+		f, err := filter.Compile(expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		if got := f.Match(tr); got != want {
+			t.Errorf("%s: got %v, want %v", expr, got, want)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for expr, want := range map[string]string{
+		"":                         "empty",
+		"rx.nosuch == 1":           `"rx.nosuch" is not a field`,
+		"rx.seq ==":                "expected a value",
+		"rx.seq == banana":         `"banana" is not a valid value for rx.seq`,
+		"(rx.seq == 1":             "expected )",
+		"rx.seq == 1 rx.type":      `unexpected "rx.type"`,
+		"ip.src == 300.1.1.1":      "not an address",
+		"rx.version_string == \"x": "unterminated string",
+		"rx.type in {1 2":          "expected }",
+	} {
+		_, err := filter.Compile(expr)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", expr, err, want)
+		}
+	}
+}
+
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{"rx.seq == 1", "!(ip.src == 1.2.3.4/8) || rx.type in {1 2}", "rx.version_string contains \"a\""} {
+		f.Add(s)
+	}
+	tr := tree()
+	f.Fuzz(func(t *testing.T, s string) {
+		if flt, err := filter.Compile(s); err == nil {
+			flt.Match(tr)
+		}
+	})
+}
