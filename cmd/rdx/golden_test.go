@@ -29,6 +29,14 @@ func goldenCases() map[string][]string {
 		cases[base+".V"] = []string{"read", "-V", "-c", "12", c}
 		cases[base+".json"] = []string{"read", "-T", "json", "-c", "6", c}
 	}
+	// NFSv3 over RPC-over-RDMA on RoCEv2 (Linux 6.1): summary and the fields
+	// the RDMA and RPC layers own
+	nfs := "../../pcaps/kernel/nfs3_rdma_roce.pcap"
+	cases["nfs3_rdma_roce.summary"] = []string{"read", "--color", "never", nfs}
+	cases["nfs3_rdma_roce.fields"] = []string{"read", "-T", "fields", "-E", "header=y", nfs,
+		"-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.icrc.status",
+		"-e", "rpcordma.xid", "-e", "rpcordma.msg_type", "-e", "rpc.xid", "-e", "rpc.procedure", "-e", "rpc.repframe",
+		"-e", "nfs.procedure_v3", "-e", "_ws.expert.message"}
 	return cases
 }
 

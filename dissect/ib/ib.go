@@ -18,7 +18,11 @@ func init() {
 		UDPPorts:   []dissect.PortRange{{Lo: RoCEv2Port, Hi: RoCEv2Port}},
 		EtherTypes: []uint16{RoCEv1Type},
 		LinkTypes:  []uint16{LinkTypeIB, LinkTypeERF},
-		New:        func(e *dissect.Engine) dissect.Dissector { return newState() },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := newState()
+			d.up.eng = e // to find upper layers (Upper) by name
+			return d
+		},
 	})
 }
 
@@ -100,6 +104,7 @@ type State struct {
 	frame uint64
 	qps   map[qpKey]qpState
 	crc   scratch
+	up    upperState
 }
 
 func newState() *State { return &State{qps: map[qpKey]qpState{}} }
@@ -108,6 +113,9 @@ func newState() *State { return &State{qps: map[qpKey]qpState{}} }
 func (d *State) Rewind() {
 	clear(d.qps)
 	d.frame = 0
+	if d.up.asm != nil {
+		d.up.asm.Reset()
+	}
 }
 
 func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
@@ -383,6 +391,9 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	}
 	d.checkBTH(f, p, h, op)
 	d.analyze(f, p, h, op)
+	if op.Known {
+		d.deliver(f, p, h)
+	}
 	return true
 }
 

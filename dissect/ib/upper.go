@@ -1,0 +1,102 @@
+package ib
+
+import (
+	"sync"
+
+	"github.com/rdx-project/rdx/dissect"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+)
+
+// Upper is implemented by dissectors that read assembled InfiniBand messages
+// (RPC-over-RDMA, RDS). The ib dissector assembles SEND, RDMA WRITE and RDMA
+// READ response messages per QP (reassembly/ib) and offers each completed one
+// to every upper layer, in the frame whose packet completes it.
+type Upper interface {
+	// IBMessage gets message m, completed by packet p of frame f. m is valid
+	// only during the call. It reports whether it decoded the message.
+	IBMessage(f *dissect.Frame, p *Packet, m *ibasm.Message) bool
+}
+
+var (
+	uppersMu sync.Mutex
+	uppers   []string
+)
+
+// RegisterUpper names a registered dissector (see dissect.RegisterDissector)
+// that implements Upper. Call it at init; engines look the instance up by name.
+func RegisterUpper(name string) {
+	uppersMu.Lock()
+	uppers = append(uppers, name)
+	uppersMu.Unlock()
+}
+
+// upperState is the ib dissector's link to the upper layers of one engine.
+type upperState struct {
+	eng      *dissect.Engine
+	resolved bool
+	ups      []Upper
+	asm      *ibasm.Assembler
+	pkt      ibasm.Packet
+}
+
+func (u *upperState) resolve() {
+	u.resolved = true
+	if u.eng == nil {
+		return
+	}
+	uppersMu.Lock()
+	names := append([]string(nil), uppers...)
+	uppersMu.Unlock()
+	for _, n := range names {
+		if up, ok := u.eng.Instance(n).(Upper); ok {
+			u.ups = append(u.ups, up)
+		}
+	}
+	if len(u.ups) > 0 {
+		u.asm = ibasm.New()
+	}
+}
+
+// deliver feeds a decoded packet to message assembly and offers completed
+// messages to the upper layers. Engines without upper layers skip assembly.
+func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
+	u := &d.up
+	if !u.resolved {
+		u.resolve()
+	}
+	if u.asm == nil || p.short {
+		return
+	}
+	src, dst := d.flowKey(f, p)
+	q := &u.pkt
+	*q = ibasm.Packet{Src: src, Dst: dst, Opcode: h.Opcode(), DestQP: h.DestQP(), PSN: h.PSN(),
+		Payload: p.Payload(), Frame: f.Num}
+	if b := p.Header(ExtRETH); b != nil {
+		r := RETH(b)
+		q.HasRETH, q.VA, q.RKey, q.DMALen = true, r.VA(), r.RKey(), r.DMALen()
+	}
+	if b := p.Header(ExtImmDt); b != nil {
+		q.HasImm, q.Imm = true, ImmDt(b).Value()
+	}
+	if b := p.Header(ExtIETH); b != nil {
+		q.HasInv, q.InvRKey = true, IETH(b).RKey()
+	}
+	m, ev := u.asm.Add(q)
+	if ev != ibasm.Complete {
+		return
+	}
+	for _, up := range u.ups {
+		if up.IBMessage(f, p, m) {
+			return
+		}
+	}
+}
+
+// PayloadOffset is the frame offset of the packet's payload (-1 when the
+// packet does not lie in the frame).
+func (p *Packet) PayloadOffset() int {
+	if p.off < 0 {
+		return -1
+	}
+	return p.off + p.payOff
+}

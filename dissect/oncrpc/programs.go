@@ -1,0 +1,138 @@
+package oncrpc
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+type progInfo struct {
+	name  string
+	procs map[uint32]map[uint32]string // version -> procedure -> name
+}
+
+var nfs3Procs = map[uint32]string{0: "NULL", 1: "GETATTR", 2: "SETATTR", 3: "LOOKUP", 4: "ACCESS", 5: "READLINK", 6: "READ",
+	7: "WRITE", 8: "CREATE", 9: "MKDIR", 10: "SYMLINK", 11: "MKNOD", 12: "REMOVE", 13: "RMDIR", 14: "RENAME", 15: "LINK",
+	16: "READDIR", 17: "READDIRPLUS", 18: "FSSTAT", 19: "FSINFO", 20: "PATHCONF", 21: "COMMIT"}
+var nfs2Procs = map[uint32]string{0: "NULL", 1: "GETATTR", 2: "SETATTR", 3: "ROOT", 4: "LOOKUP", 5: "READLINK", 6: "READ",
+	7: "WRITECACHE", 8: "WRITE", 9: "CREATE", 10: "REMOVE", 11: "RENAME", 12: "LINK", 13: "SYMLINK", 14: "MKDIR", 15: "RMDIR",
+	16: "READDIR", 17: "STATFS"}
+var mountProcs = map[uint32]string{0: "NULL", 1: "MNT", 2: "DUMP", 3: "UMNT", 4: "UMNTALL", 5: "EXPORT"}
+var nlmProcs = map[uint32]string{0: "NULL", 1: "TEST", 2: "LOCK", 3: "CANCEL", 4: "UNLOCK", 5: "GRANTED", 6: "TEST_MSG",
+	7: "LOCK_MSG", 8: "CANCEL_MSG", 9: "UNLOCK_MSG", 10: "GRANTED_MSG", 11: "TEST_RES", 12: "LOCK_RES", 13: "CANCEL_RES",
+	14: "UNLOCK_RES", 15: "GRANTED_RES", 20: "SHARE", 21: "UNSHARE", 22: "NM_LOCK", 23: "FREE_ALL"}
+var pmap2Procs = map[uint32]string{0: "NULL", 1: "SET", 2: "UNSET", 3: "GETPORT", 4: "DUMP", 5: "CALLIT"}
+var rpcb3Procs = map[uint32]string{0: "NULL", 1: "SET", 2: "UNSET", 3: "GETADDR", 4: "DUMP", 5: "CALLIT", 6: "GETTIME",
+	7: "UADDR2TADDR", 8: "TADDR2UADDR"}
+var rpcb4Procs = map[uint32]string{0: "NULL", 1: "SET", 2: "UNSET", 3: "GETADDR", 4: "DUMP", 5: "BCAST", 6: "GETTIME",
+	7: "UADDR2TADDR", 8: "TADDR2UADDR", 9: "GETVERSADDR", 10: "INDIRECT", 11: "GETADDRLIST", 12: "GETSTAT"}
+var aclProcs = map[uint32]string{0: "NULL", 1: "GETACL", 2: "SETACL", 3: "GETATTR", 4: "ACCESS", 5: "GETXATTRDIR"}
+var nsmProcs = map[uint32]string{0: "NULL", 1: "STAT", 2: "MON", 3: "UNMON", 4: "UNMON_ALL", 5: "SIMU_CRASH", 6: "NOTIFY"}
+
+// programs names the programs rdx knows and their procedures.
+var programs = map[uint32]progInfo{
+	100000: {"Portmap", map[uint32]map[uint32]string{2: pmap2Procs, 3: rpcb3Procs, 4: rpcb4Procs}},
+	100003: {"NFS", map[uint32]map[uint32]string{2: nfs2Procs, 3: nfs3Procs, 4: {0: "NULL", 1: "COMPOUND"}}},
+	100005: {"MOUNT", map[uint32]map[uint32]string{1: mountProcs, 2: mountProcs, 3: mountProcs}},
+	100021: {"NLM", map[uint32]map[uint32]string{1: nlmProcs, 3: nlmProcs, 4: nlmProcs}},
+	100024: {"STAT", map[uint32]map[uint32]string{1: nsmProcs}},
+	100227: {"NFSACL", map[uint32]map[uint32]string{2: aclProcs, 3: aclProcs}},
+}
+
+// ProgramName names an RPC program ("" if unknown).
+func ProgramName(prog uint32) string { return programs[prog].name }
+
+// ProcName names a procedure of a program version ("" if unknown).
+func ProcName(prog, vers, proc uint32) string { return programs[prog].procs[vers][proc] }
+
+// Program decodes the arguments and results of one RPC program version.
+type Program interface {
+	Proto() *dissect.ProtoInfo
+	// Tree adds the program's protocol node and fields for m's body (the
+	// call's arguments or the reply's results, m.Data()[m.BodyOff():]).
+	// Offsets are relative to the message start.
+	Tree(t *dissect.Tree, m *Msg)
+	// Summary appends the program's info text (e.g. "V3 GETATTR Call").
+	Summary(dst []byte, m *Msg) []byte
+}
+
+type progKey struct{ prog, vers uint32 }
+
+var (
+	progMu   sync.Mutex
+	progRegs = map[progKey]Program{}
+)
+
+// RegisterProgram installs the decoder of a program version (at init).
+func RegisterProgram(prog, vers uint32, p Program) {
+	progMu.Lock()
+	progRegs[progKey{prog, vers}] = p
+	progMu.Unlock()
+}
+
+func lookupProgram(prog, vers uint32) Program {
+	progMu.Lock()
+	defer progMu.Unlock()
+	return progRegs[progKey{prog, vers}]
+}
+
+// generic shows the procedure of a program without decoding its arguments.
+type generic struct {
+	proto *dissect.ProtoInfo
+	proc  *dissect.Field
+}
+
+func (g *generic) Proto() *dissect.ProtoInfo { return g.proto }
+
+func (g *generic) Tree(t *dissect.Tree, m *Msg) {
+	t.Proto(g.proto, m.BodyOff(), len(m.Data())-m.BodyOff(), "")
+	t.Uint(FProgVers, -1, 0, uint64(m.Vers))
+	t.Uint(g.proc, -1, 0, uint64(m.Proc))
+	if n := len(m.Data()) - m.BodyOff(); n > 0 {
+		t.Bytes(fArgs, m.BodyOff(), n, m.Data()[m.BodyOff():])
+	}
+}
+
+func (g *generic) Summary(dst []byte, m *Msg) []byte { return AppendProc(dst, m) }
+
+// AppendProc appends "V3 GETATTR Call" (or "Reply") for m.
+func AppendProc(dst []byte, m *Msg) []byte {
+	dst = append(dst, 'V')
+	dst = strconv.AppendUint(dst, uint64(m.Vers), 10)
+	dst = append(dst, ' ')
+	if n := ProcName(m.Prog, m.Vers, m.Proc); n != "" {
+		dst = append(dst, n...)
+	} else {
+		dst = append(dst, "proc "...)
+		dst = strconv.AppendUint(dst, uint64(m.Proc), 10)
+	}
+	if m.Type == Call {
+		return append(dst, " Call"...)
+	}
+	return append(dst, " Reply"...)
+}
+
+func registerGeneric(prog, vers uint32, abbrev, name, procAbbrev string) {
+	p := dissect.LookupProto(abbrev)
+	if p == nil {
+		p = dissect.RegisterProto(abbrev, name, "")
+	}
+	names := map[uint64]string{}
+	for k, v := range programs[prog].procs[vers] {
+		names[uint64(k)] = v
+	}
+	f := dissect.Register(&dissect.Field{Abbrev: procAbbrev, Name: "V" + strconv.Itoa(int(vers)) + " Procedure", Type: dissect.TUint32, Names: names})
+	RegisterProgram(prog, vers, &generic{proto: p, proc: f})
+}
+
+func init() {
+	registerGeneric(100000, 2, "portmap", "Portmap", "portmap.procedure_v2")
+	registerGeneric(100000, 3, "portmap", "Portmap", "portmap.procedure_v3")
+	registerGeneric(100000, 4, "portmap", "Portmap", "portmap.procedure_v4")
+	registerGeneric(100005, 1, "mount", "Mount Service", "mount.procedure_v1")
+	registerGeneric(100005, 3, "mount", "Mount Service", "mount.procedure_v3")
+	registerGeneric(100021, 4, "nlm", "Network Lock Manager Protocol", "nlm.procedure_v4")
+	registerGeneric(100024, 1, "stat", "Network Status Monitor Protocol", "stat.procedure_v1")
+	registerGeneric(100227, 3, "nfsacl", "NFSACL", "nfsacl.procedure_v3")
+}

@@ -1,0 +1,455 @@
+// Package oncrpc dissects ONC RPC (RFC 5531) calls and replies: over TCP
+// record marking (ports 111 and 2049, and a heuristic for other ports), UDP,
+// and RPC-over-RDMA (dissect/rpcrdma hands it whole messages). It names the
+// procedures of NFS, MOUNT, NLM, portmapper and NFS_ACL, decodes AUTH_NONE,
+// AUTH_SYS and RPCSEC_GSS credentials, matches replies to calls (frame and
+// response time, both ways after the first pass) and hands the body to the
+// program's decoder (dissect/nfs for NFSv3).
+package oncrpc
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/xdr"
+	"github.com/rdx-project/rdx/reassembly/tcp"
+)
+
+// Limits keep hostile input from costing memory.
+const (
+	maxAuth    = 400     // RFC 5531: opaque_auth bodies are at most 400 octets
+	maxRecord  = 4 << 20 // record-marked messages kept for decoding
+	maxCalls   = 1 << 16 // outstanding calls remembered
+	maxPending = 1 << 20 // stream bytes buffered per direction before giving up
+)
+
+// Name is the dissector's registration name.
+const Name = "rpc"
+
+func init() {
+	ports := []dissect.PortRange{{Lo: 111, Hi: 111}, {Lo: 2049, Hi: 2049}}
+	dissect.RegisterDissector(&dissect.Registration{
+		Name:         Name,
+		UDPPorts:     ports,
+		TCPPorts:     ports,
+		HeuristicTCP: heuristicTCP,
+		New:          func(e *dissect.Engine) dissect.Dissector { return newState() },
+	})
+}
+
+// heuristicTCP accepts a stream whose first record-marked fragment holds an
+// RPC call (version 2) of a program rdx knows: mountd, lockd and statd use
+// ports portmapper hands out.
+func heuristicTCP(b []byte) bool {
+	if len(b) < 4+40 {
+		return false
+	}
+	hdr := binary.BigEndian.Uint32(b)
+	n := int(hdr & 0x7FFFFFFF)
+	if n < 40 || n > maxRecord {
+		return false
+	}
+	m := b[4:]
+	if binary.BigEndian.Uint32(m[4:]) != Call || binary.BigEndian.Uint32(m[8:]) != 2 {
+		return false
+	}
+	_, known := programs[binary.BigEndian.Uint32(m[12:])]
+	if !known {
+		return false
+	}
+	fl := binary.BigEndian.Uint32(m[24:])
+	return fl <= RPCSecGSS && binary.BigEndian.Uint32(m[28:]) <= maxAuth
+}
+
+// Context is what a transport tells the decoder about a message.
+type Context struct {
+	// Frames lists the frames whose bytes make up a reassembled message.
+	Frames []uint64
+	// DDP holds data the transport moved outside the message (RPC-over-RDMA
+	// write chunks, in order), for program decoders to show in place of the
+	// data items removed from the message.
+	DDP [][]byte
+	// Conv distinguishes conversations for call matching beyond addresses
+	// (e.g. a QP); 0 if none.
+	Conv uint64
+	// Transport is "tcp", "udp" or "rdma".
+	Transport string
+}
+
+type callKey struct {
+	xid  uint32
+	a, b netip.Addr
+	conv uint64
+}
+
+// CallInfo is what a reply learns from its call.
+type CallInfo struct {
+	Frame      uint64
+	TimeNS     int64
+	Prog, Vers uint32
+	Proc       uint32
+	// Extra is for program decoders: what the call's arguments say that the
+	// reply needs (e.g. NFS READ count); set by Program.Tree/Summary via Msg.Call.
+	Extra uint64
+}
+
+// State is the per-engine RPC state.
+type State struct {
+	pool    []Msg
+	npool   int
+	pframe  uint64
+	calls   map[callKey]CallInfo
+	replyOf map[uint64]uint64 // call frame -> reply frame, learned in pass 1
+	streams map[streamKey]*stream
+	arena   []byte // detached message copies for the current frame
+	aframe  uint64
+}
+
+func newState() *State {
+	return &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{}}
+}
+
+// Rewind implements dissect.Rewinder: calls are forgotten, reply frames kept.
+func (d *State) Rewind() {
+	clear(d.calls)
+	clear(d.streams)
+	d.pframe = 0
+}
+
+func (d *State) newMsg(f *dissect.Frame) *Msg {
+	if f.Num != d.pframe || d.npool > 256 {
+		d.pframe = f.Num
+		d.npool = 0
+	}
+	if d.npool == len(d.pool) {
+		d.pool = append(d.pool, Msg{})
+	}
+	m := &d.pool[d.npool]
+	d.npool++
+	frames := m.frames[:0]
+	*m = Msg{d: d, frames: frames}
+	return m
+}
+
+// keep copies b into the frame's arena so it outlives the caller's buffer
+// until the next frame.
+func (d *State) keep(f *dissect.Frame, b []byte) []byte {
+	if f.Num != d.aframe {
+		d.aframe = f.Num
+		d.arena = d.arena[:0]
+	}
+	if cap(d.arena)-len(d.arena) < len(b) {
+		d.arena = make([]byte, 0, max(2*cap(d.arena), len(b))) // old copies stay valid: they hold the old array
+	}
+	s := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return d.arena[s:len(d.arena):len(d.arena)]
+}
+
+// Dissect implements dissect.Dissector for UDP (one message per datagram)
+// and for TCP segments handed over without reassembly.
+func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
+	if f.Net.IPProto == 6 {
+		d.record(f, data, off, true)
+		return
+	}
+	d.DissectMessage(f, data, off, &Context{Transport: "udp"})
+}
+
+// record decodes record-marked fragments lying whole in data.
+func (d *State) record(f *dissect.Frame, data []byte, off int, _ bool) {
+	for len(data) >= 4 {
+		hdr := binary.BigEndian.Uint32(data)
+		n := int(hdr & 0x7FFFFFFF)
+		if 4+n > len(data) {
+			return
+		}
+		m := d.DissectMessage(f, data[4:4+n], off+4, &Context{Transport: "tcp"})
+		if m != nil {
+			m.rm, m.fragHdr = true, hdr
+		}
+		data = data[4+n:]
+		off += 4 + n
+	}
+}
+
+// DissectMessage decodes one whole RPC message (no record mark) at frame
+// offset off (-1: not in the frame; data must then stay valid until the next
+// frame). It adds the RPC PDU and the program's PDU and returns the RPC one,
+// or nil if data is not an RPC message.
+func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Context) *Msg {
+	m := d.newMsg(f)
+	m.data, m.off = data, off
+	if ctx != nil {
+		m.frames = append(m.frames, ctx.Frames...)
+		m.ddp = ctx.DDP
+		m.conv = ctx.Conv
+	}
+	if !m.parse() {
+		d.npool--
+		return nil
+	}
+	m.idx = f.AddPDU(m)
+	d.match(f, m)
+	if m.bodyOK {
+		if p := lookupProgram(m.Prog, m.Vers); p != nil {
+			m.prog = p
+			m.progPDU = progPDU{m: m}
+			f.AddPDU(&m.progPDU)
+		}
+	}
+	return m
+}
+
+func (d *State) match(f *dissect.Frame, m *Msg) {
+	a, b := f.Net.Src, f.Net.Dst
+	if b.Less(a) {
+		a, b = b, a
+	}
+	k := callKey{xid: m.XID, a: a, b: b, conv: m.conv}
+	if m.Type == Call {
+		if len(d.calls) >= maxCalls {
+			clear(d.calls) // bounded: old unanswered calls are forgotten
+		}
+		d.calls[k] = CallInfo{Frame: f.Num, TimeNS: f.TimeNS, Prog: m.Prog, Vers: m.Vers, Proc: m.Proc}
+		m.replyFrame = d.replyOf[f.Num]
+		return
+	}
+	ci, ok := d.calls[k]
+	f.Checked(checkMatch, m.idx, ok)
+	if !ok {
+		return
+	}
+	m.matched = true
+	m.Prog, m.Vers, m.Proc = ci.Prog, ci.Vers, ci.Proc
+	m.callFrame, m.rtt = ci.Frame, f.TimeNS-ci.TimeNS
+	m.CallExtra = ci.Extra
+	if f.Pass == 1 {
+		if len(d.replyOf) >= maxCalls {
+			clear(d.replyOf)
+		}
+		d.replyOf[ci.Frame] = f.Num
+	}
+}
+
+// SetCallExtra records program data on the outstanding call m (a call just
+// decoded) for its reply to read as Msg.CallExtra.
+func (d *State) SetCallExtra(f *dissect.Frame, m *Msg, v uint64) {
+	a, b := f.Net.Src, f.Net.Dst
+	if b.Less(a) {
+		a, b = b, a
+	}
+	k := callKey{xid: m.XID, a: a, b: b, conv: m.conv}
+	if ci, ok := d.calls[k]; ok && ci.Frame == f.Num {
+		ci.Extra = v
+		d.calls[k] = ci
+	}
+}
+
+// Msg is one RPC call or reply.
+type Msg struct {
+	d       *State
+	idx     int
+	data    []byte
+	off     int
+	rm      bool
+	fragHdr uint32
+	frames  []uint64
+	ddp     [][]byte
+	conv    uint64
+	XID     uint32
+	Type    uint32
+	RPCVers uint32
+	Prog    uint32
+	Vers    uint32
+	Proc    uint32
+	cred    auth
+	verf    auth
+	// Reply.
+	ReplyStat  uint32
+	AcceptStat uint32
+	RejectStat uint32
+	low, high  uint32
+	authStat   uint32
+	verfOff    int
+	statOff    int
+	bodyOff    int
+	bodyOK     bool // the body holds program arguments/results
+	matched    bool
+	callFrame  uint64
+	replyFrame uint64
+	rtt        int64
+	CallExtra  uint64
+	prog       Program
+	progPDU    progPDU
+	short      bool
+}
+
+type auth struct {
+	off, flavor, length int
+	body                []byte
+}
+
+// Data is the whole message; BodyOff where the program's part starts.
+func (m *Msg) Data() []byte  { return m.data }
+func (m *Msg) BodyOff() int  { return m.bodyOff }
+func (m *Msg) Body() []byte  { return m.data[m.bodyOff:] }
+func (m *Msg) Matched() bool { return m.matched }
+
+// DDP returns the data a transport moved out of the message (write chunks).
+func (m *Msg) DDP() [][]byte { return m.ddp }
+
+// Frames lists the frames a reassembled message came from.
+func (m *Msg) Frames() []uint64 { return m.frames }
+
+// Offset is the message's offset in the frame (-1 if reassembled).
+func (m *Msg) Offset() int { return m.off }
+
+// Proto implements dissect.PDU.
+func (m *Msg) Proto() *dissect.ProtoInfo { return PRPC }
+
+func (m *Msg) parse() bool {
+	r := xdr.NewReader(m.data)
+	m.XID = r.U32()
+	m.Type = r.U32()
+	if r.Err() != nil || m.Type > Reply {
+		return false
+	}
+	if m.Type == Call {
+		m.RPCVers = r.U32()
+		m.Prog, m.Vers, m.Proc = r.U32(), r.U32(), r.U32()
+		if r.Err() != nil || m.RPCVers != 2 {
+			return false
+		}
+		if !readAuth(&r, &m.cred) || !readAuth(&r, &m.verf) {
+			m.short = true
+			return true
+		}
+		m.bodyOff, m.bodyOK = r.Off, true
+		return true
+	}
+	m.ReplyStat = r.U32()
+	if r.Err() != nil || m.ReplyStat > MsgDenied {
+		return false
+	}
+	m.statOff = r.Off
+	if m.ReplyStat == MsgAccepted {
+		m.verfOff = r.Off
+		if !readAuth(&r, &m.verf) {
+			m.short = true
+			return true
+		}
+		m.statOff = r.Off
+		m.AcceptStat = r.U32()
+		if m.AcceptStat == ProgMismatch {
+			m.low, m.high = r.U32(), r.U32()
+		}
+		if r.Err() != nil {
+			m.short = true
+			return true
+		}
+		m.bodyOff, m.bodyOK = r.Off, m.AcceptStat == Success
+		return true
+	}
+	m.RejectStat = r.U32()
+	switch m.RejectStat {
+	case RPCMismatch:
+		m.low, m.high = r.U32(), r.U32()
+	case AuthError:
+		m.authStat = r.U32()
+	}
+	m.short = r.Err() != nil
+	m.bodyOff = r.Off
+	return true
+}
+
+func readAuth(r *xdr.Reader, a *auth) bool {
+	a.off = r.Off
+	a.flavor = int(r.U32())
+	a.body = r.Opaque(maxAuth)
+	a.length = len(a.body)
+	return r.Err() == nil
+}
+
+// Summary implements dissect.PDU: "Call XID 0x5d44543d NFS V3 GETATTR".
+func (m *Msg) Summary(dst []byte) []byte {
+	if m.Type == Call {
+		dst = append(dst, "Call XID 0x"...)
+	} else {
+		dst = append(dst, "Reply XID 0x"...)
+	}
+	dst = appendHex32(dst, m.XID)
+	if (m.Type == Call || m.matched) && m.prog == nil { // else the program's PDU says it
+		dst = append(dst, ' ')
+		if n := ProgramName(m.Prog); n != "" {
+			dst = append(dst, n...)
+		} else {
+			dst = strconv.AppendUint(dst, uint64(m.Prog), 10)
+		}
+		dst = append(dst, ' ')
+		dst = AppendProc(dst, m)
+	}
+	if m.Type == Reply {
+		switch {
+		case m.ReplyStat == MsgDenied:
+			dst = append(dst, " denied "...)
+			dst = append(dst, rejectNames[uint64(m.RejectStat)]...)
+		case m.AcceptStat != Success:
+			dst = append(dst, " accept_stat "...)
+			dst = strconv.AppendUint(dst, uint64(m.AcceptStat), 10)
+		}
+		if m.matched {
+			dst = append(dst, " (call in "...)
+			dst = strconv.AppendUint(dst, m.callFrame, 10)
+			dst = append(dst, ')')
+		} else {
+			dst = append(dst, " (no call seen)"...)
+		}
+	} else if m.replyFrame != 0 {
+		dst = append(dst, " (reply in "...)
+		dst = strconv.AppendUint(dst, m.replyFrame, 10)
+		dst = append(dst, ')')
+	}
+	if len(m.frames) > 1 {
+		dst = append(dst, " ["...)
+		dst = strconv.AppendInt(dst, int64(len(m.frames)), 10)
+		dst = append(dst, " frames]"...)
+	}
+	return dst
+}
+
+func appendHex32(dst []byte, v uint32) []byte {
+	const hx = "0123456789abcdef"
+	for s := 28; s >= 0; s -= 4 {
+		dst = append(dst, hx[v>>uint(s)&0xF])
+	}
+	return dst
+}
+
+// progPDU is the program's layer (nfs, mount, ...) of a message.
+type progPDU struct{ m *Msg }
+
+func (p *progPDU) Proto() *dissect.ProtoInfo { return p.m.prog.Proto() }
+func (p *progPDU) Summary(dst []byte) []byte { return p.m.prog.Summary(dst, p.m) }
+func (p *progPDU) Tree(t *dissect.Tree, f *dissect.Frame) {
+	t.SetBase(max(p.m.off, 0), p.m.off < 0)
+	p.m.prog.Tree(t, p.m)
+}
+
+// streamKey is one direction of a TCP connection.
+type streamKey struct {
+	key tcp.FlowKey
+	dir tcp.Dir
+}
+
+type stream struct {
+	buf     []byte   // bytes of an incomplete record (fragment headers stripped)
+	hdr     []byte   // partial fragment header
+	need    int      // bytes left in the current fragment
+	last    bool     // current fragment is the last
+	frames  []uint64 // frames that carried buf
+	bad     bool     // lost sync: ignore the rest
+	lastHdr uint32
+}

@@ -1,0 +1,71 @@
+package oncrpc
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+func callBytes(xid uint32) []byte {
+	b := binary.BigEndian.AppendUint32(nil, xid)
+	for _, v := range []uint32{0, 2, 100005, 3, 1, AuthSys, 24, 0, 2, 0x61620000, 0, 0, 0, 0, 0} {
+		b = binary.BigEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+func TestParseCallReplyAndTree(t *testing.T) {
+	d := newState()
+	f := &dissect.Frame{Num: 1}
+	m := d.DissectMessage(f, callBytes(9), 0, nil)
+	if m == nil || m.Prog != 100005 || m.cred.flavor != AuthSys || !m.bodyOK {
+		t.Fatalf("call: %+v", m)
+	}
+	var tr dissect.Tree
+	for _, p := range f.PDUs {
+		p.Tree(&tr, f)
+	}
+	if len(tr.Nodes) < 10 {
+		t.Fatalf("tree too small: %d", len(tr.Nodes))
+	}
+	f2 := &dissect.Frame{Num: 2, TimeNS: 5}
+	r := binary.BigEndian.AppendUint32(nil, 9)
+	for _, v := range []uint32{1, 0, 0, 0, 0} {
+		r = binary.BigEndian.AppendUint32(r, v)
+	}
+	m2 := d.DissectMessage(f2, r, 0, nil)
+	if m2 == nil || !m2.matched || m2.callFrame != 1 || m2.Proc != 1 {
+		t.Fatalf("reply: %+v", m2)
+	}
+}
+
+func BenchmarkSummary(b *testing.B) {
+	d := newState()
+	f := &dissect.Frame{Num: 1}
+	d.DissectMessage(f, callBytes(9), 0, nil)
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, p := range f.PDUs {
+			buf = p.Summary(buf[:0])
+		}
+	}
+}
+
+func FuzzONCRPC(f *testing.F) {
+	f.Add(callBytes(1))
+	f.Add(append([]byte{0, 0, 0, 1, 0, 0, 0, 1}, make([]byte, 16)...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := newState()
+		fr := &dissect.Frame{Num: 1}
+		d.DissectMessage(fr, b, 0, nil)
+		d.record(fr, b, 0, true)
+		heuristicTCP(b)
+		var tr dissect.Tree
+		for _, p := range fr.PDUs {
+			p.Summary(nil)
+			p.Tree(&tr, fr)
+		}
+	})
+}

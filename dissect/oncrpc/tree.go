@@ -1,0 +1,168 @@
+package oncrpc
+
+import (
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/xdr"
+)
+
+// Tree implements dissect.PDU.
+func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
+	t.SetBase(max(m.off, 0), m.off < 0)
+	var lb [64]byte
+	l := append(lb[:0], "Type:"...)
+	if m.Type == Call {
+		l = append(l, "Call XID:0x"...)
+	} else {
+		l = append(l, "Reply XID:0x"...)
+	}
+	l = appendHex32(l, m.XID)
+	t.Proto(PRPC, 0, len(m.data), string(l))
+	if m.rm {
+		o := -4
+		if m.off < 0 {
+			o = -1
+		}
+		t.Uint(fLastFrag, o, 4, uint64(m.fragHdr))
+		t.Uint(fFragLen, o, 4, uint64(m.fragHdr))
+	}
+	if len(m.frames) > 1 {
+		t.String(fFrames, -1, 0, framesText(m.frames))
+	}
+	t.Uint(fXID, 0, 4, uint64(m.XID))
+	t.Uint(fMsgType, 4, 4, uint64(m.Type))
+	if m.Type == Call {
+		t.Uint(fVersion, 8, 4, uint64(m.RPCVers))
+		t.Uint(fProgram, 12, 4, uint64(m.Prog))
+		t.Uint(FProgVers, 16, 4, uint64(m.Vers))
+		t.UintLabel(fProcedure, 20, 4, uint64(m.Proc), procLabel(m))
+		if m.cred.off > 0 {
+			treeAuth(t, fCred, m.data, &m.cred, true)
+		}
+		if m.verf.off > 0 {
+			treeAuth(t, fVerf, m.data, &m.verf, false)
+		}
+		if m.replyFrame != 0 {
+			t.Uint(fReqFrame, -1, 0, m.replyFrame)
+		}
+	} else {
+		if m.matched {
+			t.Uint(fProgram, -1, 0, uint64(m.Prog))
+			t.Uint(FProgVers, -1, 0, uint64(m.Vers))
+			t.UintLabel(fProcedure, -1, 0, uint64(m.Proc), procLabel(m))
+		}
+		t.Uint(fReplyStat, 8, 4, uint64(m.ReplyStat))
+		if m.matched {
+			t.Uint(fRepFrame, -1, 0, m.callFrame)
+			t.Int(fTime, -1, 0, m.rtt)
+		}
+		if m.ReplyStat == MsgAccepted {
+			if m.verf.off > 0 || m.verfOff > 0 {
+				treeAuth(t, fVerf, m.data, &m.verf, false)
+			}
+			if m.statOff+4 <= len(m.data) && !m.short {
+				t.Uint(fAccept, m.statOff, 4, uint64(m.AcceptStat))
+				if m.AcceptStat == ProgMismatch {
+					t.Uint(fProgLow, m.statOff+4, 4, uint64(m.low))
+					t.Uint(fProgHigh, m.statOff+8, 4, uint64(m.high))
+				}
+			}
+		} else {
+			t.Uint(fReject, 12, 4, uint64(m.RejectStat))
+			switch m.RejectStat {
+			case RPCMismatch:
+				t.Uint(fVersLow, 16, 4, uint64(m.low))
+				t.Uint(fVersHigh, 20, 4, uint64(m.high))
+			case AuthError:
+				t.Uint(fAuthState, 16, 4, uint64(m.authStat))
+			}
+		}
+	}
+	f.TreeFindings(t, m.idx)
+}
+
+func procLabel(m *Msg) string {
+	n := ProcName(m.Prog, m.Vers, m.Proc)
+	if n == "" {
+		return ""
+	}
+	return n + " (" + strconv.Itoa(int(m.Proc)) + ")"
+}
+
+func framesText(fr []uint64) string {
+	b := make([]byte, 0, len(fr)*5)
+	for i, n := range fr {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return string(b)
+}
+
+// treeAuth adds a credential or verifier.
+func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred bool) {
+	o := a.off
+	t.Uint(node, o, 8+len(a.body), 0)
+	t.Open()
+	t.Uint(fFlavor, o, 4, uint64(a.flavor))
+	t.Uint(fAuthLen, o+4, 4, uint64(a.length))
+	bo := o + 8
+	switch {
+	case a.flavor == AuthSys && cred:
+		r := xdr.NewReader(a.body)
+		t.Uint(fStamp, bo, 4, uint64(r.U32()))
+		TreeString(t, fMachine, &r, bo, 255)
+		t.Uint(fUID, bo+r.Off, 4, uint64(r.U32()))
+		t.Uint(fGID, bo+r.Off, 4, uint64(r.U32()))
+		n := r.Count(4)
+		t.Uint(fAuxGIDs, bo+r.Off-4, 4, uint64(n))
+		for i := 0; i < n && r.Err() == nil; i++ {
+			t.Uint(fGID, bo+r.Off, 4, uint64(r.U32()))
+		}
+	case a.flavor == RPCSecGSS && cred:
+		r := xdr.NewReader(a.body)
+		t.Uint(fGSSVers, bo, 4, uint64(r.U32()))
+		t.Uint(fGSSProc, bo+4, 4, uint64(r.U32()))
+		t.Uint(fGSSSeq, bo+8, 4, uint64(r.U32()))
+		t.Uint(fGSSService, bo+12, 4, uint64(r.U32()))
+		s := r.Off
+		h := r.Opaque(maxAuth)
+		if r.Err() == nil {
+			t.Bytes(fGSSContext, bo+s+4, len(h), h)
+		}
+	case a.flavor == RPCSecGSS:
+		if len(a.body) > 0 {
+			t.Bytes(fGSSChecksum, bo, len(a.body), a.body)
+		}
+	case len(a.body) > 0:
+		t.Bytes(fAuthBody, bo, len(a.body), a.body)
+	}
+	t.Close()
+}
+
+// TreeString adds an XDR string read from r (at tree offset base+r.Off) as
+// field fl, with Wireshark's rpc.opaque_length and rpc.fill_bytes children.
+// It returns the string's bytes (nil if it did not fit).
+func TreeString(t *dissect.Tree, fl *dissect.Field, r *xdr.Reader, base, max int) []byte {
+	start := r.Off
+	b := r.Opaque(max)
+	if r.Err() != nil {
+		return nil
+	}
+	t.String(fl, base+start, r.Off-start, string(b))
+	t.Open()
+	TreeOpaqueParts(t, base+start, b, r.B[start+4+len(b):r.Off])
+	t.Close()
+	return b
+}
+
+// TreeOpaqueParts adds rpc.opaque_length (at off) and, when the data is
+// padded, rpc.fill_bytes.
+func TreeOpaqueParts(t *dissect.Tree, off int, data, fill []byte) {
+	t.Uint(FOpaqueLen, off, 4, uint64(len(data)))
+	if len(fill) > 0 {
+		t.Bytes(FFillBytes, off+4+len(data), len(fill), fill)
+	}
+}

@@ -1,0 +1,439 @@
+package rpcrdma
+
+import (
+	"encoding/binary"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/dissect/oncrpc"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+)
+
+// Name is the registration name (and Wireshark's protocol abbreviation).
+const Name = "rpcordma"
+
+// Bounds on chunk state.
+const (
+	maxPending = 256      // calls waiting for read chunk data
+	maxStore   = 32 << 20 // RDMA WRITE data kept for write/reply chunks
+	maxExtents = 4096
+	maxChunk   = 16 << 20 // a read chunk longer than this is not rebuilt
+)
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{
+		Name: Name,
+		New: func(e *dissect.Engine) dissect.Dissector {
+			return &State{eng: e, pending: map[uint32]*pending{}, advertised: map[uint32]bool{}}
+		},
+	})
+	ib.RegisterUpper(Name)
+}
+
+// State is the per-engine RPC-over-RDMA state.
+type State struct {
+	eng        *dissect.Engine
+	rpc        *oncrpc.State
+	pool       []Hdr
+	npool      int
+	pframe     uint64
+	reas       Reasm
+	pending    map[uint32]*pending // by read segment handle
+	advertised map[uint32]bool     // handles of write/reply chunks offered by requesters
+	extents    []extent            // RDMA WRITE data into advertised handles
+	stored     int
+	buf        []byte // message rebuilt in the current frame
+}
+
+type pending struct {
+	xid    uint32
+	inline []byte
+	reads  []ReadSegment
+	data   [][]byte // per read segment
+	filled []int
+	frames []uint64
+	sizes  []int
+	done   bool
+}
+
+type extent struct {
+	handle uint32
+	va     uint64
+	data   []byte
+	frames []uint64
+}
+
+// Dissect implements dissect.Dissector; RPC-over-RDMA arrives only through
+// the InfiniBand dissector (IBMessage).
+func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
+
+// Rewind implements dissect.Rewinder.
+func (d *State) Rewind() {
+	clear(d.pending)
+	clear(d.advertised)
+	d.extents, d.stored, d.pframe = d.extents[:0], 0, 0
+}
+
+func (d *State) rpcState() *oncrpc.State {
+	if d.rpc == nil {
+		d.rpc, _ = d.eng.Instance(oncrpc.Name).(*oncrpc.State)
+	}
+	return d.rpc
+}
+
+func (d *State) newHdr(f *dissect.Frame) *Hdr {
+	if f.Num != d.pframe || d.npool > 16 {
+		d.pframe, d.npool = f.Num, 0
+		d.buf = d.buf[:0]
+	}
+	if d.npool == len(d.pool) {
+		d.pool = append(d.pool, Hdr{})
+	}
+	h := &d.pool[d.npool]
+	d.npool++
+	return h
+}
+
+// IBMessage implements ib.Upper.
+func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	switch m.Kind {
+	case ibasm.KindSend:
+		return d.send(f, p, m)
+	case ibasm.KindWrite:
+		if d.advertised[m.RKey] && !m.Truncated() {
+			d.store(m)
+		}
+	case ibasm.KindRead:
+		return d.read(f, m)
+	}
+	return false
+}
+
+// Heuristic reports whether b starts with an RPC-over-RDMA v1 header that
+// verifies: version 1, a known procedure, lists that parse, and for RDMA_MSG
+// an RPC call or reply after them.
+func Heuristic(b []byte) bool {
+	var h Header
+	n, err := Parse(b, &h)
+	if err != nil || n < 16 {
+		return false
+	}
+	switch h.Proc {
+	case MSG, MSGP:
+		return rpcShape(b[n:])
+	case NOMSG:
+		return len(h.Reads) > 0 || len(h.Writes) > 0 || h.HasReply
+	}
+	return true
+}
+
+// rpcShape: an RPC message header (call with version 2, or reply with a
+// valid reply_stat).
+func rpcShape(b []byte) bool {
+	if len(b) < 12 {
+		return false
+	}
+	switch binary.BigEndian.Uint32(b[4:]) {
+	case oncrpc.Call:
+		return binary.BigEndian.Uint32(b[8:]) == 2
+	case oncrpc.Reply:
+		return binary.BigEndian.Uint32(b[8:]) <= 1
+	}
+	return false
+}
+
+func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	if m.Truncated() || !Heuristic(m.Data) {
+		return false
+	}
+	h := d.newHdr(f)
+	*h = Hdr{d: d, data: m.Data, hdr: h.hdr, off: -1}
+	if len(m.Frames) == 1 {
+		h.off = p.PayloadOffset()
+	} else {
+		h.data = d.keep(m.Data) // assembled from several packets: not in this frame
+	}
+	n, err := Parse(h.data, &h.hdr)
+	if err != nil {
+		return false
+	}
+	h.n = n
+	h.idx = f.AddPDU(h)
+	hd := &h.hdr
+	ok := true
+	warn := func(sev dissect.Severity, g dissect.Group, fl *dissect.Field, msg string) {
+		f.AddFinding(h.idx, sev, g, fl, "rpcordma", msg)
+		ok = false
+	}
+	payload := h.data[n:]
+	isReply := len(payload) >= 8 && binary.BigEndian.Uint32(payload[4:]) == oncrpc.Reply
+	switch hd.Proc {
+	case MSGP:
+		warn(dissect.Warn, dissect.GroupProtocol, fProc, "RDMA_MSGP is RFC 5666 only: RFC 8166 senders must not send it")
+	case DONE:
+		warn(dissect.Warn, dissect.GroupProtocol, fProc, "RDMA_DONE is RFC 5666 only: RFC 8166 peers must not send it")
+	case ERROR:
+		msg := "RDMA_ERROR " + errNames[uint64(hd.ErrCode)]
+		if hd.ErrCode == ErrVers {
+			msg += ": peer supports versions " + strconv.Itoa(int(hd.Low)) + " to " + strconv.Itoa(int(hd.High))
+		}
+		warn(dissect.Warn, dissect.GroupProtocol, fErrCode, msg)
+		isReply = true
+	}
+	if hd.Credit == 0 && (isReply || hd.Proc == NOMSG && hd.HasReply && len(hd.Reads) == 0 && isReplyNOMSG(hd)) {
+		warn(dissect.Warn, dissect.GroupProtocol, fCredit, "credit grant of 0 in a reply: the requester can send nothing more")
+	}
+	for i, r := range hd.Reads {
+		if r.Position%4 != 0 {
+			warn(dissect.Error, dissect.GroupMalformed, fPosition, "read chunk position "+strconv.Itoa(int(r.Position))+" is not a multiple of 4")
+			break
+		}
+		if hd.Proc == MSG && int(r.Position) > len(payload)+insertedBefore(hd, i) {
+			warn(dissect.Error, dissect.GroupMalformed, fPosition, "read chunk position "+strconv.Itoa(int(r.Position))+
+				" is beyond the "+strconv.Itoa(len(payload))+" octets of the RPC message")
+			break
+		}
+	}
+	if isReply && len(hd.Reads) > 0 {
+		warn(dissect.Warn, dissect.GroupProtocol, fReads, "reply with a non-empty read list")
+	}
+	if (hd.Proc == MSG || hd.Proc == MSGP) && len(payload) >= 4 {
+		if x := binary.BigEndian.Uint32(payload); x != hd.XID {
+			warn(dissect.Error, dissect.GroupMalformed, fXID, "XID mismatch: header 0x"+hex32(hd.XID)+", RPC message 0x"+hex32(x))
+		}
+	}
+	f.Checked(checkHeader, h.idx, ok)
+
+	// remember chunks offered by the requester for data that comes by RDMA WRITE
+	if !isReply {
+		for _, w := range hd.Writes {
+			for _, s := range w {
+				d.advertise(s.Handle)
+			}
+		}
+		for _, s := range hd.Reply {
+			d.advertise(s.Handle)
+		}
+	}
+	rpc := d.rpcState()
+	if rpc == nil {
+		return true
+	}
+	switch {
+	case hd.Proc == MSG && len(hd.Reads) > 0, hd.Proc == NOMSG && len(hd.Reads) > 0:
+		// the call completes when its read chunks have been read
+		d.expect(h, payload, m)
+	case hd.Proc == MSG && isReply && len(hd.Writes) > 0:
+		ddp, frames, got := d.gather(hd.Writes)
+		h.ddpFrames, h.ddpLen, h.hasDDP = frames, got, true
+		want := 0
+		for _, w := range hd.Writes {
+			for _, s := range w {
+				want += int(s.Length)
+			}
+		}
+		if got != want {
+			f.AddFinding(h.idx, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "write list announces "+
+				strconv.Itoa(want)+" octets but RDMA WRITEs to its segments carried "+strconv.Itoa(got))
+		}
+		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma", DDP: ddp})
+	case hd.Proc == MSG || hd.Proc == MSGP:
+		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma"})
+	case hd.Proc == NOMSG && hd.HasReply:
+		// long reply: the RPC reply was written into the reply chunk
+		ddp, frames, got := d.gather([][]Segment{hd.Reply})
+		if got == 0 {
+			break
+		}
+		msg := d.keep(nil)
+		for _, b := range ddp {
+			msg = append(msg, b...)
+		}
+		d.buf = msg
+		r := &d.reas
+		*r = Reasm{frames: frames, sizes: r.sizes[:0], data: msg}
+		for _, b := range ddp {
+			r.sizes = append(r.sizes, len(b))
+		}
+		r.idx = f.AddPDU(r)
+		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: frames})
+	}
+	return true
+}
+
+// isReplyNOMSG: a NOMSG carrying only a reply chunk is a responder's long reply.
+func isReplyNOMSG(h *Header) bool { return len(h.Writes) == 0 }
+
+func insertedBefore(h *Header, i int) int {
+	n := 0
+	for j := 0; j < i; j++ {
+		if h.Reads[j].Position != h.Reads[i].Position {
+			n += int(h.Reads[j].Length)
+		}
+	}
+	return n
+}
+
+// keep copies b into the frame's buffer (valid until the next frame).
+func (d *State) keep(b []byte) []byte {
+	if cap(d.buf)-len(d.buf) < len(b) {
+		d.buf = make([]byte, 0, max(2*cap(d.buf), len(b)+1024)) // earlier copies keep the old array
+	}
+	s := len(d.buf)
+	d.buf = append(d.buf, b...)
+	return d.buf[s:len(d.buf):len(d.buf)]
+}
+
+func (d *State) advertise(h uint32) {
+	if len(d.advertised) >= maxExtents {
+		clear(d.advertised)
+	}
+	d.advertised[h] = true
+}
+
+// store keeps an RDMA WRITE's data for the reply that will announce it.
+func (d *State) store(m *ibasm.Message) {
+	for len(d.extents) > 0 && (d.stored+len(m.Data) > maxStore || len(d.extents) >= maxExtents) {
+		d.stored -= len(d.extents[0].data)
+		d.extents = d.extents[1:]
+	}
+	if len(m.Data) > maxStore {
+		return
+	}
+	d.extents = append(d.extents, extent{handle: m.RKey, va: m.VA, data: append([]byte(nil), m.Data...),
+		frames: append([]uint64(nil), m.Frames...)})
+	d.stored += len(m.Data)
+}
+
+// gather collects the data written into the segments of chunks, up to each
+// segment's length, and the frames that carried it.
+func (d *State) gather(chunks [][]Segment) (ddp [][]byte, frames []uint64, total int) {
+	for _, w := range chunks {
+		var buf []byte
+		for _, s := range w {
+			seg := make([]byte, 0, min(int(s.Length), maxChunk))
+			for i := range d.extents {
+				e := &d.extents[i]
+				if e.handle != s.Handle || e.va < s.Offset || e.va-s.Offset >= uint64(s.Length) {
+					continue
+				}
+				at := int(e.va - s.Offset)
+				if at != len(seg) {
+					continue // keep it simple: extents must follow each other
+				}
+				n := min(len(e.data), int(s.Length)-at)
+				seg = append(seg, e.data[:n]...)
+				frames = appendFrames(frames, e.frames)
+			}
+			buf = append(buf, seg...)
+		}
+		total += len(buf)
+		ddp = append(ddp, buf)
+	}
+	return ddp, frames, total
+}
+
+func appendFrames(dst, src []uint64) []uint64 {
+	for _, n := range src {
+		if len(dst) == 0 || dst[len(dst)-1] != n {
+			dst = append(dst, n)
+		}
+	}
+	return dst
+}
+
+// expect records a call whose read chunks are still to be read.
+func (d *State) expect(h *Hdr, payload []byte, m *ibasm.Message) {
+	if len(d.pending) >= maxPending {
+		clear(d.pending)
+	}
+	hd := &h.hdr
+	p := &pending{xid: hd.XID, inline: append([]byte(nil), payload...), reads: append([]ReadSegment(nil), hd.Reads...)}
+	p.frames = append(p.frames, m.Frames...)
+	p.sizes = append(p.sizes, len(payload))
+	for _, r := range hd.Reads {
+		if r.Length > maxChunk {
+			return
+		}
+	}
+	p.data = make([][]byte, len(p.reads))
+	p.filled = make([]int, len(p.reads))
+	for i, r := range p.reads {
+		p.data[i] = make([]byte, r.Length)
+		d.pending[r.Handle] = p
+	}
+}
+
+// read places RDMA READ response data into the read chunk it fetches, and
+// when the call is complete decodes it here.
+func (d *State) read(f *dissect.Frame, m *ibasm.Message) bool {
+	p := d.pending[m.RKey]
+	if p == nil || p.done {
+		return false
+	}
+	used := false
+	for i, r := range p.reads {
+		if r.Handle != m.RKey || m.VA < r.Offset || m.VA-r.Offset >= uint64(r.Length) {
+			continue
+		}
+		at := int(m.VA - r.Offset)
+		n := copy(p.data[i][at:], m.Data)
+		p.filled[i] += n
+		used = true
+		if m.Len > int(r.Length)-at {
+			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(m.Len)+
+				" octets overruns read segment 0x"+hex32(r.Handle)+" ("+strconv.Itoa(int(r.Length))+" octets at offset "+strconv.Itoa(at)+")")
+		}
+		break
+	}
+	if !used {
+		return false
+	}
+	p.frames = append(p.frames, m.Frames...)
+	p.sizes = append(p.sizes, m.Sizes...)
+	for i, r := range p.reads {
+		if p.filled[i] < int(r.Length) {
+			return true
+		}
+	}
+	p.done = true
+	for _, r := range p.reads {
+		delete(d.pending, r.Handle)
+	}
+	// rebuild: inline bytes with each chunk (plus XDR pad) inserted at its position
+	if f.Num != d.pframe {
+		d.pframe, d.npool = f.Num, 0
+		d.buf = d.buf[:0]
+	}
+	msg := d.keep(nil)
+	in, inserted := 0, 0
+	for i := 0; i < len(p.reads); {
+		pos := int(p.reads[i].Position)
+		cut := min(max(pos-inserted, in), len(p.inline))
+		msg = append(msg, p.inline[in:cut]...)
+		in = cut
+		n := 0
+		for ; i < len(p.reads) && int(p.reads[i].Position) == pos; i++ {
+			msg = append(msg, p.data[i]...)
+			n += len(p.data[i])
+		}
+		if pos != 0 || in < len(p.inline) {
+			for ; n%4 != 0; n++ {
+				msg = append(msg, 0)
+			}
+		}
+		inserted += n
+	}
+	msg = append(msg, p.inline[in:]...)
+	d.buf = msg
+	r := &d.reas
+	*r = Reasm{frames: p.frames, sizes: p.sizes, data: msg}
+	r.idx = f.AddPDU(r)
+	if rpc := d.rpcState(); rpc != nil {
+		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: p.frames})
+	}
+	return true
+}
+
+func hex32(v uint32) string { return strconv.FormatUint(uint64(v)|1<<32, 16)[1:] }

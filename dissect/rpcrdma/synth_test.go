@@ -1,0 +1,80 @@
+package rpcrdma
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+func rpcCall(xid uint32) []byte {
+	b := binary.BigEndian.AppendUint32(nil, xid)
+	for _, v := range []uint32{0, 2, 100003, 3, 1, 0, 0, 0, 0} { // call, v2, NFS v3 GETATTR, AUTH_NONE x2
+		b = binary.BigEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+func TestEncodeParseRoundTrip(t *testing.T) {
+	h := Header{XID: 7, Vers: 1, Credit: 32, Proc: MSG,
+		Reads:    []ReadSegment{{Position: 116, Segment: Segment{1, 4096, 0x1000}}, {Position: 116, Segment: Segment{2, 4096, 0x2000}}},
+		Writes:   [][]Segment{{{3, 8192, 0x3000}}},
+		HasReply: true, Reply: []Segment{{4, 1024, 0x4000}}}
+	b := h.Encode(nil)
+	var g Header
+	n, err := Parse(b, &g)
+	if err != nil || n != len(b) {
+		t.Fatalf("parse: %v n=%d len=%d", err, n, len(b))
+	}
+	if len(g.Reads) != 2 || g.ReadChunkCount() != 1 || len(g.Writes) != 1 || g.Writes[0][0].Length != 8192 || !g.HasReply || g.Reply[0].Handle != 4 {
+		t.Fatalf("got %+v", g)
+	}
+	e := Header{XID: 9, Vers: 1, Credit: 1, Proc: ERROR, ErrCode: ErrVers, Low: 1, High: 1}
+	if _, err := Parse(e.Encode(nil), &g); err != nil || g.Low != 1 || g.ErrCode != ErrVers {
+		t.Fatalf("error header: %v %+v", err, g)
+	}
+}
+
+func TestHeuristic(t *testing.T) {
+	ok := (&Header{XID: 5, Vers: 1, Credit: 8, Proc: MSG}).Encode(nil)
+	if !Heuristic(append(ok, rpcCall(5)...)) {
+		t.Fatal("valid RDMA_MSG refused")
+	}
+	// XID mismatch still has an RPC behind it: accepted, flagged by the dissector
+	if !Heuristic(append(ok, rpcCall(6)...)) {
+		t.Fatal("XID mismatch refused by the heuristic")
+	}
+	if Heuristic(ok) {
+		t.Fatal("RDMA_MSG without an RPC message accepted")
+	}
+	v2 := (&Header{XID: 5, Vers: 2, Credit: 8, Proc: MSG}).Encode(nil)
+	if Heuristic(append(v2, rpcCall(5)...)) {
+		t.Fatal("version 2 accepted")
+	}
+	bad := append((&Header{XID: 5, Vers: 1, Credit: 8, Proc: MSG}).Encode(nil)[:16], 0, 0, 0, 7)
+	if Heuristic(append(bad, rpcCall(5)...)) {
+		t.Fatal("bad list discriminator accepted")
+	}
+	nomsg := (&Header{XID: 5, Vers: 1, Credit: 8, Proc: NOMSG}).Encode(nil)
+	if Heuristic(nomsg) {
+		t.Fatal("RDMA_NOMSG without chunks accepted")
+	}
+}
+
+func FuzzRPCRDMA(f *testing.F) {
+	f.Add((&Header{XID: 5, Vers: 1, Credit: 8, Proc: MSG, Reads: []ReadSegment{{Position: 4, Segment: Segment{1, 2, 3}}}}).Encode(nil))
+	f.Add((&Header{XID: 5, Vers: 1, Credit: 8, Proc: NOMSG, HasReply: true, Reply: []Segment{{1, 2, 3}}}).Encode(nil))
+	f.Add((&Header{XID: 5, Vers: 1, Proc: ERROR, ErrCode: ErrVers}).Encode(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var h Header
+		n, err := Parse(b, &h)
+		if err == nil && n > len(b) {
+			t.Fatalf("length %d beyond %d", n, len(b))
+		}
+		if err == nil && h.Vers == 1 && (h.Proc == MSG || h.Proc == NOMSG) {
+			var g Header
+			if m, err := Parse(h.Encode(nil), &g); err != nil || m != n && h.Proc != MSGP {
+				t.Fatalf("re-encode: %v %d %d", err, m, n)
+			}
+		}
+		Heuristic(b)
+	})
+}
