@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -32,6 +34,7 @@ type ReadOptions struct {
 	SinglePass bool
 	Quiet      bool
 	Filter     string
+	Prefs      []string // -o NAME=VALUE protocol preferences
 	CPUProfile string
 	Config     map[string]string
 	Iface      string // live capture instead of File (capture_live.go)
@@ -77,6 +80,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
+	addPrefFlags(f, o)
 	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
@@ -85,6 +89,63 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
 	return cmd
+}
+
+// addPrefFlags adds -o NAME=VALUE (as tshark's -o) and the MPA shortcuts for
+// streams whose Request/Reply is not in the capture.
+func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
+	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
+	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
+	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
+}
+
+// prefFlag is a flag that stands for one -o preference.
+type prefFlag struct {
+	o   *ReadOptions
+	key string
+}
+
+func (p prefFlag) String() string { return "" }
+func (p prefFlag) Type() string   { return "0|1" }
+func (p prefFlag) Set(v string) error {
+	switch v {
+	case "0", "1", "true", "false", "on", "off":
+	default:
+		return fmt.Errorf("want 1 or 0")
+	}
+	if v == "true" || v == "on" {
+		v = "1"
+	} else if v == "false" || v == "off" {
+		v = "0"
+	}
+	p.o.Prefs = append(p.o.Prefs, p.key+"="+v)
+	return nil
+}
+
+// engineOptions turns -d and -o into engine options.
+func engineOptions(o *ReadOptions) (dissect.Options, error) {
+	eo := dissect.Options{Config: map[string]string{}}
+	for k, v := range o.Config {
+		eo.Config[k] = v
+	}
+	for _, d := range o.DecodeAs {
+		da, err := dissect.ParseDecodeAs(d)
+		if err != nil {
+			return eo, &exitError{code: exitUsage, err: err}
+		}
+		eo.DecodeAs = append(eo.DecodeAs, da)
+	}
+	for _, kv := range o.Prefs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			k, v, ok = strings.Cut(kv, ":")
+		}
+		if !ok || k == "" {
+			return eo, usageErr("-o %s: want NAME=VALUE", kv)
+		}
+		eo.Config[k] = v
+	}
+	return eo, nil
 }
 
 func readRun(o *ReadOptions) error {
@@ -98,14 +159,9 @@ func readRun(o *ReadOptions) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var eo dissect.Options
-	eo.Config = o.Config
-	for _, d := range o.DecodeAs {
-		da, err := dissect.ParseDecodeAs(d)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		eo.DecodeAs = append(eo.DecodeAs, da)
+	eo, err := engineOptions(o)
+	if err != nil {
+		return err
 	}
 	var fw *render.Fields
 	switch o.Format {
@@ -250,7 +306,12 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 		return c, &exitError{code: exitUsage, err: err}
 	}
 	// reading runs on the other core while this one decodes
-	pf := capture.NewPrefetch(src)
+	// (not for a live source: each frame must show as it arrives, not
+	// wait for a batch to fill)
+	var pf capture.Source = src
+	if o.Iface == "" {
+		pf = capture.NewPrefetch(src)
+	}
 	defer pf.Close()
 	var pkt capture.Packet
 	for o.Count <= 0 || c.frames < uint64(o.Count) {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+func init() { verbs = append(verbs, newCmdCheck) }
+
+// maxFailFrames is how many failing frames per check are listed.
+const maxFailFrames = 5
+
+// checkRow is one registered check's tally.
+type checkRow struct {
+	Check   string   `json:"check"`
+	Proto   string   `json:"proto"`
+	Desc    string   `json:"description"`
+	Checked uint64   `json:"checked"`
+	Passed  uint64   `json:"passed"`
+	Failed  uint64   `json:"failed"`
+	Frames  []uint64 `json:"first_failing_frames"`
+}
+
+func newCmdCheck(io *iostreams.IO) *cobra.Command {
+	o := &ReadOptions{IO: io, Quiet: true}
+	cmd := &cobra.Command{
+		Use:   "check FILE",
+		Short: "Run every validation (CRCs, markers, checksums) over a capture and tabulate the results",
+		Long: `check decodes the whole capture once and counts, for every check a protocol
+registered (mpa.crc, mpa.marker, infiniband.icrc, ...), how many PDUs it ran
+on, how many passed and failed, and the first failing frames. Exit status: 0
+when nothing failed, 1 when a check failed, 2 on usage or input errors.`,
+		Example: `  rdx check pcaps/iwarp/iwarp_rping_crc.pcap
+  rdx check -T json FILE
+  rdx check -d tcp.port==4210,mpa FILE`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return checkRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text or json")
+	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. tcp.port==4210,mpa")
+	addPrefFlags(f, o)
+	return cmd
+}
+
+func checkRun(o *ReadOptions) error {
+	if o.Format != "text" && o.Format != "json" {
+		return usageErr("-T %s: want text or json", o.Format)
+	}
+	eo, err := engineOptions(o)
+	if err != nil {
+		return err
+	}
+	all := dissect.Checks()
+	rows := make([]checkRow, len(all))
+	byID := map[int]int{}
+	for i, c := range all {
+		rows[i] = checkRow{Check: c.Name, Proto: c.Proto, Desc: c.Desc, Frames: []uint64{}}
+		byID[c.ID()] = i
+	}
+	eng := dissect.NewEngine(eo)
+	counts, err := pass(o, eng, 0, func(f *dissect.Frame) {
+		for _, r := range f.Checks {
+			row := &rows[byID[r.Check.ID()]]
+			row.Checked++
+			if r.OK {
+				row.Passed++
+				continue
+			}
+			row.Failed++
+			if n := len(row.Frames); f.Num != 0 && (n == 0 || row.Frames[n-1] != f.Num) && n < maxFailFrames {
+				row.Frames = append(row.Frames, f.Num)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, r := range rows {
+		failed = failed || r.Failed > 0
+	}
+	if o.Format == "json" {
+		out := struct {
+			File     string     `json:"file"`
+			Frames   uint64     `json:"frames"`
+			Checks   []checkRow `json:"checks"`
+			Errors   int        `json:"finding_errors"`
+			Warnings int        `json:"finding_warnings"`
+			Notes    int        `json:"finding_notes"`
+			OK       bool       `json:"ok"`
+		}{o.File, counts.frames, rows, counts.Errors, counts.Warnings, counts.Notes, !failed}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintf(o.IO.Out, "%s\n", b)
+	} else {
+		t := tablewriter.NewTable(o.IO.Out,
+			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithHeaderAutoFormat(tw.Off))
+		t.Header("Check", "Proto", "Checked", "Passed", "Failed", "First failing frames")
+		for _, r := range rows {
+			fr := make([]string, len(r.Frames))
+			for i, n := range r.Frames {
+				fr[i] = strconv.FormatUint(n, 10)
+			}
+			if err := t.Append([]string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
+				strconv.FormatUint(r.Failed, 10), strings.Join(fr, " ")}); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+		if err := t.Render(); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
+		counts.frames, counts.Errors, counts.Warnings, counts.Notes)
+	if failed {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", o.File)}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+var iwarpFields = []string{"-e", "frame.number", "-e", "iwarp_mpa.ulpdulength", "-e", "iwarp_mpa.crc_check", "-e", "iwarp_mpa.crc.status",
+	"-e", "iwarp_mpa.marker_fpduptr", "-e", "iwarp_mpa.marker.status", "-e", "iwarp_rdma.opcode", "-e", "iwarp_ddp.msn",
+	"-e", "iwarp_ddp.stag", "-e", "_ws.expert.message", "-E", "header=y"}
+
+// TestIwarpGolden: summary and -T fields goldens of the iWARP captures.
+func TestIwarpGolden(t *testing.T) {
+	caps, _ := filepath.Glob("../../pcaps/iwarp/*.pcap")
+	if len(caps) < 5 {
+		t.Fatalf("iwarp captures missing: %v", caps)
+	}
+	for _, c := range caps {
+		base := "iwarp_" + strings.TrimPrefix(strings.TrimSuffix(filepath.Base(c), ".pcap"), "iwarp_")
+		for mode, args := range map[string][]string{
+			".summary": {"read", "--color", "never", c},
+			".fields":  append([]string{"read", "-T", "fields", c}, iwarpFields...),
+		} {
+			t.Run(base+mode, func(t *testing.T) {
+				io, _, out, errOut := iostreams.Test()
+				if code := run(io, args); code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				path := filepath.Join("../../golden", base+mode)
+				if *update {
+					if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create)", err)
+				}
+				if !bytes.Equal(out.Bytes(), want) {
+					t.Errorf("differs from %s\n%s", path, firstDiff(out.String(), string(want)))
+				}
+			})
+		}
+	}
+}
+
+// flipFPDUByte copies a pcap with one octet flipped in the payload of frame
+// num (offset from the end of the frame, inside the FPDU's ULPDU).
+func flipFPDUByte(t *testing.T, src string, num int, fromEnd int) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := 24
+	for n := 1; o+16 <= len(b); n++ {
+		cl := int(uint32(b[o+8]) | uint32(b[o+9])<<8 | uint32(b[o+10])<<16 | uint32(b[o+11])<<24)
+		if n == num {
+			b[o+16+cl-fromEnd] ^= 0x10
+			break
+		}
+		o += 16 + cl
+	}
+	out := filepath.Join(t.TempDir(), "flipped.pcap")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCheckIwarp(t *testing.T) {
+	for _, c := range []string{"iwarp_rping_crc.pcap", "wiki_iwarp_rdma__write_crc.pcap", "wiki_iwarp_send_recv__snd_recv_crc_mrkr.pcap"} {
+		io, _, out, errOut := iostreams.Test()
+		if code := run(io, []string{"check", "../../pcaps/iwarp/" + c}); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c, code, out, errOut)
+		}
+		if !strings.Contains(out.String(), "mpa.crc") || !strings.Contains(errOut.String(), "findings:") {
+			t.Errorf("%s: %s", c, out)
+		}
+	}
+	// Frame 10 of iwarp_rping_crc is a Read Response FPDU: flip a payload
+	// octet 10 before the CRC; exactly frame 10 fails.
+	bad := flipFPDUByte(t, "../../pcaps/iwarp/iwarp_rping_crc.pcap", 10, 10)
+	io, _, out, _ := iostreams.Test()
+	if code := run(io, []string{"check", "-T", "json", bad}); code != 1 {
+		t.Fatalf("flipped: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out.String(), `"first_failing_frames": [
+        10
+      ]`) {
+		t.Errorf("flipped: want frame 10 only\n%s", out)
+	}
+	io, _, out, _ = iostreams.Test()
+	run(io, []string{"read", bad})
+	if !strings.Contains(out.String(), "bad MPA CRC") {
+		t.Errorf("no bad-CRC finding in summary:\n%s", out)
+	}
+	io, _, _, _ = iostreams.Test()
+	if code := run(io, []string{"check", "no-such-file.pcap"}); code != 2 {
+		t.Errorf("missing file: exit %d", code)
+	}
+}

@@ -1,0 +1,368 @@
+// Package ddp dissects DDP (RFC 5041) segments and the RDMAP (RFC 5040,
+// RFC 7306) messages they carry, as MPA hands them over: tagged and untagged
+// headers, every opcode (atomics and immediate data included), Read
+// Request/Response matching, Terminate with its terminated header decoded
+// again, and Send reassembly by QN/MSN/MO with gap detection.
+package ddp
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/mpa"
+	"github.com/rdx-project/rdx/reassembly/tcp"
+)
+
+// Header lengths (RFC 5041 §4).
+const (
+	TaggedLen      = 14
+	UntaggedLen    = 18
+	ReadReqLen     = 28
+	maxMessage     = 1 << 20 // Send bytes kept per message for upper layers
+	maxOpenMessage = 1024
+)
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{
+		Name: "iwarp_ddp_rdmap",
+		New:  func(e *dissect.Engine) dissect.Dissector { return New() },
+	})
+}
+
+// Message is a completed untagged (Send-class) message.
+type Message struct {
+	Key    tcp.FlowKey
+	Dir    tcp.Dir
+	QN     uint32
+	MSN    uint32
+	Opcode uint8
+	Data   []byte // valid during the hook call
+	Frames []uint64
+}
+
+var (
+	uppersMu sync.Mutex
+	uppers   []func(f *dissect.Frame, m *Message)
+)
+
+// RegisterUpper adds a hook called with every completed Send message (for
+// RPC-over-RDMA and other ULPs). Call it at init.
+func RegisterUpper(fn func(f *dissect.Frame, m *Message)) {
+	uppersMu.Lock()
+	uppers = append(uppers, fn)
+	uppersMu.Unlock()
+}
+
+// Segment is one DDP segment: the PDU.
+type Segment struct {
+	b        []byte
+	off      int
+	idx      int
+	respIn   uint64
+	reqIn    uint64
+	msgLen   int
+	msgFrags int
+}
+
+// Proto implements dissect.PDU.
+func (s *Segment) Proto() *dissect.ProtoInfo { return PDDP }
+
+// Header accessors.
+func Tagged(b []byte) bool     { return b[0]&0x80 != 0 }
+func Last(b []byte) bool       { return b[0]&0x40 != 0 }
+func DV(b []byte) uint8        { return b[0] & 3 }
+func RV(b []byte) uint8        { return b[1] >> 6 }
+func Opcode(b []byte) uint8    { return b[1] & 0x0f }
+func STag(b []byte) uint32     { return binary.BigEndian.Uint32(b[2:]) }
+func TO(b []byte) uint64       { return binary.BigEndian.Uint64(b[6:]) }
+func QN(b []byte) uint32       { return binary.BigEndian.Uint32(b[6:]) }
+func MSN(b []byte) uint32      { return binary.BigEndian.Uint32(b[10:]) }
+func MO(b []byte) uint32       { return binary.BigEndian.Uint32(b[14:]) }
+func HeaderLen(b []byte) int   { return map[bool]int{true: TaggedLen, false: UntaggedLen}[Tagged(b)] }
+func rsvdULP(b []byte) uint32  { return binary.BigEndian.Uint32(b[2:]) }
+func isSend(op uint8) bool     { return op >= OpSend && op <= OpSendSEInv }
+func wantTagged(op uint8) bool { return op == OpWrite || op == OpReadResponse }
+
+// EncodeTagged appends a tagged segment header and payload.
+func EncodeTagged(dst []byte, last bool, op uint8, stag uint32, to uint64, payload []byte) []byte {
+	c := byte(0x81)
+	if last {
+		c |= 0x40
+	}
+	dst = append(dst, c, 0x40|op)
+	dst = binary.BigEndian.AppendUint32(dst, stag)
+	dst = binary.BigEndian.AppendUint64(dst, to)
+	return append(dst, payload...)
+}
+
+// EncodeUntagged appends an untagged segment header and payload.
+func EncodeUntagged(dst []byte, last bool, op uint8, rsvd, qn, msn, mo uint32, payload []byte) []byte {
+	c := byte(0x01)
+	if last {
+		c |= 0x40
+	}
+	dst = append(dst, c, 0x40|op)
+	dst = binary.BigEndian.AppendUint32(dst, rsvd)
+	dst = binary.BigEndian.AppendUint32(dst, qn)
+	dst = binary.BigEndian.AppendUint32(dst, msn)
+	dst = binary.BigEndian.AppendUint32(dst, mo)
+	return append(dst, payload...)
+}
+
+type readKey struct {
+	k    tcp.FlowKey
+	dir  tcp.Dir // direction the responses travel
+	stag uint32
+}
+
+type readReq struct {
+	frame uint64
+	left  uint64
+	to    uint64
+}
+
+type msgKey struct {
+	k   tcp.FlowKey
+	dir tcp.Dir
+	qn  uint32
+	msn uint32
+}
+
+type message struct {
+	next   uint32
+	data   []byte
+	frames []uint64
+	bad    bool
+}
+
+type qKey struct {
+	k   tcp.FlowKey
+	dir tcp.Dir
+	qn  uint32
+}
+
+// State is one engine's DDP/RDMAP dissector.
+type State struct {
+	pool  []Segment
+	npool int
+	frame uint64
+
+	reads   map[readKey]*readReq
+	msgs    map[msgKey]*message
+	lastMSN map[qKey]uint32
+	// learned in pass 1: request frame -> first response frame
+	learned map[uint64]uint64
+	msg     Message
+}
+
+// New creates the dissector.
+func New() *State {
+	d := &State{learned: map[uint64]uint64{}}
+	d.reset()
+	return d
+}
+
+func (d *State) reset() {
+	d.reads = map[readKey]*readReq{}
+	d.msgs = map[msgKey]*message{}
+	d.lastMSN = map[qKey]uint32{}
+}
+
+// Rewind implements dissect.Rewinder.
+func (d *State) Rewind() { d.reset(); d.frame = 0 }
+
+// Dissect is unused: DDP arrives through MPA.
+func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
+
+func (d *State) newSeg(f *dissect.Frame) *Segment {
+	if f.Num != d.frame || f.Num == 0 {
+		d.frame, d.npool = f.Num, 0
+	}
+	if d.npool == len(d.pool) {
+		d.pool = append(d.pool, Segment{})
+	}
+	s := &d.pool[d.npool]
+	d.npool++
+	*s = Segment{}
+	return s
+}
+
+// ULPDU implements mpa.Upper.
+func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
+	s := d.newSeg(f)
+	s.b, s.off = u.Data, u.Off
+	s.idx = f.AddPDU(s)
+	b := u.Data
+	add := func(sev dissect.Severity, g dissect.Group, fl *dissect.Field, msg string) {
+		f.AddFinding(s.idx, sev, g, fl, "iwarp_ddp_rdmap", msg)
+	}
+	if len(b) < 2 || len(b) < HeaderLen(b) {
+		add(dissect.Error, dissect.GroupMalformed, nil, "DDP segment of "+strconv.Itoa(len(b))+" octets is shorter than its header")
+		return
+	}
+	if DV(b) != 1 {
+		add(dissect.Warn, dissect.GroupProtocol, fDV, "DDP version "+strconv.Itoa(int(DV(b)))+" (RFC 5041 requires 1)")
+	}
+	if RV(b) != 1 {
+		add(dissect.Warn, dissect.GroupProtocol, fRV, "RDMAP version "+strconv.Itoa(int(RV(b)))+" (RFC 5040 requires 1)")
+	}
+	if b[0]&0x3c != 0 || b[1]&0x30 != 0 {
+		add(dissect.Note, dissect.GroupProtocol, fDDPRsvd, "reserved control bits not zero")
+	}
+	op := Opcode(b)
+	if op > OpAtomicResp {
+		add(dissect.Error, dissect.GroupProtocol, fOpcode, "reserved RDMAP opcode 0x"+strconv.FormatUint(uint64(op), 16))
+		return
+	}
+	if wantTagged(op) != Tagged(b) {
+		add(dissect.Error, dissect.GroupProtocol, fTFlag, opNames[uint64(op)]+" must use the "+map[bool]string{true: "tagged", false: "untagged"}[wantTagged(op)]+" buffer model")
+		return
+	}
+	if Tagged(b) {
+		d.tagged(f, s, u, op, add)
+		return
+	}
+	qn := QN(b)
+	wantQN := map[uint8]uint32{OpReadRequest: 1, OpTerminate: 2, OpAtomicReq: 3}
+	if w, ok := wantQN[op]; ok && qn != w || isSend(op) && qn != 0 {
+		add(dissect.Warn, dissect.GroupProtocol, fQN, "invalid QN "+strconv.FormatUint(uint64(qn), 10)+" for "+opNames[uint64(op)])
+	}
+	if (op == OpSend || op == OpSendSE || op == OpReadRequest || op == OpTerminate) && rsvdULP(b) != 0 {
+		add(dissect.Note, dissect.GroupProtocol, fReserved, "RsvdULP not zero")
+	}
+	switch op {
+	case OpReadRequest:
+		if len(b) < UntaggedLen+ReadReqLen {
+			add(dissect.Error, dissect.GroupMalformed, fRR, "Read Request shorter than 46 octets")
+			return
+		}
+		if !Last(b) || MO(b) != 0 {
+			add(dissect.Warn, dissect.GroupProtocol, fLFlag, "Read Request must be a single segment (L=1, MO=0)")
+		}
+		r := b[UntaggedLen:]
+		sink := binary.BigEndian.Uint32(r)
+		rk := readKey{u.Key, u.Dir ^ 1, sink}
+		d.reads[rk] = &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: binary.BigEndian.Uint64(r[4:])}
+		s.respIn = d.learned[f.Num]
+	case OpTerminate:
+		if len(b) < UntaggedLen+4 {
+			add(dissect.Error, dissect.GroupMalformed, fTerm, "Terminate shorter than its control field")
+		} else {
+			add(dissect.Note, dissect.GroupProtocol, fTerm, "Terminate: "+termText(b[UntaggedLen:]))
+		}
+	}
+	d.untagged(f, s, u, op, add)
+}
+
+func termText(t []byte) string {
+	layer, et, code := uint64(t[0]>>4), uint64(t[0]&15), uint64(t[1])
+	s := layerNames[layer]
+	if s == "" {
+		s = "layer " + strconv.FormatUint(layer, 10)
+	}
+	var m map[uint64]string
+	switch layer {
+	case 0:
+		m = rdmaErr
+	case 1:
+		if et == 1 {
+			m = ddpTagErr
+		} else if et == 2 {
+			m = ddpUntagErr
+		}
+	case 2:
+		m = llpErr
+	}
+	if n, ok := m[code]; ok {
+		return s + " error: " + n
+	}
+	return s + " error type " + strconv.FormatUint(et, 10) + " code 0x" + strconv.FormatUint(code, 16)
+}
+
+func (d *State) tagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, add func(dissect.Severity, dissect.Group, *dissect.Field, string)) {
+	b := s.b
+	if op != OpReadResponse {
+		return
+	}
+	rk := readKey{u.Key, u.Dir, STag(b)}
+	r := d.reads[rk]
+	if r == nil {
+		add(dissect.Note, dissect.GroupResponse, fSTag, "Read Response without a Read Request in the capture")
+		return
+	}
+	s.reqIn = r.frame
+	if _, ok := d.learned[r.frame]; !ok {
+		d.learned[r.frame] = f.Num
+	}
+	if TO(b) != r.to {
+		add(dissect.Warn, dissect.GroupResponse, fTO, "Read Response TO 0x"+strconv.FormatUint(TO(b), 16)+" does not continue the request (expected 0x"+strconv.FormatUint(r.to, 16)+")")
+	}
+	n := uint64(len(b) - TaggedLen)
+	r.to += n
+	if n > r.left {
+		add(dissect.Warn, dissect.GroupResponse, nil, "Read Response carries more than the Read Request asked for")
+		r.left = 0
+	} else {
+		r.left -= n
+	}
+	if Last(b) {
+		if r.left != 0 {
+			add(dissect.Warn, dissect.GroupResponse, nil, "last Read Response segment leaves "+strconv.FormatUint(r.left, 10)+" requested octets unsent")
+		}
+		delete(d.reads, rk)
+	}
+}
+
+// untagged tracks MSN/MO per queue and reassembles Send messages.
+func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, add func(dissect.Severity, dissect.Group, *dissect.Field, string)) {
+	b := s.b
+	qn, msn, mo := QN(b), MSN(b), MO(b)
+	qk := qKey{u.Key, u.Dir, qn}
+	mk := msgKey{u.Key, u.Dir, qn, msn}
+	m := d.msgs[mk]
+	if m == nil {
+		if last, ok := d.lastMSN[qk]; ok && msn != last+1 {
+			add(dissect.Warn, dissect.GroupSequence, fMSN, "MSN "+strconv.FormatUint(uint64(msn), 10)+" on queue "+
+				strconv.FormatUint(uint64(qn), 10)+" after "+strconv.FormatUint(uint64(last), 10)+" (messages missing or reordered)")
+		}
+		d.lastMSN[qk] = msn
+		if len(d.msgs) >= maxOpenMessage {
+			d.msgs = map[msgKey]*message{}
+		}
+		m = &message{}
+		d.msgs[mk] = m
+	}
+	if mo != m.next {
+		add(dissect.Warn, dissect.GroupReassembly, fMO, "MO "+strconv.FormatUint(uint64(mo), 10)+" where "+
+			strconv.FormatUint(uint64(m.next), 10)+" was expected (segment missing)")
+		m.bad = true
+	}
+	pl := b[UntaggedLen:]
+	m.next = mo + uint32(len(pl))
+	if isSend(op) && len(m.data)+len(pl) <= maxMessage {
+		m.data = append(m.data, pl...)
+	}
+	if len(m.frames) < 64 {
+		m.frames = append(m.frames, f.Num)
+	}
+	if !Last(b) {
+		return
+	}
+	delete(d.msgs, mk)
+	s.msgLen, s.msgFrags = int(m.next), len(m.frames)
+	if !isSend(op) || m.bad {
+		return
+	}
+	uppersMu.Lock()
+	hs := uppers
+	uppersMu.Unlock()
+	if len(hs) == 0 {
+		return
+	}
+	d.msg = Message{Key: u.Key, Dir: u.Dir, QN: qn, MSN: msn, Opcode: op, Data: m.data, Frames: m.frames}
+	for _, h := range hs {
+		h(f, &d.msg)
+	}
+}
