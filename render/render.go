@@ -106,20 +106,20 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		if mark > start {
 			dst = append(dst, "; "...)
 		}
-		body := len(dst)
-		if a := p.Proto().Abbrev; a != last && len(f.PDUs) > 1 && last != "" {
+		// name the protocol when it changes after something was printed
+		// ("...; AFS FS FetchData request")
+		a := p.Proto().Abbrev
+		if a != last && last != "" {
 			dst = appendUpper(dst, a)
 			dst = append(dst, ' ')
-		}
-		if p.Proto().Abbrev != "" {
-			last = p.Proto().Abbrev
 		}
 		before := len(dst)
 		dst = p.Summary(dst)
 		if len(dst) == before {
-			dst = dst[:mark] // an empty summary (e.g. a jumbogram's later sub-packets)
-			_ = body
+			dst = dst[:mark] // an empty summary (a jumbogram's later sub-packets, an FPDU that only carries DDP)
+			continue
 		}
+		last = a
 	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
