@@ -111,7 +111,12 @@ func checkRun(o *ReadOptions) error {
 			tablewriter.WithHeaderAlignment(tw.AlignLeft),
 			tablewriter.WithHeaderAutoFormat(tw.Off))
 		t.Header("Check", "Proto", "Checked", "Passed", "Failed", "First failing frames")
+		idle := 0
 		for _, r := range rows {
+			if r.Checked == 0 { // the table shows what ran; JSON lists every check
+				idle++
+				continue
+			}
 			fr := make([]string, len(r.Frames))
 			for i, n := range r.Frames {
 				fr[i] = strconv.FormatUint(n, 10)
@@ -121,9 +126,12 @@ func checkRun(o *ReadOptions) error {
 				return &exitError{code: exitUsage, err: err}
 			}
 		}
-		if err := t.Render(); err != nil {
-			return &exitError{code: exitUsage, err: err}
+		if idle < len(rows) {
+			if err := t.Render(); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 		}
+		fmt.Fprintf(o.IO.Out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), o.File)
 	}
 	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
 		counts.frames, counts.Errors, counts.Warnings, counts.Notes)

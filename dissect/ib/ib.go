@@ -289,6 +289,7 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 		p.vcrcWire = binary.BigEndian.Uint16(data[total:])
 		c := VCRC(data[:total])
 		p.vcrcCalc = bits.ReverseBytes16(c) // wire order: least significant octet first
+		f.Checked(checkVCRC, p.idx, p.vcrcCalc == p.vcrcWire || c == p.vcrcWire)
 		switch {
 		case p.vcrcCalc == p.vcrcWire:
 			p.vcrcStatus = CRCGood
@@ -336,6 +337,12 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 	d.checkICRC(f, p, crc, ok)
 }
 
+// The checks rdx check tabulates for InfiniBand.
+var (
+	checkICRC = dissect.RegisterCheck("infiniband.icrc", "infiniband", "invariant CRC (RoCEv1, RoCEv2, native IB) with the variant fields masked")
+	checkVCRC = dissect.RegisterCheck("infiniband.vcrc", "infiniband", "variant CRC of native InfiniBand packets")
+)
+
 func hex16(v uint16) string { return strconv.FormatUint(uint64(v)|1<<16, 16)[1:] }
 func hex32(v uint32) string { return strconv.FormatUint(uint64(v)|1<<32, 16)[1:] }
 
@@ -346,7 +353,9 @@ func (d *State) checkICRC(f *dissect.Frame, p *Packet, crc uint32, ok bool) {
 		return
 	}
 	p.icrcCalc = bits.ReverseBytes32(crc) // in the same octet order as icrcWire
-	if binary.LittleEndian.Uint32(w) == crc {
+	good := binary.LittleEndian.Uint32(w) == crc
+	f.Checked(checkICRC, p.idx, good)
+	if good {
 		p.icrcStatus = CRCGood
 		return
 	}
