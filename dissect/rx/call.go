@@ -61,7 +61,10 @@ type dirState struct {
 }
 
 func (s *dirState) reset() {
-	*s = dirState{buf: s.buf[:0], frames: s.frames[:0], frameOf: s.frameOf[:0], pending: s.pending[:0], next: 1}
+	// field by field: a composite literal would copy a whole temporary (with
+	// write barriers) on every new call
+	s.next, s.maxSeq, s.lastSeq, s.done, s.total, s.trunc, s.nframes, s.doff = 1, 0, 0, false, 0, false, 0, 0
+	s.buf, s.frames, s.frameOf, s.pending, s.direct = s.buf[:0], s.frames[:0], s.frameOf[:0], s.pending[:0], nil
 }
 
 type call struct {
@@ -444,7 +447,9 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	if dir == 0 && !abort {
 		c.reqFrame, c.reqTime, c.reqSeen = f.Num, f.TimeNS, true
 		cl.ReqFrame = f.Num
-		if m, ok := d.learned[f.Num]; ok {
+		if !d.pass2 {
+			// nothing learned yet: only a second pass knows the reply
+		} else if m, ok := d.learned[f.Num]; ok {
 			cl.RepFrame, cl.RespTime, cl.HasRespTime = m.rep, m.time, true
 		}
 	} else if c.reqSeen {

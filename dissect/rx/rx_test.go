@@ -311,6 +311,7 @@ func FuzzRx(f *testing.F) {
 func BenchmarkDecodeRx(b *testing.B) {
 	h := hdr(1, 1, 1, rx.TypeData, rx.FlagClientInitiated)
 	data := udp4(40000, 7000, append(h.Encode(nil), make([]byte, 64)...))
+	binary.BigEndian.PutUint32(data[28+28:], 130) // each call an FS FetchData request
 	eng := dissect.NewEngine(dissect.Options{})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
@@ -331,6 +332,7 @@ func BenchmarkDecodeRx(b *testing.B) {
 func BenchmarkSummaryRx(b *testing.B) {
 	h := hdr(1, 1, 1, rx.TypeData, rx.FlagClientInitiated)
 	data := udp4(40000, 7000, append(h.Encode(nil), make([]byte, 64)...))
+	binary.BigEndian.PutUint32(data[28+28:], 130)
 	eng := dissect.NewEngine(dissect.Options{})
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()

@@ -1,0 +1,218 @@
+package rds
+
+import (
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/reassembly/tcp"
+)
+
+// analyze validates a complete message and tracks it on its path: header
+// checks, checksum, sequence numbers, acks, ping/pong and generation numbers.
+func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m *Message) {
+	hv := m.Header()
+	m.kind = kindOf(hv)
+	m.probs = hv.Check()
+	idx := m.idx
+	if f.Num == 0 {
+		return // end-of-input flush: nothing is printed
+	}
+	// Checksum: 0 = not computed (Linux rds_tcp never computes it).
+	switch {
+	case hv.Csum() == 0:
+		m.csum = CsumUnverified
+	case m.probs&ProbCsum != 0:
+		m.csum = CsumBad
+		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
+			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
+				strconv.FormatUint(uint64(Checksum(hv)), 16)+")")
+		f.Checked(checkCsum, idx, false)
+	default:
+		m.csum = CsumGood
+		f.Checked(checkCsum, idx, true)
+	}
+	if m.probs&^ProbCsum != 0 {
+		d.headerFindings(f, m)
+	}
+	f.Checked(checkHeader, idx, m.probs&^(ProbCsum|ProbFlagsNew) == 0)
+	if m.trunc {
+		f.Checked(checkLen, idx, false)
+	} else {
+		f.Checked(checkLen, idx, m.missing == 0)
+		if m.missing > 0 {
+			f.AddFinding(idx, dissect.Warn, dissect.GroupReassembly, nil, findingsProto,
+				strconv.FormatUint(m.missing, 10)+" payload octets of this message were never captured (TCP gap)")
+		}
+	}
+
+	// Sequence numbers: congestion maps and ACK-only messages are unsequenced.
+	seq := hv.Seq()
+	if seq != 0 {
+		switch {
+		case !h.haveSeq:
+			h.haveSeq = true
+			h.lastSeq = seq
+			f.Checked(checkSeq, idx, true) // the path's first: nothing to compare with
+		case seq == h.lastSeq+1:
+			h.lastSeq = seq
+			f.Checked(checkSeq, idx, true)
+		case seq > h.lastSeq+1:
+			msg := "missing RDS sequence number"
+			if seq-h.lastSeq > 2 {
+				msg += "s " + strconv.FormatUint(h.lastSeq+1, 10) + "-" + strconv.FormatUint(seq-1, 10)
+			} else {
+				msg += " " + strconv.FormatUint(h.lastSeq+1, 10)
+			}
+			f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fSeq, findingsProto, msg+" on this path")
+			f.Checked(checkSeq, idx, false)
+			h.lastSeq = seq
+		default:
+			prev := h.lookup(seq)
+			if prev.frame != 0 {
+				m.retransOf = prev.frame
+			}
+			if hv.Flags()&FlagRetrans != 0 || prev.frame != 0 {
+				f.AddFinding(idx, dissect.Note, dissect.GroupSequence, fSeq, findingsProto,
+					"retransmission of RDS seq "+strconv.FormatUint(seq, 10)+retransFrom(prev.frame))
+				f.Checked(checkSeq, idx, true)
+			} else {
+				f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fSeq, findingsProto,
+					"RDS sequence going backwards: "+strconv.FormatUint(seq, 10)+" after "+strconv.FormatUint(h.lastSeq, 10))
+				f.Checked(checkSeq, idx, false)
+			}
+		}
+		if m.retransOf == 0 {
+			h.record(sent{seq: seq, frame: f.Num, time: f.TimeNS})
+		}
+	}
+
+	// Piggy-backed acks cover the other direction's messages. Linux rds_tcp
+	// leaves h_ack 0 (TCP acks do the job), so 0 is "no information".
+	if ack := hv.Ack(); ack != 0 {
+		o := &d.conn(k).half[dir^1]
+		switch {
+		case o.haveSeq && ack > o.lastSeq:
+			f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fAck, findingsProto,
+				"RDS ack "+strconv.FormatUint(ack, 10)+" for a message never sent (highest seq seen from the peer: "+
+					strconv.FormatUint(o.lastSeq, 10)+")")
+		case ack > h.lastAck:
+			if s := o.lookup(ack); s.frame != 0 {
+				m.ackFrame, m.ackLatency = s.frame, f.TimeNS-s.time
+			}
+			h.lastAck = ack
+		case ack < h.lastAck:
+			f.AddFinding(idx, dissect.Note, dissect.GroupSequence, fAck, findingsProto,
+				"RDS ack going backwards: "+strconv.FormatUint(ack, 10)+" after "+strconv.FormatUint(h.lastAck, 10))
+		}
+	}
+
+	// Extension headers: a changed generation number means the peer restarted.
+	it := hv.Exts()
+	for {
+		typ, val, _, st := it.Next()
+		if st != ExtOK {
+			break
+		}
+		if typ == ExtGenNum {
+			gen := be32(val)
+			src := k.Src(dir).Addr()
+			if old, ok := d.gens[src]; ok && old != gen {
+				f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fExtGen, findingsProto,
+					"RDS generation number of "+src.String()+" changed "+strconv.FormatUint(uint64(old), 10)+
+						" -> "+strconv.FormatUint(uint64(gen), 10)+": the peer restarted")
+			}
+			if len(d.gens) >= maxGens {
+				clear(d.gens)
+			}
+			d.gens[src] = gen
+		}
+	}
+
+	// Ping/pong: the pong comes from port 0 to the pinger's port, possibly on
+	// another path of the same address pair.
+	switch m.kind {
+	case KindPing, KindProbe:
+		if len(d.pings) >= maxPings {
+			clear(d.pings)
+		}
+		d.pings[pingKey{k.Src(dir).Addr(), hv.Sport()}] = sent{seq: seq, frame: f.Num, time: f.TimeNS}
+		if d.pass2 {
+			m.pongFrame = d.learned[f.Num]
+		}
+	case KindPong, KindProbePong:
+		pk := pingKey{k.Dst(dir).Addr(), hv.Dport()}
+		if p, ok := d.pings[pk]; ok {
+			m.pingFrame, m.pingRTT = p.frame, f.TimeNS-p.time
+			delete(d.pings, pk)
+			if !d.pass2 && len(d.learned) < maxLearned {
+				d.learned[p.frame] = f.Num
+			}
+		}
+	}
+}
+
+func retransFrom(frame uint64) string {
+	if frame == 0 {
+		return ""
+	}
+	return " (first sent in frame " + strconv.FormatUint(frame, 10) + ")"
+}
+
+func (d *State) headerFindings(f *dissect.Frame, m *Message) {
+	hv, p, idx := m.Header(), m.probs, m.idx
+	if p&ProbPad != 0 {
+		f.AddFinding(idx, dissect.Note, dissect.GroupProtocol, fPad, findingsProto, "RDS header padding is not zero")
+	}
+	if p&ProbFlags != 0 {
+		f.AddFinding(idx, dissect.Warn, dissect.GroupProtocol, fFlags, findingsProto,
+			"unknown RDS flag bits 0x"+strconv.FormatUint(uint64(hv.Flags()&^flagsKnown), 16))
+	}
+	if p&ProbFlagsNew != 0 {
+		f.AddFinding(idx, dissect.Note, dissect.GroupProtocol, fFlags, findingsProto,
+			"RDS flag bits 0x"+strconv.FormatUint(uint64(hv.Flags()&^flagsMainline&flagsKnown), 16)+
+				" are only defined by a Linux-derived tree, not mainline Linux")
+	}
+	if p&ProbLen != 0 && !m.trunc {
+		f.AddFinding(idx, dissect.Warn, dissect.GroupMalformed, fLen, findingsProto,
+			"RDS length "+strconv.FormatUint(uint64(hv.Len()), 10)+" exceeds the Linux maximum")
+	}
+	if p&ProbCongLen != 0 {
+		f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fLen, findingsProto,
+			"congestion map of "+strconv.FormatUint(uint64(hv.Len()), 10)+" octets (must be 8192; Linux ignores it)")
+	}
+	if p&ProbPortsZero != 0 {
+		f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fLen, findingsProto,
+			"RDS message with ports 0/0 carries payload but is not a congestion map")
+	}
+	if p&ProbExtUnknown != 0 {
+		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, fExtType, findingsProto,
+			"unknown RDS extension header type: the rest of the extension area is not decoded")
+	}
+	if p&ProbExtOverrun != 0 {
+		f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fExtType, findingsProto,
+			"RDS extension header runs past the 16-octet extension area")
+	}
+}
+
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
+
+// record remembers a sent message for retransmission and ack lookups.
+func (h *half) record(s sent) {
+	if h.ring == nil {
+		h.ring = make([]sent, seqRing)
+	}
+	h.ring[s.seq%seqRing] = s
+}
+
+func (h *half) lookup(seq uint64) sent {
+	if h.ring == nil {
+		return sent{}
+	}
+	if s := h.ring[seq%seqRing]; s.seq == seq {
+		return s
+	}
+	return sent{}
+}

@@ -1,0 +1,207 @@
+package rds
+
+import (
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// Summary implements dissect.PDU: e.g. "DATA 4000→4001 seq=3 len=1".
+func (m *Message) Summary(dst []byte) []byte {
+	if m.hidden {
+		return dst
+	}
+	if m.segment {
+		dst = append(dst, "[RDS segment"...)
+		if m.have >= HeaderLen {
+			dst = append(dst, " seq="...)
+			dst = strconv.AppendUint(dst, m.Header().Seq(), 10)
+			dst = append(dst, ' ')
+			dst = strconv.AppendUint(dst, m.have, 10)
+			dst = append(dst, '/')
+			dst = strconv.AppendUint(dst, HeaderLen+uint64(m.Header().Len()), 10)
+		}
+		return append(dst, ']')
+	}
+	hv := m.Header()
+	dst = append(dst, kindSummary[m.kind]...)
+	if m.kind != KindCong && m.kind != KindAckOnly {
+		dst = append(dst, ' ')
+		dst = strconv.AppendUint(dst, uint64(hv.Sport()), 10)
+		dst = append(dst, "→"...)
+		dst = strconv.AppendUint(dst, uint64(hv.Dport()), 10)
+	}
+	dst = append(dst, " seq="...)
+	dst = strconv.AppendUint(dst, hv.Seq(), 10)
+	if a := hv.Ack(); a != 0 {
+		dst = append(dst, " ack="...)
+		dst = strconv.AppendUint(dst, a, 10)
+	}
+	dst = append(dst, " len="...)
+	dst = strconv.AppendUint(dst, uint64(hv.Len()), 10)
+	if fl := hv.Flags(); fl != 0 && fl != FlagCongBitmap {
+		dst = append(dst, " flags=0x"...)
+		dst = strconv.AppendUint(dst, uint64(fl), 16)
+	}
+	if m.kind == KindCong {
+		dst = append(dst, " congested="...)
+		dst = strconv.AppendInt(dst, int64(m.congN), 10)
+	}
+	it := hv.Exts()
+	for {
+		typ, val, _, st := it.Next()
+		if st != ExtOK {
+			break
+		}
+		switch typ {
+		case ExtNPaths:
+			dst = append(dst, " npaths="...)
+			dst = strconv.AppendUint(dst, uint64(be16(val)), 10)
+		case ExtGenNum:
+			dst = append(dst, " gen="...)
+			dst = strconv.AppendUint(dst, uint64(be32(val)), 10)
+		}
+	}
+	if m.trunc {
+		dst = append(dst, " [truncated]"...)
+	}
+	if len(m.frames) > 1 {
+		dst = append(dst, " ["...)
+		dst = strconv.AppendInt(dst, int64(len(m.frames)), 10)
+		dst = append(dst, " frames]"...)
+	}
+	return dst
+}
+
+// Tree implements dissect.PDU.
+func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
+	if m.hidden {
+		return
+	}
+	hv := m.Header()
+	o := m.off
+	if o < 0 {
+		t.SetBase(0, true)
+		o = 0
+	}
+	if m.segment {
+		// No rds.seq/rds.len here: those belong to the frame that completes
+		// the message, so -T fields shows each message once.
+		var lb [96]byte
+		l := append(lb[:0], "segment of a message completed in a later frame"...)
+		if m.have >= HeaderLen {
+			l = append(l, " (seq "...)
+			l = strconv.AppendUint(l, hv.Seq(), 10)
+			l = append(l, ", "...)
+			l = strconv.AppendUint(l, m.have, 10)
+			l = append(l, " of "...)
+			l = strconv.AppendUint(l, HeaderLen+uint64(hv.Len()), 10)
+			l = append(l, " octets so far)"...)
+		}
+		t.Proto(PRDS, -1, 0, string(l))
+		t.Uint(fSegment, -1, 0, 1)
+		t.Uint(fStreamOff, -1, 0, m.sOff)
+		f.TreeFindings(t, m.idx)
+		return
+	}
+	var lb [64]byte
+	t.Proto(PRDS, o, HeaderLen+int(hv.Len()), string(m.Summary(lb[:0])))
+	t.Uint(fSeq, o+offSeq, 8, hv.Seq())
+	t.Uint(fAck, o+offAck, 8, hv.Ack())
+	t.Uint(fLen, o+offLen, 4, uint64(hv.Len()))
+	t.Uint(fSport, o+offSport, 2, uint64(hv.Sport()))
+	t.Uint(fDport, o+offDport, 2, uint64(hv.Dport()))
+	fl := hv.Flags()
+	t.Flags(fFlags, o+offFlags, 1, uint64(fl), "", fFlagExtX, fFlagHBPo, fFlagHBPi, fFlagRetr, fFlagAckRq, fFlagCong)
+	t.Uint(fCredit, o+offCredit, 1, uint64(hv.Credit()))
+	t.Uint(fPad, o+offPad, 4, uint64(hv.Pad()))
+	t.Uint(fCsum, o+offCsum, 2, uint64(hv.Csum()))
+	t.Open()
+	t.Uint(fCsumStat, -1, 0, uint64(m.csum))
+	t.Close()
+	it := hv.Exts()
+	for {
+		typ, val, eo, st := it.Next()
+		if st == ExtEnd {
+			break
+		}
+		p := o + offExt + eo
+		t.Uint(fExtType, p, 1+len(val), uint64(typ))
+		t.Open()
+		if st != ExtOK {
+			if len(val) > 0 {
+				t.Bytes(fExtUnknown, p+1, len(val), val)
+			}
+			t.Close()
+			break
+		}
+		switch typ {
+		case ExtVersion:
+			t.Uint(fExtVersion, p+1, 4, uint64(be32(val)))
+		case ExtRDMA:
+			t.Uint(fExtRKey, p+1, 4, uint64(be32(val)))
+		case ExtRDMADest:
+			t.Uint(fExtDRKey, p+1, 4, uint64(be32(val)))
+			t.Uint(fExtDOff, p+5, 4, uint64(be32(val[4:])))
+		case ExtRDMABytes:
+			t.Uint(fExtBytes, p+1, 4, uint64(be32(val)))
+			t.Uint(fExtBytesFl, p+5, 1, uint64(val[4]))
+		case ExtNPaths:
+			t.Uint(fExtNPaths, p+1, 2, uint64(be16(val)))
+		case ExtGenNum:
+			t.Uint(fExtGen, p+1, 4, uint64(be32(val)))
+		case ExtCapBits:
+			t.Uint(fExtCap, p+1, 4, uint64(be32(val)))
+		}
+		t.Close()
+	}
+	t.Uint(fKind, -1, 0, uint64(m.kind))
+	t.Uint(fStreamOff, -1, 0, m.sOff)
+	var fb [256]byte
+	t.String(fFrames, -1, 0, string(appendFrames(fb[:0], m.frames)))
+	t.Open()
+	for _, n := range m.frames {
+		t.Uint(fFrame, -1, 0, n)
+	}
+	t.Close()
+	t.Uint(fFrameCnt, -1, 0, uint64(len(m.frames)))
+	if m.trunc {
+		t.Uint(fTruncated, -1, 0, m.have)
+	}
+	if m.missing > 0 {
+		t.Uint(fMissing, -1, 0, m.missing)
+	}
+	if m.kind == KindCong && !m.trunc {
+		t.Uint(fCongCount, o+HeaderLen, CongMapLen, uint64(m.congN))
+		t.Open()
+		for _, p := range m.cong {
+			t.Uint(fCongPort, o+HeaderLen+int(p)/8, 1, uint64(p))
+		}
+		t.Close()
+	}
+	if m.retransOf != 0 {
+		t.Uint(fRetransOf, -1, 0, m.retransOf)
+	}
+	if m.ackFrame != 0 {
+		t.Uint(fAckFrame, -1, 0, m.ackFrame)
+		t.Int(fAckLatency, -1, 0, m.ackLatency)
+	}
+	if m.pingFrame != 0 {
+		t.Uint(fPingFrame, -1, 0, m.pingFrame)
+		t.Int(fPingRTT, -1, 0, m.pingRTT)
+	}
+	if m.pongFrame != 0 {
+		t.Uint(fPongFrame, -1, 0, m.pongFrame)
+	}
+	f.TreeFindings(t, m.idx)
+}
+
+func appendFrames(dst []byte, fr []uint64) []byte {
+	for i, n := range fr {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = strconv.AppendUint(dst, n, 10)
+	}
+	return dst
+}

@@ -1,0 +1,147 @@
+// Command genrds writes a synthetic RDS/TCP capture for benchmarks: one TCP
+// connection 192.0.2.1:40000 -> 192.0.2.2:16385 (SYN, SYN-ACK, ACK, data,
+// FIN) whose byte stream is a run of RDS messages (a congestion map, then a
+// repeating mix of 16 small 64-octet datagrams, 1400, 9000 and 65536
+// octets), cut into -mss byte segments: many messages per segment and
+// messages across segments. It prints the TCP payload byte count.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect/rds"
+)
+
+func main() {
+	size := flag.Int64("bytes", 1<<30, "TCP payload bytes to write (rounded up to a whole message)")
+	mss := flag.Int("mss", 1448, "TCP segment payload size")
+	out := flag.String("o", "rds-bench.pcap", "output file")
+	flag.Parse()
+	if err := write(*out, *size, *mss); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+type gen struct {
+	w     *capture.PcapWriter
+	frame []byte
+	seq   [2]uint32
+	t     int64
+}
+
+const (
+	ethLen = 14
+	ipLen  = 20
+	tcpLen = 20
+	hdrs   = ethLen + ipLen + tcpLen
+)
+
+// packet writes one segment from the client (dir 0) or the server (dir 1).
+func (g *gen) packet(dir int, flags uint8, payload []byte) error {
+	f := g.frame[:hdrs+len(payload)]
+	copy(f[hdrs:], payload)
+	binary.BigEndian.PutUint16(f[12:], 0x0800)
+	ip := f[ethLen:]
+	ip[0], ip[8], ip[9] = 0x45, 64, 6
+	binary.BigEndian.PutUint16(ip[2:], uint16(ipLen+tcpLen+len(payload)))
+	a, b := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
+	sp, dp := uint16(40000), uint16(rds.Port)
+	if dir == 1 {
+		a, b, sp, dp = b, a, dp, sp
+	}
+	copy(ip[12:], a)
+	copy(ip[16:], b)
+	tcp := ip[ipLen:]
+	binary.BigEndian.PutUint16(tcp[0:], sp)
+	binary.BigEndian.PutUint16(tcp[2:], dp)
+	binary.BigEndian.PutUint32(tcp[4:], g.seq[dir])
+	binary.BigEndian.PutUint32(tcp[8:], g.seq[dir^1])
+	tcp[12] = 5 << 4
+	tcp[13] = flags
+	binary.BigEndian.PutUint16(tcp[14:], 65535)
+	g.seq[dir] += uint32(len(payload))
+	if flags&0x03 != 0 { // SYN and FIN take a sequence number
+		g.seq[dir]++
+	}
+	g.t += 1000
+	p := capture.Packet{Data: f, TimeNS: g.t, CapLen: len(f), WireLen: len(f), LinkType: capture.LinkEthernet}
+	return g.w.WritePacket(&p)
+}
+
+func write(path string, size int64, mss int) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(fh, 1<<20)
+	w, err := capture.NewPcapWriter(bw, capture.LinkEthernet, 65535, true)
+	if err != nil {
+		return err
+	}
+	g := &gen{w: w, frame: make([]byte, hdrs+mss), seq: [2]uint32{1000, 5000}, t: 1_700_000_000 * 1e9}
+	const syn, fin, ack, psh = 0x02, 0x01, 0x10, 0x08
+	if err := g.packet(0, syn, nil); err != nil {
+		return err
+	}
+	g.packet(1, syn|ack, nil)
+	g.packet(0, ack, nil)
+
+	// The stream: messages appended to pend, flushed in mss-sized segments.
+	var pend []byte
+	var written int64
+	seq := uint64(0)
+	add := func(h rds.HeaderFields, n int) {
+		pend = h.Encode(pend)
+		for i := 0; i < n; i++ {
+			pend = append(pend, byte(i))
+		}
+	}
+	flush := func(all bool) error {
+		for len(pend) >= mss || (all && len(pend) > 0) {
+			n := min(mss, len(pend))
+			if err := g.packet(0, ack|psh, pend[:n]); err != nil {
+				return err
+			}
+			written += int64(n)
+			pend = pend[n:]
+		}
+		pend = append(pend[:0:0], pend...) // keep the tail, drop the flushed prefix
+		return nil
+	}
+	// A congestion map with port 4001 congested (bit 4001%64 of word 4001/64).
+	add(rds.HeaderFields{Flags: rds.FlagCongBitmap, Len: rds.CongMapLen}, 0)
+	cm := make([]byte, rds.CongMapLen)
+	cm[4001/8] = 1 << (4001 % 8)
+	pend = append(pend, cm...)
+	sizes := []int{1400, 9000, 65536}
+	for written+int64(len(pend)) < size {
+		for i := 0; i < 16; i++ {
+			seq++
+			add(rds.HeaderFields{Seq: seq, Len: 64, Sport: 4000, Dport: 4001}, 64)
+		}
+		for _, n := range sizes {
+			seq++
+			add(rds.HeaderFields{Seq: seq, Len: uint32(n), Sport: 4000, Dport: 4001}, n)
+		}
+		if err := flush(false); err != nil {
+			return err
+		}
+	}
+	if err := flush(true); err != nil {
+		return err
+	}
+	g.packet(0, fin|ack, nil)
+	g.packet(1, fin|ack, nil)
+	g.packet(0, ack, nil)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	fmt.Println(written)
+	return fh.Close()
+}
