@@ -122,7 +122,7 @@ func (e *Engine) tcpStream(f *Frame) {
 	src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
 	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
 	e.assembler().Add(src, dst, tcp.Segment{Seq: t.Seq, SYN: t.SYN, FIN: t.FIN, RST: t.RST,
-		Payload: t.Payload, Frame: f.Num, TimeNS: f.TimeNS})
+		Payload: t.Payload, Frame: f.Num, TimeNS: f.TimeNS, ACK: t.ACK, Ack: t.Ack})
 }
 
 // Finish flushes reassembly at the end of the input (gaps that never filled

@@ -30,6 +30,11 @@ type Segment struct {
 	Payload       []byte
 	Frame         uint64 // capture frame number (1-based; 0 means unknown)
 	TimeNS        int64
+	// ACK and Ack carry the segment's acknowledgment: when the peer acks
+	// bytes of the other direction that were never captured, the hole can
+	// be reported at once instead of at a limit or the end of the capture.
+	ACK bool
+	Ack uint32
 }
 
 // FrameSpan says that Len bytes starting at Off in a chunk came from Frame.
@@ -59,9 +64,10 @@ const (
 	GapClosed                           // RST, or a close with a hole
 	GapFlush                            // Flush/FlushAll/FlushOlderThan
 	GapEvicted                          // connection evicted by MaxStreams
+	GapAcked                            // the peer acknowledged bytes the capture does not have
 )
 
-var gapReasonNames = [...]string{"", "stream-limit", "total-limit", "closed", "flush", "evicted"}
+var gapReasonNames = [...]string{"", "stream-limit", "total-limit", "closed", "flush", "evicted", "acked"}
 
 func (r GapReason) String() string { return gapReasonNames[r] }
 
@@ -320,7 +326,26 @@ func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 			h.finSeen, h.finOff = true, uint64(fin)
 		}
 	}
+	if seg.ACK {
+		a.acked(c, dir^1, seg.Ack)
+	}
 	a.checkDone(c)
+}
+
+// acked handles an acknowledgment of direction dir: a hole before held data
+// that the receiver has acknowledged past was lost by the capture, not the
+// network, so it is reported now and the held data delivered. Without held
+// data nothing is declared: the segments may still come (a capture point
+// can see the ack before the data).
+func (a *Assembler) acked(c *conn, dir Dir, ack uint32) {
+	h := &c.h[dir]
+	if !h.anchored || len(h.held) == 0 {
+		return
+	}
+	ackOff := int64(h.next) + int64(seqDiff(ack, seqAt(h.base, h.next)))
+	if ackOff > int64(h.next) {
+		a.skip(c, dir, GapAcked)
+	}
 }
 
 func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts int64) {

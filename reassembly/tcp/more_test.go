@@ -3,6 +3,7 @@ package tcp
 import (
 	"bytes"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -197,3 +198,24 @@ func (f *funcConsumer) Gap(g *Gap) {
 }
 func (f *funcConsumer) Anomaly(*Anomaly)           {}
 func (f *funcConsumer) Close(FlowKey, CloseReason) {}
+
+// A hole the receiver has acknowledged past is reported at that ack, not at
+// the end of the capture, and the held data follows at once.
+func TestAckedHole(t *testing.T) {
+	var log []string
+	a := NewAssembler(Config{NewConsumer: func(FlowKey) Consumer { return &recorder{log: &log} }})
+	a.Add(client, server, Segment{Seq: 1000, Payload: []byte("aaaa"), Frame: 1})
+	a.Add(client, server, Segment{Seq: 1008, Payload: []byte("cccc"), Frame: 2}) // 1004-1007 never captured
+	a.Add(server, client, Segment{Seq: 5000, ACK: true, Ack: 1006, Frame: 3})    // an ack inside the hole: lost by the capture
+	// an ack that does not pass the next expected byte declares nothing
+	a.Add(client, server, Segment{Seq: 1016, Payload: []byte("eeee"), Frame: 4})
+	a.Add(server, client, Segment{Seq: 5000, ACK: true, Ack: 1012, Frame: 5})
+	want := []string{
+		`D0 0/0x3e8 "aaaa" f1`,
+		`G0 4+4 ->8/0x3f0 acked`,
+		`D0 8/0x3f0 "cccc" f2`,
+	}
+	if strings.Join(log, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+}
