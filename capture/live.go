@@ -168,7 +168,7 @@ func CheckInterface(name string) error {
 func LiveError(iface string, err error) error {
 	switch {
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
-		return fmt.Errorf("capturing on %s is not permitted: run as root or give the binary CAP_NET_RAW (setcap cap_net_raw+ep rdx)", iface)
+		return fmt.Errorf("%s: not permitted: packet sockets need root or CAP_NET_RAW (setcap cap_net_raw+ep rdx)", iface)
 	case errors.Is(err, unix.ENETDOWN):
 		return fmt.Errorf("interface %s is down (ip link set %s up)", iface, iface)
 	case errors.Is(err, unix.ENODEV), errors.Is(err, unix.ENXIO):

@@ -1,0 +1,142 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/rdx-project/rdx/capture"
+)
+
+// Options choose timing and rewriting. At most one of TopSpeed, PPS and
+// Mbps is set; otherwise the recorded gaps are divided by Speed (1 if 0).
+type Options struct {
+	TopSpeed bool
+	Speed    float64
+	PPS      float64
+	Mbps     float64
+	Loop     int // times to send the file; 0 means 1
+	Rewrites []Rewrite
+}
+
+// Sender puts a frame on the wire.
+type Sender interface {
+	Send(frame []byte) error
+}
+
+// Stats is what was sent.
+type Stats struct {
+	Packets, Bytes uint64
+	Elapsed        time.Duration
+}
+
+// PPS is the achieved packet rate.
+func (s Stats) PPS() float64 { return float64(s.Packets) / max(s.Elapsed.Seconds(), 1e-9) }
+
+// Mbps is the achieved rate in megabits per second (frame bytes, no
+// preamble or gap).
+func (s Stats) Mbps() float64 { return float64(s.Bytes) * 8 / 1e6 / max(s.Elapsed.Seconds(), 1e-9) }
+
+// Run sends every frame of the capture open returns (called once per loop)
+// through send. sent, if not nil, sees each frame after rewriting together
+// with its time offset from the start of the run. stop, if not nil, ends the
+// run early when closed.
+func Run(open func() (capture.Source, error), send Sender, o Options, sent func(n uint64, at time.Duration, frame []byte), stop <-chan struct{}) (Stats, error) {
+	var st Stats
+	if o.Speed <= 0 {
+		o.Speed = 1
+	}
+	loops := max(o.Loop, 1)
+	start := time.Now()
+	var bits float64 // sent so far, for --mbps
+	var buf []byte
+	for loop := 0; loop < loops; loop++ {
+		src, err := open()
+		if err != nil {
+			return st, err
+		}
+		loopStart := time.Now()
+		var first int64
+		var pkt capture.Packet
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				src.Close()
+				st.Elapsed = time.Since(start)
+				return st, nil
+			default:
+			}
+			err := src.Next(&pkt)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				src.Close()
+				return st, err
+			}
+			if pkt.LinkType != capture.LinkEthernet {
+				src.Close()
+				return st, fmt.Errorf("frame %d has link type %d: only Ethernet frames can be replayed", i+1, pkt.LinkType)
+			}
+			if i == 0 {
+				first = pkt.TimeNS
+			}
+			// Absolute schedule from the start, so sleep overshoot does not
+			// accumulate.
+			var due time.Time
+			switch {
+			case o.TopSpeed:
+			case o.PPS > 0:
+				due = start.Add(time.Duration(float64(st.Packets) / o.PPS * 1e9))
+			case o.Mbps > 0:
+				due = start.Add(time.Duration(bits / (o.Mbps * 1e6) * 1e9))
+			default:
+				due = loopStart.Add(time.Duration(float64(pkt.TimeNS-first) / o.Speed))
+			}
+			waitUntil(due)
+			buf = append(buf[:0], pkt.Data...)
+			Apply(o.Rewrites, buf)
+			if err := send.Send(buf); err != nil {
+				src.Close()
+				st.Elapsed = time.Since(start)
+				return st, fmt.Errorf("sending frame %d: %w", st.Packets+1, err)
+			}
+			st.Packets++
+			st.Bytes += uint64(len(buf))
+			bits += float64(len(buf)) * 8
+			if sent != nil {
+				sent(st.Packets, time.Since(start), buf)
+			}
+		}
+		src.Close()
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// waitUntil sleeps through long gaps and spins through the last stretch,
+// where the scheduler's wake-up latency would make timing coarse.
+func waitUntil(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	for {
+		d := time.Until(t)
+		switch {
+		case d <= 0:
+			return
+		case d > 2*time.Millisecond:
+			time.Sleep(d - time.Millisecond)
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// DryRun is a Sender that sends nothing.
+type DryRun struct{}
+
+// Send does nothing.
+func (DryRun) Send([]byte) error { return nil }

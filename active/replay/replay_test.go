@@ -1,0 +1,180 @@
+package replay
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect/ib"
+)
+
+const ptsOps = "../../pcaps/rx/pts-ops.pcap"
+
+func mustRewrites(t *testing.T, ss ...string) []Rewrite {
+	t.Helper()
+	var rs []Rewrite
+	for _, s := range ss {
+		r, err := ParseRewrite(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.String() != s {
+			t.Errorf("String() = %q, want %q", r.String(), s)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// valid reports whether the ones'-complement sum over b (checksum field
+// included) is all ones.
+func valid(s uint32, b []byte) bool { return fold(sum(s, b)) == 0xffff }
+
+func udpValid(f frame) bool {
+	seg := f.b[f.l4:f.l3End]
+	s := sum(0, f.b[f.l3+12:f.l3+20]) + uint32(f.proto) + uint32(len(seg))
+	return valid(s, seg)
+}
+
+func TestRewriteFixesChecksums(t *testing.T) {
+	rs := mustRewrites(t, "eth.src=02:00:00:00:00:01", "eth.dst=02:00:00:00:00:02",
+		"ip.src=198.51.100.1", "ip.dst=198.51.100.2", "udp.srcport=7000", "udp.dstport=7002")
+	src, err := capture.Open(ptsOps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var p capture.Packet
+	n := 0
+	for src.Next(&p) == nil {
+		b := append([]byte(nil), p.Data...)
+		// (Captured on loopback: the UDP checksums are offloaded, i.e.
+		// wrong, before the rewrite; afterwards they must be right.)
+		if f := locate(b); f.ipv != 4 || !valid(0, b[f.l3:f.l3+20]) {
+			t.Fatalf("frame %d: IPv4 checksum bad before rewriting", n+1)
+		}
+		if !Apply(rs, b) {
+			t.Fatal("nothing rewritten")
+		}
+		f := locate(b)
+		if got := Summary(b); got != "02:00:00:00:00:01 > 02:00:00:00:00:02 UDP 198.51.100.1:7000 > 198.51.100.2:7002" {
+			t.Fatalf("frame %d: %s", n+1, got)
+		}
+		if !valid(0, b[f.l3:f.l3+20]) {
+			t.Errorf("frame %d: IPv4 header checksum wrong", n+1)
+		}
+		if binary.BigEndian.Uint16(b[f.l4+6:]) != 0 && !udpValid(f) {
+			t.Errorf("frame %d: UDP checksum wrong", n+1)
+		}
+		n++
+	}
+	if n != 112 {
+		t.Fatalf("%d frames", n)
+	}
+}
+
+func TestRewriteTCPAndRoCE(t *testing.T) {
+	// TCP over IPv4, complete: its checksum is fixed.
+	tcp := make([]byte, 20+5)
+	binary.BigEndian.PutUint16(tcp, 4000)
+	binary.BigEndian.PutUint16(tcp[2:], 80)
+	tcp[12] = 5 << 4
+	copy(tcp[20:], "hello")
+	b := ethIPv4(6, tcp)
+	Apply(mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
+	f := locate(b)
+	seg := b[f.l4:f.l3End]
+	if s := sum(0, b[f.l3+12:f.l3+20]) + 6 + uint32(len(seg)); !valid(s, seg) || binary.BigEndian.Uint16(seg[2:]) != 8080 {
+		t.Errorf("TCP rewrite: %x", seg)
+	}
+	// udp.* does not touch TCP.
+	if Apply(mustRewrites(t, "udp.dstport=9"), b) {
+		t.Error("udp rewrite changed a TCP frame")
+	}
+
+	// RoCEv2: the ICRC covers the IP addresses, so it is recomputed.
+	udp := make([]byte, 8+ib.BTHLen+8+4)
+	binary.BigEndian.PutUint16(udp, 49152)
+	binary.BigEndian.PutUint16(udp[2:], 4791)
+	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
+	udp[8] = 0x04 // BTH opcode RC SEND only
+	b = ethIPv4(17, udp)
+	Apply(mustRewrites(t, "ip.src=198.51.100.1"), b)
+	f = locate(b)
+	seg = b[f.l4:f.l3End]
+	want, ok := ib.ICRCRoCEv2(b[f.l3:f.l4], seg[:8], seg[8:len(seg)-4])
+	if !ok || binary.LittleEndian.Uint32(seg[len(seg)-4:]) != want {
+		t.Errorf("ICRC not recomputed")
+	}
+	if binary.BigEndian.Uint16(seg[6:]) != 0 {
+		t.Error("a zero UDP checksum must stay zero")
+	}
+}
+
+func ethIPv4(proto byte, l4 []byte) []byte {
+	b := make([]byte, 14+20)
+	b[12], b[13] = 0x08, 0x00
+	ip := b[14:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(20+len(l4)))
+	ip[8], ip[9] = 64, proto
+	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	return append(b, l4...)
+}
+
+func TestParseRewriteErrors(t *testing.T) {
+	for _, s := range []string{"ip.dst", "ip.dst=", "ip.dst=2001:db8::1", "eth.src=zz", "udp.dstport=70000", "ip.ttl=3"} {
+		if _, err := ParseRewrite(s); err == nil || !strings.Contains(err.Error(), "--rewrite") {
+			t.Errorf("ParseRewrite(%q) = %v", s, err)
+		}
+	}
+}
+
+type count struct{ n int }
+
+func (c *count) Send([]byte) error { c.n++; return nil }
+
+func TestPacing(t *testing.T) {
+	open := func() (capture.Source, error) { return capture.Open(ptsOps) }
+	var c count
+	st, err := Run(open, &c, Options{PPS: 4000}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 112 packets at 4000/s: the last leaves 111/4000 s = 27.75 ms in.
+	if c.n != 112 || st.Elapsed < 27*time.Millisecond || st.Elapsed > 200*time.Millisecond {
+		t.Errorf("--pps 4000: %d packets in %v", c.n, st.Elapsed)
+	}
+	st, _ = Run(open, DryRun{}, Options{TopSpeed: true, Loop: 3}, nil, nil)
+	if st.Packets != 336 || st.Bytes != 3*21444 {
+		t.Errorf("--loop 3: %+v", st)
+	}
+	// --mbps: 21444 bytes at 8 Mbit/s is about 21 ms.
+	st, _ = Run(open, DryRun{}, Options{Mbps: 8}, nil, nil)
+	if st.Elapsed < 20*time.Millisecond || st.Elapsed > 200*time.Millisecond {
+		t.Errorf("--mbps 8: %v", st.Elapsed)
+	}
+	// Recorded timing at 100×: the file spans its own duration / 100.
+	var first, last int64
+	src, _ := capture.Open(ptsOps)
+	var p capture.Packet
+	for src.Next(&p) == nil {
+		if first == 0 {
+			first = p.TimeNS
+		}
+		last = p.TimeNS
+	}
+	src.Close()
+	want := time.Duration(last-first) / 100
+	st, _ = Run(open, DryRun{}, Options{Speed: 100}, nil, nil)
+	if st.Elapsed < want || st.Elapsed > want+100*time.Millisecond {
+		t.Errorf("--speed 100: %v, want about %v", st.Elapsed, want)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if st, _ := Run(open, DryRun{}, Options{}, nil, stop); st.Packets != 0 {
+		t.Errorf("stopped run sent %d", st.Packets)
+	}
+}

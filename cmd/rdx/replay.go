@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdx-project/rdx/active/replay"
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+func init() { verbs = append(verbs, newCmdReplay) }
+
+// ReplayOptions are `rdx replay`'s flags, named after tcpreplay's.
+type ReplayOptions struct {
+	IO       *iostreams.IO
+	File     string
+	Iface    string
+	TopSpeed bool
+	Speed    float64
+	PPS      float64
+	Mbps     float64
+	Loop     int
+	Rewrite  []string
+	DryRun   bool
+}
+
+func newCmdReplay(io *iostreams.IO) *cobra.Command {
+	o := &ReplayOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "replay FILE -i IFACE",
+		Short: "Send the frames of a capture out of an interface, like tcpreplay",
+		Example: `  rdx replay pcaps/rx/pts-ops.pcap -i veth0 --topspeed
+  rdx replay FILE -i veth0 --speed 2 --loop 3
+  rdx replay FILE -i veth0 --pps 1000 --rewrite ip.dst=198.51.100.2 --rewrite udp.dstport=7000
+  rdx replay FILE --dry-run --rewrite eth.dst=02:00:00:00:00:02`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return replayRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Iface, "interface", "i", "", "interface to send on (not needed with --dry-run)")
+	f.BoolVarP(&o.TopSpeed, "topspeed", "t", false, "send as fast as possible")
+	f.Float64VarP(&o.Speed, "speed", "x", 1, "multiply the recorded rate by X (2 = twice as fast)")
+	f.Float64VarP(&o.PPS, "pps", "p", 0, "send N packets per second")
+	f.Float64VarP(&o.Mbps, "mbps", "M", 0, "send at N megabits per second")
+	f.IntVarP(&o.Loop, "loop", "l", 1, "send the file N times")
+	f.StringArrayVar(&o.Rewrite, "rewrite", nil, "FIELD=VALUE, FIELD one of eth.src, eth.dst, ip.src, ip.dst, udp.srcport, udp.dstport, tcp.srcport, tcp.dstport (repeatable)")
+	f.BoolVarP(&o.DryRun, "dry-run", "n", false, "print what would be sent, send nothing")
+	return cmd
+}
+
+func replayRun(o *ReplayOptions) error {
+	modes := 0
+	for _, on := range []bool{o.TopSpeed, o.PPS != 0, o.Mbps != 0, o.Speed != 1} {
+		if on {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return usageErr("choose one of --topspeed, --speed, --pps, --mbps")
+	}
+	if o.Speed <= 0 || o.PPS < 0 || o.Mbps < 0 || o.Loop < 1 {
+		return usageErr("--speed, --pps and --mbps must be positive, --loop at least 1")
+	}
+	ro := replay.Options{TopSpeed: o.TopSpeed, Speed: o.Speed, PPS: o.PPS, Mbps: o.Mbps, Loop: o.Loop}
+	for _, r := range o.Rewrite {
+		rw, err := replay.ParseRewrite(r)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		ro.Rewrites = append(ro.Rewrites, rw)
+	}
+	// Fail on a bad file before touching the interface.
+	if src, err := capture.Open(o.File); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	} else {
+		src.Close()
+	}
+	open := func() (capture.Source, error) { return capture.Open(o.File) }
+
+	var send replay.Sender
+	out := bufio.NewWriter(o.IO.Out)
+	defer out.Flush()
+	var each func(uint64, time.Duration, []byte)
+	if o.DryRun {
+		send = replay.DryRun{}
+		each = func(n uint64, at time.Duration, b []byte) {
+			fmt.Fprintf(out, "%6d %12.6f %5d  %s\n", n, at.Seconds(), len(b), replay.Summary(b))
+		}
+	} else {
+		if o.Iface == "" {
+			return usageErr("no interface: use rdx replay FILE -i IFACE (or --dry-run)")
+		}
+		s, err := replay.OpenInterface(o.Iface)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		defer s.Close()
+		send = s
+	}
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		if _, ok := <-sig; ok {
+			close(stop)
+		}
+	}()
+	st, err := replay.Run(open, send, ro, each, stop)
+	verb := "sent"
+	if o.DryRun {
+		verb = "would send"
+	}
+	out.Flush()
+	fmt.Fprintf(o.IO.ErrOut, "rdx: %s %d packets, %d bytes in %.3f s (%.0f packets/s, %.2f Mbit/s)\n",
+		verb, st.Packets, st.Bytes, st.Elapsed.Seconds(), st.PPS(), st.Mbps())
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return nil
+}
