@@ -7,7 +7,7 @@ n=0
 for pkg in $(go list ./...); do
   for fz in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
     echo "fuzz $pkg $fz ($t)"
-    go test -run '^$' -fuzz "^${fz}\$" -fuzztime "$t" "$pkg" >/tmp/rdx-fuzz.log 2>&1 || { cat /tmp/rdx-fuzz.log; exit 1; }
+    go test -run "^$" -fuzz "^${fz}\$" -fuzztime "$t" -fuzzminimizetime 50x "$pkg" >/tmp/rdx-fuzz.log 2>&1 || { cat /tmp/rdx-fuzz.log; exit 1; }
     n=$((n+1))
   done
 done
