@@ -29,6 +29,7 @@ fuzz:
 # Throughput of rdx (and tshark/tcpdump when installed) on generated captures.
 bench: build
 	./scripts/bench.sh
+	./scripts/bench-rds.sh
 
 # Regenerate golden outputs after an intended change; review the diff.
 golden:

@@ -7,8 +7,12 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -34,6 +38,7 @@ type ReadOptions struct {
 	SinglePass bool
 	Quiet      bool
 	Filter     string
+	Stats      []string // -z NAME
 	Prefs      []string // -o NAME=VALUE protocol preferences
 	CPUProfile string
 	Config     map[string]string
@@ -78,6 +83,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
 	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
+	f.StringArrayVarP(&o.Stats, "statistics", "z", nil, "print statistics at the end, e.g. -z rdp,conv (-z help lists them)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx or tcp.port==4000,mpa")
 	addPrefFlags(f, o)
@@ -200,6 +206,15 @@ func readRun(o *ReadOptions) error {
 	needTree := !o.Quiet && (o.Verbose || o.Format != "text" || flt != nil)
 
 	eng := dissect.NewEngine(eo)
+	for _, z := range o.Stats {
+		if z == "help" {
+			fmt.Fprintln(o.IO.Out, strings.Join(eng.StatNames(), "\n"))
+			return nil
+		}
+		if !slices.Contains(eng.StatNames(), z) {
+			return usageErr("-z %s: unknown statistics (known: %s)", z, strings.Join(eng.StatNames(), ", "))
+		}
+	}
 	// Two passes when a tree is shown and the input can be read again, so a
 	// request can name the frame of its reply (as tshark -2 does).
 	if needTree && !o.SinglePass && o.File != "-" && o.Iface == "" {
@@ -276,6 +291,11 @@ func readRun(o *ReadOptions) error {
 		}
 		out.WriteString("]\n")
 	}
+	for _, z := range o.Stats {
+		if err == nil {
+			writeStat(out, eng.Stat(z))
+		}
+	}
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = &exitError{code: exitUsage, err: fmt.Errorf("writing output: %w", ferr)}
 	}
@@ -333,4 +353,24 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 	}
 	eng.Finish()
 	return c, nil
+}
+
+// writeStat prints a -z table after the frames, as tshark does.
+func writeStat(w io.Writer, t *dissect.StatTable) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", t.Title)
+	tb := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
+	tb.Header(t.Header)
+	for _, r := range t.Rows {
+		_ = tb.Append(r)
+	}
+	if len(t.Rows) == 0 {
+		fmt.Fprintln(w, "(none)")
+		return
+	}
+	_ = tb.Render()
 }

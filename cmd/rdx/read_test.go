@@ -118,3 +118,20 @@ func TestDisplayFilter(t *testing.T) {
 		t.Errorf("bad filter: exit %d, %q", code, errOut)
 	}
 }
+
+// -z rdp,conv prints the per-connection summary after the frames; the
+// lossy reference capture has 22 retransmissions by the sender.
+func TestStatisticsRDP(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-q", "-z", "rdp,conv", "../../pcaps/rdp/lossy.pcap"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	s := out.String()
+	if !strings.Contains(s, "RDP connections") || !strings.Contains(s, "| 198.51.100.2:4001 → 198.51.100.1:4000 | CLOSE-WAIT | 125      | 124928     | 22 ") {
+		t.Errorf("table:\n%s", s)
+	}
+	io, _, _, errOut = iostreams.Test()
+	if code := run(io, []string{"read", "-z", "nope", "../../pcaps/rdp/lossy.pcap"}); code != 2 || !strings.Contains(errOut.String(), "known: ") {
+		t.Errorf("unknown -z: exit %d %q", code, errOut)
+	}
+}
