@@ -135,3 +135,20 @@ func TestStatisticsRDP(t *testing.T) {
 		t.Errorf("unknown -z: exit %d %q", code, errOut)
 	}
 }
+
+// -z rx,srt: response times per call type, aborts counted; the probe
+// capture's opcode 9999 ends in an abort (RXGEN_OPCODE).
+func TestStatisticsRxSRT(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-q", "-z", "rx,srt", "../../pcaps/rx/pts-ops.pcap"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "| PR NameToID     | 73         | 7002        | 13    | 0      |") {
+		t.Errorf("table:\n%s", out)
+	}
+	io, _, out, _ = iostreams.Test()
+	run(io, []string{"read", "-q", "-z", "rx,srt", "../../pcaps/rx/probe-busy-crafted.pcap"})
+	if !strings.Contains(out.String(), "| VL opcode 9999     | 52         | 7003        | 1     | 1      |") {
+		t.Errorf("table:\n%s", out)
+	}
+}

@@ -16,6 +16,16 @@ import (
 
 func init() {
 	rx.RegisterService(dissectCall)
+	rx.CallName = func(c *rx.Call) string {
+		svc := serviceFor(c)
+		if svc == nil {
+			return ""
+		}
+		if name := svc.names[c.Opcode]; name != "" && c.HasOpcode {
+			return svc.abbrev + " " + name
+		}
+		return svc.abbrev + " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
+	}
 	prev := rx.ErrorName
 	rx.ErrorName = func(code uint32) string {
 		if s := tableErrorName(code); s != "" {

@@ -462,6 +462,7 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	for _, svc := range services {
 		svc(cl)
 	}
+	d.srt(cl)
 	// The call stays in the table after its reply: a retransmitted reply must
 	// be recognised as one, not taken for a reply without request. The table's
 	// generations bound it.

@@ -85,6 +85,8 @@ type State struct {
 	lastConnKey connKey
 	lastCall    *call
 	lastCallKey callKey
+
+	srtTab map[srtKey]*srtStat // per call type, for -z rx,srt
 }
 
 type match struct {
@@ -105,6 +107,7 @@ func (d *State) Rewind() {
 	d.calls.init()
 	d.conns.init()
 	d.lastConn, d.lastCall = nil, nil
+	d.srtTab = nil // the second pass counts again
 	d.pass2 = true
 	d.frame = 0
 }
