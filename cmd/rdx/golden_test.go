@@ -37,6 +37,14 @@ func goldenCases() map[string][]string {
 		"-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.icrc.status",
 		"-e", "rpcordma.xid", "-e", "rpcordma.msg_type", "-e", "rpc.xid", "-e", "rpc.procedure", "-e", "rpc.repframe",
 		"-e", "nfs.procedure_v3", "-e", "_ws.expert.message"}
+	for _, more := range []map[string][]string{rdsGoldenCases(), rdpGoldenCases()} {
+		for k, v := range more {
+			cases[k] = v
+		}
+	}
+	if len(rdpGoldenCases()) < 2 {
+		panic("want the clean and lossy captures in pcaps/rdp")
+	}
 	return cases
 }
 
