@@ -54,7 +54,10 @@ type dirState struct {
 	trunc   bool
 	frames  []uint64
 	nframes int
-	frameOf []uint64 // first frame of each seq, indexed by seq
+	// recent remembers the first frame of the last seqs received, to name
+	// the original of a retransmission; whether a seq is new is known from
+	// next and pending alone.
+	recent  [recentSeqs]seqFrame
 	pending []pend
 	direct  []byte // the single packet's body when it needed no copy
 	doff    int
@@ -64,7 +67,8 @@ func (s *dirState) reset() {
 	// field by field: a composite literal would copy a whole temporary (with
 	// write barriers) on every new call
 	s.next, s.maxSeq, s.lastSeq, s.done, s.total, s.trunc, s.nframes, s.doff = 1, 0, 0, false, 0, false, 0, 0
-	s.buf, s.frames, s.frameOf, s.pending, s.direct = s.buf[:0], s.frames[:0], s.frameOf[:0], s.pending[:0], nil
+	s.buf, s.frames, s.pending, s.direct = s.buf[:0], s.frames[:0], s.pending[:0], nil
+	s.recent = [recentSeqs]seqFrame{}
 }
 
 type call struct {
@@ -298,19 +302,19 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			"reply started but the request is incomplete (packets missing from the capture)")
 		c.dir[0].done = true
 	}
-	if s < maxTrackedSeq {
-		for uint32(len(ds.frameOf)) <= s {
-			ds.frameOf = append(ds.frameOf, 0)
+	if ds.seen(s) {
+		p.retrans = true
+		first := "an earlier frame"
+		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.frame != 0 {
+			p.retransOf = r.frame
+			first = "frame " + strconv.FormatUint(r.frame, 10)
 		}
-		if first := ds.frameOf[s]; first != 0 {
-			p.retransOf = first
-			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fRetrans, "rx",
-				"retransmission of seq "+strconv.FormatUint(uint64(s), 10)+" (first sent in frame "+
-					strconv.FormatUint(first, 10)+"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
-			return
-		}
-		ds.frameOf[s] = f.Num
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fRetrans, "rx",
+			"retransmission of seq "+strconv.FormatUint(uint64(s), 10)+" (first sent in "+first+
+				"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
+		return
 	}
+	ds.recent[s%recentSeqs] = seqFrame{seq: s, frame: f.Num}
 	if ds.lastSeq != 0 && s > ds.lastSeq {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupSequence, fSeq, "rx",
 			"seq "+strconv.FormatUint(uint64(s), 10)+" after the last packet (seq "+strconv.FormatUint(uint64(ds.lastSeq), 10)+")")
@@ -361,6 +365,27 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	}
 	ds.done = true
 	d.deliver(f, p, c, key, dir, false, 0)
+}
+
+const recentSeqs = 16
+
+type seqFrame struct {
+	seq   uint32
+	frame uint64
+}
+
+// seen tells whether seq s already arrived: everything below next did, and
+// so did anything held out of order.
+func (ds *dirState) seen(s uint32) bool {
+	if s < ds.next {
+		return true
+	}
+	for i := range ds.pending {
+		if ds.pending[i].seq == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (ds *dirState) keep(b []byte) {

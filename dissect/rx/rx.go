@@ -17,10 +17,6 @@ var DefaultPorts = []dissect.PortRange{{Lo: 7000, Hi: 7009}, {Lo: 7021, Hi: 7021
 // multi-gigabyte volume dumps).
 const MaxCallData = 64 << 10
 
-// maxTrackedSeq bounds per-call sequence tracking (retransmission and gap
-// detection) so a hostile seq number cannot grow memory.
-const maxTrackedSeq = 1 << 16
-
 // maxCalls and maxConns bound the call and connection tables; beyond them the
 // oldest generation is dropped.
 const (
@@ -56,7 +52,8 @@ type Packet struct {
 	detached bool
 
 	// analysis results
-	retransOf uint64 // frame of the first transmission
+	retrans   bool
+	retransOf uint64 // frame of the first transmission, when still remembered
 	rtt       int64
 	rttFrame  uint64
 	debugType uint32 // for DEBUG replies: the request's type (0 unknown)
@@ -242,6 +239,8 @@ func (p *Packet) Summary(dst []byte) []byte {
 			dst = append(dst, " [retransmission of frame "...)
 			dst = strconv.AppendUint(dst, p.retransOf, 10)
 			dst = append(dst, ']')
+		} else if p.retrans {
+			dst = append(dst, " [retransmission]"...)
 		}
 	case TypeAck:
 		a := Ack(p.body)
