@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/binary"
+	"github.com/rdx-project/rdx/internal/inet"
 	"strings"
 	"testing"
 	"time"
@@ -30,11 +31,11 @@ func mustRewrites(t *testing.T, ss ...string) []Rewrite {
 
 // valid reports whether the ones'-complement sum over b (checksum field
 // included) is all ones.
-func valid(s uint32, b []byte) bool { return fold(sum(s, b)) == 0xffff }
+func valid(s uint32, b []byte) bool { return inet.Fold(inet.Sum(s, b)) == 0xffff }
 
 func udpValid(f frame) bool {
 	seg := f.b[f.l4:f.l3End]
-	s := sum(0, f.b[f.l3+12:f.l3+20]) + uint32(f.proto) + uint32(len(seg))
+	s := inet.Sum(0, f.b[f.l3+12:f.l3+20]) + uint32(f.proto) + uint32(len(seg))
 	return valid(s, seg)
 }
 
@@ -86,7 +87,7 @@ func TestRewriteTCPAndRoCE(t *testing.T) {
 	Apply(mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
 	f := locate(b)
 	seg := b[f.l4:f.l3End]
-	if s := sum(0, b[f.l3+12:f.l3+20]) + 6 + uint32(len(seg)); !valid(s, seg) || binary.BigEndian.Uint16(seg[2:]) != 8080 {
+	if s := inet.Sum(0, b[f.l3+12:f.l3+20]) + 6 + uint32(len(seg)); !valid(s, seg) || binary.BigEndian.Uint16(seg[2:]) != 8080 {
 		t.Errorf("TCP rewrite: %x", seg)
 	}
 	// udp.* does not touch TCP.

@@ -6,6 +6,7 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/rdx-project/rdx/internal/inet"
 	"net"
 	"net/netip"
 	"strconv"
@@ -183,7 +184,7 @@ func Apply(rws []Rewrite, b []byte) bool {
 func fixIPv4(h []byte) {
 	hl := int(h[0]&0x0f) * 4
 	h[10], h[11] = 0, 0
-	binary.BigEndian.PutUint16(h[10:], ^fold(sum(0, h[:hl])))
+	binary.BigEndian.PutUint16(h[10:], ^inet.Fold(inet.Sum(0, h[:hl])))
 }
 
 // fixL4 recomputes the TCP or UDP checksum over the pseudo-header, and the
@@ -212,34 +213,16 @@ func fixL4(f frame) {
 	seg[ck], seg[ck+1] = 0, 0
 	var s uint32
 	if f.ipv == 4 {
-		s = sum(s, b[f.l3+12:f.l3+20])
+		s = inet.Sum(s, b[f.l3+12:f.l3+20])
 	} else {
-		s = sum(s, b[f.l3+8:f.l3+40])
+		s = inet.Sum(s, b[f.l3+8:f.l3+40])
 	}
 	s += uint32(f.proto) + uint32(len(seg))
-	c := ^fold(sum(s, seg))
+	c := ^inet.Fold(inet.Sum(s, seg))
 	if c == 0 && f.proto == 17 {
 		c = 0xffff // UDP sends a computed zero as all ones
 	}
 	binary.BigEndian.PutUint16(seg[ck:], c)
-}
-
-func sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s > 0xffff {
-		s = s>>16 + s&0xffff
-	}
-	return uint16(s)
 }
 
 // Summary is a one-line description of a frame for --dry-run.

@@ -30,7 +30,7 @@ func rxScenario() *Scenario {
 			{Name: "ack-type", Desc: "an ACK octet is 7 (only 0 and 1 are defined)",
 				Findings: []string{"frame 5: warning rx: ack octet 1 is 7 (only 0 NACK and 1 ACK are defined)"}},
 		},
-		build: buildRx,
+		build: func(o Options) []capture.Packet { return buildRx(o.Corrupt) },
 	}
 }
 

@@ -6,18 +6,41 @@ package synth
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/rdx-project/rdx/internal/inet"
 	"net/netip"
 	"strings"
 
 	"github.com/rdx-project/rdx/capture"
 )
 
-// Variant is a defect a scenario can inject; Findings are the findings the
-// engine must raise for it, each "frame N: severity proto: message".
+// Variant is a defect a scenario can inject; Findings are the errors and
+// warnings the engine must raise for it with the default options, each
+// "frame N: severity proto: message" (notes, such as RDP's analysis of a
+// lossy exchange, are not listed). Alias is a second name (the generic "crc").
 type Variant struct {
 	Name     string
+	Alias    string
 	Desc     string
 	Findings []string
+}
+
+// Options are the knobs a scenario may read; zero values mean the
+// scenario's defaults. Scenario.Options says which ones it reads.
+type Options struct {
+	Corrupt  string
+	Messages int     // messages (or calls, or segments) to send
+	Size     int     // payload size of each
+	Loss     float64 // probability that a segment is lost (and retransmitted); see LossSet
+	LossSet  bool    // Loss was given (else the scenario's fixed default losses)
+	Seed     int64   // seed of the loss draw: the same seed, the same capture
+	// NoMarkers and NoCRC turn MPA markers and CRCs off (mpa).
+	NoMarkers, NoCRC bool
+}
+
+// Option documents a flag a scenario reads.
+type Option struct {
+	Flag string
+	Desc string
 }
 
 // Scenario is a named conversation.
@@ -25,43 +48,75 @@ type Scenario struct {
 	Name      string
 	Desc      string
 	Available bool
+	Options   []Option
 	Variants  []Variant
-	build     func(corrupt string) []capture.Packet
+	build     func(o Options) []capture.Packet
 }
 
-// Build returns the frames of the scenario; corrupt is "" or a variant name.
+// Build returns the frames of the scenario with default options; corrupt is
+// "" or a variant name.
 func (s *Scenario) Build(corrupt string) ([]capture.Packet, error) {
+	return s.BuildWith(Options{Corrupt: corrupt})
+}
+
+// BuildWith returns the frames of the scenario built with o.
+func (s *Scenario) BuildWith(o Options) ([]capture.Packet, error) {
 	if !s.Available {
 		return nil, fmt.Errorf("scenario %s is not available yet", s.Name)
 	}
-	if corrupt != "" && s.Variant(corrupt) == nil {
-		var names []string
-		for _, v := range s.Variants {
-			names = append(names, v.Name)
+	if o.Corrupt != "" {
+		v := s.Variant(o.Corrupt)
+		if v == nil {
+			var names []string
+			for _, v := range s.Variants {
+				names = append(names, v.Name)
+			}
+			return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, o.Corrupt, strings.Join(names, ", "))
 		}
-		return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, corrupt, strings.Join(names, ", "))
+		o.Corrupt = v.Name
 	}
-	return s.build(corrupt), nil
+	if o.Messages < 0 || o.Size < 0 || o.Loss < 0 || o.Loss >= 1 {
+		return nil, fmt.Errorf("scenario %s: --messages and --size must be positive, --loss in [0, 1)", s.Name)
+	}
+	return s.build(o), nil
 }
 
-// Variant returns the named variant or nil.
+// Variant returns the named variant (or the one with that alias) or nil.
 func (s *Scenario) Variant(name string) *Variant {
 	for i := range s.Variants {
-		if s.Variants[i].Name == name {
+		if s.Variants[i].Name == name || s.Variants[i].Alias != "" && s.Variants[i].Alias == name {
 			return &s.Variants[i]
 		}
 	}
 	return nil
 }
 
+// or returns v, or def when v is zero (an option left unset).
+func or(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// packets stamps frames 1 ms apart from baseTime.
+func packets(frames [][]byte) []capture.Packet {
+	pkts := make([]capture.Packet, len(frames))
+	for i, f := range frames {
+		pkts[i] = capture.Packet{Data: f, TimeNS: baseTime + int64(i)*1_000_000, CapLen: len(f), WireLen: len(f),
+			LinkType: capture.LinkEthernet}
+	}
+	return pkts
+}
+
 // Scenarios lists every scenario, available or planned.
 func Scenarios() []*Scenario {
 	return []*Scenario{
 		rxScenario(),
-		{Name: "rds-tcp", Desc: "RDS over TCP: not yet available"},
-		{Name: "mpa", Desc: "iWARP MPA/DDP/RDMAP over TCP: not yet available"},
-		{Name: "rocev2-nfs", Desc: "NFS over RPC-over-RDMA on RoCEv2: not yet available"},
-		{Name: "rdp", Desc: "RDP: not yet available"},
+		rdsScenario(),
+		mpaScenario(),
+		roceNFSScenario(),
+		rdpScenario(),
 	}
 }
 
@@ -107,36 +162,18 @@ func udpFrame(fromClient bool, sport, dport uint16, id uint16, payload []byte) [
 	s4, d4 := src.As4(), dst.As4()
 	copy(ip[12:], s4[:])
 	copy(ip[16:], d4[:])
-	binary.BigEndian.PutUint16(ip[10:], ^fold(sum(0, ip)))
+	binary.BigEndian.PutUint16(ip[10:], ^inet.Fold(inet.Sum(0, ip)))
 	b = append(b, ip...)
 	udp := make([]byte, 8, 8+len(payload))
 	binary.BigEndian.PutUint16(udp[0:], sport)
 	binary.BigEndian.PutUint16(udp[2:], dport)
 	binary.BigEndian.PutUint16(udp[4:], uint16(8+len(payload)))
 	udp = append(udp, payload...)
-	s := sum(sum(0, ip[12:20]), udp) + 17 + uint32(len(udp))
-	c := ^fold(s)
+	s := inet.Sum(inet.Sum(0, ip[12:20]), udp) + 17 + uint32(len(udp))
+	c := ^inet.Fold(s)
 	if c == 0 {
 		c = 0xffff
 	}
 	binary.BigEndian.PutUint16(udp[6:], c)
 	return append(b, udp...)
-}
-
-func sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s > 0xffff {
-		s = s>>16 + s&0xffff
-	}
-	return uint16(s)
 }

@@ -21,6 +21,9 @@ type SynthOptions struct {
 	File     string
 	Corrupt  string
 	List     bool
+	Build    synth.Options
+	Markers  bool
+	CRC      bool
 }
 
 func newCmdSynth(io *iostreams.IO) *cobra.Command {
@@ -30,7 +33,9 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
 		Short: "Write a synthetic capture of a known conversation, clean or with one defect",
 		Example: `  rdx synth --list
   rdx synth rx -w rx.pcapng
-  rdx synth rx --corrupt jumbo-flag -w bad.pcapng && rdx read -V bad.pcapng`,
+  rdx synth rx --corrupt jumbo-flag -w bad.pcapng && rdx read -V bad.pcapng
+  rdx synth mpa --markers=false --size 4000 -w iwarp.pcapng
+  rdx synth rdp --loss 0.3 --seed 7 --messages 50 -w rdp.pcapng`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.List {
@@ -40,13 +45,23 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
 				return usageErr("no scenario: use rdx synth SCENARIO -w FILE (rdx synth --list shows them)")
 			}
 			o.Scenario = args[0]
+			o.Build.NoMarkers, o.Build.NoCRC = !o.Markers, !o.CRC
+			o.Build.LossSet = cmd.Flags().Changed("loss")
 			return synthRun(o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.File, "write", "w", "", "pcapng file to write (- for standard output)")
 	f.StringVar(&o.Corrupt, "corrupt", "", "inject the named defect (see --list)")
-	f.BoolVar(&o.List, "list", false, "list scenarios and their --corrupt variants")
+	f.BoolVar(&o.List, "list", false, "list scenarios, their options and their --corrupt variants")
+	// Scenario knobs: 0 means the scenario's default; --list says which
+	// scenario reads which.
+	f.IntVar(&o.Build.Messages, "messages", 0, "messages (calls, segments) to send (0: the scenario's default)")
+	f.IntVar(&o.Build.Size, "size", 0, "octets per message (0: the scenario's default)")
+	f.Float64Var(&o.Build.Loss, "loss", 0, "probability that a segment is lost and retransmitted (rdp)")
+	f.Int64Var(&o.Build.Seed, "seed", 1, "seed of the --loss draw: the same seed gives the same capture")
+	f.BoolVar(&o.Markers, "markers", true, "MPA markers (mpa; --markers=false turns them off)")
+	f.BoolVar(&o.CRC, "crc", true, "MPA CRCs (mpa; --crc=false turns them off)")
 	return cmd
 }
 
@@ -54,8 +69,15 @@ func synthList(o *SynthOptions) error {
 	w := o.IO.Out
 	for _, s := range synth.Scenarios() {
 		fmt.Fprintf(w, "%-11s %s\n", s.Name, s.Desc)
+		for _, op := range s.Options {
+			fmt.Fprintf(w, "  %-24s %s\n", op.Flag, op.Desc)
+		}
 		for _, v := range s.Variants {
-			fmt.Fprintf(w, "  --corrupt %-14s %s\n", v.Name, v.Desc)
+			name := v.Name
+			if v.Alias != "" {
+				name += " (or " + v.Alias + ")"
+			}
+			fmt.Fprintf(w, "  --corrupt %-14s %s\n", name, v.Desc)
 			for _, f := range v.Findings {
 				fmt.Fprintf(w, "      expect %s\n", f)
 			}
@@ -69,7 +91,8 @@ func synthRun(o *SynthOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	pkts, err := s.Build(o.Corrupt)
+	o.Build.Corrupt = o.Corrupt
+	pkts, err := s.BuildWith(o.Build)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

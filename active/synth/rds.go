@@ -1,0 +1,114 @@
+package synth
+
+import (
+	"encoding/binary"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect/rds"
+)
+
+// The RDS/TCP scenario: one TCP path (client port 40000 to 16385) as Linux
+// rds_tcp uses it. The client sends its congestion map (8 KiB, across six
+// segments), the multipath probe (NPATHS and generation number), a ping;
+// the server answers with the probe pong and the pong, then data messages
+// follow: large ones across segments from the client, small ones several
+// to a segment from the server. Headers carry computed checksums (Linux
+// sends 0, "not computed"), so the checksum check is exercised.
+func rdsScenario() *Scenario {
+	return &Scenario{
+		Name:      "rds-tcp",
+		Desc:      "RDS over TCP (port 16385): congestion map, multipath probe, ping/pong, messages across and within segments",
+		Available: true,
+		Options: []Option{
+			{"--messages N", "client data messages (default 4); the server answers each"},
+			{"--size N", "client message payload octets (default 3000: each spans segments)"},
+		},
+		Variants: []Variant{
+			{Name: "checksum", Alias: "crc", Desc: "the first client data message's RDS header checksum is off by one",
+				Findings: []string{"frame 21: error rds: bad RDS header checksum 0xd304 (should be 0xd303)"}},
+			{Name: "seq-gap", Desc: "the client skips RDS sequence number 4 (the second data message has 5)",
+				Findings: []string{"frame 23: warning rds: missing RDS sequence number 4 on this path"}},
+		},
+		build: buildRDS,
+	}
+}
+
+const (
+	rdsClientPort = 40000
+	rdsSrcPort    = 4000 // RDS socket ports (the bound ports, not TCP's)
+	rdsDstPort    = 4001
+	rdsGen        = 0x5eed0001
+)
+
+func buildRDS(o Options) []capture.Packet {
+	nmsg, size := or(o.Messages, 4), or(o.Size, 3000)
+	c := newTCP(rdsClientPort, rds.Port)
+	c.handshake()
+	var seq [2]uint64 // last sequence number sent per side
+	msg := func(client bool, h rds.HeaderFields, payload []byte) []byte {
+		me := side(client)
+		if h.Flags != rds.FlagCongBitmap { // congestion maps are unsequenced
+			seq[me]++
+			h.Seq = seq[me]
+		}
+		h.Len, h.SetCsum = uint32(len(payload)), true
+		return append(h.Encode(nil), payload...)
+	}
+
+	// The congestion map: ports 4000 and 4001 congested (bit per port,
+	// little-endian 64-bit words).
+	cong := make([]byte, rds.CongMapLen)
+	for _, p := range []int{rdsSrcPort, rdsDstPort} {
+		w := binary.LittleEndian.Uint64(cong[p/64*8:]) | 1<<(p%64)
+		binary.LittleEndian.PutUint64(cong[p/64*8:], w)
+	}
+	c.send(true, msg(true, rds.HeaderFields{Flags: rds.FlagCongBitmap}, cong))
+
+	// The probe: from RDS port 1 to 0, NPATHS 8 and the generation number;
+	// the pong comes back from 0 to 1 with the server's.
+	var ext [rds.ExtLen]byte
+	ext[0], ext[2] = rds.ExtNPaths, 8
+	ext[3] = rds.ExtGenNum
+	binary.BigEndian.PutUint32(ext[4:], rdsGen)
+	c.send(true, msg(true, rds.HeaderFields{Sport: rds.ProbePort, Dport: 0, Ext: ext}, nil))
+	binary.BigEndian.PutUint32(ext[4:], rdsGen+1)
+	c.send(false, msg(false, rds.HeaderFields{Sport: 0, Dport: rds.ProbePort, Ext: ext}, nil))
+
+	// Ping (to port 0) and pong (from port 0).
+	c.send(true, msg(true, rds.HeaderFields{Sport: rdsSrcPort, Dport: 0}, nil))
+	c.send(false, msg(false, rds.HeaderFields{Sport: 0, Dport: rdsSrcPort}, nil))
+
+	// Data: the client's messages span segments (they go out back to back,
+	// so segment boundaries fall anywhere in them); the server answers all
+	// of them at once, several small messages to a segment.
+	var stream []byte
+	for i := range nmsg {
+		h := rds.HeaderFields{Sport: rdsSrcPort, Dport: rdsDstPort, Flags: rds.FlagAckRequired}
+		if i == 1 && o.Corrupt == "seq-gap" {
+			seq[0]++
+		}
+		m := msg(true, h, pattern(size, i))
+		if i == 0 && o.Corrupt == "checksum" {
+			binary.BigEndian.PutUint16(m[30:], binary.BigEndian.Uint16(m[30:])+1)
+		}
+		stream = append(stream, m...)
+	}
+	c.send(true, stream)
+	stream = stream[:0]
+	for i := range nmsg {
+		stream = append(stream, msg(false, rds.HeaderFields{Sport: rdsDstPort, Dport: rdsSrcPort}, pattern(64, 100+i))...)
+	}
+	c.send(false, stream)
+	c.close()
+	return packets(c.frames)
+}
+
+// pattern returns n octets that differ per message (i), so a misplaced
+// octet shows.
+func pattern(n, i int) []byte {
+	b := make([]byte, n)
+	for j := range b {
+		b[j] = byte(j*7 + i*13 + 1)
+	}
+	return b
+}
