@@ -34,18 +34,32 @@ type checkRow struct {
 func newCmdCheck(io *iostreams.IO) *cobra.Command {
 	o := &ReadOptions{IO: io, Quiet: true}
 	cmd := &cobra.Command{
-		Use:   "check FILE",
+		Use:   "check FILE | check -i IFACE",
 		Short: "Run every validation (CRCs, markers, checksums) over a capture and tabulate the results",
 		Long: `check decodes the whole capture once and counts, for every check a protocol
 registered (mpa.crc, mpa.marker, infiniband.icrc, ...), how many PDUs it ran
-on, how many passed and failed, and the first failing frames. Exit status: 0
-when nothing failed, 1 when a check failed, 2 on usage or input errors.`,
+on, how many passed and failed, and the first failing frames. With -i it
+checks live traffic instead (as rdx read -i; stop with -c N or Ctrl-C, the
+table is printed at the end). Exit status: 0 when nothing failed, 1 when a
+check failed, 2 on usage or input errors.`,
 		Example: `  rdx check pcaps/iwarp/iwarp_rping_crc.pcap
   rdx check -T json FILE
-  rdx check -d tcp.port==4210,mpa FILE`,
-		Args: cobra.ExactArgs(1),
+  rdx check -d tcp.port==4210,mpa FILE
+  rdx check -i eth1 -f "tcp port 4210" -c 1000`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.File = args[0]
+			if len(args) == 1 {
+				o.File = args[0]
+			}
+			if o.Iface != "" && o.File != "" {
+				return usageErr("give a capture file or -i IFACE, not both")
+			}
+			if o.File == "" && o.Iface == "" {
+				return usageErr("no capture: use rdx check FILE or rdx check -i IFACE")
+			}
+			if checkRunF != nil {
+				return checkRunF(o)
+			}
 			return checkRun(o)
 		},
 	}
@@ -53,7 +67,21 @@ when nothing failed, 1 when a check failed, 2 on usage or input errors.`,
 	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text or json")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. tcp.port==4210,mpa")
 	addPrefFlags(f, o)
+	f.StringVarP(&o.Iface, "interface", "i", "", "check live traffic from IFACE (AF_PACKET; -c N or Ctrl-C stops)")
+	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"tcp port 4210\"")
+	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
 	return cmd
+}
+
+// checkRunF replaces checkRun in tests of the flag parsing.
+var checkRunF func(*ReadOptions) error
+
+// checkSource names what was checked: the file, or the interface.
+func checkSource(o *ReadOptions) string {
+	if o.Iface != "" {
+		return "interface " + o.Iface
+	}
+	return o.File
 }
 
 func checkRun(o *ReadOptions) error {
@@ -95,14 +123,15 @@ func checkRun(o *ReadOptions) error {
 	}
 	if o.Format == "json" {
 		out := struct {
-			File     string     `json:"file"`
+			File     string     `json:"file,omitempty"`
+			Iface    string     `json:"interface,omitempty"`
 			Frames   uint64     `json:"frames"`
 			Checks   []checkRow `json:"checks"`
 			Errors   int        `json:"finding_errors"`
 			Warnings int        `json:"finding_warnings"`
 			Notes    int        `json:"finding_notes"`
 			OK       bool       `json:"ok"`
-		}{o.File, counts.frames, rows, counts.Errors, counts.Warnings, counts.Notes, !failed}
+		}{o.File, o.Iface, counts.frames, rows, counts.Errors, counts.Warnings, counts.Notes, !failed}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(o.IO.Out, "%s\n", b)
 	} else {
@@ -131,12 +160,12 @@ func checkRun(o *ReadOptions) error {
 				return &exitError{code: exitUsage, err: err}
 			}
 		}
-		fmt.Fprintf(o.IO.Out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), o.File)
+		fmt.Fprintf(o.IO.Out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), checkSource(o))
 	}
 	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
 		counts.frames, counts.Errors, counts.Warnings, counts.Notes)
 	if failed {
-		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", o.File)}
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", checkSource(o))}
 	}
 	return nil
 }

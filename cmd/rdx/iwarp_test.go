@@ -106,3 +106,30 @@ func TestCheckIwarp(t *testing.T) {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
+
+// TestIwarpLegacyMarkers: the 2008 wiki capture with markers decodes every
+// FPDU (20 Writes, 20 Read Requests, 20 Read Responses, 3 Sends, as the
+// same run without markers) with every marker good under the legacy rule
+// rdx detects (dissect/mpa TestLegacyMarkers has the byte evidence).
+func TestIwarpLegacyMarkers(t *testing.T) {
+	const c = "../../pcaps/iwarp/wiki_iwarp_rdma__read_write_long_run_mrkr.pcap"
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"check", "-T", "json", c}); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out.String(), `"checked": 43,
+      "passed": 43,`) {
+		t.Errorf("markers:\n%s", out)
+	}
+	io, _, out, _ = iostreams.Test()
+	run(io, []string{"read", "-V", c})
+	s := out.String()
+	for op, n := range map[string]int{"Write (0x00)": 20, "Read Request (0x01)": 20, "Read Response (0x02)": 20, "Send (0x03)": 3} {
+		if got := strings.Count(s, "OpCode: "+op); got != n {
+			t.Errorf("%s: %d, want %d", op, got, n)
+		}
+	}
+	if strings.Count(s, "markers follow a pre-RFC sender rule") != 2 {
+		t.Errorf("want the legacy-rule note once per direction")
+	}
+}

@@ -47,6 +47,8 @@ var (
 	fMarkerPtr  = Register(&Field{Abbrev: "iwarp_mpa.marker_fpduptr", Name: "FPDU back pointer", Type: TUint16})
 	fMarkerStat = Register(&Field{Abbrev: "iwarp_mpa.marker.status", Name: "Marker status", Type: TUint8, Names: statusNames,
 		Desc: "1 when every marker of the FPDU points back at its start, 2 when one does not (rdx)"})
+	fMarkerLegacy = Register(&Field{Abbrev: "iwarp_mpa.marker.legacy", Name: "Legacy marker rule", Type: TBool,
+		Desc: "markers every 512 octets not counting CRC fields, FPDUPTR little-endian (a 2008 sender; not RFC 5044) (rdx)"})
 	fReassembled = Register(&Field{Abbrev: "iwarp_mpa.reassembled_in", Name: "FPDU bytes from frame", Type: TFrameNum, Desc: "frames an FPDU spanning segments came from (rdx)"})
 )
 

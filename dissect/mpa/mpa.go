@@ -82,6 +82,13 @@ type half struct {
 	flags    uint8
 	seen     bool // a Request/Reply came this way
 	isReq    bool
+
+	// Marker rule: RFC 5044 §4.3 unless the stream shows the legacy one
+	// (LayoutLegacy); decided at the first FPDU where the two differ and
+	// the markers validate under one of them. nfpdu counts the FPDUs since
+	// base while undecided (the legacy base lags 4 octets per FPDU).
+	legacy, legacyKnown bool
+	nfpdu               uint32
 }
 
 type conn struct {
@@ -112,6 +119,7 @@ type State struct {
 	frame uint64
 	arena []byte
 	marks []int32
+	lmark []int32
 	spans []tcp.FrameSpan
 	scr   []byte
 
@@ -123,6 +131,7 @@ type State struct {
 
 type sync struct {
 	seq      uint32
+	legacy   bool
 	markers  bool
 	base     uint32
 	crc      bool
@@ -239,6 +248,7 @@ func (d *State) start(h *half, hk halfKey, ch *tcp.Chunk) {
 		h.mode = modeFPDU
 		h.skip = uint64(s.seq - ch.Seq)
 		h.markers, h.base, h.haveBase, h.crc, h.crcKnown = s.markers, s.base, s.markers, s.crc, s.crcKnown
+		h.legacy, h.legacyKnown = s.legacy, true
 		h.started = true
 		return
 	}
@@ -437,14 +447,25 @@ func (d *State) fpdu(f *dissect.Frame, h *half, k tcp.FlowKey, dir tcp.Dir) bool
 	n := LogicalLen(ulen)
 	d.marks = d.marks[:0]
 	w := n
+	announce := false
 	if h.markers {
-		w, d.marks = Layout(rel, n, d.marks)
+		w, d.marks = layout(rel, n, d.marks, h.legacy)
+		if len(b) < w {
+			return false
+		}
+		if !h.legacyKnown && h.nfpdu > 0 {
+			var ok bool
+			if ok, lead, ulen, w = d.detectLegacy(h, b, rel, lead, w); ok {
+				announce = true
+			}
+		}
 	}
 	if len(b) < w {
 		return false
 	}
 	p := d.newPDU(f)
 	p.kind = kindFPDU
+	p.legacy = h.legacy
 	p.seq, p.lead, p.ulen, p.key, p.dir = seq, lead, ulen, k, dir
 	p.wire, p.off = d.bytesFor(f, h, 0, w)
 	if p.off < 0 {
@@ -462,6 +483,18 @@ func (d *State) fpdu(f *dissect.Frame, h *half, k tcp.FlowKey, dir tcp.Dir) bool
 	p.crcOn, p.crcKnown = h.crc, h.crcKnown
 	p.idx = f.AddPDU(p)
 	h.buf.Consume(w)
+	if announce {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fMarkerLegacy, "iwarp_mpa",
+			"markers follow a pre-RFC sender rule: every 512 octets not counting the CRC fields, FPDUPTR little-endian "+
+				"(RFC 5044 §4.3/draft-00 §7.1: every 512 octets of sequence space, FPDUPTR big-endian); decoded with that rule")
+	}
+	if h.markers {
+		if h.legacy {
+			h.base += CRCLen
+		} else if !h.legacyKnown {
+			h.nfpdu++
+		}
+	}
 	d.check(f, p)
 	if d.OnFPDU != nil {
 		d.OnFPDU(p)
@@ -511,7 +544,7 @@ func (d *State) check(f *dissect.Frame, p *FPDU) {
 	if len(p.marks) > 0 {
 		p.markerStatus = StatusGood
 		for _, m := range p.marks {
-			ptr := int(binary.BigEndian.Uint16(w[m+2:]))
+			ptr := markerPtr(w[m:], p.legacy)
 			want := int(m) - p.lead
 			if m == 0 {
 				want = 0
@@ -606,7 +639,12 @@ func (d *State) StreamGap(f *dissect.Frame, g *tcp.Gap) {
 		n := LogicalLen(int(binary.BigEndian.Uint16(b[lead:])))
 		w := n
 		if h.markers {
-			w, _ = Layout(seq-h.base, n, d.marks[:0])
+			w, _ = layout(seq-h.base, n, d.marks[:0], h.legacy)
+			if h.legacy {
+				h.base += CRCLen
+			} else if !h.legacyKnown {
+				h.nfpdu++
+			}
 		}
 		if uint64(w) >= held+g.Size {
 			h.skip = uint64(w) - held - g.Size
@@ -637,4 +675,53 @@ func (d *State) StreamClose(f *dissect.Frame, key tcp.FlowKey, reason tcp.CloseR
 		}
 	}
 	delete(d.conns, key)
+}
+
+// layout places an FPDU's markers by the RFC rule or the legacy one.
+func layout(rel uint32, n int, dst []int32, legacy bool) (int, []int32) {
+	if legacy {
+		return LayoutLegacy(rel, n, dst)
+	}
+	return Layout(rel, n, dst)
+}
+
+// detectLegacy compares, for the FPDU at the head of b, the RFC 5044 marker
+// layout (rel, lead, w already computed) with the legacy one. When they
+// differ and only the legacy markers validate, with an interior marker to
+// prove it, the direction switches to the legacy rule for good; when the RFC
+// markers validate with an interior marker, to the RFC rule. It returns
+// whether it switched to legacy and the FPDU's lead, ULPDU length and wire
+// length under the rule in force.
+func (d *State) detectLegacy(h *half, b []byte, rel uint32, lead, w int) (bool, int, int, int) {
+	ulen := int(binary.BigEndian.Uint16(b[lead:]))
+	lrel := rel - h.nfpdu*CRCLen
+	llead := 0
+	if lrel%MarkerInterval == 0 {
+		llead = MarkerLen
+	}
+	lulen := int(binary.BigEndian.Uint16(b[llead:]))
+	var lw int
+	lw, d.lmark = LayoutLegacy(lrel, LogicalLen(lulen), d.lmark[:0])
+	same := lw == w && len(d.lmark) == len(d.marks)
+	for i := 0; same && i < len(d.marks); i++ {
+		same = d.marks[i] == d.lmark[i]
+	}
+	if same {
+		return false, lead, ulen, w
+	}
+	okR, decR := markersOK(b[:w], d.marks, lead, false)
+	if okR && decR {
+		h.legacyKnown = true
+		return false, lead, ulen, w
+	}
+	if okR || lw > len(b) {
+		return false, lead, ulen, w
+	}
+	if okL, decL := markersOK(b[:lw], d.lmark, llead, true); !okL || !decL {
+		return false, lead, ulen, w
+	}
+	h.legacy, h.legacyKnown = true, true
+	h.base += h.nfpdu * CRCLen
+	d.marks = append(d.marks[:0], d.lmark...)
+	return true, llead, lulen, lw
 }

@@ -33,13 +33,18 @@ func (d *State) resync(f *dissect.Frame, h *half, k tcp.FlowKey, dir tcp.Dir) bo
 	h.buf.Consume(off)
 	h.mode, h.started = modeFPDU, true
 	h.markers = markers
+	// The legacy marker rule (LayoutLegacy) counts FPDUs from the stream
+	// start: it cannot be detected after a resync.
+	h.legacy, h.legacyKnown = false, true
 	if markers {
 		h.base, h.haveBase = base, true
 	}
 	if !h.crcKnown && crcGood {
 		h.crc, h.crcKnown = true, true
 	}
-	if !d.pass2 {
+	// Pass 2 restarts the direction at its first alignment: a later resync
+	// (after a gap) must not move that.
+	if _, seen := d.learned[halfKey{k, dir}]; !d.pass2 && !seen {
 		d.learned[halfKey{k, dir}] = sync{seq: seq + uint32(off), markers: markers, base: base, crc: h.crc, crcKnown: h.crcKnown}
 	}
 	return true
@@ -168,7 +173,7 @@ func (d *State) findSync(b []byte, seq uint32, h *half) (off int, base uint32, m
 					cand = m
 				}
 				if cand >= 0 && accept(cand, true, bs) {
-					return cand, bs, true, crcGood, true
+					return d.earliest(b, seq, cand, bs, crcGood), bs, true, crcGood, true
 				}
 			}
 		}
@@ -181,4 +186,50 @@ func (d *State) findSync(b []byte, seq uint32, h *half) (off int, base uint32, m
 		}
 	}
 	return 0, 0, false, false, false
+}
+
+// earliest returns the first offset before cand from which a chain of whole
+// FPDUs (markers placed from base, every marker pointing back at its FPDU,
+// CRCs good when crc, else sane DDP headers) ends exactly at cand: the
+// FPDUs that came before the first marker the resync anchored on, so a
+// mid-stream decode finds the same FPDUs as a full one.
+func (d *State) earliest(b []byte, seq uint32, cand int, base uint32, crc bool) int {
+	first := int((base - seq) % 4)
+	for o := first; o < cand; o += 4 {
+		p := o
+		for p < cand {
+			rel := seq + uint32(p) - base
+			lead := 0
+			if rel%MarkerInterval == 0 {
+				lead = MarkerLen
+			}
+			if p+lead+2 > cand {
+				break
+			}
+			ulen := int(binary.BigEndian.Uint16(b[p+lead:]))
+			var w int
+			w, d.lmark = Layout(rel, LogicalLen(ulen), d.lmark[:0])
+			if p+w > cand {
+				break
+			}
+			fp := b[p : p+w]
+			if len(d.lmark) > 0 {
+				if ok, _ := markersOK(fp, d.lmark, lead, false); !ok {
+					break
+				}
+			}
+			if crc {
+				if binary.LittleEndian.Uint32(fp[w-CRCLen:]) != CRC(fp[:w-CRCLen]) {
+					break
+				}
+			} else if ulen < 14 || !ddpSane(fp[lead+2:]) {
+				break
+			}
+			p += w
+		}
+		if p == cand {
+			return o
+		}
+	}
+	return cand
 }

@@ -23,7 +23,8 @@ type FPDU struct {
 	seq      uint32
 	key      tcp.FlowKey
 	dir      tcp.Dir
-	lead     int // 4 when a marker leads the FPDU
+	lead     int  // 4 when a marker leads the FPDU
+	legacy   bool // markers by LayoutLegacy, FPDUPTR little-endian
 	ulen     int
 	marks    []int32 // marker offsets in wire
 	ulpdu    []byte
@@ -165,7 +166,10 @@ func (p *FPDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Open()
 		for _, m := range p.marks {
 			t.Uint(fMarkerRes, o+int(m), 2, uint64(binary.BigEndian.Uint16(p.wire[m:])))
-			t.Uint(fMarkerPtr, o+int(m)+2, 2, uint64(binary.BigEndian.Uint16(p.wire[m+2:])))
+			t.Uint(fMarkerPtr, o+int(m)+2, 2, uint64(markerPtr(p.wire[m:], p.legacy)))
+		}
+		if p.legacy {
+			t.Uint(fMarkerLegacy, -1, 0, 1)
 		}
 		t.Uint(fMarkerStat, -1, 0, uint64(p.markerStatus))
 		t.Close()

@@ -158,3 +158,85 @@ func EncodeFPDU(dst, ulpdu []byte, rel uint32, markers, crc bool) []byte {
 	}
 	return binary.LittleEndian.AppendUint32(dst, c)
 }
+
+// LayoutLegacy places markers by the rule of the 2008 software iWARP sender
+// in the Wireshark wiki captures (iwarp_rdma/read_write_long_run_mrkr): a
+// marker every 512 octets of the stream counting markers but not the 4-octet
+// CRC fields. rel is the stream position minus the marker base, where the
+// caller advances the base by CRCLen after every FPDU, so rel is the
+// sender's own count. A marker due right after the pad goes after the CRC
+// (it leads the next FPDU): the captures never show that case.
+func LayoutLegacy(rel uint32, n int, dst []int32) (int, []int32) {
+	w, dst := Layout(rel, n-CRCLen, dst)
+	return w + CRCLen, dst
+}
+
+// EncodeFPDULegacy is EncodeFPDU with LayoutLegacy's marker placement and
+// FPDUPTRs sent little-endian, as that sender does (for tests).
+func EncodeFPDULegacy(dst, ulpdu []byte, rel uint32, crc bool) []byte {
+	start := len(dst)
+	var lg [2]byte
+	binary.BigEndian.PutUint16(lg[:], uint16(len(ulpdu)))
+	n := LogicalLen(len(ulpdu)) - CRCLen
+	lead, w := 0, 0
+	for i := 0; i < n; {
+		if (rel+uint32(w))%MarkerInterval == 0 {
+			ptr := 0
+			if w == 0 {
+				lead = MarkerLen
+			} else {
+				ptr = w - lead
+			}
+			dst = append(dst, 0, 0, byte(ptr), byte(ptr>>8))
+			w += MarkerLen
+			continue
+		}
+		switch {
+		case i < 2:
+			dst = append(dst, lg[i])
+		case i < 2+len(ulpdu):
+			dst = append(dst, ulpdu[i-2])
+		default:
+			dst = append(dst, 0)
+		}
+		i++
+		w++
+	}
+	var c uint32
+	if crc {
+		c = CRC(dst[start:])
+	}
+	return binary.LittleEndian.AppendUint32(dst, c)
+}
+
+// markersOK checks the markers of one FPDU's wire octets fp: a leading
+// marker (offset 0) is all zero, every other one has reserved 0 and points
+// back at the FPDU start (FPDUPTR little-endian when le). decisive: an
+// interior marker was checked.
+func markersOK(fp []byte, marks []int32, lead int, le bool) (ok, decisive bool) {
+	if len(marks) == 0 {
+		return false, false
+	}
+	for _, m := range marks {
+		mk := fp[m : m+MarkerLen]
+		if m == 0 {
+			if binary.BigEndian.Uint32(mk) != 0 {
+				return false, decisive
+			}
+			continue
+		}
+		if binary.BigEndian.Uint16(mk) != 0 || markerPtr(mk, le)&^3 != int(m)-lead {
+			return false, decisive
+		}
+		decisive = true
+	}
+	return true, decisive
+}
+
+// markerPtr reads a marker's FPDUPTR.
+func markerPtr(mk []byte, le bool) int {
+	if le {
+		return int(binary.LittleEndian.Uint16(mk[2:]))
+	}
+	return int(binary.BigEndian.Uint16(mk[2:]))
+}
