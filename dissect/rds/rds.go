@@ -72,6 +72,8 @@ type State struct {
 	gens    map[netip.Addr]uint32
 	learned map[uint64]uint64 // ping frame -> pong frame, learned in the first pass
 	pass2   bool
+
+	ibs ibState // RDS over InfiniBand (ib.go)
 }
 
 type pingKey struct {
@@ -101,6 +103,7 @@ func (d *State) Rewind() {
 	d.lastConn = nil
 	d.pass2 = true
 	d.frame = noFrame
+	d.ibs.rewind()
 }
 
 // Dissect implements dissect.Dissector; RDS only arrives through StreamData.

@@ -23,45 +23,7 @@ func (m *Message) Summary(dst []byte) []byte {
 		}
 		return append(dst, ']')
 	}
-	hv := m.Header()
-	dst = append(dst, kindSummary[m.kind]...)
-	if m.kind != KindCong && m.kind != KindAckOnly {
-		dst = append(dst, ' ')
-		dst = strconv.AppendUint(dst, uint64(hv.Sport()), 10)
-		dst = append(dst, "→"...)
-		dst = strconv.AppendUint(dst, uint64(hv.Dport()), 10)
-	}
-	dst = append(dst, " seq="...)
-	dst = strconv.AppendUint(dst, hv.Seq(), 10)
-	if a := hv.Ack(); a != 0 {
-		dst = append(dst, " ack="...)
-		dst = strconv.AppendUint(dst, a, 10)
-	}
-	dst = append(dst, " len="...)
-	dst = strconv.AppendUint(dst, uint64(hv.Len()), 10)
-	if fl := hv.Flags(); fl != 0 && fl != FlagCongBitmap {
-		dst = append(dst, " flags=0x"...)
-		dst = strconv.AppendUint(dst, uint64(fl), 16)
-	}
-	if m.kind == KindCong {
-		dst = append(dst, " congested="...)
-		dst = strconv.AppendInt(dst, int64(m.congN), 10)
-	}
-	it := hv.Exts()
-	for {
-		typ, val, _, st := it.Next()
-		if st != ExtOK {
-			break
-		}
-		switch typ {
-		case ExtNPaths:
-			dst = append(dst, " npaths="...)
-			dst = strconv.AppendUint(dst, uint64(be16(val)), 10)
-		case ExtGenNum:
-			dst = append(dst, " gen="...)
-			dst = strconv.AppendUint(dst, uint64(be32(val)), 10)
-		}
-	}
+	dst = appendHeaderSummary(dst, m.Header(), m.kind, m.congN)
 	if m.trunc {
 		dst = append(dst, " [truncated]"...)
 	}
@@ -106,55 +68,7 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	var lb [64]byte
 	t.Proto(PRDS, o, HeaderLen+int(hv.Len()), string(m.Summary(lb[:0])))
-	t.Uint(fSeq, o+offSeq, 8, hv.Seq())
-	t.Uint(fAck, o+offAck, 8, hv.Ack())
-	t.Uint(fLen, o+offLen, 4, uint64(hv.Len()))
-	t.Uint(fSport, o+offSport, 2, uint64(hv.Sport()))
-	t.Uint(fDport, o+offDport, 2, uint64(hv.Dport()))
-	fl := hv.Flags()
-	t.Flags(fFlags, o+offFlags, 1, uint64(fl), "", fFlagExtX, fFlagHBPo, fFlagHBPi, fFlagRetr, fFlagAckRq, fFlagCong)
-	t.Uint(fCredit, o+offCredit, 1, uint64(hv.Credit()))
-	t.Uint(fPad, o+offPad, 4, uint64(hv.Pad()))
-	t.Uint(fCsum, o+offCsum, 2, uint64(hv.Csum()))
-	t.Open()
-	t.Uint(fCsumStat, -1, 0, uint64(m.csum))
-	t.Close()
-	it := hv.Exts()
-	for {
-		typ, val, eo, st := it.Next()
-		if st == ExtEnd {
-			break
-		}
-		p := o + offExt + eo
-		t.Uint(fExtType, p, 1+len(val), uint64(typ))
-		t.Open()
-		if st != ExtOK {
-			if len(val) > 0 {
-				t.Bytes(fExtUnknown, p+1, len(val), val)
-			}
-			t.Close()
-			break
-		}
-		switch typ {
-		case ExtVersion:
-			t.Uint(fExtVersion, p+1, 4, uint64(be32(val)))
-		case ExtRDMA:
-			t.Uint(fExtRKey, p+1, 4, uint64(be32(val)))
-		case ExtRDMADest:
-			t.Uint(fExtDRKey, p+1, 4, uint64(be32(val)))
-			t.Uint(fExtDOff, p+5, 4, uint64(be32(val[4:])))
-		case ExtRDMABytes:
-			t.Uint(fExtBytes, p+1, 4, uint64(be32(val)))
-			t.Uint(fExtBytesFl, p+5, 1, uint64(val[4]))
-		case ExtNPaths:
-			t.Uint(fExtNPaths, p+1, 2, uint64(be16(val)))
-		case ExtGenNum:
-			t.Uint(fExtGen, p+1, 4, uint64(be32(val)))
-		case ExtCapBits:
-			t.Uint(fExtCap, p+1, 4, uint64(be32(val)))
-		}
-		t.Close()
-	}
+	headerTree(t, hv, o, m.csum)
 	t.Uint(fKind, -1, 0, uint64(m.kind))
 	t.Uint(fStreamOff, -1, 0, m.sOff)
 	var fb [256]byte
@@ -204,4 +118,101 @@ func appendFrames(dst []byte, fr []uint64) []byte {
 		dst = strconv.AppendUint(dst, n, 10)
 	}
 	return dst
+}
+
+// appendHeaderSummary appends the info text of a complete message header:
+// kind, ports, seq, ack, len, flags, congested count and path extensions.
+func appendHeaderSummary(dst []byte, hv Header, kind uint8, congN int) []byte {
+	dst = append(dst, kindSummary[kind]...)
+	if kind != KindCong && kind != KindAckOnly {
+		dst = append(dst, ' ')
+		dst = strconv.AppendUint(dst, uint64(hv.Sport()), 10)
+		dst = append(dst, "→"...)
+		dst = strconv.AppendUint(dst, uint64(hv.Dport()), 10)
+	}
+	dst = append(dst, " seq="...)
+	dst = strconv.AppendUint(dst, hv.Seq(), 10)
+	if a := hv.Ack(); a != 0 {
+		dst = append(dst, " ack="...)
+		dst = strconv.AppendUint(dst, a, 10)
+	}
+	dst = append(dst, " len="...)
+	dst = strconv.AppendUint(dst, uint64(hv.Len()), 10)
+	if fl := hv.Flags(); fl != 0 && fl != FlagCongBitmap {
+		dst = append(dst, " flags=0x"...)
+		dst = strconv.AppendUint(dst, uint64(fl), 16)
+	}
+	if kind == KindCong {
+		dst = append(dst, " congested="...)
+		dst = strconv.AppendInt(dst, int64(congN), 10)
+	}
+	it := hv.Exts()
+	for {
+		typ, val, _, st := it.Next()
+		if st != ExtOK {
+			break
+		}
+		switch typ {
+		case ExtNPaths:
+			dst = append(dst, " npaths="...)
+			dst = strconv.AppendUint(dst, uint64(be16(val)), 10)
+		case ExtGenNum:
+			dst = append(dst, " gen="...)
+			dst = strconv.AppendUint(dst, uint64(be32(val)), 10)
+		}
+	}
+	return dst
+}
+
+// headerTree adds the nodes of the 48 header octets at frame offset o.
+func headerTree(t *dissect.Tree, hv Header, o int, csum uint8) {
+	t.Uint(fSeq, o+offSeq, 8, hv.Seq())
+	t.Uint(fAck, o+offAck, 8, hv.Ack())
+	t.Uint(fLen, o+offLen, 4, uint64(hv.Len()))
+	t.Uint(fSport, o+offSport, 2, uint64(hv.Sport()))
+	t.Uint(fDport, o+offDport, 2, uint64(hv.Dport()))
+	fl := hv.Flags()
+	t.Flags(fFlags, o+offFlags, 1, uint64(fl), "", fFlagExtX, fFlagHBPo, fFlagHBPi, fFlagRetr, fFlagAckRq, fFlagCong)
+	t.Uint(fCredit, o+offCredit, 1, uint64(hv.Credit()))
+	t.Uint(fPad, o+offPad, 4, uint64(hv.Pad()))
+	t.Uint(fCsum, o+offCsum, 2, uint64(hv.Csum()))
+	t.Open()
+	t.Uint(fCsumStat, -1, 0, uint64(csum))
+	t.Close()
+	it := hv.Exts()
+	for {
+		typ, val, eo, st := it.Next()
+		if st == ExtEnd {
+			break
+		}
+		p := o + offExt + eo
+		t.Uint(fExtType, p, 1+len(val), uint64(typ))
+		t.Open()
+		if st != ExtOK {
+			if len(val) > 0 {
+				t.Bytes(fExtUnknown, p+1, len(val), val)
+			}
+			t.Close()
+			break
+		}
+		switch typ {
+		case ExtVersion:
+			t.Uint(fExtVersion, p+1, 4, uint64(be32(val)))
+		case ExtRDMA:
+			t.Uint(fExtRKey, p+1, 4, uint64(be32(val)))
+		case ExtRDMADest:
+			t.Uint(fExtDRKey, p+1, 4, uint64(be32(val)))
+			t.Uint(fExtDOff, p+5, 4, uint64(be32(val[4:])))
+		case ExtRDMABytes:
+			t.Uint(fExtBytes, p+1, 4, uint64(be32(val)))
+			t.Uint(fExtBytesFl, p+5, 1, uint64(val[4]))
+		case ExtNPaths:
+			t.Uint(fExtNPaths, p+1, 2, uint64(be16(val)))
+		case ExtGenNum:
+			t.Uint(fExtGen, p+1, 4, uint64(be32(val)))
+		case ExtCapBits:
+			t.Uint(fExtCap, p+1, 4, uint64(be32(val)))
+		}
+		t.Close()
+	}
 }

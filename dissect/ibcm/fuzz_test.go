@@ -1,0 +1,81 @@
+package ibcm
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+)
+
+// mad builds a CM MAD of attribute attr with the given comm IDs.
+func mad(attr uint16, local, remote uint32) []byte {
+	b := make([]byte, MADLen)
+	b[0], b[1], b[2], b[3] = 1, ClassCM, 2, 3
+	b[16], b[17] = byte(attr>>8), byte(attr)
+	b[24], b[25], b[26], b[27] = byte(local>>24), byte(local>>16), byte(local>>8), byte(local)
+	b[28], b[29], b[30], b[31] = byte(remote>>24), byte(remote>>16), byte(remote>>8), byte(remote)
+	return b
+}
+
+func feed(d *State, msgs [][]byte) (out []string) {
+	var tr dissect.Tree
+	for i, b := range msgs {
+		f := &dissect.Frame{Num: uint64(i + 1)}
+		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
+			QP: 1, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
+		d.IBMessage(f, &ib.Packet{}, m)
+		for _, p := range f.PDUs {
+			tr.Reset()
+			p.Tree(&tr, f)
+			out = append(out, string(p.Summary(nil)))
+		}
+	}
+	return out
+}
+
+func TestREQREP(t *testing.T) {
+	req := mad(AttrREQ, 0x11, 0)
+	copy(req[32:], []byte{0, 0, 0, 0, 1, 6, 0x48, 0xca})
+	copy(req[offReqPriv:], []byte{0, 0x40, 0xe6, 0xbb})
+	copy(req[offReqPriv+16:], []byte{192, 0, 2, 2})
+	copy(req[offReqPriv+32:], []byte{192, 0, 2, 1})
+	rep := mad(AttrREP, 0x22, 0x11)
+	rej := mad(AttrREJ, 0x22, 0x11)
+	rej[35] = 28
+	got := feed(New(), [][]byte{req, rep, mad(AttrRTU, 0x11, 0x22), rej, mad(AttrDREQ, 0x11, 0x22), mad(AttrDREP, 0x22, 0x11), req[:100]})
+	want := []string{
+		"CM ConnectRequest comm 0x00000011 QPN 0x000000 PSN 0x000000 RDMA CM TCP port 18634 192.0.2.2:59067→192.0.2.1 RDS (no private data)", // rds is linked by the tshark test
+		"CM ConnectReply comm 0x00000022 QPN 0x000000 PSN 0x000000 RDS (no private data)",
+		"CM ReadyToUse comm 0x00000011",
+		"CM ConnectReject comm 0x00000022 reason Consumer Reject",
+		"CM DisconnectRequest comm 0x00000011",
+		"CM DisconnectReply comm 0x00000022",
+		"CM ConnectRequest [truncated]",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// FuzzCM offers arbitrary QP1 SENDs: no panic, bounded state.
+func FuzzCM(f *testing.F) {
+	req := mad(AttrREQ, 1, 0)
+	copy(req[32:], []byte{0, 0, 0, 0, 1, 6, 0x40, 0x01})
+	req[offReqPriv+1] = 0x60
+	f.Add(req, mad(AttrREP, 2, 1))
+	f.Add(mad(AttrRTU, 1, 2), []byte{1, 7, 2})
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		d := New()
+		feed(d, [][]byte{a, b, a})
+		if len(d.comms) > maxComms {
+			t.Fatal("unbounded")
+		}
+	})
+}

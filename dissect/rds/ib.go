@@ -1,0 +1,487 @@
+package rds
+
+import (
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+)
+
+// RDS over InfiniBand / RoCE (Linux rds_rdma, protocol 3.1): every RDS
+// fragment is one IB SEND message, [48-octet header][0..4096 data]; a message
+// longer than 4096 octets goes as ⌈h_len/4096⌉ fragments, each with a copy of
+// the header (h_len is the whole message length in every one). The ib
+// dissector assembles the SENDs per QP in PSN order and offers them here.
+
+// FragSize is Linux RDS_FRAG_SIZE: the data octets of every fragment but the
+// last.
+const FragSize = 4096
+
+// RDMA CM ports RDS listens on (the CM REQ service ID is 0x01060000|port).
+const (
+	CMPort    = 16385 // RDS_CM_PORT (Linux with IPv6 support)
+	CMPortOld = 18634 // historical RDS_PORT
+)
+
+const maxIBQPs = 1 << 12
+
+func init() {
+	ib.RegisterUpper("rds")
+}
+
+var (
+	fIBQP       = dissect.Register(&dissect.Field{Abbrev: "rds.ib.qp", Name: "Destination QP", Type: dissect.TUint24, Base: dissect.BaseHex, Desc: "RC QP the RDS/IB fragments were sent to"})
+	fIBFrag     = dissect.Register(&dissect.Field{Abbrev: "rds.ib.fragment", Name: "Fragment", Type: dissect.TUint32, Desc: "fragment number in its message (1 = first)"})
+	fIBFragCnt  = dissect.Register(&dissect.Field{Abbrev: "rds.ib.fragment_count", Name: "Fragments", Type: dissect.TUint32, Desc: "fragments the message came in: ⌈h_len/4096⌉, at least 1"})
+	fIBFragLen  = dissect.Register(&dissect.Field{Abbrev: "rds.ib.fragment_len", Name: "Fragment data length", Type: dissect.TUint32, Desc: "data octets after the header in this SEND (4096 except in the last fragment)"})
+	fIBFragSeg  = dissect.Register(&dissect.Field{Abbrev: "rds.ib.fragment_of", Name: "Fragment of message with sequence", Type: dissect.TUint64, Desc: "a fragment whose message completes in a later frame"})
+	fIBFragFrm  = dissect.Register(&dissect.Field{Abbrev: "rds.ib.fragment_frame", Name: "Fragment in frame", Type: dissect.TFrameNum, Desc: "frame completing each fragment (IB SEND) of the message"})
+	checkIBFrag = dissect.RegisterCheck("rds.ib.fragment_header", "rds", "RDS/IB: every fragment of a message repeats the first fragment's h_sequence, h_len, h_sport and h_dport, and carries 4096 data octets except the last")
+	checkIBSeq  = dissect.RegisterCheck("rds.ib.seq", "rds", "RDS/IB sequence numbers per QP and direction increase by one per message")
+)
+
+type ibKey struct {
+	src, dst netip.Addr
+	qp       uint32
+}
+
+// ibQP is one direction of an RDS/IB connection (SENDs to one QP).
+type ibQP struct {
+	known bool // a header that verifies was seen: RDS traffic
+
+	open      bool // a message has fragments still to come
+	hdr       [HeaderLen]byte
+	got       uint64 // data octets so far
+	nfrag     int
+	frames    []uint64 // every frame of every fragment
+	fragFrame []uint64 // the frame completing each fragment
+	cong      []uint16
+	congN     int
+
+	haveSeq bool
+	lastSeq uint64
+}
+
+type ibState struct {
+	qps   map[ibKey]*ibQP
+	lastK ibKey
+	last  *ibQP
+	free  []*ibQP // kept over Rewind so their slices are reused
+	pool  []IBMsg
+	npool int
+	frame uint64
+}
+
+func (s *ibState) qp(k ibKey) *ibQP {
+	if s.last != nil && s.lastK == k {
+		return s.last
+	}
+	if s.qps == nil {
+		s.qps = map[ibKey]*ibQP{}
+	}
+	q := s.qps[k]
+	if q == nil {
+		if len(s.qps) >= maxIBQPs {
+			clear(s.qps)
+		}
+		if n := len(s.free); n > 0 {
+			q = s.free[n-1]
+			s.free = s.free[:n-1]
+			*q = ibQP{frames: q.frames[:0], fragFrame: q.fragFrame[:0], cong: q.cong[:0]}
+		} else {
+			q = &ibQP{}
+		}
+		s.qps[k] = q
+	}
+	s.lastK, s.last = k, q
+	return q
+}
+
+func (s *ibState) rewind() {
+	for _, q := range s.qps {
+		if len(s.free) < 64 {
+			s.free = append(s.free, q)
+		}
+	}
+	clear(s.qps)
+	s.last = nil
+	s.frame = noFrame
+}
+
+// IBMsg is an RDS message (or a fragment of one) carried in IB SENDs.
+type IBMsg struct {
+	d         *State
+	hdr       [HeaderLen]byte
+	kind      uint8
+	idx       int
+	off       int // frame offset of the header, -1 when assembled from several packets
+	qp        uint32
+	frag      int  // fragment number (1-based)
+	fragLen   int  // data octets in this fragment
+	final     bool // completes the message
+	frames    []uint64
+	fragFrame []uint64
+	cong      []uint16
+	congN     int
+	csum      uint8
+}
+
+// Proto implements dissect.PDU.
+func (m *IBMsg) Proto() *dissect.ProtoInfo { return PRDS }
+
+// Header returns the fragment's header.
+func (m *IBMsg) Header() Header { return Header(m.hdr[:]) }
+
+// Final reports whether the fragment completes its message.
+func (m *IBMsg) Final() bool { return m.final }
+
+// Fragment returns the fragment number (1-based) and its data length.
+func (m *IBMsg) Fragment() (n, dataLen int) { return m.frag, m.fragLen }
+
+// Frames lists the frames of the whole message (final fragment only).
+func (m *IBMsg) Frames() []uint64 { return m.frames }
+
+func (d *State) newIBMsg(f *dissect.Frame) *IBMsg {
+	s := &d.ibs
+	if f.Num != s.frame || f.Num == 0 {
+		s.npool, s.frame = 0, f.Num
+	}
+	if s.npool == len(s.pool) {
+		s.pool = append(s.pool, IBMsg{})
+	}
+	m := &s.pool[s.npool]
+	s.npool++
+	*m = IBMsg{d: d, frames: m.frames[:0], fragFrame: m.fragFrame[:0], cong: m.cong[:0], off: -1}
+	return m
+}
+
+// fragmentShape reports whether a fragment with dataLen data octets fits a
+// message of hLen octets: 4096 octets of a longer message, or the last part.
+func fragmentShape(hLen uint32, dataLen int) bool {
+	switch {
+	case dataLen > FragSize || uint64(dataLen) > uint64(hLen):
+		return false
+	case dataLen == FragSize:
+		return true
+	case dataLen == 0:
+		return hLen == 0
+	}
+	return (uint64(hLen)-uint64(dataLen))%FragSize == 0
+}
+
+// IBHeuristic reports whether b, the payload of one IB SEND, is an RDS/IB
+// (3.1) fragment: a 48-octet header with a non-zero checksum that verifies
+// (every RDS/IB sender computes it), zero padding, known flags and
+// extensions, a possible length, ports that fit the message kind, and a data
+// length that fits a fragment of h_len.
+func IBHeuristic(b []byte) bool {
+	return ibShape(b) && Header(b[:HeaderLen]).Csum() != 0 && Header(b[:HeaderLen]).ChecksumOK()
+}
+
+// ibShape is IBHeuristic without the checksum.
+func ibShape(b []byte) bool {
+	return ibHeaderShape(b) && fragmentShape(Header(b[:HeaderLen]).Len(), len(b)-HeaderLen)
+}
+
+// ibHeaderShape is ibShape without the fragment length rule.
+func ibHeaderShape(b []byte) bool {
+	if len(b) < HeaderLen {
+		return false
+	}
+	h := Header(b[:HeaderLen])
+	if h.Check()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
+		return false
+	}
+	if h.IsAckOnly() && (h.Flags() != 0 || h.Seq() != 0) {
+		return false
+	}
+	return !h.IsCong() || h.Sport() == 0 && h.Dport() == 0
+}
+
+// continues reports whether b repeats the header of q's open message.
+func (q *ibQP) continues(b []byte) bool {
+	h, first := Header(b[:HeaderLen]), Header(q.hdr[:])
+	return q.open && first.Seq() == h.Seq() && first.Len() == h.Len() && first.Sport() == h.Sport() && first.Dport() == h.Dport()
+}
+
+// IBMessage implements ib.Upper.
+func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen {
+		return false
+	}
+	k := ibKey{src: m.Src, dst: m.Dst, qp: m.QP}
+	var q *ibQP
+	if d.ibs.last != nil && d.ibs.lastK == k {
+		q = d.ibs.last
+	} else if d.ibs.qps != nil {
+		q = d.ibs.qps[k]
+	}
+	if !ibShape(m.Data) && (q == nil || !ibHeaderShape(m.Data) || !q.continues(m.Data)) {
+		return false // a wrong-length fragment is still taken when it continues a message
+	}
+	hv := Header(m.Data[:HeaderLen])
+	csumOK := hv.Csum() != 0 && hv.ChecksumOK()
+	if !csumOK && (q == nil || !q.known) {
+		return false // an unknown QP needs a verified header
+	}
+	if q == nil {
+		q = d.ibs.qp(k)
+	} else {
+		d.ibs.lastK, d.ibs.last = k, q
+	}
+	q.known = true
+	d.ibFragment(f, p, m, q, hv, csumOK)
+	return true
+}
+
+func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q *ibQP, hv Header, csumOK bool) {
+	data := am.Data[HeaderLen:]
+	m := d.newIBMsg(f)
+	copy(m.hdr[:], hv)
+	m.qp = am.QP
+	m.fragLen = len(data)
+	m.kind = kindOf(hv)
+	if len(am.Frames) == 1 && am.Frames[0] == f.Num {
+		m.off = p.PayloadOffset()
+	}
+	m.idx = f.AddPDU(m)
+	idx := m.idx
+	switch {
+	case hv.Csum() == 0:
+		m.csum = CsumUnverified
+		f.AddFinding(idx, dissect.Warn, dissect.GroupChecksum, fCsum, findingsProto, "RDS/IB header without a checksum (Linux rds_rdma always computes one)")
+	case !csumOK:
+		m.csum = CsumBad
+		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
+			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
+				strconv.FormatUint(uint64(Checksum(hv)), 16)+"): Linux drops the fragment")
+		f.Checked(checkCsum, idx, false)
+	default:
+		m.csum = CsumGood
+		f.Checked(checkCsum, idx, true)
+	}
+	f.Checked(checkHeader, idx, true) // ibShape passed
+
+	if hv.IsAckOnly() {
+		// ACK-only messages may come between the fragments of a message.
+		m.frag, m.final = 1, true
+		m.frames = append(m.frames, am.Frames...)
+		m.fragFrame = append(m.fragFrame, f.Num)
+		return
+	}
+	first := Header(q.hdr[:])
+	if q.open {
+		if q.continues(hv) {
+			q.nfrag++
+			ok := true
+			if rest := uint64(hv.Len()) - q.got; uint64(len(data)) != min(rest, FragSize) {
+				ok = false
+				f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fIBFragLen, findingsProto,
+					"RDS/IB fragment "+strconv.Itoa(q.nfrag)+" carries "+strconv.Itoa(len(data))+" data octets; "+
+						strconv.FormatUint(min(rest, FragSize), 10)+" expected ("+strconv.FormatUint(rest, 10)+" of h_len "+
+						strconv.FormatUint(uint64(hv.Len()), 10)+" left)")
+			}
+			f.Checked(checkIBFrag, idx, ok)
+			if !ok {
+				d.ibClose(q)
+				m.frag = q.nfrag
+				return
+			}
+			d.ibAdd(q, hv, data, am.Frames, f.Num)
+			m.frag = q.nfrag
+			if q.got == uint64(hv.Len()) {
+				d.ibFinish(f, q, m)
+			}
+			return
+		}
+		var b []byte
+		b = append(b, "RDS/IB fragment header mismatch: after fragment "...)
+		b = strconv.AppendInt(b, int64(q.nfrag), 10)
+		b = append(b, " of seq "...)
+		b = strconv.AppendUint(b, first.Seq(), 10)
+		b = append(b, " (len "...)
+		b = strconv.AppendUint(b, uint64(first.Len()), 10)
+		b = append(b, ", ports "...)
+		b = strconv.AppendUint(b, uint64(first.Sport()), 10)
+		b = append(b, "→"...)
+		b = strconv.AppendUint(b, uint64(first.Dport()), 10)
+		b = append(b, ", "...)
+		b = strconv.AppendUint(b, uint64(first.Len())-q.got, 10)
+		b = append(b, " octets missing) comes seq "...)
+		b = strconv.AppendUint(b, hv.Seq(), 10)
+		b = append(b, " (len "...)
+		b = strconv.AppendUint(b, uint64(hv.Len()), 10)
+		b = append(b, ", ports "...)
+		b = strconv.AppendUint(b, uint64(hv.Sport()), 10)
+		b = append(b, "→"...)
+		b = strconv.AppendUint(b, uint64(hv.Dport()), 10)
+		b = append(b, "): Linux forces a reconnect"...)
+		f.AddFinding(idx, dissect.Error, dissect.GroupReassembly, fIBFrag, findingsProto, string(b))
+		f.Checked(checkIBFrag, idx, false)
+		d.ibClose(q)
+	}
+	if hv.Len() > FragSize && len(data) != FragSize {
+		// The end of a message whose first fragments were not captured.
+		m.frag = 0
+		f.AddFinding(idx, dissect.Warn, dissect.GroupReassembly, fIBFrag, findingsProto,
+			"last fragment of RDS/IB message seq "+strconv.FormatUint(hv.Seq(), 10)+" whose earlier fragments were not captured")
+		return
+	}
+	copy(q.hdr[:], hv)
+	q.open, q.got, q.nfrag = true, 0, 1
+	q.frames, q.fragFrame, q.cong, q.congN = q.frames[:0], q.fragFrame[:0], q.cong[:0], 0
+	d.ibAdd(q, hv, data, am.Frames, f.Num)
+	m.frag = 1
+	if q.got == uint64(hv.Len()) {
+		d.ibFinish(f, q, m)
+	}
+}
+
+func (d *State) ibAdd(q *ibQP, hv Header, data []byte, frames []uint64, num uint64) {
+	if hv.IsCong() {
+		q.cong, q.congN = congBits(q.cong, q.congN, data, q.got)
+	}
+	q.got += uint64(len(data))
+	for _, n := range frames {
+		if len(q.frames) < maxMsgFrames {
+			q.frames = append(q.frames, n)
+		}
+	}
+	if len(q.fragFrame) < maxMsgFrames {
+		q.fragFrame = append(q.fragFrame, num)
+	}
+}
+
+func (d *State) ibClose(q *ibQP) { q.open = false }
+
+// ibFinish makes m the message's final PDU and checks its sequence number.
+func (d *State) ibFinish(f *dissect.Frame, q *ibQP, m *IBMsg) {
+	q.open = false
+	m.final = true
+	m.frames = append(m.frames, q.frames...)
+	m.fragFrame = append(m.fragFrame, q.fragFrame...)
+	m.cong = append(m.cong, q.cong...)
+	m.congN = q.congN
+	hv := m.Header()
+	if m.kind == KindCong || m.kind == KindAckOnly || hv.Seq() == 0 {
+		return
+	}
+	if q.haveSeq {
+		ok := hv.Seq() == q.lastSeq+1
+		if !ok {
+			f.AddFinding(m.idx, dissect.Warn, dissect.GroupSequence, fSeq, findingsProto,
+				"RDS/IB sequence "+strconv.FormatUint(hv.Seq(), 10)+" after "+strconv.FormatUint(q.lastSeq, 10)+" on this QP")
+		}
+		f.Checked(checkIBSeq, m.idx, ok)
+	}
+	q.haveSeq, q.lastSeq = true, hv.Seq()
+}
+
+// congBits decodes congestion-map octets at payload offset pos (see
+// half.congBits).
+func congBits(cong []uint16, n int, b []byte, pos uint64) ([]uint16, int) {
+	for k, v := range b {
+		if v == 0 {
+			continue
+		}
+		for bit := 0; bit < 8; bit++ {
+			if v&(1<<bit) != 0 {
+				n++
+				if len(cong) < maxCongPorts {
+					cong = append(cong, uint16((pos+uint64(k))*8+uint64(bit)))
+				}
+			}
+		}
+	}
+	return cong, n
+}
+
+// Summary implements dissect.PDU: "DATA 4001→4000 seq=5 ack=4 len=5000
+// flags=0x2 [2 fragments]" or, for a fragment completed by a later one,
+// "[RDS fragment 1/2 seq=5 4096/5000]".
+func (m *IBMsg) Summary(dst []byte) []byte {
+	hv := m.Header()
+	if !m.final {
+		dst = append(dst, "[RDS fragment "...)
+		if m.frag > 0 {
+			dst = strconv.AppendInt(dst, int64(m.frag), 10)
+		} else {
+			dst = append(dst, '?')
+		}
+		dst = append(dst, '/')
+		dst = strconv.AppendInt(dst, int64(nfrags(hv.Len())), 10)
+		dst = append(dst, " seq="...)
+		dst = strconv.AppendUint(dst, hv.Seq(), 10)
+		dst = append(dst, " len="...)
+		dst = strconv.AppendUint(dst, uint64(hv.Len()), 10)
+		return append(dst, ']')
+	}
+	dst = appendHeaderSummary(dst, hv, m.kind, m.congN)
+	if n := len(m.fragFrame); n > 1 {
+		dst = append(dst, " ["...)
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, " fragments]"...)
+	}
+	return dst
+}
+
+func nfrags(l uint32) int {
+	if l == 0 {
+		return 1
+	}
+	return int((uint64(l) + FragSize - 1) / FragSize)
+}
+
+// Tree implements dissect.PDU. Every fragment shows its own header; the
+// message's fields (rds.msg_type, rds.frames, ...) are on the final one.
+func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
+	hv := m.Header()
+	o := m.off
+	if o < 0 {
+		t.SetBase(0, true)
+		o = 0
+	}
+	var lb [96]byte
+	t.Proto(PRDS, o, HeaderLen+m.fragLen, string(m.Summary(lb[:0])))
+	if !m.final {
+		t.Uint(fSegment, -1, 0, 1)
+		t.Uint(fIBFragSeg, o+offSeq, 8, hv.Seq())
+		t.Uint(fIBQP, -1, 0, uint64(m.qp))
+		if m.frag > 0 {
+			t.Uint(fIBFrag, -1, 0, uint64(m.frag))
+		}
+		t.Uint(fIBFragLen, o+HeaderLen, m.fragLen, uint64(m.fragLen))
+		f.TreeFindings(t, m.idx)
+		return
+	}
+	headerTree(t, hv, o, m.csum)
+	t.Uint(fKind, -1, 0, uint64(m.kind))
+	t.Uint(fIBQP, -1, 0, uint64(m.qp))
+	t.Uint(fIBFrag, -1, 0, uint64(m.frag))
+	t.Uint(fIBFragLen, o+HeaderLen, m.fragLen, uint64(m.fragLen))
+	t.Uint(fIBFragCnt, -1, 0, uint64(len(m.fragFrame)))
+	t.Open()
+	for _, n := range m.fragFrame {
+		t.Uint(fIBFragFrm, -1, 0, n)
+	}
+	t.Close()
+	var fb [256]byte
+	t.String(fFrames, -1, 0, string(dissect.AppendFrameList(fb[:0], m.frames, len(m.frames), 16)))
+	t.Open()
+	for _, n := range m.frames {
+		t.Uint(fFrame, -1, 0, n)
+	}
+	t.Close()
+	t.Uint(fFrameCnt, -1, 0, uint64(len(m.frames)))
+	if m.kind == KindCong {
+		t.Uint(fCongCount, -1, 0, uint64(m.congN))
+		t.Open()
+		for _, p := range m.cong {
+			t.Uint(fCongPort, -1, 0, uint64(p))
+		}
+		t.Close()
+	}
+	f.TreeFindings(t, m.idx)
+}

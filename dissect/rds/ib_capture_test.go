@@ -1,0 +1,207 @@
+package rds_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+	_ "github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/dissect/rds"
+	"github.com/rdx-project/rdx/dissect/rpcrdma"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+)
+
+const ibCapture = "../../pcaps/kernel/rds_rdma_roce.pcap"
+
+// ibDecode runs a capture through an engine and returns one line per PDU
+// above InfiniBand ("frame: proto{summary}"), the findings of rds and
+// rpcordma, and the check tallies.
+func ibDecode(t *testing.T, path string) (pdus, findings []string, checks map[string][2]int) {
+	t.Helper()
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	eng := dissect.NewEngine(dissect.Options{})
+	checks = map[string][2]int{}
+	var p capture.Packet
+	for n := uint64(1); ; n++ {
+		err := r.Next(&p)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := eng.Decode(n, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+		for _, pd := range f.PDUs {
+			if a := pd.Proto().Abbrev; a != "infiniband" {
+				pdus = append(pdus, strconv.FormatUint(n, 10)+": "+a+"{"+string(pd.Summary(nil))+"}")
+			}
+		}
+		for _, fd := range f.Findings {
+			if fd.Proto == "rds" || fd.Proto == "rpcordma" || fd.Sev == dissect.Error {
+				findings = append(findings, strconv.FormatUint(n, 10)+": "+fd.Proto+": "+fd.Sev.String()+": "+fd.Msg)
+			}
+		}
+		for _, c := range f.Checks {
+			v := checks[c.Check.Name]
+			if c.OK {
+				v[0]++
+			} else {
+				v[1]++
+			}
+			checks[c.Check.Name] = v
+		}
+	}
+	return pdus, findings, checks
+}
+
+// TestIBCapture checks the RDS/IB decode of the real capture: the messages
+// the sender sent (congestion maps, ping/pong, 1..100000-octet datagrams
+// echoed back), every fragment rule holding, and RPC-over-RDMA's heuristic
+// claiming none of the RDS SENDs.
+func TestIBCapture(t *testing.T) {
+	pdus, findings, checks := ibDecode(t, ibCapture)
+	var msgs []string
+	for _, p := range pdus {
+		if strings.Contains(p, "rds{") && !strings.Contains(p, "[RDS fragment") {
+			msgs = append(msgs, p)
+		}
+		if strings.Contains(p, "rpcordma") {
+			t.Errorf("RPC-over-RDMA claims an RDS SEND: %s", p)
+		}
+	}
+	want := []string{
+		"17: rds{CONG_MAP seq=0 len=8192 congested=0 [2 fragments]}",
+		"59: rds{DATA 4001→4000 seq=5 ack=4 len=5000 [2 fragments]}",
+		"143: rds{DATA 4001→4000 seq=6 ack=5 len=60000 [15 fragments]}",
+		"537: rds{DATA 4000→4001 seq=7 ack=7 len=100000 [25 fragments]}",
+		"542: rds{PONG 0→4001 seq=8 ack=8 len=0}",
+	}
+	for _, w := range want {
+		if !slicesContains(msgs, w) {
+			t.Errorf("missing %s", w)
+		}
+	}
+	if len(msgs) != 21 {
+		t.Errorf("%d messages, want 21:\n%s", len(msgs), strings.Join(msgs, "\n"))
+	}
+	if len(findings) != 0 {
+		t.Errorf("findings:\n%s", strings.Join(findings, "\n"))
+	}
+	if c := checks["rds.ib.fragment_header"]; c[0] != 80 || c[1] != 0 {
+		t.Errorf("rds.ib.fragment_header %v, want 80 passed", c)
+	}
+	if c := checks["rds.csum"]; c[1] != 0 || c[0] != 101 {
+		t.Errorf("rds.csum %v, want 101 passed", c)
+	}
+	if c := checks["rds.cm.version"]; c[1] != 0 || c[0] != 2 {
+		t.Errorf("rds.cm.version %v, want 2 passed (REQ, REP)", c)
+	}
+	for _, w := range []string{
+		"5: ibcm{CM ConnectRequest comm 0xf3cdb977 QPN 0x000021 PSN 0x697b4c RDMA CM TCP port 18634 192.0.2.2:59067→192.0.2.1 RDS 3.1 credit=0}",
+		"6: ibcm{CM ConnectReply comm 0xb13af33e QPN 0x000021 PSN 0x0bec47 RDS 3.1 credit=0}",
+		"7: ibcm{CM ReadyToUse comm 0xf3cdb977}",
+	} {
+		if !slicesContains(pdus, w) {
+			t.Errorf("missing %s", w)
+		}
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestIBNotRPCoRDMA feeds every SEND message of the capture, assembled
+// without any upper layer, to both heuristics: each is RDS, none is
+// RPC-over-RDMA.
+func TestIBNotRPCoRDMA(t *testing.T) {
+	r, err := capture.Open(ibCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a := ibasm.New()
+	var p capture.Packet
+	sends := 0
+	for n := uint64(1); ; n++ {
+		if err := r.Next(&p); err != nil {
+			break
+		}
+		d := p.Data
+		if len(d) < 58 || d[12] != 8 || d[13] != 0 || d[23] != 17 || binary.BigEndian.Uint16(d[36:]) != 4791 {
+			continue
+		}
+		b := d[42:]
+		q := &ibasm.Packet{Src: netip.AddrFrom4([4]byte(d[26:30])), Dst: netip.AddrFrom4([4]byte(d[30:34])),
+			Opcode: b[0], DestQP: uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]), PSN: uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]),
+			Frame: n}
+		if b[0]>>5 != 0 { // RC only (QP1 MADs are UD)
+			continue
+		}
+		q.Payload = b[12 : len(b)-4-int(b[1]>>4&3)]
+		m, ev := a.Add(q)
+		if ev != ibasm.Complete || m.Kind != ibasm.KindSend {
+			continue
+		}
+		sends++
+		if rpcrdma.Heuristic(m.Data) {
+			t.Errorf("frame %d: rpcrdma.Heuristic claims an RDS SEND", n)
+		}
+		if !rds.IBHeuristic(m.Data) {
+			t.Errorf("frame %d: not RDS", n)
+		}
+	}
+	if sends != 101 {
+		t.Errorf("%d SENDs, want 101", sends)
+	}
+}
+
+// TestIBSummaryAllocs: decoding the capture a second time (pools warm) and
+// formatting every PDU's summary allocates nothing.
+func TestIBSummaryAllocs(t *testing.T) {
+	r, err := capture.Open(ibCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkts []capture.Packet
+	for {
+		var p capture.Packet
+		if r.Next(&p) != nil {
+			break
+		}
+		p.Data = append([]byte(nil), p.Data...)
+		pkts = append(pkts, p)
+	}
+	r.Close()
+	eng := dissect.NewEngine(dissect.Options{})
+	buf := make([]byte, 0, 512)
+	pass := func() {
+		for i := range pkts {
+			p := &pkts[i]
+			f := eng.Decode(uint64(i+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+			for _, pd := range f.PDUs {
+				buf = pd.Summary(buf[:0])
+			}
+		}
+		eng.Rewind()
+	}
+	pass()
+	if n := testing.AllocsPerRun(3, pass); n != 0 {
+		t.Errorf("%v allocations per pass over %d frames", n, len(pkts))
+	}
+}

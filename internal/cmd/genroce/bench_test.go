@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// BenchmarkDecode decodes the generated traffic in memory (engine only, no
+// file reading or output): ns/op is per packet.
+func BenchmarkDecode(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := Write(&buf, 20000, 1024, 4096); err != nil {
+		b.Fatal(err)
+	}
+	r, err := capture.NewReader(bytes.NewReader(buf.Bytes()), "gen")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pkts []capture.Packet
+	for {
+		var p capture.Packet
+		if r.Next(&p) != nil {
+			break
+		}
+		p.Data = append([]byte(nil), p.Data...)
+		pkts = append(pkts, p)
+	}
+	eng := dissect.NewEngine(dissect.Options{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(pkts)
+		if k == 0 && i > 0 {
+			eng.Rewind()
+		}
+		p := &pkts[k]
+		eng.Decode(uint64(k+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+	}
+}
