@@ -27,7 +27,7 @@ const (
 func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: "iwarp_ddp_rdmap",
-		New:  func(e *dissect.Engine) dissect.Dissector { return New() },
+		New:  func(e *dissect.Engine) dissect.Dissector { d := New(); d.eng = e; return d },
 	})
 }
 
@@ -44,12 +44,12 @@ type Message struct {
 
 var (
 	uppersMu sync.Mutex
-	uppers   []func(f *dissect.Frame, m *Message)
+	uppers   []func(e *dissect.Engine, f *dissect.Frame, m *Message)
 )
 
 // RegisterUpper adds a hook called with every completed Send message (for
 // RPC-over-RDMA and other ULPs). Call it at init.
-func RegisterUpper(fn func(f *dissect.Frame, m *Message)) {
+func RegisterUpper(fn func(e *dissect.Engine, f *dissect.Frame, m *Message)) {
 	uppersMu.Lock()
 	uppers = append(uppers, fn)
 	uppersMu.Unlock()
@@ -145,6 +145,7 @@ type qKey struct {
 
 // State is one engine's DDP/RDMAP dissector.
 type State struct {
+	eng   *dissect.Engine // handed to upper layers, which keep per-engine state
 	pool  []Segment
 	npool int
 	frame uint64
@@ -363,6 +364,6 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	}
 	d.msg = Message{Key: u.Key, Dir: u.Dir, QN: qn, MSN: msn, Opcode: op, Data: m.data, Frames: m.frames}
 	for _, h := range hs {
-		h(f, &d.msg)
+		h(d.eng, f, &d.msg)
 	}
 }

@@ -33,7 +33,7 @@ func TestReadMatchAndSend(t *testing.T) {
 		t.Fatalf("response: reqIn %d %+v", s.reqIn, f.Findings)
 	}
 	var got []byte
-	RegisterUpper(func(f *dissect.Frame, m *Message) { got = append([]byte(nil), m.Data...) })
+	RegisterUpper(func(_ *dissect.Engine, f *dissect.Frame, m *Message) { got = append([]byte(nil), m.Data...) })
 	seg(d, 3, 0, EncodeUntagged(nil, false, OpSend, 0, 0, 1, 0, []byte("hel")))
 	seg(d, 4, 0, EncodeUntagged(nil, true, OpSend, 0, 0, 1, 3, []byte("lo")))
 	if string(got) != "hello" {

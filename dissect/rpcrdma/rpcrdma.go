@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
@@ -29,6 +30,11 @@ func init() {
 		},
 	})
 	ib.RegisterUpper(Name)
+	ddp.RegisterUpper(func(e *dissect.Engine, f *dissect.Frame, m *ddp.Message) {
+		if d, ok := e.Instance(Name).(*State); ok {
+			d.DDPSend(f, m)
+		}
+	})
 }
 
 // State is the per-engine RPC-over-RDMA state.
@@ -144,15 +150,33 @@ func rpcShape(b []byte) bool {
 }
 
 func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
-	if m.Truncated() || !Heuristic(m.Data) {
+	if m.Truncated() {
+		return false
+	}
+	off := -1
+	if len(m.Frames) == 1 {
+		off = p.PayloadOffset()
+	}
+	return d.message(f, m.Data, off, m.Frames, false)
+}
+
+// DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
+// transport). Chunk data moved by iWARP RDMA Read/Write is not rebuilt yet:
+// the header and any inline RPC are decoded and a note says so.
+func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
+	return d.message(f, m.Data, -1, m.Frames, true)
+}
+
+// message decodes one RPC-over-RDMA message: data at offset off in the
+// frame, or assembled from frames (off -1).
+func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, iwarp bool) bool {
+	if !Heuristic(data) {
 		return false
 	}
 	h := d.newHdr(f)
-	*h = Hdr{d: d, data: m.Data, hdr: h.hdr, off: -1}
-	if len(m.Frames) == 1 {
-		h.off = p.PayloadOffset()
-	} else {
-		h.data = d.keep(m.Data) // assembled from several packets: not in this frame
+	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
+	if off < 0 {
+		h.data = d.keep(data) // assembled from several packets: not in this frame
 	}
 	n, err := Parse(h.data, &h.hdr)
 	if err != nil {
@@ -220,10 +244,18 @@ func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	if rpc == nil {
 		return true
 	}
+	if iwarp && (len(hd.Reads) > 0 || len(hd.Writes) > 0 || hd.HasReply) {
+		f.AddFinding(h.idx, dissect.Note, dissect.GroupReassembly, nil, "rpcordma",
+			"chunks moved by iWARP RDMA Read/Write are not rebuilt (only over InfiniBand/RoCE for now)")
+		if hd.Proc == MSG || hd.Proc == MSGP {
+			rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma"})
+		}
+		return true
+	}
 	switch {
 	case hd.Proc == MSG && len(hd.Reads) > 0, hd.Proc == NOMSG && len(hd.Reads) > 0:
 		// the call completes when its read chunks have been read
-		d.expect(h, payload, m)
+		d.expect(h, payload, frames)
 	case hd.Proc == MSG && isReply && len(hd.Writes) > 0:
 		ddp, frames, got := d.gather(hd.Writes)
 		h.ddpFrames, h.ddpLen, h.hasDDP = frames, got, true
@@ -344,13 +376,13 @@ func appendFrames(dst, src []uint64) []uint64 {
 }
 
 // expect records a call whose read chunks are still to be read.
-func (d *State) expect(h *Hdr, payload []byte, m *ibasm.Message) {
+func (d *State) expect(h *Hdr, payload []byte, frames []uint64) {
 	if len(d.pending) >= maxPending {
 		clear(d.pending)
 	}
 	hd := &h.hdr
 	p := &pending{xid: hd.XID, inline: append([]byte(nil), payload...), reads: append([]ReadSegment(nil), hd.Reads...)}
-	p.frames = append(p.frames, m.Frames...)
+	p.frames = append(p.frames, frames...)
 	p.sizes = append(p.sizes, len(payload))
 	for _, r := range hd.Reads {
 		if r.Length > maxChunk {
