@@ -30,6 +30,7 @@ fuzz:
 bench: build
 	./scripts/bench.sh
 	./scripts/bench-rds.sh
+	./scripts/bench-roce.sh
 	./scripts/bench-live.sh
 
 # Regenerate golden outputs after an intended change; review the diff.

@@ -39,5 +39,7 @@ if command -v tcpdump >/dev/null; then
 else
   echo "tcpdump: not installed (apt-get install -y tcpdump) - skipped"
 fi
-go test -run '^$' -bench . -benchmem ./dissect/rx/ ./capture/ | grep -E '^Benchmark|ok'
+# decoder benchmarks: Rx decode/summary, capture readers, MPA CRC throughput,
+# RDS framing, InfiniBand decode with ICRC, TCP reassembly
+go test -run '^$' -bench . -benchmem ./dissect/rx/ ./capture/ ./dissect/mpa/ ./dissect/rds/ ./dissect/ib/ ./reassembly/tcp/ | grep -E '^Benchmark|^ok'
 [ -n "${BENCH_DIR:-}" ] || rm -rf "$dir"
