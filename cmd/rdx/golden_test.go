@@ -37,9 +37,6 @@ func goldenCases() map[string][]string {
 		"-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.icrc.status",
 		"-e", "rpcordma.xid", "-e", "rpcordma.msg_type", "-e", "rpc.xid", "-e", "rpc.procedure", "-e", "rpc.repframe",
 		"-e", "nfs.procedure_v3", "-e", "_ws.expert.message"}
-	// NFSv3 over RPC-over-RDMA over iWARP (Linux siw)
-	nfsi := "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap"
-	cases["nfs3_rdma_iwarp.summary"] = []string{"read", "--color", "never", "-c", "300", nfsi}
 	for _, more := range []map[string][]string{rdsGoldenCases(), rdpGoldenCases()} {
 		for k, v := range more {
 			cases[k] = v

@@ -55,6 +55,40 @@ func RegisterUpper(fn func(e *dissect.Engine, f *dissect.Frame, m *Message)) {
 	uppersMu.Unlock()
 }
 
+// Placement is one tagged DDP segment: data an RDMA Write or Read Response
+// places at STag/TO in the receiver's memory (RFC 5041 §5.2). Segments are
+// placed one by one, as DDP does: the hook sees every segment, in order of
+// arrival, and the upper layer puts the pieces together by STag and TO.
+type Placement struct {
+	Key    tcp.FlowKey
+	Dir    tcp.Dir // direction the data travels
+	Opcode uint8   // OpWrite or OpReadResponse
+	STag   uint32  // where the data goes (Read Response: the sink STag)
+	TO     uint64
+	Last   bool
+	Data   []byte // valid during the hook call
+	Frame  uint64 // the frame the segment completed in
+	// Read Response matched with its Read Request (RFC 5040 §4.4): the
+	// data was read from SrcSTag at SrcTO, the request's source TO advanced
+	// by this segment's offset into the response. This is what an upper
+	// layer that advertised the source buffer (an RPC-over-RDMA read
+	// chunk) knows it by.
+	Matched  bool
+	ReqFrame uint64
+	SrcSTag  uint32
+	SrcTO    uint64
+}
+
+var taggedHooks []func(e *dissect.Engine, f *dissect.Frame, p *Placement) // under uppersMu
+
+// RegisterTagged adds a hook called with every RDMA Write and Read Response
+// segment (for RPC-over-RDMA chunks). Call it at init.
+func RegisterTagged(fn func(e *dissect.Engine, f *dissect.Frame, p *Placement)) {
+	uppersMu.Lock()
+	taggedHooks = append(taggedHooks, fn)
+	uppersMu.Unlock()
+}
+
 // Segment is one DDP segment: the PDU.
 type Segment struct {
 	b        []byte
@@ -118,9 +152,12 @@ type readKey struct {
 }
 
 type readReq struct {
-	frame uint64
-	left  uint64
-	to    uint64
+	frame  uint64
+	left   uint64
+	to     uint64 // sink TO the next response segment should carry
+	sinkTO uint64 // as requested
+	src    uint32 // data source STag and TO
+	srcTO  uint64
 }
 
 type msgKey struct {
@@ -153,6 +190,7 @@ type State struct {
 	reads   map[readKey]*readReq
 	msgs    map[msgKey]*message
 	lastMSN map[qKey]uint32
+	place   Placement
 	// learned in pass 1: request frame -> first response frame
 	learned map[uint64]uint64
 	msg     Message
@@ -166,9 +204,13 @@ func New() *State {
 }
 
 func (d *State) reset() {
-	d.reads = map[readKey]*readReq{}
-	d.msgs = map[msgKey]*message{}
-	d.lastMSN = map[qKey]uint32{}
+	if d.reads == nil {
+		d.reads, d.msgs, d.lastMSN = map[readKey]*readReq{}, map[msgKey]*message{}, map[qKey]uint32{}
+		return
+	}
+	clear(d.reads) // keep the maps: a rewind must not allocate
+	clear(d.msgs)
+	clear(d.lastMSN)
 }
 
 // Rewind implements dissect.Rewinder.
@@ -245,7 +287,9 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		r := b[UntaggedLen:]
 		sink := binary.BigEndian.Uint32(r)
 		rk := readKey{u.Key, u.Dir ^ 1, sink}
-		d.reads[rk] = &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: binary.BigEndian.Uint64(r[4:])}
+		to := binary.BigEndian.Uint64(r[4:])
+		d.reads[rk] = &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
+			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:])}
 		s.respIn = d.learned[f.Num]
 	case OpTerminate:
 		if len(b) < UntaggedLen+4 {
@@ -284,15 +328,30 @@ func termText(t []byte) string {
 
 func (d *State) tagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, add func(dissect.Severity, dissect.Group, *dissect.Field, string)) {
 	b := s.b
-	if op != OpReadResponse {
-		return
+	p := &d.place
+	*p = Placement{Key: u.Key, Dir: u.Dir, Opcode: op, STag: STag(b), TO: TO(b), Last: Last(b), Data: b[TaggedLen:], Frame: f.Num}
+	if op == OpReadResponse {
+		d.readResponse(f, s, u, p, add)
 	}
+	uppersMu.Lock()
+	hs := taggedHooks
+	uppersMu.Unlock()
+	for _, h := range hs {
+		h(d.eng, f, p)
+	}
+}
+
+// readResponse matches a Read Response segment with its Read Request and
+// fills in the source of its data.
+func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Placement, add func(dissect.Severity, dissect.Group, *dissect.Field, string)) {
+	b := s.b
 	rk := readKey{u.Key, u.Dir, STag(b)}
 	r := d.reads[rk]
 	if r == nil {
 		add(dissect.Note, dissect.GroupResponse, fSTag, "Read Response without a Read Request in the capture")
 		return
 	}
+	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
 	s.reqIn = r.frame
 	if _, ok := d.learned[r.frame]; !ok {
 		d.learned[r.frame] = f.Num

@@ -160,7 +160,7 @@ func (d *State) SetConfig(markers, markersSet, crc, crcSet bool) {
 // Rewind implements dissect.Rewinder: pass 2 starts over but keeps where
 // mid-stream directions found their alignment.
 func (d *State) Rewind() {
-	d.conns = map[tcp.FlowKey]*conn{}
+	clear(d.conns) // keep the map: a rewind must not allocate
 	d.pass2 = true
 	d.frame = 0
 }
