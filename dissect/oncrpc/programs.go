@@ -28,16 +28,18 @@ var rpcb3Procs = map[uint32]string{0: "NULL", 1: "SET", 2: "UNSET", 3: "GETADDR"
 var rpcb4Procs = map[uint32]string{0: "NULL", 1: "SET", 2: "UNSET", 3: "GETADDR", 4: "DUMP", 5: "BCAST", 6: "GETTIME",
 	7: "UADDR2TADDR", 8: "TADDR2UADDR", 9: "GETVERSADDR", 10: "INDIRECT", 11: "GETADDRLIST", 12: "GETSTAT"}
 var aclProcs = map[uint32]string{0: "NULL", 1: "GETACL", 2: "SETACL", 3: "GETATTR", 4: "ACCESS", 5: "GETXATTRDIR"}
+var cbProcs = map[uint32]string{0: "CB_NULL", 1: "CB_COMPOUND"}
 var nsmProcs = map[uint32]string{0: "NULL", 1: "STAT", 2: "MON", 3: "UNMON", 4: "UNMON_ALL", 5: "SIMU_CRASH", 6: "NOTIFY"}
 
 // programs names the programs rdx knows and their procedures.
 var programs = map[uint32]progInfo{
-	100000: {"Portmap", map[uint32]map[uint32]string{2: pmap2Procs, 3: rpcb3Procs, 4: rpcb4Procs}},
-	100003: {"NFS", map[uint32]map[uint32]string{2: nfs2Procs, 3: nfs3Procs, 4: {0: "NULL", 1: "COMPOUND"}}},
-	100005: {"MOUNT", map[uint32]map[uint32]string{1: mountProcs, 2: mountProcs, 3: mountProcs}},
-	100021: {"NLM", map[uint32]map[uint32]string{1: nlmProcs, 3: nlmProcs, 4: nlmProcs}},
-	100024: {"STAT", map[uint32]map[uint32]string{1: nsmProcs}},
-	100227: {"NFSACL", map[uint32]map[uint32]string{2: aclProcs, 3: aclProcs}},
+	100000:     {"Portmap", map[uint32]map[uint32]string{2: pmap2Procs, 3: rpcb3Procs, 4: rpcb4Procs}},
+	100003:     {"NFS", map[uint32]map[uint32]string{2: nfs2Procs, 3: nfs3Procs, 4: {0: "NULL", 1: "COMPOUND"}}},
+	100005:     {"MOUNT", map[uint32]map[uint32]string{1: mountProcs, 2: mountProcs, 3: mountProcs}},
+	100021:     {"NLM", map[uint32]map[uint32]string{1: nlmProcs, 3: nlmProcs, 4: nlmProcs}},
+	100024:     {"STAT", map[uint32]map[uint32]string{1: nsmProcs}},
+	0x40000000: {"NFS_CB", map[uint32]map[uint32]string{1: cbProcs, 4: cbProcs}},
+	100227:     {"NFSACL", map[uint32]map[uint32]string{2: aclProcs, 3: aclProcs}},
 }
 
 // ProgramName names an RPC program ("" if unknown).
@@ -55,6 +57,14 @@ type Program interface {
 	Tree(t *dissect.Tree, m *Msg)
 	// Summary appends the program's info text (e.g. "V3 GETATTR Call").
 	Summary(dst []byte, m *Msg) []byte
+}
+
+// CallExtractor is implemented by programs whose replies need something from
+// their call's arguments (e.g. the access bits asked about): CallExtra runs
+// on every call as it is dissected and the reply reads the value as
+// Msg.CallExtra.
+type CallExtractor interface {
+	CallExtra(m *Msg) uint64
 }
 
 type progKey struct{ prog, vers uint32 }

@@ -3,8 +3,9 @@
 // and RPC-over-RDMA (dissect/rpcrdma hands it whole messages). It names the
 // procedures of NFS, MOUNT, NLM, portmapper and NFS_ACL, decodes AUTH_NONE,
 // AUTH_SYS and RPCSEC_GSS credentials, matches replies to calls (frame and
-// response time, both ways after the first pass) and hands the body to the
-// program's decoder (dissect/nfs for NFSv3).
+// response time, both ways after the first pass; per-procedure statistics in
+// SRT), unwraps RPCSEC_GSS integrity bodies and hands the body to the
+// program's decoder (dissect/nfs: NFSv3/v4, MOUNT, NLM, portmap, NFS_ACL).
 package oncrpc
 
 import (
@@ -91,8 +92,13 @@ type CallInfo struct {
 	Prog, Vers uint32
 	Proc       uint32
 	// Extra is for program decoders: what the call's arguments say that the
-	// reply needs (e.g. NFS READ count); set by Program.Tree/Summary via Msg.Call.
+	// reply needs (e.g. the NFS ACCESS bits asked about); set through
+	// CallExtractor as the call is dissected.
 	Extra uint64
+	// The call's RPCSEC_GSS procedure and service, when gss is set: they say
+	// how the reply's body is wrapped.
+	gss             bool
+	gssProc, gssSvc uint32
 }
 
 // State is the per-engine RPC state.
@@ -105,10 +111,12 @@ type State struct {
 	streams map[streamKey]*stream
 	arena   []byte // detached message copies for the current frame
 	aframe  uint64
+	srt     map[srtKey]*ProcStat
 }
 
 func newState() *State {
-	return &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{}}
+	return &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{},
+		srt: map[srtKey]*ProcStat{}}
 }
 
 // Rewind implements dissect.Rewinder: calls are forgotten, reply frames kept.
@@ -198,6 +206,9 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 			m.prog = p
 			m.progPDU = progPDU{m: m}
 			f.AddPDU(&m.progPDU)
+			if ce, ok := p.(CallExtractor); ok && m.Type == Call {
+				d.SetCallExtra(f, m, ce.CallExtra(m))
+			}
 		}
 	}
 	return m
@@ -213,7 +224,8 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		if len(d.calls) >= maxCalls {
 			clear(d.calls) // bounded: old unanswered calls are forgotten
 		}
-		d.calls[k] = CallInfo{Frame: f.Num, TimeNS: f.TimeNS, Prog: m.Prog, Vers: m.Vers, Proc: m.Proc}
+		d.calls[k] = CallInfo{Frame: f.Num, TimeNS: f.TimeNS, Prog: m.Prog, Vers: m.Vers, Proc: m.Proc,
+			gss: m.gss, gssProc: m.gssProc, gssSvc: m.gssSvc}
 		m.replyFrame = d.replyOf[f.Num]
 		return
 	}
@@ -226,6 +238,13 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 	m.Prog, m.Vers, m.Proc = ci.Prog, ci.Vers, ci.Proc
 	m.callFrame, m.rtt = ci.Frame, f.TimeNS-ci.TimeNS
 	m.CallExtra = ci.Extra
+	if ci.gss {
+		m.gss, m.gssProc, m.gssSvc = true, ci.gssProc, ci.gssSvc
+		m.gssWrap()
+	}
+	if f.Pass != 2 {
+		d.addSRT(&ci, m.rtt)
+	}
 	if f.Pass == 1 {
 		if len(d.replyOf) >= maxCalls {
 			clear(d.replyOf)
@@ -285,6 +304,12 @@ type Msg struct {
 	prog       Program
 	progPDU    progPDU
 	short      bool
+	// RPCSEC_GSS (RFC 2203): the credential's procedure and service, and
+	// where the wrapped body starts (the program's part follows a DATA
+	// integrity header; INIT tokens and privacy data hide it).
+	gss             bool
+	gssProc, gssSvc uint32
+	gssOff          int
 }
 
 type auth struct {
@@ -328,6 +353,15 @@ func (m *Msg) parse() bool {
 			return true
 		}
 		m.bodyOff, m.bodyOK = r.Off, true
+		if m.cred.flavor == RPCSecGSS && len(m.cred.body) >= 16 {
+			c := xdr.NewReader(m.cred.body)
+			c.U32() // version
+			m.gssProc = c.U32()
+			c.U32() // sequence
+			m.gssSvc = c.U32()
+			m.gss = true
+			m.gssWrap()
+		}
 		return true
 	}
 	m.ReplyStat = r.U32()
@@ -452,4 +486,24 @@ type stream struct {
 	frames  []uint64 // frames that carried buf
 	bad     bool     // lost sync: ignore the rest
 	lastHdr uint32
+}
+
+// gssWrap finds the program's part of an RPCSEC_GSS message body.
+func (m *Msg) gssWrap() {
+	if !m.gss || !m.bodyOK {
+		return
+	}
+	m.gssOff = m.bodyOff
+	switch {
+	case m.gssProc == 1 || m.gssProc == 2: // INIT, CONTINUE_INIT: a GSS token, or rpc_gss_init_res
+		m.bodyOK = false
+	case m.gssProc == 0 && m.gssSvc == 2: // integrity: databody length, sequence number, then the body
+		if m.bodyOff+8 <= len(m.data) {
+			m.bodyOff += 8
+		} else {
+			m.bodyOK = false
+		}
+	case m.gssProc == 0 && m.gssSvc == 3: // privacy: encrypted
+		m.bodyOK = false
+	}
 }

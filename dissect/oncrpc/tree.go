@@ -46,6 +46,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		if m.replyFrame != 0 {
 			t.Uint(fReqFrame, -1, 0, m.replyFrame)
 		}
+		treeGSSBody(t, m)
 	} else {
 		if m.matched {
 			t.Uint(fProgram, -1, 0, uint64(m.Prog))
@@ -68,6 +69,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 					t.Uint(fProgHigh, m.statOff+8, 4, uint64(m.high))
 				}
 			}
+			treeGSSBody(t, m)
 		} else {
 			t.Uint(fReject, 12, 4, uint64(m.RejectStat))
 			switch m.RejectStat {
@@ -107,8 +109,17 @@ func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred b
 	t.Uint(node, o, 8+len(a.body), 0)
 	t.Open()
 	t.Uint(fFlavor, o, 4, uint64(a.flavor))
-	t.Uint(fAuthLen, o+4, 4, uint64(a.length))
 	bo := o + 8
+	if a.flavor == RPCSecGSS && !cred {
+		// a GSS verifier is a token; tshark shows it with its length word
+		if bo+len(a.body) <= len(data) {
+			t.Uint(fGSSTokenLen, o+4, 4, uint64(a.length))
+			t.Bytes(fGSSToken, o+4, 4+len(a.body), data[o+4:bo+len(a.body)])
+		}
+		t.Close()
+		return
+	}
+	t.Uint(fAuthLen, o+4, 4, uint64(a.length))
 	switch {
 	case a.flavor == AuthSys && cred:
 		r := xdr.NewReader(a.body)
@@ -130,11 +141,8 @@ func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred b
 		s := r.Off
 		h := r.Opaque(maxAuth)
 		if r.Err() == nil {
+			t.Uint(fGSSCtxLen, bo+s, 4, uint64(len(h)))
 			t.Bytes(fGSSContext, bo+s+4, len(h), h)
-		}
-	case a.flavor == RPCSecGSS:
-		if len(a.body) > 0 {
-			t.Bytes(fGSSChecksum, bo, len(a.body), a.body)
 		}
 	case len(a.body) > 0:
 		t.Bytes(fAuthBody, bo, len(a.body), a.body)
@@ -164,5 +172,62 @@ func TreeOpaqueParts(t *dissect.Tree, off int, data, fill []byte) {
 	t.Uint(FOpaqueLen, off, 4, uint64(len(data)))
 	if len(fill) > 0 {
 		t.Bytes(FFillBytes, off+4+len(data), len(fill), fill)
+	}
+}
+
+// treeGSSBody shows the RPCSEC_GSS wrapping of a message body: INIT tokens
+// and results, the integrity header and checksum, privacy data.
+func treeGSSBody(t *dissect.Tree, m *Msg) {
+	if !m.gss || m.gssOff == 0 {
+		return
+	}
+	r := xdr.NewReader(m.data)
+	r.Off = m.gssOff
+	opaque := func(lf, df *dissect.Field) {
+		s := r.Off
+		b := r.Opaque(0)
+		if r.Err() == nil {
+			t.Uint(lf, s, 4, uint64(len(b)))
+			t.Bytes(df, s+4, len(b), b)
+		}
+	}
+	switch {
+	case (m.gssProc == 1 || m.gssProc == 2) && m.Type == Call:
+		opaque(fGSSTokenLen, fGSSToken)
+	case m.gssProc == 1 || m.gssProc == 2:
+		opaque(fGSSCtxLen, fGSSContext)
+		for _, f := range []*dissect.Field{fGSSMajor, fGSSMinor, fGSSWindow} {
+			o := r.Off
+			v := r.U32()
+			if r.Err() == nil {
+				t.Uint(f, o, 4, uint64(v))
+			}
+		}
+		opaque(fGSSTokenLen, fGSSToken)
+	case m.gssProc == 0 && m.gssSvc == 2:
+		n := r.U32()
+		seq := r.U32()
+		if r.Err() != nil {
+			return
+		}
+		t.Uint(fGSSDataLen, m.gssOff, 4, uint64(n))
+		t.Uint(fGSSSeq, m.gssOff+4, 4, uint64(seq))
+		if n < 4 || int64(n)-4 > int64(r.Remaining()) {
+			return
+		}
+		r.Off = m.gssOff + 4 + ((int(n) + 3) &^ 3) // past the padded databody
+		s := r.Off
+		if b := r.Opaque(0); r.Err() == nil {
+			// as tshark: the checksum's bytes include its length word
+			t.Uint(fGSSTokenLen, s, 4, uint64(len(b)))
+			t.Bytes(fGSSChecksum, s, 4+len(b), m.data[s:s+4+len(b)])
+		}
+	case m.gssProc == 0 && m.gssSvc == 3:
+		s := r.Off
+		b := r.Opaque(0)
+		if r.Err() == nil {
+			t.Uint(fGSSDataLen, s, 4, uint64(len(b)))
+			t.Bytes(fGSSData, s+4, len(b), b)
+		}
 	}
 }

@@ -41,9 +41,4 @@ var nfsKnown = []tsharktest.Known{
 	{Field: "*", Reason: "READ reply with write chunk decoded twice by tshark", Match: tsharktest.TsharkFirst},
 	{Field: "rpc.programversion", Reason: "READ reply with write chunk decoded twice by tshark",
 		Match: func(_ uint64, rdx, ts string) bool { return rdx+";"+rdx == ts }},
-	// File handles inside results rdx does not decode yet: MOUNT MNT reply,
-	// NFSACL bodies, READDIRPLUS entries.
-	{Field: "nfs.fhandle", Reason: "handle in results rdx does not decode (MNT, NFSACL, READDIRPLUS entries)", Match: notDecoded},
-	{Field: "nfs.fh.length", Reason: "handle in results rdx does not decode (MNT, NFSACL, READDIRPLUS entries)", Match: notDecoded},
-	{Field: "nfs.fh.hash", Reason: "handle in results rdx does not decode (MNT, NFSACL, READDIRPLUS entries)", Match: notDecoded},
 }

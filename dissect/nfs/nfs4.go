@@ -1,0 +1,868 @@
+package nfs
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/bits"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/oncrpc"
+	"github.com/rdx-project/rdx/dissect/xdr"
+)
+
+// NFSv4.0 (RFC 7530), 4.1 (RFC 8881) and 4.2 (RFC 7862) operations.
+var op4Names = map[uint64]string{3: "ACCESS", 4: "CLOSE", 5: "COMMIT", 6: "CREATE", 7: "DELEGPURGE", 8: "DELEGRETURN",
+	9: "GETATTR", 10: "GETFH", 11: "LINK", 12: "LOCK", 13: "LOCKT", 14: "LOCKU", 15: "LOOKUP", 16: "LOOKUPP", 17: "NVERIFY",
+	18: "OPEN", 19: "OPENATTR", 20: "OPEN_CONFIRM", 21: "OPEN_DOWNGRADE", 22: "PUTFH", 23: "PUTPUBFH", 24: "PUTROOTFH",
+	25: "READ", 26: "READDIR", 27: "READLINK", 28: "REMOVE", 29: "RENAME", 30: "RENEW", 31: "RESTOREFH", 32: "SAVEFH",
+	33: "SECINFO", 34: "SETATTR", 35: "SETCLIENTID", 36: "SETCLIENTID_CONFIRM", 37: "VERIFY", 38: "WRITE",
+	39: "RELEASE_LOCKOWNER", 40: "BACKCHANNEL_CTL", 41: "BIND_CONN_TO_SESSION", 42: "EXCHANGE_ID", 43: "CREATE_SESSION",
+	44: "DESTROY_SESSION", 45: "FREE_STATEID", 46: "GET_DIR_DELEGATION", 47: "GETDEVICEINFO", 48: "GETDEVICELIST",
+	49: "LAYOUTCOMMIT", 50: "LAYOUTGET", 51: "LAYOUTRETURN", 52: "SECINFO_NO_NAME", 53: "SEQUENCE", 54: "SET_SSV",
+	55: "TEST_STATEID", 56: "WANT_DELEGATION", 57: "DESTROY_CLIENTID", 58: "RECLAIM_COMPLETE", 59: "ALLOCATE", 60: "COPY",
+	61: "COPY_NOTIFY", 62: "DEALLOCATE", 63: "IO_ADVISE", 64: "LAYOUTERROR", 65: "LAYOUTSTATS", 66: "OFFLOAD_CANCEL",
+	67: "OFFLOAD_STATUS", 68: "READ_PLUS", 69: "SEEK", 70: "WRITE_SAME", 71: "CLONE", 72: "GETXATTR", 73: "SETXATTR",
+	74: "LISTXATTRS", 75: "REMOVEXATTR", 10044: "ILLEGAL"}
+
+// Callback operations (RFC 7530 §16, RFC 8881 §20, RFC 7862 §16).
+var cbOpNames = map[uint64]string{3: "CB_GETATTR", 4: "CB_RECALL", 5: "CB_LAYOUTRECALL", 6: "CB_NOTIFY",
+	7: "CB_PUSH_DELEG", 8: "CB_RECALL_ANY", 9: "CB_RECALLABLE_OBJ_AVAIL", 10: "CB_RECALL_SLOT", 11: "CB_SEQUENCE",
+	12: "CB_WANTS_CANCELLED", 13: "CB_NOTIFY_LOCK", 14: "CB_NOTIFY_DEVICEID", 15: "CB_OFFLOAD", 10044: "CB_ILLEGAL"}
+
+var nfs4StatNames = map[uint64]string{0: "NFS4_OK", 1: "NFS4ERR_PERM", 2: "NFS4ERR_NOENT", 5: "NFS4ERR_IO", 6: "NFS4ERR_NXIO",
+	13: "NFS4ERR_ACCESS", 17: "NFS4ERR_EXIST", 18: "NFS4ERR_XDEV", 20: "NFS4ERR_NOTDIR", 21: "NFS4ERR_ISDIR",
+	22: "NFS4ERR_INVAL", 27: "NFS4ERR_FBIG", 28: "NFS4ERR_NOSPC", 30: "NFS4ERR_ROFS", 31: "NFS4ERR_MLINK",
+	63: "NFS4ERR_NAMETOOLONG", 66: "NFS4ERR_NOTEMPTY", 69: "NFS4ERR_DQUOT", 70: "NFS4ERR_STALE",
+	10001: "NFS4ERR_BADHANDLE", 10003: "NFS4ERR_BAD_COOKIE", 10004: "NFS4ERR_NOTSUPP", 10005: "NFS4ERR_TOOSMALL",
+	10006: "NFS4ERR_SERVERFAULT", 10007: "NFS4ERR_BADTYPE", 10008: "NFS4ERR_DELAY", 10009: "NFS4ERR_SAME",
+	10010: "NFS4ERR_DENIED", 10011: "NFS4ERR_EXPIRED", 10012: "NFS4ERR_LOCKED", 10013: "NFS4ERR_GRACE",
+	10014: "NFS4ERR_FHEXPIRED", 10015: "NFS4ERR_SHARE_DENIED", 10016: "NFS4ERR_WRONGSEC", 10017: "NFS4ERR_CLID_INUSE",
+	10018: "NFS4ERR_RESOURCE", 10019: "NFS4ERR_MOVED", 10020: "NFS4ERR_NOFILEHANDLE", 10021: "NFS4ERR_MINOR_VERS_MISMATCH",
+	10022: "NFS4ERR_STALE_CLIENTID", 10023: "NFS4ERR_STALE_STATEID", 10024: "NFS4ERR_OLD_STATEID",
+	10025: "NFS4ERR_BAD_STATEID", 10026: "NFS4ERR_BAD_SEQID", 10027: "NFS4ERR_NOT_SAME", 10028: "NFS4ERR_LOCK_RANGE",
+	10029: "NFS4ERR_SYMLINK", 10030: "NFS4ERR_RESTOREFH", 10031: "NFS4ERR_LEASE_MOVED", 10032: "NFS4ERR_ATTRNOTSUPP",
+	10033: "NFS4ERR_NO_GRACE", 10034: "NFS4ERR_RECLAIM_BAD", 10035: "NFS4ERR_RECLAIM_CONFLICT", 10036: "NFS4ERR_BADXDR",
+	10037: "NFS4ERR_LOCKS_HELD", 10038: "NFS4ERR_OPENMODE", 10039: "NFS4ERR_BADOWNER", 10040: "NFS4ERR_BADCHAR",
+	10041: "NFS4ERR_BADNAME", 10042: "NFS4ERR_BAD_RANGE", 10043: "NFS4ERR_LOCK_NOTSUPP", 10044: "NFS4ERR_OP_ILLEGAL",
+	10045: "NFS4ERR_DEADLOCK", 10046: "NFS4ERR_FILE_OPEN", 10047: "NFS4ERR_ADMIN_REVOKED", 10048: "NFS4ERR_CB_PATH_DOWN",
+	10049: "NFS4ERR_BADIOMODE", 10050: "NFS4ERR_BADLAYOUT", 10051: "NFS4ERR_BAD_SESSION_DIGEST", 10052: "NFS4ERR_BADSESSION",
+	10053: "NFS4ERR_BADSLOT", 10054: "NFS4ERR_COMPLETE_ALREADY", 10055: "NFS4ERR_CONN_NOT_BOUND_TO_SESSION",
+	10056: "NFS4ERR_DELEG_ALREADY_WANTED", 10057: "NFS4ERR_BACK_CHAN_BUSY", 10058: "NFS4ERR_LAYOUTTRYLATER",
+	10059: "NFS4ERR_LAYOUTUNAVAILABLE", 10060: "NFS4ERR_NOMATCHING_LAYOUT", 10061: "NFS4ERR_RECALLCONFLICT",
+	10062: "NFS4ERR_UNKNOWN_LAYOUTTYPE", 10063: "NFS4ERR_SEQ_MISORDERED", 10064: "NFS4ERR_SEQUENCE_POS",
+	10065: "NFS4ERR_REQ_TOO_BIG", 10066: "NFS4ERR_REP_TOO_BIG", 10067: "NFS4ERR_REP_TOO_BIG_TO_CACHE",
+	10068: "NFS4ERR_RETRY_UNCACHED_REP", 10069: "NFS4ERR_UNSAFE_COMPOUND", 10070: "NFS4ERR_TOO_MANY_OPS",
+	10071: "NFS4ERR_OP_NOT_IN_SESSION", 10072: "NFS4ERR_HASH_ALG_UNSUPP", 10074: "NFS4ERR_CLIENTID_BUSY",
+	10075: "NFS4ERR_PNFS_IO_HOLE", 10076: "NFS4ERR_SEQ_FALSE_RETRY", 10077: "NFS4ERR_BAD_HIGH_SLOT",
+	10078: "NFS4ERR_DEADSESSION", 10079: "NFS4ERR_ENCR_ALG_UNSUPP", 10080: "NFS4ERR_PNFS_NO_LAYOUT",
+	10081: "NFS4ERR_NOT_ONLY_OP", 10082: "NFS4ERR_WRONG_CRED", 10083: "NFS4ERR_WRONG_TYPE", 10084: "NFS4ERR_DIRDELEG_UNAVAIL",
+	10085: "NFS4ERR_REJECT_DELEG", 10086: "NFS4ERR_RETURNCONFLICT", 10087: "NFS4ERR_DELEG_REVOKED",
+	10088: "NFS4ERR_PARTNER_NOTSUPP", 10089: "NFS4ERR_PARTNER_NO_AUTH", 10090: "NFS4ERR_UNION_NOTSUPP",
+	10091: "NFS4ERR_OFFLOAD_DENIED", 10092: "NFS4ERR_WRONG_LFS", 10093: "NFS4ERR_BADLABEL", 10094: "NFS4ERR_OFFLOAD_NO_REQS",
+	10095: "NFS4ERR_NOXATTR", 10096: "NFS4ERR_XATTR2BIG"}
+
+// fattr4 attribute numbers (RFC 7530 §5, RFC 8881 §5, RFC 7862 §12).
+var attr4Names = map[uint64]string{0: "supported_attrs", 1: "type", 2: "fh_expire_type", 3: "change", 4: "size",
+	5: "link_support", 6: "symlink_support", 7: "named_attr", 8: "fsid", 9: "unique_handles", 10: "lease_time",
+	11: "rdattr_error", 12: "acl", 13: "aclsupport", 14: "archive", 15: "cansettime", 16: "case_insensitive",
+	17: "case_preserving", 18: "chown_restricted", 19: "filehandle", 20: "fileid", 21: "files_avail", 22: "files_free",
+	23: "files_total", 24: "fs_locations", 25: "hidden", 26: "homogeneous", 27: "maxfilesize", 28: "maxlink",
+	29: "maxname", 30: "maxread", 31: "maxwrite", 32: "mimetype", 33: "mode", 34: "no_trunc", 35: "numlinks",
+	36: "owner", 37: "owner_group", 38: "quota_avail_hard", 39: "quota_avail_soft", 40: "quota_used", 41: "rawdev",
+	42: "space_avail", 43: "space_free", 44: "space_total", 45: "space_used", 46: "system", 47: "time_access",
+	48: "time_access_set", 49: "time_backup", 50: "time_create", 51: "time_delta", 52: "time_metadata",
+	53: "time_modify", 54: "time_modify_set", 55: "mounted_on_fileid", 56: "dir_notif_delay",
+	57: "dirent_notif_delay", 58: "dacl", 59: "sacl", 60: "change_policy", 61: "fs_status", 62: "fs_layout_type",
+	63: "layout_hint", 64: "layout_type", 65: "layout_blksize", 66: "layout_alignment", 67: "fs_locations_info",
+	68: "mdsthreshold", 69: "retention_get", 70: "retention_set", 71: "retentevt_get", 72: "retentevt_set",
+	73: "retention_hold", 74: "mode_set_masked", 75: "suppattr_exclcreat", 76: "fs_charset_cap", 77: "clone_blksize",
+	78: "space_freed", 79: "change_attr_type", 80: "sec_label", 81: "mode_umask", 82: "xattr_support"}
+
+var (
+	fTag         = reg("nfs.tag", "Tag", dissect.TString, dec, nil)
+	fMinorVers   = reg("nfs.minorversion", "minorversion", tU32, dec, nil)
+	fOpsCount    = reg("nfs.ops.count", "Operations", tU32, dec, nil)
+	fOp          = reg("nfs.opcode", "Opcode", tU32, dec, op4Names)
+	fCBOp        = reg("nfs.cb.operation", "Opcode", tU32, dec, cbOpNames)
+	fCBIdent     = reg("nfs.callback.ident", "callback_ident", tU32, hex, nil)
+	fStatus4     = reg("nfs.nfsstat4", "Status", tU32, dec, nfs4StatNames)
+	fAttr        = reg("nfs.attr", "Attribute", tU32, dec, attr4Names)
+	fStateSeq    = reg("nfs.stateid.seqid", "StateID seqid", tU32, dec, nil)
+	fStateOther  = reg("nfs.stateid.other", "StateID other", dissect.TBytes, dec, nil)
+	fOffset4     = reg("nfs.offset4", "offset", tU64, dec, nil)
+	fCount4      = reg("nfs.count4", "count", tU32, dec, nil)
+	fLength4     = reg("nfs.length4", "length", tU64, dec, nil)
+	fStable4     = reg("nfs.stable_how4", "stable_how4", tU32, dec, stableNames)
+	fEOF4        = reg("nfs.eof", "eof", tU32, dec, nil)
+	fDirEOF4     = reg("nfs.dirlist4.eof", "EOF", dissect.TBool, dec, nil)
+	fVerifier4   = reg("nfs.verifier4", "verifier", tU64, hex, nil)
+	fAttrMask    = reg("nfs.attr_mask", "Attr mask", tU32, hex, nil)
+	fStateid     = reg("nfs.stateid", "StateID", dissect.TBytes, dec, nil)
+	fStateHash   = reg("nfs.stateid.hash", "StateID Hash", dissect.TUint16, hex, nil)
+	fOtherHash   = reg("nfs.stateid.other_hash", "StateID Other hash", tU32, hex, nil)
+	fOpenOwner   = reg("nfs.open_owner4", "owner", dissect.TBytes, dec, nil)
+	fLockReclaim = reg("nfs.lock.reclaim", "reclaim?", dissect.TBool, dec, nil)
+	fComponent   = reg("nfs.pathname.component", "Name", dissect.TString, dec, nil)
+	fLinkText    = reg("nfs.symlink.linktext", "Link text", dissect.TString, dec, nil)
+	fClientID    = reg("nfs.clientid", "clientid", tU64, hex, nil)
+	fOwner4      = reg("nfs.lock_owner4", "owner", dissect.TBytes, dec, nil)
+	fSeqid4      = reg("nfs.seqid", "seqid", tU32, hex, nil)
+	fSessionID   = reg("nfs.session_id4", "sessionid", dissect.TBytes, dec, nil)
+	fSlotID      = reg("nfs.slotid", "slot id", tU32, dec, nil)
+	fHighSlot    = reg("nfs.high_slotid", "high slot id", tU32, dec, nil)
+	fTargetSlot  = reg("nfs.target_high_slotid", "target high slot id", tU32, dec, nil)
+	fCacheThis   = reg("nfs.cachethis4", "cache this?", dissect.TBool, dec, nil)
+	fSeqFlags    = reg("nfs.sequence.flags", "status flags", tU32, hex, nil)
+	fLockType    = reg("nfs.locktype4", "locktype", tU32, dec, nil)
+	fNewOwner    = reg("nfs.lock.locker.new_lock_owner", "new lock owner?", dissect.TBool, dec, nil)
+	fShareAcc    = reg("nfs.open4.share_access", "share_access", tU32, dec, nil)
+	fShareDeny   = reg("nfs.open4.share_deny", "share_deny", tU32, dec, nil)
+	fOpenType    = reg("nfs.open.opentype", "Open Type", tU32, dec, map[uint64]string{0: "OPEN4_NOCREATE", 1: "OPEN4_CREATE"})
+	fCreateMd4   = reg("nfs.createmode4", "Create Mode", tU32, dec, map[uint64]string{0: "UNCHECKED4", 1: "GUARDED4", 2: "EXCLUSIVE4", 3: "EXCLUSIVE4_1"})
+	fClaimType   = reg("nfs.open.claim_type", "Claim Type", tU32, dec, map[uint64]string{0: "CLAIM_NULL", 1: "CLAIM_PREVIOUS", 2: "CLAIM_DELEGATE_CUR", 3: "CLAIM_DELEGATE_PREV", 4: "CLAIM_FH", 5: "CLAIM_DELEG_CUR_FH", 6: "CLAIM_DELEG_PREV_FH"})
+	fDelegType   = reg("nfs.open.delegation_type", "Delegation Type", tU32, dec, map[uint64]string{0: "OPEN_DELEGATE_NONE", 1: "OPEN_DELEGATE_READ", 2: "OPEN_DELEGATE_WRITE", 3: "OPEN_DELEGATE_NONE_EXT"})
+	fRflags      = reg("nfs.open_rflags", "result flags", tU32, hex, nil)
+	fAtomic      = reg("nfs.change_info.atomic", "Atomic", dissect.TBool, dec, nil)
+	fChgBefore   = reg("nfs.changeid4.before", "changeid (before)", tU64, dec, nil)
+	fChgAfter    = reg("nfs.changeid4.after", "changeid (after)", tU64, dec, nil)
+	fFtype4      = reg("nfs.nfs_ftype4", "nfs_ftype4", tU32, dec, map[uint64]string{1: "NF4REG", 2: "NF4DIR", 3: "NF4BLK", 4: "NF4CHR", 5: "NF4LNK", 6: "NF4SOCK", 7: "NF4FIFO", 8: "NF4ATTRDIR", 9: "NF4NAMEDATTR"})
+	fRecall      = reg("nfs.recall", "Recall", dissect.TBool, dec, nil)
+	fAceType     = reg("nfs.acetype4", "acetype", tU32, dec, nil)
+	fAceFlag     = reg("nfs.aceflags4", "aceflags", tU32, hex, nil)
+	fAceMask     = reg("nfs.acemask4", "acemask", tU32, hex, nil)
+	fAceWho      = reg("nfs.who", "Who", dissect.TString, dec, nil)
+	fLimitBy     = reg("nfs.open.limit_by", "limit_by", tU32, dec, nil)
+	fFileSize    = reg("nfs.filesize", "filesize", tU64, dec, nil)
+	fNumBlocks   = reg("nfs.num_blocks", "num_blocks", tU32, dec, nil)
+	fBytesPer    = reg("nfs.bytes_per_block", "bytes_per_block", tU32, dec, nil)
+	fWhyNoDeleg  = reg("nfs.open.why_no_delegation", "why no delegation", tU32, dec, nil)
+	fCookie4     = reg("nfs.cookie4", "cookie", tU64, dec, nil)
+	fCbProgram   = reg("nfs.cb_program", "cb_program", tU32, hex, nil)
+	fNetid       = reg("nfs.r_netid", "r_netid", dissect.TString, dec, nil)
+	fAddr        = reg("nfs.r_addr", "r_addr", dissect.TString, dec, nil)
+	fClientName  = reg("nfs.nfs_client_id4.id", "id", dissect.TBytes, dec, nil)
+	fSecFlavor   = reg("nfs.secinfo.style", "style", tU32, dec, nil)
+	fOneFS       = reg("nfs.reclaim_one_fs4", "reclaim one fs?", dissect.TBool, dec, nil)
+	fCreateDir   = reg("nfs.openattr4.createdir", "createdir", dissect.TBool, dec, nil)
+	fSeekWhat    = reg("nfs.seek.data_content", "data content", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
+	fXattrName   = reg("nfs.xattr.key", "xattr key", dissect.TString, dec, nil)
+	fXattrVal    = reg("nfs.xattrval", "xattr value", dissect.TBytes, dec, nil)
+	fTruncate    = reg("nfs.truncate", "truncate?", dissect.TBool, dec, nil)
+	fObjsKeep    = reg("nfs.objects_to_keep", "objects to keep", tU32, dec, nil)
+	fOp4Node     = reg("nfs.opnode", "Operation", dissect.TNone, dec, nil)
+	fOpsUndec    = reg("nfs.ops.undecoded", "Operations not decoded", dissect.TBytes, dec, nil)
+	fCBProc      = reg("nfs.cb_procedure", "CB Procedure", tU32, dec, map[uint64]string{0: "CB_NULL", 1: "CB_COMPOUND"})
+)
+
+// stateid adds a stateid4 with Wireshark's hashes: CRC-16/X.25 of the 16
+// octets, CRC-32 of "other".
+var (
+	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
+		Desc: "the COMPOUND's main operations (generated; rdx ranks operations like Wireshark: SEQUENCE/PUTFH/SAVEFH/RESTOREFH lowest, GETATTR/GETFH next)"})
+	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
+		Desc: "the fattr4 attribute values (rdx); known fixed-size attributes are decoded below it"})
+	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
+	fChangeID      = reg("nfs.changeid4", "changeid", tU64, dec, nil)
+	fA4Size        = reg("nfs.fattr4.size", "size", tU64, dec, nil)
+	fA4Lease       = reg("nfs.fattr4.lease_time", "lease_time", tU32, dec, nil)
+	fA4Fileid      = reg("nfs.fattr4.fileid", "fileid", tU64, dec, nil)
+	fA4FilesAvail  = reg("nfs.fattr4.files_avail", "files_avail", tU64, dec, nil)
+	fA4FilesFree   = reg("nfs.fattr4.files_free", "files_free", tU64, dec, nil)
+	fA4FilesTotal  = reg("nfs.fattr4.files_total", "files_total", tU64, dec, nil)
+	fA4MaxFileSize = reg("nfs.fattr4.maxfilesize", "maxfilesize", tU64, dec, nil)
+	fA4MaxLink     = reg("nfs.fattr4.maxlink", "maxlink", tU32, dec, nil)
+	fA4MaxName     = reg("nfs.fattr4.maxname", "maxname", tU32, dec, nil)
+	fA4MaxRead     = reg("nfs.fattr4.maxread", "maxread", tU64, dec, nil)
+	fA4MaxWrite    = reg("nfs.fattr4.maxwrite", "maxwrite", tU64, dec, nil)
+	fA4Numlinks    = reg("nfs.fattr4.numlinks", "numlinks", tU32, dec, nil)
+	fA4SpaceAvail  = reg("nfs.fattr4.space_avail", "space_avail", tU64, dec, nil)
+	fA4SpaceFree   = reg("nfs.fattr4.space_free", "space_free", tU64, dec, nil)
+	fA4SpaceTotal  = reg("nfs.fattr4.space_total", "space_total", tU64, dec, nil)
+	fA4SpaceUsed   = reg("nfs.fattr4.space_used", "space_used", tU64, dec, nil)
+	fA4MountedOn   = reg("nfs.fattr4.mounted_on_fileid", "fileid", tU64, dec, nil)
+)
+
+func (x *d) stateid() {
+	o := x.r.Off
+	b := x.r.Fixed(16)
+	if x.t == nil || !x.ok() {
+		return
+	}
+	x.t.Bytes(fStateid, o, 16, b)
+	x.t.Open()
+	x.t.Uint(fStateHash, o, 16, uint64(crc16X25(b)))
+	x.t.Uint(fStateSeq, o, 4, uint64(binary.BigEndian.Uint32(b)))
+	x.t.Bytes(fStateOther, o+4, 12, b[4:])
+	x.t.Uint(fOtherHash, o+4, 12, uint64(crc32.ChecksumIEEE(b[4:])))
+	x.t.Close()
+}
+
+func crc16X25(b []byte) uint16 {
+	crc := uint16(0xffff)
+	for _, c := range b {
+		crc ^= uint16(c)
+		for i := 0; i < 8; i++ {
+			if crc&1 != 0 {
+				crc = crc>>1 ^ 0x8408
+			} else {
+				crc >>= 1
+			}
+		}
+	}
+	return ^crc
+}
+
+// bitmap adds a bitmap4: each word (nfs.attr_mask, nfs.attr_count) and
+// each attribute set. It returns the first three words.
+func (x *d) bitmap() (words [3]uint32) {
+	n := x.r.Count(4)
+	for w := 0; w < n && x.ok(); w++ {
+		o := x.r.Off
+		v := x.r.U32()
+		if !x.ok() {
+			break
+		}
+		if w < len(words) {
+			words[w] = v
+		}
+		if x.t == nil {
+			continue
+		}
+		x.t.Uint(fAttrMask, o, 4, uint64(v))
+		x.t.Open()
+		x.t.Uint(fAttrCount, o, 4, uint64(bits.OnesCount32(v)))
+		for b := 0; b < 32; b++ {
+			if v&(1<<uint(b)) != 0 {
+				x.t.Uint(fAttr, o, 4, uint64(w*32+b))
+			}
+		}
+		x.t.Close()
+	}
+	return words
+}
+
+// attr4Fixed gives the field and size of the fattr4 attributes rdx decodes
+// (fixed-size ones); attributes are in bit order, so decoding stops at the
+// first other one.
+var attr4Fixed = map[int]struct {
+	f    **dissect.Field
+	size int
+}{1: {&fFtype4, 4}, 3: {&fChangeID, 8}, 4: {&fA4Size, 8}, 10: {&fA4Lease, 4}, 20: {&fA4Fileid, 8},
+	21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8}, 23: {&fA4FilesTotal, 8}, 27: {&fA4MaxFileSize, 8},
+	28: {&fA4MaxLink, 4}, 29: {&fA4MaxName, 4}, 30: {&fA4MaxRead, 8}, 31: {&fA4MaxWrite, 8}, 35: {&fA4Numlinks, 4},
+	42: {&fA4SpaceAvail, 8}, 43: {&fA4SpaceFree, 8}, 44: {&fA4SpaceTotal, 8}, 45: {&fA4SpaceUsed, 8},
+	55: {&fA4MountedOn, 8}}
+
+// fattr4 adds a bitmap and the attribute values rdx knows how to read.
+func (x *d) fattr4() {
+	words := x.bitmap()
+	s := x.r.Off
+	vals := x.r.Opaque(0)
+	if x.t == nil || !x.ok() {
+		return
+	}
+	x.t.Bytes(fAttrVals, s+4, len(vals), vals)
+	x.t.Open()
+	defer x.t.Close()
+	r := xdr.NewReader(x.r.B[:s+4+len(vals)])
+	r.Off = s + 4
+	for a := 0; a < 96; a++ {
+		if words[a/32]&(1<<uint(a%32)) == 0 {
+			continue
+		}
+		k, ok := attr4Fixed[a]
+		if !ok {
+			return
+		}
+		o := r.Off
+		var v uint64
+		if k.size == 4 {
+			v = uint64(r.U32())
+		} else {
+			v = r.U64()
+		}
+		if r.Err() != nil {
+			return
+		}
+		x.t.Uint(*k.f, o, k.size, v)
+	}
+}
+
+func (x *d) changeInfo() {
+	x.u32(fAtomic)
+	x.u64(fChgBefore)
+	x.u64(fChgAfter)
+}
+
+func (x *d) lockOwner() {
+	x.u64(fClientID)
+	x.opaque(fOwner4, maxName)
+}
+
+func (x *d) openOwner() {
+	x.u64(fClientID)
+	x.opaque(fOpenOwner, maxName)
+}
+
+func (x *d) ace() {
+	x.u32(fAceType)
+	x.u32(fAceFlag)
+	x.u32(fAceMask)
+	x.str(fAceWho)
+}
+
+func (x *d) sequenceArgs() {
+	x.fixed(fSessionID, 16)
+	x.u32(fSeqid4)
+	x.u32(fSlotID)
+	x.u32(fHighSlot)
+	x.u32(fCacheThis)
+}
+
+func (x *d) sequenceRes() {
+	x.fixed(fSessionID, 16)
+	x.u32(fSeqid4)
+	x.u32(fSlotID)
+	x.u32(fHighSlot)
+	x.u32(fTargetSlot)
+}
+
+// op4Args decodes one operation's arguments; false if rdx does not know
+// their layout (the rest of the list cannot be found).
+func op4Args(x *d, op uint32) bool {
+	switch op {
+	case 10, 16, 23, 24, 27, 31, 32: // GETFH LOOKUPP PUTPUBFH PUTROOTFH READLINK RESTOREFH SAVEFH: no arguments
+	case 3: // ACCESS
+		x.flags(fAccessCheck, accessBits)
+	case 4: // CLOSE
+		x.u32(fSeqid4)
+		x.stateid()
+	case 5: // COMMIT
+		x.u64(fOffset4)
+		x.u32(fCount4)
+	case 6: // CREATE
+		switch x.u32(fFtype4) {
+		case 5:
+			x.str(fLinkText)
+		case 3, 4:
+			x.u32(fSpec1)
+			x.u32(fSpec2)
+		}
+		x.str(fComponent)
+		x.fattr4()
+	case 7, 30, 57: // DELEGPURGE RENEW DESTROY_CLIENTID
+		x.u64(fClientID)
+	case 8, 45: // DELEGRETURN FREE_STATEID
+		x.stateid()
+	case 9: // GETATTR
+		x.bitmap()
+	case 11, 15, 28, 33: // LINK LOOKUP REMOVE SECINFO
+		x.str(fComponent)
+	case 12: // LOCK
+		x.u32(fLockType)
+		x.u32(fLockReclaim)
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		if x.u32(fNewOwner) != 0 {
+			x.u32(fSeqid4)
+			x.stateid()
+			x.u32(fSeqid4)
+			x.lockOwner()
+		} else {
+			x.stateid()
+			x.u32(fSeqid4)
+		}
+	case 13: // LOCKT
+		x.u32(fLockType)
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.lockOwner()
+	case 14: // LOCKU
+		x.u32(fLockType)
+		x.u32(fSeqid4)
+		x.stateid()
+		x.u64(fOffset4)
+		x.u64(fLength4)
+	case 17, 37: // NVERIFY VERIFY
+		x.fattr4()
+	case 18: // OPEN
+		x.u32(fSeqid4)
+		x.u32(fShareAcc)
+		x.u32(fShareDeny)
+		x.openOwner()
+		if x.u32(fOpenType) == 1 {
+			switch x.u32(fCreateMd4) {
+			case 0, 1:
+				x.fattr4()
+			case 2:
+				x.u64(fVerifier4)
+			case 3:
+				x.u64(fVerifier4)
+				x.fattr4()
+			}
+		}
+		switch x.u32(fClaimType) {
+		case 0, 3:
+			x.str(fComponent)
+		case 1:
+			x.u32(fDelegType)
+		case 2:
+			x.stateid()
+			x.str(fComponent)
+		case 5:
+			x.stateid()
+		}
+	case 19: // OPENATTR
+		x.u32(fCreateDir)
+	case 20: // OPEN_CONFIRM
+		x.stateid()
+		x.u32(fSeqid4)
+	case 21: // OPEN_DOWNGRADE
+		x.stateid()
+		x.u32(fSeqid4)
+		x.u32(fShareAcc)
+		x.u32(fShareDeny)
+	case 22: // PUTFH
+		x.fh("filehandle")
+	case 25, 68: // READ READ_PLUS
+		x.stateid()
+		x.u64(fOffset4)
+		x.u32(fCount4)
+	case 26: // READDIR
+		x.u64(fCookie4)
+		x.u64(fVerifier4)
+		x.u32(fDirCount)
+		x.u32(fMaxCount)
+		x.bitmap()
+	case 29: // RENAME
+		x.str(fComponent)
+		x.str(fComponent)
+	case 34: // SETATTR
+		x.stateid()
+		x.fattr4()
+	case 35: // SETCLIENTID
+		x.u64(fVerifier4)
+		x.opaque(fClientName, maxName)
+		x.u32(fCbProgram)
+		x.str(fNetid)
+		x.str(fAddr)
+		x.u32(fCBIdent)
+	case 36: // SETCLIENTID_CONFIRM
+		x.u64(fClientID)
+		x.u64(fVerifier4)
+	case 38: // WRITE
+		x.stateid()
+		x.u64(fOffset4)
+		x.u32(fStable4)
+		x.opaque(fData, 0)
+	case 39: // RELEASE_LOCKOWNER
+		x.lockOwner()
+	case 41: // BIND_CONN_TO_SESSION
+		x.fixed(fSessionID, 16)
+		x.r.U32() // channel direction
+		x.r.U32() // use RDMA
+	case 44: // DESTROY_SESSION
+		x.fixed(fSessionID, 16)
+	case 52: // SECINFO_NO_NAME
+		x.u32(fSecFlavor)
+	case 53: // SEQUENCE
+		x.sequenceArgs()
+	case 55: // TEST_STATEID
+		n := x.r.Count(16)
+		for i := 0; i < n && x.ok(); i++ {
+			x.stateid()
+		}
+	case 58: // RECLAIM_COMPLETE
+		x.u32(fOneFS)
+	case 59, 62: // ALLOCATE DEALLOCATE
+		x.stateid()
+		x.u64(fOffset4)
+		x.u64(fLength4)
+	case 69: // SEEK
+		x.stateid()
+		x.u64(fOffset4)
+		x.u32(fSeekWhat)
+	case 71: // CLONE
+		x.stateid()
+		x.stateid()
+		x.u64(fOffset4)
+		x.u64(fOffset4)
+		x.u64(fLength4)
+	case 72, 75: // GETXATTR REMOVEXATTR
+		x.str(fXattrName)
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+func (x *d) lockDenied() {
+	x.u64(fOffset4)
+	x.u64(fLength4)
+	x.u32(fLockType)
+	x.lockOwner()
+}
+
+// op4Res decodes one operation's results after its status; false if rdx
+// does not know their layout.
+func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
+	if st != 0 {
+		switch {
+		case (op == 12 || op == 13) && st == 10010: // LOCK, LOCKT: NFS4ERR_DENIED
+			x.lockDenied()
+		case op == 34: // SETATTR: attrsset
+			x.bitmap()
+		case op == 35 && st == 10017: // SETCLIENTID: NFS4ERR_CLID_INUSE
+			x.str(fNetid)
+			x.str(fAddr)
+		}
+		return x.ok()
+	}
+	switch op {
+	case 7, 8, 10, 11, 13, 15, 16, 17, 19, 22, 23, 24, 30, 31, 32, 36, 37, 39, 44, 45, 57, 58, 59, 62, 71:
+		switch op {
+		case 10: // GETFH
+			x.fh("filehandle")
+		case 11: // LINK
+			x.changeInfo()
+		}
+	case 3: // ACCESS
+		x.flags(fAccessSupp, accessBits)
+		x.accessReply(m, fAccessRights)
+	case 4, 14, 20, 21: // CLOSE LOCKU OPEN_CONFIRM OPEN_DOWNGRADE
+		x.stateid()
+	case 12: // LOCK
+		x.stateid()
+	case 5: // COMMIT
+		x.u64(fVerifier4)
+	case 6: // CREATE
+		x.changeInfo()
+		x.bitmap()
+	case 9: // GETATTR
+		x.fattr4()
+	case 18: // OPEN
+		x.stateid()
+		x.changeInfo()
+		x.u32(fRflags)
+		x.bitmap()
+		switch x.u32(fDelegType) {
+		case 1:
+			x.stateid()
+			x.u32(fRecall)
+			x.ace()
+		case 2:
+			x.stateid()
+			x.u32(fRecall)
+			switch x.u32(fLimitBy) {
+			case 1:
+				x.u64(fFileSize)
+			case 2:
+				x.u32(fNumBlocks)
+				x.u32(fBytesPer)
+			}
+			x.ace()
+		case 3:
+			if w := x.u32(fWhyNoDeleg); w == 1 || w == 2 {
+				x.r.U32() // server will push / signal delegation
+			}
+		}
+	case 25: // READ
+		x.u32(fEOF4)
+		x.data(m)
+	case 26: // READDIR
+		x.u64(fVerifier4)
+		for i := 0; i < maxEntries && x.follows(); i++ {
+			x.node(fRdEntry)
+			x.u64(fCookie4)
+			x.str(fComponent)
+			x.fattr4()
+			x.close()
+		}
+		x.u32(fDirEOF4)
+	case 27: // READLINK
+		x.str(fLinkText)
+	case 28: // REMOVE
+		x.changeInfo()
+	case 29: // RENAME
+		x.changeInfo()
+		x.changeInfo()
+	case 34: // SETATTR
+		x.bitmap()
+	case 35: // SETCLIENTID
+		x.u64(fClientID)
+		x.u64(fVerifier4)
+	case 38: // WRITE
+		x.u32(fCount4)
+		x.u32(fStable4)
+		x.u64(fVerifier4)
+	case 41: // BIND_CONN_TO_SESSION
+		x.fixed(fSessionID, 16)
+		x.r.U32()
+		x.r.U32()
+	case 53: // SEQUENCE
+		x.sequenceRes()
+		x.u32(fSeqFlags)
+	case 55: // TEST_STATEID
+		n := x.r.Count(4)
+		for i := 0; i < n && x.ok(); i++ {
+			x.u32(fStatus4)
+		}
+	case 69: // SEEK
+		x.u32(fEOF4)
+		x.u64(fOffset4)
+	case 72: // GETXATTR
+		x.opaque(fXattrVal, 0)
+	case 75: // REMOVEXATTR
+		x.changeInfo()
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+func cbArgs(x *d, op uint32) bool {
+	switch op {
+	case 3: // CB_GETATTR
+		x.fh("fh")
+		x.bitmap()
+	case 4: // CB_RECALL
+		x.stateid()
+		x.u32(fTruncate)
+		x.fh("fh")
+	case 8: // CB_RECALL_ANY
+		x.u32(fObjsKeep)
+		x.bitmap()
+	case 10: // CB_RECALL_SLOT
+		x.u32(fTargetSlot)
+	case 11: // CB_SEQUENCE
+		x.sequenceArgs()
+		n := x.r.Count(20)
+		for i := 0; i < n && x.ok(); i++ { // referring_call_list4
+			x.fixed(fSessionID, 16)
+			k := x.r.Count(8)
+			for j := 0; j < k && x.ok(); j++ {
+				x.u32(fSeqid4)
+				x.u32(fSlotID)
+			}
+		}
+	case 13: // CB_NOTIFY_LOCK
+		x.fh("fh")
+		x.lockOwner()
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+func cbRes(x *d, op, st uint32) bool {
+	if st != 0 {
+		return true
+	}
+	switch op {
+	case 3:
+		x.fattr4()
+	case 4, 8, 10, 13:
+	case 11:
+		x.sequenceRes()
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+// compound4 is NFSv4 COMPOUND (program 100003 version 4) or CB_COMPOUND
+// (the callback program, version 1 or 4).
+type compound4 struct {
+	cb bool
+}
+
+func (c compound4) Proto() *dissect.ProtoInfo { return PNFS }
+
+func (c compound4) opField() *dissect.Field {
+	if c.cb {
+		return fCBOp
+	}
+	return fOp
+}
+
+// walk decodes the COMPOUND arguments or results of m into x (x.t may be
+// nil: summaries), calling each for every operation with its status (0 in
+// calls). It returns the COMPOUND status (replies) and whether the whole
+// operation list was decoded.
+func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, bool) {
+	call := m.Type == oncrpc.Call
+	var status uint32
+	if !call {
+		status = x.u32(fStatus4)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fStatus, x.r.Off-4, 4, uint64(status))
+		}
+	}
+	x.str(fTag)
+	if call {
+		x.u32(fMinorVers)
+		if c.cb {
+			x.u32(fCBIdent)
+		}
+	}
+	o := x.r.Off
+	n := x.r.Count(4)
+	if !x.ok() {
+		return status, false
+	}
+	if x.t != nil && !c.cb { // tshark shows no count in CB_COMPOUND
+		x.t.Uint(fOpsCount, o, 4, uint64(n))
+	}
+	for i := 0; i < n; i++ {
+		s := x.r.Off
+		op := x.r.U32()
+		if !x.ok() {
+			return status, false
+		}
+		if x.t != nil {
+			x.t.UintLabel(fOp4Node, s, 0, 0, opName(c.cb, op))
+			x.t.Open()
+			x.t.Uint(c.opField(), s, 4, uint64(op))
+		}
+		var st uint32
+		if !call {
+			so := x.r.Off
+			st = x.u32(fStatus4)
+			if x.t != nil && x.ok() {
+				x.t.Uint(fStatus, so, 4, uint64(st))
+			}
+		}
+		each(op, st)
+		var ok bool
+		switch {
+		case c.cb && call:
+			ok = cbArgs(x, op)
+		case c.cb:
+			ok = cbRes(x, op, st)
+		case call:
+			ok = op4Args(x, op)
+		default:
+			ok = op4Res(x, m, op, st)
+		}
+		if x.t != nil {
+			x.t.Close()
+			if len(x.t.Nodes) > 0 {
+				// the operation node spans its bytes
+				for j := len(x.t.Nodes) - 1; j >= 0; j-- {
+					if x.t.Nodes[j].F == fOp4Node {
+						if x.t.Nodes[j].Off >= 0 {
+							x.t.Nodes[j].Len = int32(x.r.Off - s)
+						}
+						break
+					}
+				}
+			}
+		}
+		if !ok {
+			if x.t != nil && x.r.Remaining() > 0 && x.r.Err() == nil {
+				x.t.Bytes(fOpsUndec, x.r.Off, x.r.Remaining(), x.r.B[x.r.Off:])
+			}
+			return status, false
+		}
+	}
+	return status, true
+}
+
+// opTier ranks operations as Wireshark's nfs.main_opcode does: the
+// operations of the highest tier in a COMPOUND are its main ones
+// (SEQUENCE and the file-handle juggling lowest, then GETATTR/GETFH).
+func opTier(op uint32) int {
+	switch op {
+	case 53, 22, 23, 24, 31, 32:
+		return 0
+	case 9, 10:
+		return 1
+	}
+	return 2
+}
+
+// mainOps adds nfs.main_opcode (generated) for the operations of the
+// highest tier.
+func mainOps(t *dissect.Tree, ops []uint32) {
+	top := -1
+	for _, op := range ops {
+		top = max(top, opTier(op))
+	}
+	for _, op := range ops {
+		if opTier(op) == top {
+			t.Uint(fMainOp, -1, 0, uint64(op))
+		}
+	}
+}
+
+func opName(cb bool, op uint32) string {
+	if cb {
+		return cbOpNames[uint64(op)]
+	}
+	return op4Names[uint64(op)]
+}
+
+func (c compound4) Tree(t *dissect.Tree, m *oncrpc.Msg) {
+	b := m.Data()
+	t.Proto(PNFS, m.BodyOff(), len(b)-m.BodyOff(), "")
+	t.Uint(oncrpc.FProgVers, -1, 0, uint64(m.Vers))
+	pf := fProc4
+	if c.cb {
+		pf = fCBProc
+	}
+	t.UintLabel(pf, -1, 0, uint64(m.Proc), u32Label(pf.Names, uint64(m.Proc)))
+	if m.Proc != 1 || (m.Type != oncrpc.Call && !m.Matched()) {
+		return
+	}
+	r := xdr.NewReader(b)
+	r.Off = m.BodyOff()
+	var ops []uint32
+	c.walk(&d{t: t, r: &r}, m, func(op, st uint32) { ops = append(ops, op) })
+	if !c.cb {
+		mainOps(t, ops)
+	}
+}
+
+// Summary implements oncrpc.Program: "V4 COMPOUND Call SEQUENCE | PUTFH |
+// GETATTR" or, for a failed reply, "... Status: NFS4ERR_NOENT".
+func (c compound4) Summary(dst []byte, m *oncrpc.Msg) []byte {
+	dst = oncrpc.AppendProc(dst, m)
+	if m.Proc != 1 || (m.Type != oncrpc.Call && !m.Matched()) {
+		return dst
+	}
+	r := xdr.NewReader(m.Body())
+	x := d{r: &r}
+	first := true
+	st, whole := c.walk(&x, m, func(op, _ uint32) {
+		if first {
+			dst = append(dst, ' ')
+			first = false
+		} else {
+			dst = append(dst, " | "...)
+		}
+		if n := opName(c.cb, op); n != "" {
+			dst = append(dst, n...)
+		} else {
+			dst = appendName(dst, nil, uint64(op))
+		}
+	})
+	if !whole && r.Err() == nil && !first {
+		dst = append(dst, " ..."...)
+	}
+	if st != 0 {
+		dst = append(dst, " Status: "...)
+		dst = appendName(dst, nfs4StatNames, uint64(st))
+	}
+	return dst
+}
+
+// CallbackProgram is the ONC RPC program number the Linux server uses for
+// NFSv4.0 callbacks (the client picks it in SETCLIENTID; 4.1 uses the fore
+// channel's program on the back channel).
+const CallbackProgram = 0x40000000
+
+func init() {
+	oncrpc.RegisterProgram(100003, 4, compound4{})
+	oncrpc.RegisterProgram(CallbackProgram, 1, compound4{cb: true})
+	oncrpc.RegisterProgram(CallbackProgram, 4, compound4{cb: true})
+}
