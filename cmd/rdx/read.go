@@ -217,11 +217,13 @@ func readRun(o *ReadOptions) error {
 	}
 	// Two passes when a tree is shown and the input can be read again, so a
 	// request can name the frame of its reply (as tshark -2 does).
+	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two
 	if needTree && !o.SinglePass && o.File != "-" && o.Iface == "" {
 		if _, err := pass(o, eng, 1, nil); err != nil {
 			return err
 		}
 		eng.Rewind()
+		outPass = 2
 	}
 
 	out := bufio.NewWriterSize(o.IO.Out, 256<<10)
@@ -284,7 +286,7 @@ func readRun(o *ReadOptions) error {
 	if o.Quiet {
 		emit = nil
 	}
-	counts, err := pass(o, eng, 2, emit)
+	counts, err := pass(o, eng, outPass, emit)
 	if o.Format == "json" {
 		if !first {
 			out.WriteString("\n")

@@ -152,3 +152,19 @@ func TestStatisticsRxSRT(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 }
+
+// -z rpc,srt counts each NFS reply once whether rdx reads the file once
+// (-q) or twice (a tree mode).
+func TestStatisticsRPCSRT(t *testing.T) {
+	const row = "| NFS     | 3       | WRITE       | 24    |"
+	for _, args := range [][]string{{"-q"}, {"-T", "fields", "-e", "frame.number"}} {
+		io, _, out, errOut := iostreams.Test()
+		a := append(append([]string{"read"}, args...), "-z", "rpc,srt", "../../pcaps/kernel/nfs3_rdma_roce.pcap")
+		if code := run(io, a); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("%v: no %q in\n%s", args, row, out.String()[max(0, out.Len()-3000):])
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package oncrpc
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// StatNames implements dissect.StatsProvider.
+func (d *State) StatNames() []string { return []string{"rpc,srt"} }
+
+// Stat implements dissect.StatsProvider: service response time per program,
+// version and procedure, as tshark's -z rpc,srt (over TCP and RDMA alike).
+func (d *State) Stat(name string) *dissect.StatTable {
+	if name != "rpc,srt" {
+		return nil
+	}
+	t := &dissect.StatTable{Title: "ONC RPC service response time",
+		Header: []string{"Program", "Version", "Procedure", "Calls", "Min", "Avg", "Max"}}
+	dur := func(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
+	for _, p := range d.SRT() {
+		prog, proc := p.Program, p.Procedure
+		if prog == "" {
+			prog = strconv.FormatUint(uint64(p.Prog), 10)
+		}
+		if proc == "" {
+			proc = strconv.FormatUint(uint64(p.Proc), 10)
+		}
+		t.Rows = append(t.Rows, []string{prog, strconv.FormatUint(uint64(p.Vers), 10), proc,
+			strconv.FormatUint(p.Count, 10), dur(p.MinNS), dur(p.AvgNS()), dur(p.MaxNS)})
+	}
+	return t
+}
