@@ -32,6 +32,9 @@ func (r *Reader) readPcapHeader() error {
 
 // nextPcap reads one record header and its data.
 func (r *Reader) nextPcap(p *Packet) error {
+	if r.peekPcap(p) {
+		return nil
+	}
 	start := r.off
 	h := r.hdr[:pcapRecordHeaderLen]
 	if err := r.read(h); err != nil {
@@ -67,4 +70,39 @@ func (r *Reader) nextPcap(p *Packet) error {
 	p.LinkType = r.linkType
 	p.Iface = 0
 	return nil
+}
+
+// peekPcap is the fast path: when the whole record is already in the read
+// buffer, hand out a slice of it instead of copying (valid, like every
+// Packet.Data, until the next call). Anything unusual (a short or truncated
+// record, an oversized one) goes the careful way, which reports it.
+func (r *Reader) peekPcap(p *Packet) bool {
+	h, err := r.br.Peek(pcapRecordHeaderLen)
+	if err != nil {
+		return false
+	}
+	caplen := r.u32(h[8:12])
+	if limit, _ := recordLimit(r.snaplen); caplen > limit || int(caplen)+pcapRecordHeaderLen > r.br.Size() {
+		return false
+	}
+	b, err := r.br.Peek(pcapRecordHeaderLen + int(caplen))
+	if err != nil {
+		return false
+	}
+	sec, frac, wirelen := r.u32(b[0:4]), r.u32(b[4:8]), r.u32(b[12:16])
+	ns := int64(frac)
+	if !r.nanos {
+		ns *= 1000
+	}
+	p.Data = b[pcapRecordHeaderLen:]
+	p.TimeNS = int64(sec)*1e9 + ns
+	p.CapLen = int(caplen)
+	p.WireLen = int(wirelen)
+	p.LinkType = r.linkType
+	p.Iface = 0
+	n := pcapRecordHeaderLen + int(caplen)
+	_, _ = r.br.Discard(n) // cannot fail: the bytes are buffered
+	r.off += int64(n)
+	r.frame++
+	return true
 }

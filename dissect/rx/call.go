@@ -29,6 +29,7 @@ type conn struct {
 	serviceSet bool
 	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
 	debugType  uint32
+	maxCall    [4]uint32 // highest call number seen per channel
 }
 
 type callKey struct {
@@ -287,7 +288,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		return
 	}
 	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
-	c := d.call(key)
+	c := d.call(cn, key)
 	if dir == 0 {
 		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
 	} else {
@@ -421,11 +422,18 @@ func (ds *dirState) drain() {
 
 // call finds or creates a call's state. Packets of one call come in bursts,
 // so the last call is checked before the map.
-func (d *State) call(key callKey) *call {
+func (d *State) call(cn *conn, key callKey) *call {
 	if d.lastCall != nil && key == d.lastCallKey {
 		return d.lastCall
 	}
-	c := d.calls.get(key)
+	var c *call
+	// Call numbers only grow on a channel (draft §2.3): a number above any
+	// seen is a new call, no need to look it up.
+	if key.call > cn.maxCall[key.channel&3] {
+		cn.maxCall[key.channel&3] = key.call
+	} else {
+		c = d.calls.get(key)
+	}
 	defer func() { d.lastCall, d.lastCallKey = c, key }()
 	if c == nil {
 		c = d.calls.add(key)
@@ -439,7 +447,7 @@ func (d *State) call(key callKey) *call {
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
 	key := callKey{conn: cn.id, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
-	c := d.call(key)
+	c := d.call(cn, key)
 	if c.serverPort == 0 {
 		if dir == 0 {
 			c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
