@@ -320,8 +320,8 @@ func (e *Engine) Layers() (*layers.Ethernet, *layers.IPv4, *layers.IPv6, *layers
 func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
 
 // Decode dissects one frame. The returned Frame is reused by the next call.
-func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType uint16, iface int, data []byte, pass int) *Frame {
-	f := &e.frame
+func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType uint16, iface int, data []byte, pass int) (f *Frame) {
+	f = &e.frame // named: a recovered panic still returns the frame
 	f.reset()
 	if e.seenFirst {
 		e.prevTime = f.TimeNS
@@ -331,7 +331,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, iface, data, pass
 	e.Decoded = e.Decoded[:0]
 	e.inFrame = true
-	defer func() { e.inFrame = false }()
+	defer e.endFrame(f)
 
 	if linkType < maxLinkType && e.linkType[linkType] != 0 {
 		e.inst[e.linkType[linkType]-1].Dissect(f, data, 0)
@@ -519,9 +519,26 @@ func pickPort(tab []uint8, a, b uint16) int {
 	return -1
 }
 
+// endFrame closes a frame's decoding. A dissector that panics is a bug, but
+// the input must still never crash rdx: the panic becomes an error finding
+// naming the frame, and decoding goes on with the next one.
+func (e *Engine) endFrame(f *Frame) {
+	e.inFrame = false
+	if r := recover(); r != nil {
+		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
+			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
+	}
+}
+
 // BuildTree fills t with the whole tree of the engine's current frame: the
 // frame, link, IP and transport layers, then every PDU.
 func (e *Engine) BuildTree(t *Tree, f *Frame) {
+	defer func() {
+		if r := recover(); r != nil { // see endFrame: a bug must not crash the read
+			t.SetBase(0, false)
+			t.Text(-1, 0, fmt.Sprintf("[internal error while building the tree of frame %d (please report it): %v]", f.Num, r))
+		}
+	}()
 	t.Reset()
 	var chain [128]byte
 	e.BaseTree(t, f, string(e.ProtoChain(chain[:0], f)))

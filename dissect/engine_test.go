@@ -136,3 +136,55 @@ func TestTCPStream(t *testing.T) {
 		t.Errorf("gaps %v", streamTest.gaps)
 	}
 }
+
+// A dissector that panics does not crash the engine: the frame gets an
+// error finding and the next frame decodes.
+type panicker struct{}
+
+func (panicker) Dissect(f *dissect.Frame, data []byte, off int) {
+	if len(data) > 0 && data[0] == 0xff {
+		panic("boom")
+	}
+	f.AddPDU(okPDU{})
+}
+
+type okPDU struct{}
+
+var pOK = dissect.RegisterProto("test-ok", "test", "")
+
+func (okPDU) Proto() *dissect.ProtoInfo              { return pOK }
+func (okPDU) Summary(dst []byte) []byte              { return append(dst, "ok"...) }
+func (okPDU) Tree(t *dissect.Tree, f *dissect.Frame) { panic("tree boom") }
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-panic", UDPPorts: []dissect.PortRange{{Lo: 10, Hi: 10}},
+		New: func(*dissect.Engine) dissect.Dissector { return panicker{} }})
+}
+
+func TestPanicBecomesFinding(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	udp := func(b byte) []byte {
+		u := make([]byte, 9)
+		binary.BigEndian.PutUint16(u[0:], 40000)
+		binary.BigEndian.PutUint16(u[2:], 10)
+		binary.BigEndian.PutUint16(u[4:], 9)
+		u[8] = b
+		return ipv4(17, 1, 0, false, u)
+	}
+	p := udp(0xff)
+	f := eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	if len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "internal error in a dissector on frame 1") {
+		t.Fatalf("findings %+v", f.Findings)
+	}
+	p = udp(1)
+	f = eng.Decode(2, 0, len(p), len(p), 228, 0, p, 0)
+	if len(f.PDUs) != 1 {
+		t.Fatalf("next frame: %d PDUs", len(f.PDUs))
+	}
+	var tree dissect.Tree
+	eng.BuildTree(&tree, f)
+	last := tree.Nodes[len(tree.Nodes)-1]
+	if !strings.Contains(last.Label, "internal error while building the tree of frame 2") {
+		t.Errorf("tree ends with %+v", last)
+	}
+}
