@@ -130,6 +130,7 @@ func (e *Engine) tcpStream(f *Frame) {
 func (e *Engine) Finish() {
 	if e.asm != nil {
 		e.inFrame = false
+		defer func() { _ = recover() }() // nothing is printed at the flush: a dissector bug there must not crash the read
 		e.asm.FlushAll()
 	}
 }
