@@ -59,3 +59,26 @@ func FuzzDDP(f *testing.F) {
 		seg(d, 2, 1, b)
 	})
 }
+
+// TestPlacement: a Read Response segment is handed to the tagged hook with
+// the source STag/TO of its Read Request, advanced by its offset.
+func TestPlacement(t *testing.T) {
+	var got []Placement
+	RegisterTagged(func(_ *dissect.Engine, _ *dissect.Frame, p *Placement) { got = append(got, *p) })
+	d := New()
+	// sink STag 0x1234 TO 0x1000, 16 octets, source STag 9 TO 0x5000
+	seg(d, 1, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, 1, 0,
+		[]byte{0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 16, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0x50, 0}))
+	seg(d, 2, 1, EncodeTagged(nil, false, OpReadResponse, 0x1234, 0x1000, make([]byte, 8)))
+	seg(d, 3, 1, EncodeTagged(nil, true, OpReadResponse, 0x1234, 0x1008, make([]byte, 8)))
+	seg(d, 4, 1, EncodeTagged(nil, true, OpWrite, 7, 0x42, []byte("abc")))
+	if len(got) != 3 {
+		t.Fatalf("%d placements", len(got))
+	}
+	if p := got[1]; !p.Matched || p.ReqFrame != 1 || p.SrcSTag != 9 || p.SrcTO != 0x5008 || p.STag != 0x1234 || p.TO != 0x1008 || !p.Last || p.Frame != 3 {
+		t.Errorf("read response: %+v", p)
+	}
+	if p := got[2]; p.Opcode != OpWrite || p.Matched || p.STag != 7 || p.TO != 0x42 || string(p.Data) != "abc" {
+		t.Errorf("write: %+v", p)
+	}
+}

@@ -92,6 +92,11 @@ type qpKey struct {
 	resp     bool
 }
 
+type recentQP struct {
+	k qpKey
+	i int32 // index into qpSlab, -1 when unused
+}
+
 type qpState struct {
 	expected uint32 // next PSN
 	window   uint32 // PSNs beyond expected that a read request may have consumed
@@ -102,16 +107,54 @@ type State struct {
 	pool  []Packet
 	npool int
 	frame uint64
-	qps   map[qpKey]qpState
-	crc   scratch
-	up    upperState
+	// PSN state per QP and direction: the map gives an index into qpSlab,
+	// so a packet costs at most one map lookup and no allocation (the slab
+	// is reused after Rewind), and the few QPs last seen (a connection's
+	// requests and responses interleave) skip even that.
+	qps    map[qpKey]int32
+	qpSlab []qpState
+	recent [4]recentQP
+	nextRc uint8
+	crc    scratch
+	up     upperState
 }
 
-func newState() *State { return &State{qps: map[qpKey]qpState{}} }
+func newState() *State {
+	d := &State{qps: map[qpKey]int32{}}
+	d.clearQPs()
+	return d
+}
+
+func (d *State) clearQPs() {
+	clear(d.qps)
+	d.qpSlab = d.qpSlab[:0]
+	for i := range d.recent {
+		d.recent[i].i = -1
+	}
+}
+
+// lookupQP finds the PSN state of k (index into qpSlab).
+func (d *State) lookupQP(k qpKey) (int32, bool) {
+	for j := range d.recent {
+		if r := &d.recent[j]; r.i >= 0 && r.k == k {
+			return r.i, true
+		}
+	}
+	i, ok := d.qps[k]
+	if ok {
+		d.remember(k, i)
+	}
+	return i, ok
+}
+
+func (d *State) remember(k qpKey, i int32) {
+	d.recent[d.nextRc] = recentQP{k, i}
+	d.nextRc = (d.nextRc + 1) % uint8(len(d.recent))
+}
 
 // Rewind implements dissect.Rewinder.
 func (d *State) Rewind() {
-	clear(d.qps)
+	d.clearQPs()
 	d.frame = 0
 	if d.up.asm != nil {
 		d.up.asm.Reset()
@@ -480,7 +523,11 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	src, dst := d.flowKey(f, p)
 	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
-	st, seen := d.qps[k]
+	i, seen := d.lookupQP(k)
+	var st qpState
+	if seen {
+		st = d.qpSlab[i]
+	}
 	low := h.Opcode() & 0x1F
 	check := seen
 	if !op.Request {
@@ -506,8 +553,14 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 			return // keep the expectation
 		}
 	}
-	if !seen && len(d.qps) >= maxQPs {
-		clear(d.qps)
+	if !seen {
+		if len(d.qps) >= maxQPs {
+			d.clearQPs()
+		}
+		i = int32(len(d.qpSlab))
+		d.qpSlab = append(d.qpSlab, qpState{})
+		d.qps[k] = i
+		d.remember(k, i)
 	}
 	st.expected = (psn + 1) & PSNMask
 	st.window = 0
@@ -517,5 +570,5 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 			st.window = min((n+255)/256-1, 1<<22)
 		}
 	}
-	d.qps[k] = st
+	d.qpSlab[i] = st
 }

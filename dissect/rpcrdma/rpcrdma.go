@@ -35,6 +35,11 @@ func init() {
 			d.DDPSend(f, m)
 		}
 	})
+	ddp.RegisterTagged(func(e *dissect.Engine, f *dissect.Frame, p *ddp.Placement) {
+		if d, ok := e.Instance(Name).(*State); ok {
+			d.DDPPlacement(f, p)
+		}
+	})
 }
 
 // State is the per-engine RPC-over-RDMA state.
@@ -50,6 +55,13 @@ type State struct {
 	extents    []extent            // RDMA WRITE data into advertised handles
 	stored     int
 	buf        []byte // message rebuilt in the current frame
+	// Calls whose read chunks are complete are kept until the next frame
+	// (their frame lists back the Reasm PDU), then reused: a read chunk
+	// costs no allocation once the pool is warm.
+	retired, free []*pending
+	one           [1]uint64 // the frame of a single DDP segment
+	oneSize       [1]int
+	probe         Header // for heuristic
 }
 
 type pending struct {
@@ -88,9 +100,23 @@ func (d *State) rpcState() *oncrpc.State {
 	return d.rpc
 }
 
+// begin starts a new frame: the previous frame's buffers and completed calls
+// are free again.
+func (d *State) begin(f *dissect.Frame) {
+	if f.Num == d.pframe {
+		return
+	}
+	d.pframe, d.npool = f.Num, 0
+	d.buf = d.buf[:0]
+	d.free = append(d.free, d.retired...)
+	clear(d.retired)
+	d.retired = d.retired[:0]
+}
+
 func (d *State) newHdr(f *dissect.Frame) *Hdr {
-	if f.Num != d.pframe || d.npool > 16 {
-		d.pframe, d.npool = f.Num, 0
+	d.begin(f)
+	if d.npool > 16 {
+		d.npool = 0
 		d.buf = d.buf[:0]
 	}
 	if d.npool == len(d.pool) {
@@ -108,10 +134,33 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 		return d.send(f, p, m)
 	case ibasm.KindWrite:
 		if d.advertised[m.RKey] && !m.Truncated() {
-			d.store(m)
+			d.store(m.RKey, m.VA, m.Data, m.Frames)
 		}
 	case ibasm.KindRead:
-		return d.read(f, m)
+		return d.read(f, m.RKey, m.VA, m.Data, m.Len, m.Frames, m.Sizes)
+	}
+	return false
+}
+
+// DDPPlacement takes an iWARP tagged segment. RDMA Writes into a handle a
+// requester advertised are kept for the write list or reply chunk that will
+// announce them, as RDMA WRITEs are over InfiniBand (the STag is the
+// segment's handle, the TO its offset). A Read Response fetches a read
+// chunk: it is placed by the source STag/TO of its Read Request, which are
+// the chunk's handle and offset (the sink STag only names the responder's
+// own buffer).
+func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
+	switch p.Opcode {
+	case ddp.OpWrite:
+		if d.advertised[p.STag] {
+			d.one[0] = p.Frame
+			d.store(p.STag, p.TO, p.Data, d.one[:])
+		}
+	case ddp.OpReadResponse:
+		if p.Matched {
+			d.one[0], d.oneSize[0] = p.Frame, len(p.Data)
+			return d.read(f, p.SrcSTag, p.SrcTO, p.Data, len(p.Data), d.one[:], d.oneSize[:])
+		}
 	}
 	return false
 }
@@ -121,7 +170,13 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 // an RPC call or reply after them.
 func Heuristic(b []byte) bool {
 	var h Header
-	n, err := Parse(b, &h)
+	return heuristic(b, &h)
+}
+
+// heuristic is Heuristic parsing into h, whose lists are reused (the
+// dissector keeps one: a header with read chunks then costs no allocation).
+func heuristic(b []byte, h *Header) bool {
+	n, err := Parse(b, h)
 	if err != nil || n < 16 {
 		return false
 	}
@@ -157,20 +212,19 @@ func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	if len(m.Frames) == 1 {
 		off = p.PayloadOffset()
 	}
-	return d.message(f, m.Data, off, m.Frames, false)
+	return d.message(f, m.Data, off, m.Frames)
 }
 
 // DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
-// transport). Chunk data moved by iWARP RDMA Read/Write is not rebuilt yet:
-// the header and any inline RPC are decoded and a note says so.
+// transport); its chunks come through DDPPlacement.
 func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
-	return d.message(f, m.Data, -1, m.Frames, true)
+	return d.message(f, m.Data, -1, m.Frames)
 }
 
 // message decodes one RPC-over-RDMA message: data at offset off in the
 // frame, or assembled from frames (off -1).
-func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, iwarp bool) bool {
-	if !Heuristic(data) {
+func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64) bool {
+	if !heuristic(data, &d.probe) {
 		return false
 	}
 	h := d.newHdr(f)
@@ -244,14 +298,6 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 	if rpc == nil {
 		return true
 	}
-	if iwarp && (len(hd.Reads) > 0 || len(hd.Writes) > 0 || hd.HasReply) {
-		f.AddFinding(h.idx, dissect.Note, dissect.GroupReassembly, nil, "rpcordma",
-			"chunks moved by iWARP RDMA Read/Write are not rebuilt (only over InfiniBand/RoCE for now)")
-		if hd.Proc == MSG || hd.Proc == MSGP {
-			rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma"})
-		}
-		return true
-	}
 	switch {
 	case hd.Proc == MSG && len(hd.Reads) > 0, hd.Proc == NOMSG && len(hd.Reads) > 0:
 		// the call completes when its read chunks have been read
@@ -278,11 +324,11 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		if got == 0 {
 			break
 		}
-		msg := d.keep(nil)
+		msg := d.room(got)
 		for _, b := range ddp {
 			msg = append(msg, b...)
 		}
-		d.buf = msg
+		d.commit(msg)
 		r := &d.reas
 		*r = Reasm{frames: frames, sizes: r.sizes[:0], data: msg}
 		for _, b := range ddp {
@@ -309,13 +355,24 @@ func insertedBefore(h *Header, i int) int {
 
 // keep copies b into the frame's buffer (valid until the next frame).
 func (d *State) keep(b []byte) []byte {
-	if cap(d.buf)-len(d.buf) < len(b) {
-		d.buf = make([]byte, 0, max(2*cap(d.buf), len(b)+1024)) // earlier copies keep the old array
-	}
-	s := len(d.buf)
-	d.buf = append(d.buf, b...)
-	return d.buf[s:len(d.buf):len(d.buf)]
+	msg := append(d.room(len(b)), b...)
+	d.commit(msg)
+	return msg[:len(b):len(b)]
 }
+
+// room returns an empty slice at the end of the frame's buffer with room for
+// n octets, to build a message in without allocating; commit(msg) then
+// marks it used. The buffer grows (earlier copies keep the old array) only
+// until it is as large as a frame needs.
+func (d *State) room(n int) []byte {
+	if cap(d.buf)-len(d.buf) < n {
+		d.buf = make([]byte, 0, max(2*cap(d.buf), n+1024))
+	}
+	return d.buf[len(d.buf):len(d.buf)]
+}
+
+// commit marks msg, built on room's slice within the size asked for, used.
+func (d *State) commit(msg []byte) { d.buf = d.buf[:len(d.buf)+len(msg)] }
 
 func (d *State) advertise(h uint32) {
 	if len(d.advertised) >= maxExtents {
@@ -324,18 +381,19 @@ func (d *State) advertise(h uint32) {
 	d.advertised[h] = true
 }
 
-// store keeps an RDMA WRITE's data for the reply that will announce it.
-func (d *State) store(m *ibasm.Message) {
-	for len(d.extents) > 0 && (d.stored+len(m.Data) > maxStore || len(d.extents) >= maxExtents) {
+// store keeps RDMA WRITE data placed at handle/va for the reply that will
+// announce it.
+func (d *State) store(handle uint32, va uint64, data []byte, frames []uint64) {
+	for len(d.extents) > 0 && (d.stored+len(data) > maxStore || len(d.extents) >= maxExtents) {
 		d.stored -= len(d.extents[0].data)
 		d.extents = d.extents[1:]
 	}
-	if len(m.Data) > maxStore {
+	if len(data) > maxStore {
 		return
 	}
-	d.extents = append(d.extents, extent{handle: m.RKey, va: m.VA, data: append([]byte(nil), m.Data...),
-		frames: append([]uint64(nil), m.Frames...)})
-	d.stored += len(m.Data)
+	d.extents = append(d.extents, extent{handle: handle, va: va, data: append([]byte(nil), data...),
+		frames: append([]uint64(nil), frames...)})
+	d.stored += len(data)
 }
 
 // gather collects the data written into the segments of chunks, up to each
@@ -381,40 +439,55 @@ func (d *State) expect(h *Hdr, payload []byte, frames []uint64) {
 		clear(d.pending)
 	}
 	hd := &h.hdr
-	p := &pending{xid: hd.XID, inline: append([]byte(nil), payload...), reads: append([]ReadSegment(nil), hd.Reads...)}
-	p.frames = append(p.frames, frames...)
-	p.sizes = append(p.sizes, len(payload))
 	for _, r := range hd.Reads {
 		if r.Length > maxChunk {
 			return
 		}
 	}
-	p.data = make([][]byte, len(p.reads))
-	p.filled = make([]int, len(p.reads))
+	var p *pending
+	if n := len(d.free); n > 0 {
+		p, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		p = new(pending)
+	}
+	p.xid, p.done = hd.XID, false
+	p.inline = append(p.inline[:0], payload...)
+	p.reads = append(p.reads[:0], hd.Reads...)
+	p.frames = append(p.frames[:0], frames...)
+	p.sizes = append(p.sizes[:0], len(payload))
+	if cap(p.data) < len(p.reads) {
+		p.data = make([][]byte, len(p.reads))
+	}
+	p.data = p.data[:len(p.reads)]
+	p.filled = append(p.filled[:0], make([]int, len(p.reads))...) // no allocation: make is folded into append
 	for i, r := range p.reads {
-		p.data[i] = make([]byte, r.Length)
+		if cap(p.data[i]) < int(r.Length) {
+			p.data[i] = make([]byte, r.Length)
+		}
+		p.data[i] = p.data[i][:r.Length]
+		clear(p.data[i]) // octets no response covers read as zero, as before pooling
 		d.pending[r.Handle] = p
 	}
 }
 
-// read places RDMA READ response data into the read chunk it fetches, and
-// when the call is complete decodes it here.
-func (d *State) read(f *dissect.Frame, m *ibasm.Message) bool {
-	p := d.pending[m.RKey]
+// read places data read from handle at va (an RDMA READ response, or an
+// iWARP Read Response segment; n octets were read, data holds them) into
+// the read chunk it fetches, and when the call is complete decodes it here.
+func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n int, frames []uint64, sizes []int) bool {
+	p := d.pending[handle]
 	if p == nil || p.done {
 		return false
 	}
 	used := false
 	for i, r := range p.reads {
-		if r.Handle != m.RKey || m.VA < r.Offset || m.VA-r.Offset >= uint64(r.Length) {
+		if r.Handle != handle || va < r.Offset || va-r.Offset >= uint64(r.Length) {
 			continue
 		}
-		at := int(m.VA - r.Offset)
-		n := copy(p.data[i][at:], m.Data)
-		p.filled[i] += n
+		at := int(va - r.Offset)
+		p.filled[i] += copy(p.data[i][at:], data)
 		used = true
-		if m.Len > int(r.Length)-at {
-			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(m.Len)+
+		if n > int(r.Length)-at {
+			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(n)+
 				" octets overruns read segment 0x"+hex32(r.Handle)+" ("+strconv.Itoa(int(r.Length))+" octets at offset "+strconv.Itoa(at)+")")
 		}
 		break
@@ -422,8 +495,8 @@ func (d *State) read(f *dissect.Frame, m *ibasm.Message) bool {
 	if !used {
 		return false
 	}
-	p.frames = append(p.frames, m.Frames...)
-	p.sizes = append(p.sizes, m.Sizes...)
+	p.frames = append(p.frames, frames...)
+	p.sizes = append(p.sizes, sizes...)
 	for i, r := range p.reads {
 		if p.filled[i] < int(r.Length) {
 			return true
@@ -434,11 +507,13 @@ func (d *State) read(f *dissect.Frame, m *ibasm.Message) bool {
 		delete(d.pending, r.Handle)
 	}
 	// rebuild: inline bytes with each chunk (plus XDR pad) inserted at its position
-	if f.Num != d.pframe {
-		d.pframe, d.npool = f.Num, 0
-		d.buf = d.buf[:0]
+	d.begin(f)
+	d.retired = append(d.retired, p)
+	size := len(p.inline)
+	for i := range p.data {
+		size += len(p.data[i]) + 3
 	}
-	msg := d.keep(nil)
+	msg := d.room(size)
 	in, inserted := 0, 0
 	for i := 0; i < len(p.reads); {
 		pos := int(p.reads[i].Position)
@@ -458,7 +533,7 @@ func (d *State) read(f *dissect.Frame, m *ibasm.Message) bool {
 		inserted += n
 	}
 	msg = append(msg, p.inline[in:]...)
-	d.buf = msg
+	d.commit(msg)
 	r := &d.reas
 	*r = Reasm{frames: p.frames, sizes: p.sizes, data: msg}
 	r.idx = f.AddPDU(r)

@@ -157,7 +157,10 @@ func (a *Assembler) get() *open {
 	return &open{}
 }
 
-func (a *Assembler) start(k qpKey, p *Packet, kind Kind) *open {
+// start takes a message buffer for a First or Only packet. The caller puts
+// it in the open table only when more packets are to come: an Only packet
+// (most SENDs) then costs no table insertion and deletion.
+func (a *Assembler) start(p *Packet, kind Kind) *open {
 	if len(a.open) >= maxOpen {
 		// evict the oldest open message: bounded memory beats completeness
 		var ok qpKey
@@ -179,7 +182,6 @@ func (a *Assembler) start(k qpKey, p *Packet, kind Kind) *open {
 		Data: data, Frames: frames, Sizes: sizes}
 	o.seq = a.seq
 	o.nextPSN = p.PSN
-	a.open[k] = o
 	return o
 }
 
@@ -205,6 +207,11 @@ func (o *open) add(p *Packet) {
 
 func (a *Assembler) finish(k qpKey, o *open) *Message {
 	delete(a.open, k)
+	return a.done(o)
+}
+
+// done returns the completed message o, kept until the next Add.
+func (a *Assembler) done(o *open) *Message {
 	if a.out != nil {
 		a.free = append(a.free, a.out)
 	}
@@ -271,7 +278,10 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 		return nil, None
 	}
 	k := qpKey{src: p.Src, dst: p.Dst, qp: p.DestQP}
-	o := a.open[k]
+	var o *open
+	if len(a.open) > 0 { // often empty between messages: skip hashing the key
+		o = a.open[k]
+	}
 	switch pos {
 	case posFirst, posOnly:
 		ev = Partial
@@ -281,11 +291,10 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 			a.Dropped++
 			ev = Restarted
 		}
-		o = a.start(k, p, kind)
+		o = a.start(p, kind)
 		if kind == KindRead {
 			req, found := a.matchRead(p)
 			if !found {
-				delete(a.open, k)
 				a.free = append(a.free, o)
 				return nil, Unmatched
 			}
@@ -295,8 +304,9 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 		}
 		o.add(p)
 		if pos == posOnly {
-			return a.finish(k, o), Complete
+			return a.done(o), Complete
 		}
+		a.open[k] = o
 		return nil, ev
 	default:
 		if o == nil || o.msg.Kind != kind {
