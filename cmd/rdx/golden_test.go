@@ -26,7 +26,7 @@ func goldenCases() map[string][]string {
 		base := strings.TrimSuffix(filepath.Base(c), ".pcap")
 		cases[base+".summary"] = []string{"read", "--color", "never", c}
 		cases[base+".fields"] = append([]string{"read", "-T", "fields", c}, rxFields...)
-		cases[base+".V"] = []string{"read", "-V", "-c", "12", c}
+		cases[base+".verbose"] = []string{"read", "-V", "-c", "12", c}
 		cases[base+".json"] = []string{"read", "-T", "json", "-c", "6", c}
 	}
 	// NFSv3 over RPC-over-RDMA on RoCEv2 (Linux 6.1): summary and the fields

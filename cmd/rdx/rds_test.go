@@ -18,7 +18,7 @@ func rdsGoldenCases() map[string][]string {
 	c := "../../pcaps/kernel/rds_tcp.pcap"
 	return map[string][]string{
 		"rds_tcp.summary": {"read", "--color", "never", c},
-		"rds_tcp.V":       {"read", "-V", "-c", "33", c},
+		"rds_tcp.verbose": {"read", "-V", "-c", "33", c},
 		"rds_tcp.fields":  append([]string{"read", "-T", "fields", c}, rdsFields...),
 	}
 }
