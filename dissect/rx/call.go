@@ -59,6 +59,7 @@ type dirState struct {
 	// the original of a retransmission; whether a seq is new is known from
 	// next and pending alone.
 	recent  [recentSeqs]seqFrame
+	gen     uint32
 	pending []pend
 	direct  []byte // the single packet's body when it needed no copy
 	doff    int
@@ -69,7 +70,7 @@ func (s *dirState) reset() {
 	// write barriers) on every new call
 	s.next, s.maxSeq, s.lastSeq, s.done, s.total, s.trunc, s.nframes, s.doff = 1, 0, 0, false, 0, false, 0, 0
 	s.buf, s.frames, s.pending, s.direct = s.buf[:0], s.frames[:0], s.pending[:0], nil
-	s.recent = [recentSeqs]seqFrame{}
+	s.gen++ // invalidates recent without clearing it
 }
 
 type call struct {
@@ -306,7 +307,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	if ds.seen(s) {
 		p.retrans = true
 		first := "an earlier frame"
-		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.frame != 0 {
+		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.gen == ds.gen && r.frame != 0 {
 			p.retransOf = r.frame
 			first = "frame " + strconv.FormatUint(r.frame, 10)
 		}
@@ -315,7 +316,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 				"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
 		return
 	}
-	ds.recent[s%recentSeqs] = seqFrame{seq: s, frame: f.Num}
+	ds.recent[s%recentSeqs] = seqFrame{seq: s, gen: ds.gen, frame: f.Num}
 	if ds.lastSeq != 0 && s > ds.lastSeq {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupSequence, fSeq, "rx",
 			"seq "+strconv.FormatUint(uint64(s), 10)+" after the last packet (seq "+strconv.FormatUint(uint64(ds.lastSeq), 10)+")")
@@ -371,8 +372,8 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 const recentSeqs = 16
 
 type seqFrame struct {
-	seq   uint32
-	frame uint64
+	seq, gen uint32 // gen: the call the entry belongs to (dirState.gen)
+	frame    uint64
 }
 
 // seen tells whether seq s already arrived: everything below next did, and
