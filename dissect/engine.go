@@ -392,12 +392,14 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			n.Src = addr4(e.ip4.SrcIP)
 			n.Dst = addr4(e.ip4.DstIP)
 			n.Fragment = e.ip4.Flags&layers.IPv4MoreFragments != 0 || e.ip4.FragOffset != 0
+			n.ECN = e.ip4.TOS & 3
 			f.Proto = "ip"
 			off += len(e.ip4.Contents)
 		case layers.LayerTypeIPv6:
 			n.HasIP, n.L3Off, n.IPProto = true, off, uint8(e.ip6.NextHeader)
 			n.Src = addr16(e.ip6.SrcIP)
 			n.Dst = addr16(e.ip6.DstIP)
+			n.ECN = e.ip6.TrafficClass & 3
 			f.Proto = "ipv6"
 			off += len(e.ip6.Contents)
 		case layers.LayerTypeUDP:

@@ -29,6 +29,7 @@ type Net struct {
 	Fragment         bool
 	VLAN             uint16
 	EtherType        uint16
+	ECN              uint8 // the IP header's ECN bits (3: congestion experienced)
 }
 
 // Frame is one captured frame with everything the engine and the protocol

@@ -54,6 +54,7 @@ type Packet struct {
 	short              bool // headers cut short
 	psnExpected        uint32
 	psnBroken          bool
+	psnDup             bool // psnBroken by a repeated PSN, not a gap
 }
 
 // Proto implements dissect.PDU.
@@ -117,6 +118,7 @@ type State struct {
 	nextRc uint8
 	crc    scratch
 	up     upperState
+	flows  flowTable // per-flow counters for -z infiniband,flows
 }
 
 func newState() *State {
@@ -155,6 +157,7 @@ func (d *State) remember(k qpKey, i int32) {
 // Rewind implements dissect.Rewinder.
 func (d *State) Rewind() {
 	d.clearQPs()
+	d.flows.reset()
 	d.frame = 0
 	if d.up.asm != nil {
 		d.up.asm.Reset()
@@ -443,6 +446,7 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	}
 	d.checkBTH(f, p, h, op)
 	d.analyze(f, p, h, op)
+	d.count(f, p, h, op)
 	if op.Known {
 		d.deliver(f, p, h)
 	}
@@ -546,7 +550,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 						strconv.Itoa(int(psn))+" ("+strconv.Itoa(int(diff))+" missing)")
 			}
 		default:
-			p.psnBroken, p.psnExpected = true, st.expected
+			p.psnBroken, p.psnDup, p.psnExpected = true, true, st.expected
 			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband",
 				"duplicate PSN "+strconv.Itoa(int(psn))+" on QP 0x"+hex32(h.DestQP())[2:]+" (retransmission; expected "+
 					strconv.Itoa(int(st.expected))+")")

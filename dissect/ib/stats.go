@@ -1,0 +1,135 @@
+package ib
+
+import (
+	"net/netip"
+	"sort"
+	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// Per-flow counters (a flow: source and destination address and the
+// destination QP), for `rdx read -z infiniband,flows`: what a RoCE fabric
+// engineer looks at first — PSN gaps and retransmissions, NAKs and RNR NAKs,
+// ECN marks (FECN, BECN) and congestion notifications (CNP), and how many
+// PSNs each ACK covered (ACK coalescing).
+type flowKey struct {
+	src, dst netip.Addr
+	qp       uint32
+}
+
+type flowStat struct {
+	transport             Transport
+	pkts, payload         uint64
+	gaps, dups            uint64
+	acks, coalesced, naks uint64
+	rnr, fecn, becn, cnps uint64
+	ce                    uint64 // IP ECN congestion-experienced marks (RoCEv2)
+	lastAck               uint32
+	ackSeen               bool
+	first, last           uint64
+}
+
+type flowTable struct {
+	m       map[flowKey]*flowStat
+	lastKey flowKey
+	last    *flowStat
+}
+
+// maxFlows bounds the table; beyond it new flows are not counted.
+const maxFlows = 1 << 14
+
+func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
+	if t.last != nil && k == t.lastKey {
+		return t.last
+	}
+	if t.m == nil {
+		t.m = map[flowKey]*flowStat{}
+	}
+	s := t.m[k]
+	if s == nil {
+		if len(t.m) >= maxFlows {
+			return nil
+		}
+		s = &flowStat{first: frame}
+		t.m[k] = s
+	}
+	t.last, t.lastKey = s, k
+	return s
+}
+
+func (t *flowTable) reset() {
+	clear(t.m)
+	t.last = nil
+}
+
+// count updates the packet's flow after its analysis.
+func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+	src, dst := d.flowKey(f, p)
+	s := d.flows.get(flowKey{src: src, dst: dst, qp: h.DestQP()}, f.Num)
+	if s == nil {
+		return
+	}
+	s.transport = h.Transport()
+	s.pkts++
+	s.payload += uint64(p.payLen)
+	s.last = f.Num
+	if p.psnDup {
+		s.dups++
+	} else if p.psnBroken {
+		s.gaps++
+	}
+	if p.encap == EncRoCEv2 && f.Net.ECN == 3 {
+		s.ce++
+	}
+	if h.FECN() {
+		s.fecn++
+	}
+	if h.BECN() {
+		s.becn++
+	}
+	if h.Opcode() == OpCNP {
+		s.cnps++
+	}
+	if p.exts&ExtAETH != 0 {
+		switch AETH(p.Header(ExtAETH)).Kind() {
+		case AckKindACK:
+			s.acks++
+			psn := h.PSN()
+			if s.ackSeen && (psn-s.lastAck)&PSNMask > 1 && (psn-s.lastAck)&PSNMask < 1<<23 {
+				s.coalesced++
+			}
+			s.lastAck, s.ackSeen = psn, true
+		case AckKindNAK:
+			s.naks++
+		case AckKindRNRNAK:
+			s.rnr++
+		}
+	}
+}
+
+// StatNames implements dissect.StatsProvider.
+func (d *State) StatNames() []string { return []string{"infiniband,flows"} }
+
+// Stat implements dissect.StatsProvider.
+func (d *State) Stat(name string) *dissect.StatTable {
+	if name != "infiniband,flows" {
+		return nil
+	}
+	t := &dissect.StatTable{Title: "InfiniBand flows (source -> destination, destination QP)",
+		Header: []string{"Flow", "QP", "Transport", "Packets", "Payload", "PSN gaps", "Dup PSNs", "ACKs", "Coalesced ACKs",
+			"NAKs", "RNR NAKs", "ECN CE", "FECN", "BECN", "CNPs", "Frames"}}
+	keys := make([]flowKey, 0, len(d.flows.m))
+	for k := range d.flows.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return d.flows.m[keys[i]].first < d.flows.m[keys[j]].first })
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	for _, k := range keys {
+		s := d.flows.m[k]
+		t.Rows = append(t.Rows, []string{k.src.Unmap().String() + " → " + k.dst.Unmap().String(), "0x" + hex32(k.qp)[2:],
+			s.transport.String(), u(s.pkts), u(s.payload), u(s.gaps), u(s.dups), u(s.acks), u(s.coalesced),
+			u(s.naks), u(s.rnr), u(s.ce), u(s.fecn), u(s.becn), u(s.cnps), u(s.first) + "-" + u(s.last)})
+	}
+	return t
+}
