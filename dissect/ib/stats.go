@@ -30,37 +30,42 @@ type flowStat struct {
 	first, last           uint64
 }
 
+// flowTable indexes a slab of counters, reused after a rewind, so counting
+// never allocates once the flows have been seen.
 type flowTable struct {
-	m       map[flowKey]*flowStat
+	m       map[flowKey]int32
+	slab    []flowStat
 	lastKey flowKey
-	last    *flowStat
+	last    int32 // index into slab, -1 none
 }
 
 // maxFlows bounds the table; beyond it new flows are not counted.
 const maxFlows = 1 << 14
 
 func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
-	if t.last != nil && k == t.lastKey {
-		return t.last
+	if t.m != nil && t.last >= 0 && k == t.lastKey {
+		return &t.slab[t.last]
 	}
 	if t.m == nil {
-		t.m = map[flowKey]*flowStat{}
+		t.m, t.last = map[flowKey]int32{}, -1
 	}
-	s := t.m[k]
-	if s == nil {
+	i, ok := t.m[k]
+	if !ok {
 		if len(t.m) >= maxFlows {
 			return nil
 		}
-		s = &flowStat{first: frame}
-		t.m[k] = s
+		i = int32(len(t.slab))
+		t.slab = append(t.slab, flowStat{first: frame})
+		t.m[k] = i
 	}
-	t.last, t.lastKey = s, k
-	return s
+	t.last, t.lastKey = i, k
+	return &t.slab[i]
 }
 
 func (t *flowTable) reset() {
 	clear(t.m)
-	t.last = nil
+	t.slab = t.slab[:0]
+	t.last = -1
 }
 
 // count updates the packet's flow after its analysis.
@@ -123,10 +128,11 @@ func (d *State) Stat(name string) *dissect.StatTable {
 	for k := range d.flows.m {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return d.flows.m[keys[i]].first < d.flows.m[keys[j]].first })
+	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.m[k]] }
+	sort.Slice(keys, func(i, j int) bool { return at(keys[i]).first < at(keys[j]).first })
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, k := range keys {
-		s := d.flows.m[k]
+		s := at(k)
 		t.Rows = append(t.Rows, []string{k.src.Unmap().String() + " → " + k.dst.Unmap().String(), "0x" + hex32(k.qp)[2:],
 			s.transport.String(), u(s.pkts), u(s.payload), u(s.gaps), u(s.dups), u(s.acks), u(s.coalesced),
 			u(s.naks), u(s.rnr), u(s.ce), u(s.fecn), u(s.becn), u(s.cnps), u(s.first) + "-" + u(s.last)})
