@@ -77,13 +77,15 @@ func DissectorNames() []string {
 // DecodeAs is one `-d` rule: frames on Transport ("udp" or "tcp") ports in
 // Ports go to the dissector named Proto.
 type DecodeAs struct {
-	Transport string
+	Transport string // "udp", "tcp" or "infiniband"
 	Ports     PortRange
+	QP        uint32 // for "infiniband": the destination QP
 	Proto     string
 }
 
 // ParseDecodeAs parses tshark's `-d` syntax: "udp.port==7000,rx",
-// "tcp.port==4000-4010,mpa" (also "udp.port==7000:3,rx", a range by count).
+// "tcp.port==4000-4010,mpa" (also "udp.port==7000:3,rx", a range by count),
+// and "infiniband.destqp==0x11,rpcordma" for InfiniBand/RoCE message payloads.
 func ParseDecodeAs(s string) (DecodeAs, error) {
 	var d DecodeAs
 	sel, proto, ok := strings.Cut(s, ",")
@@ -99,8 +101,16 @@ func ParseDecodeAs(s string) (DecodeAs, error) {
 		d.Transport = "udp"
 	case "tcp.port":
 		d.Transport = "tcp"
+	case "infiniband.destqp":
+		d.Transport = "infiniband"
+		qp, err := strconv.ParseUint(strings.TrimSpace(val), 0, 24)
+		if err != nil {
+			return d, fmt.Errorf("decode-as %q: bad QP %q (24 bits, decimal or 0x hex)", s, val)
+		}
+		d.QP = uint32(qp)
+		return d, d.checkProto(s, proto)
 	default:
-		return d, fmt.Errorf("decode-as %q: unsupported selector %q (use udp.port or tcp.port)", s, key)
+		return d, fmt.Errorf("decode-as %q: unsupported selector %q (use udp.port, tcp.port or infiniband.destqp)", s, key)
 	}
 	parse := func(v string) (uint16, error) {
 		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 16)
@@ -139,12 +149,16 @@ func ParseDecodeAs(s string) (DecodeAs, error) {
 		}
 		d.Ports = PortRange{a, a}
 	}
+	return d, d.checkProto(s, proto)
+}
+
+func (d *DecodeAs) checkProto(s, proto string) error {
 	d.Proto = strings.TrimSpace(proto)
 	regsMu.Lock()
 	defer regsMu.Unlock()
 	for _, r := range regs {
 		if r.Name == d.Proto {
-			return d, nil
+			return nil
 		}
 	}
 	var names []string
@@ -152,7 +166,7 @@ func ParseDecodeAs(s string) (DecodeAs, error) {
 		names = append(names, r.Name)
 	}
 	sort.Strings(names)
-	return d, fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
+	return fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
 }
 
 // maxLinkType bounds the link types rdx dispatches on (LINKTYPE_* values in
@@ -246,8 +260,8 @@ func NewEngine(opts Options) *Engine {
 	}
 	for _, d := range opts.DecodeAs {
 		i, ok := idx[d.Proto]
-		if !ok {
-			continue // ParseDecodeAs has already refused unknown names
+		if !ok || d.Transport == "infiniband" {
+			continue // unknown names were refused by ParseDecodeAs; ib reads its own rules
 		}
 		if d.Transport == "tcp" {
 			setPorts(e.tcpPort, d.Ports, i)

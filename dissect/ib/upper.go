@@ -17,6 +17,13 @@ type Upper interface {
 	IBMessage(f *dissect.Frame, p *Packet, m *ibasm.Message) bool
 }
 
+// ForcedUpper is implemented by upper layers that can decode a message the
+// user named with decode-as (-d infiniband.destqp==N,PROTO) without their
+// heuristic; a message that does not parse then becomes a finding.
+type ForcedUpper interface {
+	IBMessageForced(f *dissect.Frame, p *Packet, m *ibasm.Message)
+}
+
 var (
 	uppersMu sync.Mutex
 	uppers   []string
@@ -35,6 +42,7 @@ type upperState struct {
 	eng      *dissect.Engine
 	resolved bool
 	ups      []Upper
+	forced   map[uint32]Upper // by destination QP, from decode-as
 	asm      *ibasm.Assembler
 	pkt      ibasm.Packet
 }
@@ -50,6 +58,17 @@ func (u *upperState) resolve() {
 	for _, n := range names {
 		if up, ok := u.eng.Instance(n).(Upper); ok {
 			u.ups = append(u.ups, up)
+		}
+	}
+	for _, da := range u.eng.Opts.DecodeAs {
+		if da.Transport != "infiniband" {
+			continue
+		}
+		if up, ok := u.eng.Instance(da.Proto).(Upper); ok {
+			if u.forced == nil {
+				u.forced = map[uint32]Upper{}
+			}
+			u.forced[da.QP] = up
 		}
 	}
 	if len(u.ups) > 0 {
@@ -84,6 +103,15 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	m, ev := u.asm.Add(q)
 	if ev != ibasm.Complete {
 		return
+	}
+	if up, ok := u.forced[m.QP]; ok {
+		if fu, ok := up.(ForcedUpper); ok {
+			fu.IBMessageForced(f, p, m)
+			return
+		}
+		if up.IBMessage(f, p, m) {
+			return
+		}
 	}
 	for _, up := range u.ups {
 		if up.IBMessage(f, p, m) {

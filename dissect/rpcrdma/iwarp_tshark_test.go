@@ -2,6 +2,7 @@ package rpcrdma_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -47,3 +48,46 @@ func readReplyTwice(n uint64, rdx, ts string) bool {
 // iwarpReadReplies are the frames of the NFS READ replies with a write list.
 var iwarpReadReplies = map[uint64]bool{1514: true, 1805: true, 2097: true, 2387: true, 2775: true,
 	3210: true, 3215: true, 3503: true, 3786: true, 3857: true}
+
+// -d infiniband.destqp==N,rpcordma: on the NFS capture the forced decode
+// finds the same RPC-over-RDMA messages the heuristic does; on the RDS
+// capture every SEND to the forced QP is reported as not RPC-over-RDMA
+// instead of being left to RDS.
+func TestDecodeAsQP(t *testing.T) {
+	count := func(path string, rules ...string) (xids, bad int) {
+		var opts dissect.Options
+		for _, r := range rules {
+			da, err := dissect.ParseDecodeAs(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.DecodeAs = append(opts.DecodeAs, da)
+		}
+		got, err := tsharktest.DecodeWithFindings(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range got {
+			xids += len(m["rpcordma.xid"])
+			for _, msg := range m["_ws.expert.message"] {
+				if strings.HasPrefix(msg, "decode-as rpcordma: not an RPC-over-RDMA v1 header") {
+					bad++
+				}
+			}
+		}
+		return
+	}
+	const nfs = "../../pcaps/kernel/nfs3_rdma_roce.pcap"
+	base, _ := count(nfs)
+	forced, bad := count(nfs, "infiniband.destqp==0x1d,rpcordma", "infiniband.destqp==0x1e,rpcordma")
+	if base == 0 || forced != base || bad != 0 {
+		t.Errorf("nfs: heuristic %d xids, forced %d (%d refused)", base, forced, bad)
+	}
+	_, bad = count("../../pcaps/kernel/rds_rdma_roce.pcap", "infiniband.destqp==0x21,rpcordma")
+	if bad == 0 {
+		t.Error("rds: forcing rpcordma on the RDS QP reported nothing")
+	}
+	if _, err := dissect.ParseDecodeAs("infiniband.destqp==0x1000000,rpcordma"); err == nil {
+		t.Error("a 25-bit QP was accepted")
+	}
+}

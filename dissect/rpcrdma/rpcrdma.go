@@ -212,19 +212,38 @@ func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	if len(m.Frames) == 1 {
 		off = p.PayloadOffset()
 	}
-	return d.message(f, m.Data, off, m.Frames)
+	return d.message(f, m.Data, off, m.Frames, false)
+}
+
+// IBMessageForced implements ib.ForcedUpper (-d infiniband.destqp==N,rpcordma):
+// SENDs on that QP are RPC-over-RDMA whatever the heuristic says, and one
+// that does not parse is reported as such; other messages go the usual way.
+func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) {
+	if m.Kind != ibasm.KindSend {
+		d.IBMessage(f, p, m)
+		return
+	}
+	if m.Truncated() {
+		f.AddFinding(-1, dissect.Warn, dissect.GroupUndecoded, nil, Name, "decode-as rpcordma: message truncated by the capture")
+		return
+	}
+	off := -1
+	if len(m.Frames) == 1 {
+		off = p.PayloadOffset()
+	}
+	d.message(f, m.Data, off, m.Frames, true)
 }
 
 // DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
 // transport); its chunks come through DDPPlacement.
 func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
-	return d.message(f, m.Data, -1, m.Frames)
+	return d.message(f, m.Data, -1, m.Frames, false)
 }
 
 // message decodes one RPC-over-RDMA message: data at offset off in the
 // frame, or assembled from frames (off -1).
-func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64) bool {
-	if !heuristic(data, &d.probe) {
+func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, forced bool) bool {
+	if !forced && !heuristic(data, &d.probe) {
 		return false
 	}
 	h := d.newHdr(f)
@@ -234,6 +253,10 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64)
 	}
 	n, err := Parse(h.data, &h.hdr)
 	if err != nil {
+		if forced {
+			f.AddFinding(-1, dissect.Error, dissect.GroupMalformed, nil, Name, "decode-as rpcordma: not an RPC-over-RDMA v1 header: "+err.Error())
+			return true
+		}
 		return false
 	}
 	h.n = n

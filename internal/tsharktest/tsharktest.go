@@ -60,6 +60,16 @@ func ReadTSV(path string) (*Table, error) {
 // Decode runs a capture through a fresh engine (two passes, as `rdx read -V`
 // does) and returns, per frame, every field's values in tree order.
 func Decode(path string, opts dissect.Options) (map[uint64]map[string][]string, error) {
+	return decode(path, opts, false)
+}
+
+// DecodeWithFindings is Decode with each frame's finding messages under
+// "_ws.expert.message".
+func DecodeWithFindings(path string, opts dissect.Options) (map[uint64]map[string][]string, error) {
+	return decode(path, opts, true)
+}
+
+func decode(path string, opts dissect.Options, findings bool) (map[uint64]map[string][]string, error) {
 	out := map[uint64]map[string][]string{}
 	eng := dissect.NewEngine(opts)
 	for pass := 1; pass <= 2; pass++ {
@@ -84,6 +94,11 @@ func Decode(path string, opts dissect.Options) (map[uint64]map[string][]string, 
 			}
 			eng.BuildTree(&tree, f)
 			m := map[string][]string{}
+			if findings {
+				for _, fd := range f.Findings {
+					m["_ws.expert.message"] = append(m["_ws.expert.message"], fd.Msg)
+				}
+			}
 			for i := range tree.Nodes {
 				n := &tree.Nodes[i]
 				if n.F == nil || n.IsExpert() {
