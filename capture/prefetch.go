@@ -20,7 +20,7 @@ type batch struct {
 	err  error
 }
 
-const batchLen = 256
+const batchLen = 1024
 
 // NewPrefetch starts reading src in the background.
 func NewPrefetch(src Source) *Prefetch {

@@ -226,7 +226,9 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		}
 		d.calls[k] = CallInfo{Frame: f.Num, TimeNS: f.TimeNS, Prog: m.Prog, Vers: m.Vers, Proc: m.Proc,
 			gss: m.gss, gssProc: m.gssProc, gssSvc: m.gssSvc}
-		m.replyFrame = d.replyOf[f.Num]
+		if f.Pass == 2 {
+			m.replyFrame = d.replyOf[f.Num]
+		}
 		return
 	}
 	ci, ok := d.calls[k]
@@ -234,6 +236,9 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 	if !ok {
 		return
 	}
+	// answered: forget it, so the table holds only outstanding calls and
+	// stays small (a retransmitted reply then shows as unmatched)
+	delete(d.calls, k)
 	m.matched = true
 	m.Prog, m.Vers, m.Proc = ci.Prog, ci.Vers, ci.Proc
 	m.callFrame, m.rtt = ci.Frame, f.TimeNS-ci.TimeNS
