@@ -67,16 +67,16 @@ func (p *Prefetch) fill() {
 	}
 }
 
-// Next returns the next packet, or the source's error (io.EOF at the end).
-func (p *Prefetch) Next(pkt *Packet) error {
+// NextRef is Next without the copy: the packet stays owned by the batch and
+// is valid until the next call.
+func (p *Prefetch) NextRef() (*Packet, error) {
 	for {
 		if p.err != nil {
-			return p.err
+			return nil, p.err
 		}
 		if p.cur != nil && p.i < len(p.cur.pkts) {
-			*pkt = p.cur.pkts[p.i]
 			p.i++
-			return nil
+			return &p.cur.pkts[p.i-1], nil
 		}
 		if p.cur != nil {
 			if p.cur.err != nil {
@@ -92,6 +92,16 @@ func (p *Prefetch) Next(pkt *Packet) error {
 		}
 		p.cur, p.i = b, 0
 	}
+}
+
+// Next returns the next packet, or the source's error (io.EOF at the end).
+func (p *Prefetch) Next(pkt *Packet) error {
+	q, err := p.NextRef()
+	if err != nil {
+		return err
+	}
+	*pkt = *q
+	return nil
 }
 
 // Close stops the reader goroutine and closes the source.

@@ -370,7 +370,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	}
 	_ = p.DecodeLayers(data, &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.Decoded = append(e.Decoded, e.types...)
+	e.Decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
 	e.dispatch(f, data)
 	return f

@@ -335,9 +335,15 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 		pf = capture.NewPrefetch(src)
 	}
 	defer pf.Close()
-	var pkt capture.Packet
+	var one capture.Packet
+	next := func() (*capture.Packet, error) { err := pf.Next(&one); return &one, err }
+	if r, ok := pf.(interface {
+		NextRef() (*capture.Packet, error)
+	}); ok {
+		next = r.NextRef // no copy of each packet's description
+	}
 	for o.Count <= 0 || c.frames < uint64(o.Count) {
-		err := pf.Next(&pkt)
+		pkt, err := next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
