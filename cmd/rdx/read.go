@@ -39,6 +39,8 @@ type ReadOptions struct {
 	Quiet      bool
 	Filter     string
 	Stats      []string // -z NAME
+	Write      string   // -w FILE: frames that pass -Y, as pcapng
+	Print      bool     // -P: print frames even when writing
 	Prefs      []string // -o NAME=VALUE protocol preferences
 	CPUProfile string
 	Config     map[string]string
@@ -83,6 +85,8 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
 	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
+	f.StringVarP(&o.Write, "write-file", "w", "", "write the frames (those passing -Y) to a pcapng file (- for standard output)")
+	f.BoolVarP(&o.Print, "print", "P", false, "print frames while writing with -w (as tshark -P)")
 	f.StringArrayVarP(&o.Stats, "statistics", "z", nil, "print statistics at the end, e.g. -z rdp,conv (-z help lists them)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. udp.port==7000,rx, tcp.port==4000,mpa or infiniband.destqp==0x11,rpcordma")
@@ -203,7 +207,7 @@ func readRun(o *ReadOptions) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
-	needTree := !o.Quiet && (o.Verbose || o.Format != "text" || flt != nil)
+	needTree := (!o.Quiet && (o.Verbose || o.Format != "text")) || flt != nil
 
 	eng := dissect.NewEngine(eo)
 	for _, z := range o.Stats {
@@ -238,6 +242,15 @@ func readRun(o *ReadOptions) error {
 	if o.Format == "json" {
 		out.WriteString("[\n")
 	}
+	var wr *frameWriter
+	if o.Write != "" {
+		var err error
+		if wr, err = newFrameWriter(o); err != nil {
+			return err
+		}
+		defer wr.close()
+	}
+	printing := !o.Quiet && (o.Write == "" || o.Print)
 	emit := func(f *dissect.Frame) {
 		buf = buf[:0]
 		if needTree {
@@ -245,6 +258,12 @@ func readRun(o *ReadOptions) error {
 			if flt != nil && !flt.Match(&tree) {
 				return
 			}
+		}
+		if wr != nil {
+			wr.write(f)
+		}
+		if !printing {
+			return
 		}
 		switch o.Format {
 		case "text":
@@ -283,10 +302,13 @@ func readRun(o *ReadOptions) error {
 			out.Flush() // live: show each frame as it arrives
 		}
 	}
-	if o.Quiet {
+	if o.Quiet && wr == nil {
 		emit = nil
 	}
 	counts, err := pass(o, eng, outPass, emit)
+	if wr != nil && err == nil {
+		err = wr.close()
+	}
 	if o.Format == "json" {
 		if !first {
 			out.WriteString("\n")
@@ -381,4 +403,68 @@ func writeStat(w io.Writer, t *dissect.StatTable) {
 		return
 	}
 	_ = tb.Render()
+}
+
+// frameWriter writes frames to a pcapng file, one interface per link type
+// met (a pcapng file can mix them), for -w.
+type frameWriter struct {
+	f      *os.File
+	bw     *bufio.Writer
+	w      *capture.PcapngWriter
+	ifaces map[uint16]int
+	closed bool
+	err    error
+}
+
+func newFrameWriter(o *ReadOptions) (*frameWriter, error) {
+	fw := &frameWriter{ifaces: map[uint16]int{}}
+	var out io.Writer = o.IO.Out
+	if o.Write != "-" {
+		f, err := os.Create(o.Write)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		fw.f, out = f, f
+	}
+	fw.bw = bufio.NewWriterSize(out, 1<<20)
+	w, err := capture.NewPcapngWriter(fw.bw)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	fw.w = w
+	return fw, nil
+}
+
+func (fw *frameWriter) write(f *dissect.Frame) {
+	if fw.err != nil {
+		return
+	}
+	id, ok := fw.ifaces[f.LinkType]
+	if !ok {
+		if id, fw.err = fw.w.AddInterface(f.LinkType, capture.MaxRecord, ""); fw.err != nil {
+			return
+		}
+		fw.ifaces[f.LinkType] = id
+	}
+	fw.err = fw.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
+		LinkType: f.LinkType, Iface: id})
+}
+
+func (fw *frameWriter) close() error {
+	if fw.closed {
+		return fw.err
+	}
+	fw.closed = true
+	if err := fw.bw.Flush(); err != nil && fw.err == nil {
+		fw.err = err
+	}
+	if fw.f != nil {
+		if err := fw.f.Close(); err != nil && fw.err == nil {
+			fw.err = err
+		}
+	}
+	if fw.err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing the -w file: %w", fw.err)}
+	}
+	return nil
 }

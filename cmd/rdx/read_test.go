@@ -168,3 +168,28 @@ func TestStatisticsRPCSRT(t *testing.T) {
 		}
 	}
 }
+
+// -w writes the frames that pass -Y to pcapng; reading that file back
+// gives exactly those frames. Without -P nothing is printed.
+func TestWriteFiltered(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "aborts.pcapng")
+	io, _, stdout, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-Y", "rx.type == abort", "-w", out, "../../pcaps/rx/probe-busy-crafted.pcap"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("printed without -P: %q", stdout)
+	}
+	io, _, stdout, errOut = iostreams.Test()
+	if code := run(io, []string{"read", "-T", "fields", "-e", "rx.abort_code", out}); code != 0 {
+		t.Fatalf("reading back: exit %d: %s", code, errOut)
+	}
+	if want := "-455\n-453\n-2\n-2\n"; stdout.String() != want {
+		t.Errorf("written frames decode as %q, want %q", stdout, want)
+	}
+	io, _, stdout, _ = iostreams.Test()
+	run(io, []string{"read", "-P", "-c", "3", "-w", filepath.Join(t.TempDir(), "x.pcapng"), "../../pcaps/rx/probe-busy-crafted.pcap"})
+	if strings.Count(stdout.String(), "\n") != 3 {
+		t.Errorf("-P printed %q", stdout)
+	}
+}
