@@ -293,6 +293,7 @@ func NewEngine(opts Options) *Engine {
 	e.parser[228] = mk(layers.LayerTypeIPv4)
 	e.parser[229] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
+	e.frame.eng = e
 	return e
 }
 

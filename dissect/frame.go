@@ -52,6 +52,54 @@ type Frame struct {
 	Proto string
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+
+	eng *Engine // the engine that owns this frame (for transport info)
+}
+
+// AppendTransportInfo appends what the transport layer says when no
+// protocol above it did, as tshark's info column does: for TCP the ports,
+// flags, sequence and acknowledgment numbers, window and length; for UDP
+// the ports and length.
+func (f *Frame) AppendTransportInfo(dst []byte) []byte {
+	if f.eng == nil || !f.Net.HasL4 {
+		return dst
+	}
+	n := &f.Net
+	dst = strconv.AppendUint(dst, uint64(n.SrcPort), 10)
+	dst = append(dst, " → "...)
+	dst = strconv.AppendUint(dst, uint64(n.DstPort), 10)
+	switch n.IPProto {
+	case 6:
+		t := &f.eng.tcp
+		dst = append(dst, " ["...)
+		first := true
+		for _, fl := range [...]struct {
+			on   bool
+			name string
+		}{{t.SYN, "SYN"}, {t.FIN, "FIN"}, {t.RST, "RST"}, {t.PSH, "PSH"}, {t.ACK, "ACK"}, {t.URG, "URG"}, {t.ECE, "ECE"}, {t.CWR, "CWR"}} {
+			if fl.on {
+				if !first {
+					dst = append(dst, ", "...)
+				}
+				dst = append(dst, fl.name...)
+				first = false
+			}
+		}
+		dst = append(dst, "] Seq="...)
+		dst = strconv.AppendUint(dst, uint64(t.Seq), 10)
+		if t.ACK {
+			dst = append(dst, " Ack="...)
+			dst = strconv.AppendUint(dst, uint64(t.Ack), 10)
+		}
+		dst = append(dst, " Win="...)
+		dst = strconv.AppendUint(dst, uint64(t.Window), 10)
+		dst = append(dst, " Len="...)
+		dst = strconv.AppendInt(dst, int64(len(t.Payload)), 10)
+	case 17:
+		dst = append(dst, " Len="...)
+		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
+	}
+	return dst
 }
 
 func (f *Frame) reset() {

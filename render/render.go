@@ -130,8 +130,13 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 			break
 		}
 	}
-	if len(dst) == start && len(f.Findings) > 0 {
-		dst = append(dst, f.Findings[0].Msg...)
+	if len(dst) == start {
+		// nothing above the transport: say what it says (tshark-style),
+		// or the first finding (e.g. a fragment held for reassembly)
+		dst = f.AppendTransportInfo(dst)
+		if len(dst) == start && len(f.Findings) > 0 {
+			dst = append(dst, f.Findings[0].Msg...)
+		}
 	}
 	return dst
 }
