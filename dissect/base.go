@@ -60,7 +60,6 @@ var (
 	fUDPDstPort  = Register(&Field{Abbrev: "udp.dstport", Name: "Destination Port", Type: TUint16})
 	fUDPLength   = Register(&Field{Abbrev: "udp.length", Name: "Length", Type: TUint16})
 	fUDPChecksum = Register(&Field{Abbrev: "udp.checksum", Name: "Checksum", Type: TUint16, Base: BaseHex})
-	fUDPPayload  = Register(&Field{Abbrev: "udp.payload", Name: "Payload", Type: TBytes})
 	fTCPSrcPort  = Register(&Field{Abbrev: "tcp.srcport", Name: "Source Port", Type: TUint16})
 	fTCPDstPort  = Register(&Field{Abbrev: "tcp.dstport", Name: "Destination Port", Type: TUint16})
 	fTCPSeq      = Register(&Field{Abbrev: "tcp.seq_raw", Name: "Sequence Number (raw)", Type: TUint32})

@@ -110,7 +110,6 @@ type Endpoint struct {
 	rng       *rand.Rand
 	stats     EndpointStats
 	done      chan struct{}
-	buf       []byte
 }
 
 type connKey struct {

@@ -24,7 +24,7 @@ func TestSynthRx(t *testing.T) {
 		t.Errorf("read of synth rx:\n%s%s", out, errOut)
 	}
 
-	io, _, _, errOut = iostreams.Test()
+	io, _, _, _ = iostreams.Test()
 	run(io, []string{"synth", "rx", "--corrupt", "truncated-ack", "-w", file})
 	io, _, _, errOut = iostreams.Test()
 	run(io, []string{"read", file})

@@ -85,14 +85,12 @@ const (
 
 // conn is one MPA connection being written: client 10.0.0.1, server 10.0.0.2.
 type sconn struct {
-	w        *pcapWriter
-	cp, sp   uint16
-	cseq     uint32 // next client octet
-	sseq     uint32
-	cb, sb   uint32 // marker bases (first full-operation octet)
-	msn      [2]uint32
-	nFPDU    int // FPDUs written
-	segFPDUs map[int]int
+	w      *pcapWriter
+	cp, sp uint16
+	cseq   uint32 // next client octet
+	sseq   uint32
+	cb, sb uint32 // marker bases (first full-operation octet)
+	msn    [2]uint32
 }
 
 func startConn(w *pcapWriter, cp uint16, cisn, sisn uint32, flags uint8) *sconn {

@@ -64,7 +64,6 @@ var nfs3StatNames = map[uint64]string{0: "NFS3_OK", 1: "NFS3ERR_PERM", 2: "NFS3E
 var ftype3Names = map[uint64]string{1: "Regular File", 2: "Directory", 3: "Block Special Device", 4: "Character Special Device",
 	5: "Symbolic Link", 6: "Socket", 7: "Named Pipe"}
 var createModeNames = map[uint64]string{0: "UNCHECKED", 1: "GUARDED", 2: "EXCLUSIVE"}
-var timeHowNames = map[uint64]string{0: "DONT_CHANGE", 1: "SET_TO_SERVER_TIME", 2: "SET_TO_CLIENT_TIME"}
 
 // NFS (all versions).
 var (

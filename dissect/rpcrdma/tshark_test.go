@@ -31,8 +31,6 @@ func TestNFSRoCEAgainstTshark(t *testing.T) {
 	}
 }
 
-func notDecoded(_ uint64, rdx, _ string) bool { return rdx == "" }
-
 // nfsKnown lists the accepted differences with tshark 4.0.17, with reasons.
 var nfsKnown = []tsharktest.Known{
 	// tshark decodes an NFS READ reply whose data went into a write chunk

@@ -136,16 +136,6 @@ func (t *table[K, V]) add(k K) *V {
 	return v
 }
 
-func (t *table[K, V]) remove(k K) {
-	if v, ok := t.cur[k]; ok {
-		delete(t.cur, k)
-		t.limbo = append(t.limbo, v)
-	} else if v, ok := t.old[k]; ok {
-		delete(t.old, k)
-		t.limbo = append(t.limbo, v)
-	}
-}
-
 type callTable struct{ table[callKey, call] }
 type connTable struct{ table[connKey, conn] }
 

@@ -59,7 +59,6 @@ var (
 	fJumboFlags = Register(&Field{Abbrev: "rx.jumbo.flags", Name: "Jumbo header flags", Type: TUint8, Base: BaseHex})
 	fJumboPad   = Register(&Field{Abbrev: "rx.jumbo.pad", Name: "Jumbo header pad", Type: TUint8})
 	fJumboCksum = Register(&Field{Abbrev: "rx.jumbo.cksum", Name: "Jumbo header checksum", Type: TUint16})
-	fData       = Register(&Field{Abbrev: "rx.data", Name: "Data", Type: TBytes})
 	fDataLen    = Register(&Field{Abbrev: "rx.data_len", Name: "Data length", Type: TUint32})
 
 	// ACK.
@@ -104,8 +103,5 @@ var (
 	fDbgPort   = Register(&Field{Abbrev: "rx.debug.port", Name: "Port", Type: TUint16})
 	fVerString = Register(&Field{Abbrev: "rx.version_string", Name: "Version string", Type: TString})
 
-	// Call tracking.
-	fCallFrames = Register(&Field{Abbrev: "rx.call.frames", Name: "Reassembled from frames", Type: TString})
-	fCallLen    = Register(&Field{Abbrev: "rx.call.length", Name: "Reassembled length", Type: TUint32})
-	fRetrans    = Register(&Field{Abbrev: "rx.retransmission", Name: "Retransmission of frame", Type: TFrameNum})
+	fRetrans = Register(&Field{Abbrev: "rx.retransmission", Name: "Retransmission of frame", Type: TFrameNum})
 )

@@ -112,8 +112,6 @@ type readReq struct {
 	va          uint64
 	rkey, len   uint32
 	frame, seq  uint64
-	nextPSN     uint32
-	pending     bool
 	responderQP uint32
 }
 
