@@ -13,6 +13,7 @@ var (
 	pVLAN  = RegisterProto("vlan", "802.1Q Virtual LAN", "")
 	pSLL   = RegisterProto("sll", "Linux cooked capture", "")
 	pNull  = RegisterProto("null", "Null/Loopback", "")
+	pIPoIB = RegisterProto("ipoib", "IP over InfiniBand", "")
 	PIP    = RegisterProto("ip", "Internet Protocol Version 4", "")
 	PIPv6  = RegisterProto("ipv6", "Internet Protocol Version 6", "")
 	PUDP   = RegisterProto("udp", "User Datagram Protocol", "")
@@ -31,6 +32,9 @@ var (
 	fEthDst      = Register(&Field{Abbrev: "eth.dst", Name: "Destination", Type: TEther})
 	fEthSrc      = Register(&Field{Abbrev: "eth.src", Name: "Source", Type: TEther})
 	fEthType     = Register(&Field{Abbrev: "eth.type", Name: "Type", Type: TUint16, Base: BaseHex})
+	fIPoIBDst    = Register(&Field{Abbrev: "ipoib.dst", Name: "Destination hardware address", Type: TBytes})
+	fIPoIBSrc    = Register(&Field{Abbrev: "ipoib.src", Name: "Source hardware address", Type: TBytes})
+	fIPoIBType   = Register(&Field{Abbrev: "ipoib.type", Name: "Type", Type: TUint16, Base: BaseHex})
 	fVLANID      = Register(&Field{Abbrev: "vlan.id", Name: "ID", Type: TUint16})
 	fVLANPrio    = Register(&Field{Abbrev: "vlan.priority", Name: "Priority", Type: TUint8})
 	fVLANType    = Register(&Field{Abbrev: "vlan.etype", Name: "Type", Type: TUint16, Base: BaseHex})
@@ -90,6 +94,13 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	}
 	t.String(FFrameProtos, -1, 0, protocols)
 	off := 0
+	if f.LinkType == 242 && len(f.Data) >= ipoibLen {
+		t.Proto(pIPoIB, 0, ipoibLen, "")
+		t.Bytes(fIPoIBDst, 0, 20, f.Data[0:20])
+		t.Bytes(fIPoIBSrc, 20, 20, f.Data[20:40])
+		t.Uint(fIPoIBType, 40, 2, uint64(f.Net.EtherType))
+		off = ipoibLen
+	}
 	for _, lt := range e.Decoded {
 		switch lt {
 		case layers.LayerTypeEthernet:
@@ -194,6 +205,9 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 			dst = append(dst, ':')
 		}
 		dst = append(dst, s...)
+	}
+	if f.LinkType == 242 {
+		add("ipoib")
 	}
 	for _, lt := range e.Decoded {
 		switch lt {

@@ -169,6 +169,9 @@ func (d *DecodeAs) checkProto(s, proto string) error {
 	return fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
 }
 
+// ipoibLen is the LINKTYPE_IPOIB pseudo-header.
+const ipoibLen = 44
+
 // maxLinkType bounds the link types rdx dispatches on (LINKTYPE_* values in
 // use are below 300).
 const maxLinkType = 512
@@ -217,6 +220,7 @@ type Engine struct {
 	seenFirst           bool
 
 	defrag     defragger
+	linkOff    int // octets of a link header rdx parses itself (IPoIB)
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -353,11 +357,29 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 		return f
 	}
 	lt := linkType
+	e.linkOff = 0
 	switch lt {
 	case 101, 12, 14: // raw IP: the version nibble says which
 		lt = 228
 		if len(data) > 0 && data[0]>>4 == 6 {
 			lt = 229
+		}
+	case 242: // IP over InfiniBand (RFC 4391): 20-octet destination and source addresses, EtherType, 2 reserved
+		if len(data) < ipoibLen {
+			f.AddFinding(-1, Error, GroupMalformed, nil, "ipoib", "truncated IPoIB header: "+strconv.Itoa(len(data))+" of 44 octets")
+			f.Proto = "ipoib"
+			return f
+		}
+		e.linkOff = ipoibLen
+		f.Net.EtherType = uint16(data[40])<<8 | uint16(data[41])
+		switch f.Net.EtherType {
+		case 0x0800:
+			lt = 228
+		case 0x86dd:
+			lt = 229
+		default:
+			f.Proto = "ipoib"
+			return f
 		}
 	}
 	var p *gopacket.DecodingLayerParser
@@ -369,7 +391,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 		f.Proto = "frame"
 		return f
 	}
-	_ = p.DecodeLayers(data, &e.types) // errors show as missing layers, noted below
+	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
 	e.Decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
@@ -380,7 +402,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 	n := &f.Net
 	n.Truncated = truncated
-	off := 0
+	off := e.linkOff
 	for _, t := range e.types {
 		switch t {
 		case layers.LayerTypeEthernet:

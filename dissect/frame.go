@@ -61,7 +61,17 @@ type Frame struct {
 // flags, sequence and acknowledgment numbers, window and length; for UDP
 // the ports and length.
 func (f *Frame) AppendTransportInfo(dst []byte) []byte {
-	if f.eng == nil || !f.Net.HasL4 {
+	if f.eng == nil || !f.Net.HasIP {
+		return dst
+	}
+	if !f.Net.HasL4 {
+		dst = append(dst, "IP protocol "...)
+		dst = strconv.AppendUint(dst, uint64(f.Net.IPProto), 10)
+		if name, ok := ipProtoNames[uint64(f.Net.IPProto)]; ok {
+			dst = append(dst, " ("...)
+			dst = append(dst, name...)
+			dst = append(dst, ')')
+		}
 		return dst
 	}
 	n := &f.Net

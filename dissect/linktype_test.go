@@ -2,9 +2,12 @@ package dissect_test
 
 import (
 	"encoding/binary"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
 func udpTo9(payload []byte) []byte {
@@ -102,5 +105,53 @@ func TestLinkTypes(t *testing.T) {
 	f := eng.Decode(1, 0, 4, 4, 9999, 0, []byte{1, 2, 3, 4}, 0)
 	if len(f.Findings) != 1 || f.Findings[0].Msg != "link type 9999 is not supported" {
 		t.Errorf("unknown link type: %+v", f.Findings)
+	}
+}
+
+// LINKTYPE_IPOIB (242): tcpdump's test capture; every frame decodes to the
+// addresses (and TCP ports) tcpdump's expected output shows, and its ARP
+// frames carry EtherType 0x0806.
+func TestIPoIB(t *testing.T) {
+	got, err := tsharktest.Decode("../pcaps/public/the-tcpdump-group+tcpdump__ipoib.pcap", dissect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile("../pcaps/public/the-tcpdump-group+tcpdump__ipoib.out")
+	lines := strings.Split(strings.TrimSpace(string(want)), "\n")
+	if len(got) != len(lines) || len(got) == 0 {
+		t.Fatalf("%d frames, tcpdump shows %d", len(got), len(lines))
+	}
+	for i, l := range lines {
+		m := got[uint64(i+1)]
+		// tcpdump: "N  DATE TIME IP 192.168.56.10 > 192.168.56.24: ICMP ..."
+		f := strings.Fields(l)
+		one := func(k string) string {
+			if len(m[k]) == 0 {
+				return ""
+			}
+			return m[k][0]
+		}
+		if len(f) > 3 && f[3] == "ARP," {
+			if one("ipoib.type") != "0x0806" || one("ip.src") != "" {
+				t.Errorf("frame %d: type %s, tcpdump %q", i+1, one("ipoib.type"), l)
+			}
+			continue
+		}
+		if len(f) < 8 || f[3] != "IP" {
+			t.Fatalf("unexpected tcpdump line %q", l)
+		}
+		// "A.B.C.D" for ICMP, "A.B.C.D.PORT" for TCP
+		src, dst := f[4], strings.TrimSuffix(f[6], ":")
+		if one("ip.proto") == "6" {
+			src, dst = one("ip.src")+"."+one("tcp.srcport"), one("ip.dst")+"."+one("tcp.dstport")
+			if src != f[4] || dst != strings.TrimSuffix(f[6], ":") {
+				t.Errorf("frame %d: %s > %s, tcpdump %q", i+1, src, dst, l)
+			}
+			continue
+		}
+		if one("ip.src") != src || one("ip.dst") != dst || one("ip.proto") != "1" || one("ipoib.type") != "0x0800" {
+			t.Errorf("frame %d: src %s dst %s proto %s type %s; tcpdump %q", i+1, one("ip.src"), one("ip.dst"),
+				one("ip.proto"), one("ipoib.type"), l)
+		}
 	}
 }
