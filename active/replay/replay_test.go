@@ -2,13 +2,13 @@ package replay
 
 import (
 	"encoding/binary"
-	"github.com/rdx-project/rdx/internal/inet"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/inet"
 )
 
 const ptsOps = "../../pcaps/rx/pts-ops.pcap"
@@ -125,8 +125,45 @@ func ethIPv4(proto byte, l4 []byte) []byte {
 	return append(b, l4...)
 }
 
+// ipv6.src/ipv6.dst rewrite the addresses; IPv6 has no header checksum but
+// the UDP pseudo-header and the RoCEv2 ICRC cover them.
+func TestRewriteIPv6RoCE(t *testing.T) {
+	udp := make([]byte, 8+ib.BTHLen+8+4)
+	binary.BigEndian.PutUint16(udp, 49152)
+	binary.BigEndian.PutUint16(udp[2:], 4791)
+	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
+	udp[6] = 0x12 // a non-zero UDP checksum: must be recomputed
+	udp[8] = 0x04
+	b := make([]byte, 14+40)
+	b[12], b[13] = 0x86, 0xdd
+	ip := b[14:]
+	ip[0] = 0x60
+	binary.BigEndian.PutUint16(ip[4:], uint16(len(udp)))
+	ip[6], ip[7] = 17, 64
+	b = append(b, udp...)
+	if !Apply(mustRewrites(t, "ipv6.src=2001:db8::1", "ipv6.dst=2001:db8::2"), b) {
+		t.Fatal("nothing rewritten")
+	}
+	f := locate(b)
+	if got := b[f.l3+8 : f.l3+40]; got[15] != 1 || got[31] != 2 || got[0] != 0x20 {
+		t.Errorf("addresses % x", got)
+	}
+	seg := b[f.l4:f.l3End]
+	want, ok := ib.ICRCRoCEv2(b[f.l3:f.l4], seg[:8], seg[8:len(seg)-4])
+	if !ok || binary.LittleEndian.Uint32(seg[len(seg)-4:]) != want {
+		t.Error("ICRC not recomputed")
+	}
+	s := inet.Sum(0, b[f.l3+8:f.l3+40]) + 17 + uint32(len(seg))
+	if !valid(s, seg) {
+		t.Error("UDP checksum not fixed over the IPv6 pseudo-header")
+	}
+	if Apply(mustRewrites(t, "ipv6.dst=2001:db8::9"), ethIPv4(17, udp)) {
+		t.Error("ipv6 rewrite changed an IPv4 frame")
+	}
+}
+
 func TestParseRewriteErrors(t *testing.T) {
-	for _, s := range []string{"ip.dst", "ip.dst=", "ip.dst=2001:db8::1", "eth.src=zz", "udp.dstport=70000", "ip.ttl=3"} {
+	for _, s := range []string{"ip.dst", "ip.dst=", "ip.dst=2001:db8::1", "ipv6.dst=198.51.100.1", "eth.src=zz", "udp.dstport=70000", "ip.ttl=3"} {
 		if _, err := ParseRewrite(s); err == nil || !strings.Contains(err.Error(), "--rewrite") {
 			t.Errorf("ParseRewrite(%q) = %v", s, err)
 		}

@@ -6,25 +6,26 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/rdx-project/rdx/internal/inet"
 	"net"
 	"net/netip"
 	"strconv"
 	"strings"
 
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/inet"
 )
 
 // Rewrite sets one header field in every frame that has it.
 type Rewrite struct {
-	Field string // eth.src, eth.dst, ip.src, ip.dst, udp.srcport, udp.dstport, tcp.srcport, tcp.dstport
+	Field string // eth.src, eth.dst, ip.src, ip.dst, ipv6.src, ipv6.dst, udp.srcport, udp.dstport, tcp.srcport, tcp.dstport
 	mac   [6]byte
 	ip    [4]byte
+	ip6   [16]byte
 	port  uint16
 }
 
 // RewriteFields lists the fields ParseRewrite accepts.
-var RewriteFields = []string{"eth.src", "eth.dst", "ip.src", "ip.dst", "udp.srcport", "udp.dstport", "tcp.srcport", "tcp.dstport"}
+var RewriteFields = []string{"eth.src", "eth.dst", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "udp.srcport", "udp.dstport", "tcp.srcport", "tcp.dstport"}
 
 // ParseRewrite parses FIELD=VALUE, e.g. ip.dst=198.51.100.2 or
 // udp.dstport=7000 (field names as in the dissector's display fields).
@@ -47,6 +48,12 @@ func ParseRewrite(s string) (Rewrite, error) {
 			return r, fmt.Errorf("--rewrite %q: %q is not an IPv4 address", s, v)
 		}
 		r.ip = a.As4()
+	case "ipv6.src", "ipv6.dst":
+		a, err := netip.ParseAddr(v)
+		if err != nil || !a.Is6() || a.Is4In6() {
+			return r, fmt.Errorf("--rewrite %q: %q is not an IPv6 address", s, v)
+		}
+		r.ip6 = a.As16()
 	case "udp.srcport", "udp.dstport", "tcp.srcport", "tcp.dstport":
 		n, err := strconv.ParseUint(v, 10, 16)
 		if err != nil {
@@ -65,6 +72,8 @@ func (r Rewrite) String() string {
 		return r.Field + "=" + net.HardwareAddr(r.mac[:]).String()
 	case "ip.src", "ip.dst":
 		return r.Field + "=" + netip.AddrFrom4(r.ip).String()
+	case "ipv6.src", "ipv6.dst":
+		return r.Field + "=" + netip.AddrFrom16(r.ip6).String()
 	}
 	return r.Field + "=" + strconv.Itoa(int(r.port))
 }
@@ -156,6 +165,15 @@ func Apply(rws []Rewrite, b []byte) bool {
 				}
 				copy(b[o:o+4], r.ip[:])
 				changed, l3, l4 = true, true, true
+			}
+		case "ipv6.src", "ipv6.dst":
+			if f.ipv == 6 {
+				o := f.l3 + 8
+				if r.Field == "ipv6.dst" {
+					o += 16
+				}
+				copy(b[o:o+16], r.ip6[:])
+				changed, l4 = true, true // IPv6 has no header checksum; the L4 pseudo-header and ICRC cover the addresses
 			}
 		default:
 			proto := byte(17)

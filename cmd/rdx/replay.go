@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,7 +54,7 @@ func newCmdReplay(io *iostreams.IO) *cobra.Command {
 	f.Float64VarP(&o.PPS, "pps", "p", 0, "send N packets per second")
 	f.Float64VarP(&o.Mbps, "mbps", "M", 0, "send at N megabits per second")
 	f.IntVarP(&o.Loop, "loop", "l", 1, "send the file N times")
-	f.StringArrayVar(&o.Rewrite, "rewrite", nil, "FIELD=VALUE, FIELD one of eth.src, eth.dst, ip.src, ip.dst, udp.srcport, udp.dstport, tcp.srcport, tcp.dstport (repeatable)")
+	f.StringArrayVar(&o.Rewrite, "rewrite", nil, "FIELD=VALUE, FIELD one of "+strings.Join(replay.RewriteFields, ", ")+" (repeatable)")
 	f.BoolVarP(&o.DryRun, "dry-run", "n", false, "print what would be sent, send nothing")
 	return cmd
 }
