@@ -182,6 +182,8 @@ type Options struct {
 	// Config holds protocol preferences by name ("mpa.markers" = "1", ...), for
 	// dissectors to read in their New.
 	Config map[string]string
+	// Conversations turns on per-conversation counters (-z conv,...).
+	Conversations bool
 }
 
 // Engine drives frames through the layers. It is not safe for concurrent use;
@@ -221,6 +223,7 @@ type Engine struct {
 
 	defrag     defragger
 	linkOff    int // octets of a link header rdx parses itself (IPoIB)
+	convs      map[convKey]*convStat
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -328,6 +331,7 @@ func (e *Engine) Rewind() {
 	e.seenFirst = false
 	e.asm = nil // a fresh reassembler: the second pass sees every segment again
 	e.defrag = defragger{}
+	clear(e.convs) // the second pass counts again
 }
 
 // Layers gives read access to the gopacket layers of the current frame.
@@ -395,6 +399,9 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	truncated := p.Truncated
 	e.Decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
+	if e.Opts.Conversations {
+		e.countConv(f)
+	}
 	e.dispatch(f, data)
 	return f
 }

@@ -20,7 +20,7 @@ type StatsProvider interface {
 
 // StatNames lists every -z name the engine's dissectors offer.
 func (e *Engine) StatNames() []string {
-	var out []string
+	out := []string{"conv,ip", "conv,tcp", "conv,udp"}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
 			out = append(out, p.StatNames()...)
@@ -32,6 +32,9 @@ func (e *Engine) StatNames() []string {
 
 // Stat builds the table for a -z name, nil if no dissector offers it.
 func (e *Engine) Stat(name string) *StatTable {
+	if _, ok := convNames[name]; ok {
+		return e.convTable(name)
+	}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
 			for _, n := range p.StatNames() {

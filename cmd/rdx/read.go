@@ -39,13 +39,15 @@ type ReadOptions struct {
 	Quiet      bool
 	Filter     string
 	Stats      []string // -z NAME
-	Write      string   // -w FILE: frames that pass -Y, as pcapng
-	Print      bool     // -P: print frames even when writing
-	Prefs      []string // -o NAME=VALUE protocol preferences
-	CPUProfile string
-	Config     map[string]string
-	Iface      string // live capture instead of File (capture_live.go)
-	CapFilter  string
+	// SkipEmptyStats leaves out -z tables without rows (stats and flows verbs).
+	SkipEmptyStats bool
+	Write          string   // -w FILE: frames that pass -Y, as pcapng
+	Print          bool     // -P: print frames even when writing
+	Prefs          []string // -o NAME=VALUE protocol preferences
+	CPUProfile     string
+	Config         map[string]string
+	Iface          string // live capture instead of File (capture_live.go)
+	CapFilter      string
 }
 
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
@@ -209,6 +211,11 @@ func readRun(o *ReadOptions) error {
 	}
 	needTree := (!o.Quiet && (o.Verbose || o.Format != "text")) || flt != nil
 
+	for _, z := range o.Stats {
+		if strings.HasPrefix(z, "conv,") {
+			eo.Conversations = true
+		}
+	}
 	eng := dissect.NewEngine(eo)
 	for _, z := range o.Stats {
 		if z == "help" {
@@ -316,8 +323,8 @@ func readRun(o *ReadOptions) error {
 		out.WriteString("]\n")
 	}
 	for _, z := range o.Stats {
-		if err == nil {
-			writeStat(out, eng.Stat(z))
+		if t := eng.Stat(z); err == nil && (!o.SkipEmptyStats || t != nil && len(t.Rows) > 0) {
+			writeStat(out, t)
 		}
 	}
 	if ferr := out.Flush(); ferr != nil && err == nil {
