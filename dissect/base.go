@@ -68,6 +68,8 @@ var (
 	fTCPDstPort  = Register(&Field{Abbrev: "tcp.dstport", Name: "Destination Port", Type: TUint16})
 	fTCPSeq      = Register(&Field{Abbrev: "tcp.seq_raw", Name: "Sequence Number (raw)", Type: TUint32})
 	fTCPAck      = Register(&Field{Abbrev: "tcp.ack_raw", Name: "Acknowledgment number (raw)", Type: TUint32})
+	fTCPRelSeq   = Register(&Field{Abbrev: "tcp.seq", Name: "Sequence Number", Type: TUint32, Desc: "relative to the direction's start, as tshark shows it"})
+	fTCPRelAck   = Register(&Field{Abbrev: "tcp.ack", Name: "Acknowledgment Number", Type: TUint32, Desc: "relative to the peer's start"})
 	fTCPHdrLen   = Register(&Field{Abbrev: "tcp.hdr_len", Name: "Header Length", Type: TUint8})
 	fTCPFlags    = Register(&Field{Abbrev: "tcp.flags", Name: "Flags", Type: TUint16, Base: BaseHex})
 	fTCPWindow   = Register(&Field{Abbrev: "tcp.window_size_value", Name: "Window", Type: TUint16})
@@ -169,7 +171,11 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Proto(PTCP, off, len(c.Contents), "")
 			t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
 			t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
+			t.Uint(fTCPRelSeq, off+4, 4, uint64(f.Net.RelSeq))
 			t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
+			if c.ACK && f.Net.HasRelAck {
+				t.Uint(fTCPRelAck, off+8, 4, uint64(f.Net.RelAck))
+			}
 			t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
 			t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
 			t.Uint(fTCPFlags, off+12, 2, tcpFlags(c))

@@ -224,6 +224,7 @@ type Engine struct {
 	defrag     defragger
 	linkOff    int // octets of a link header rdx parses itself (IPoIB)
 	convs      map[convKey]*convStat
+	tcpBase    map[tcpHalf]uint32 // relative sequence number bases
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -332,6 +333,7 @@ func (e *Engine) Rewind() {
 	e.asm = nil // a fresh reassembler: the second pass sees every segment again
 	e.defrag = defragger{}
 	clear(e.convs) // the second pass counts again
+	clear(e.tcpBase)
 }
 
 // Layers gives read access to the gopacket layers of the current frame.
@@ -456,6 +458,7 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			n.SrcPort, n.DstPort = uint16(e.tcp.SrcPort), uint16(e.tcp.DstPort)
 			n.PayloadOff, n.PayloadLen = off+len(e.tcp.Contents), len(e.tcp.Payload)
 			f.Proto = "tcp"
+			e.tcpRelative(f)
 		}
 	}
 	_ = data

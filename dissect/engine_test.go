@@ -188,3 +188,26 @@ func TestPanicBecomesFinding(t *testing.T) {
 		t.Errorf("tree ends with %+v", last)
 	}
 }
+
+// TCP sequence numbers are also shown relative to each direction's start,
+// as tshark does: the SYN is 0, the first data octet 1; a capture that
+// starts mid-connection counts its first octet as 1.
+func TestTCPRelativeSeq(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	var isn uint32 = 0xfffffff0
+	syn := tcpSeg(isn, 0x02, nil)
+	f := eng.Decode(1, 0, len(syn), len(syn), 228, 0, syn, 0)
+	if f.Net.RelSeq != 0 {
+		t.Errorf("SYN relative seq %d", f.Net.RelSeq)
+	}
+	data := tcpSeg(isn+1+100, 0x18, []byte("x")) // across the 2^32 wrap
+	f = eng.Decode(2, 0, len(data), len(data), 228, 0, data, 0)
+	if f.Net.RelSeq != 101 {
+		t.Errorf("data relative seq %d, want 101", f.Net.RelSeq)
+	}
+	eng = dissect.NewEngine(dissect.Options{})
+	f = eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+	if f.Net.RelSeq != 1 {
+		t.Errorf("mid-stream first segment relative seq %d, want 1", f.Net.RelSeq)
+	}
+}

@@ -30,6 +30,10 @@ type Net struct {
 	VLAN             uint16
 	EtherType        uint16
 	ECN              uint8 // the IP header's ECN bits (3: congestion experienced)
+	// TCP sequence and acknowledgment numbers relative to each direction's
+	// start (see tcpRelative); RelAck only when the peer's start is known.
+	RelSeq, RelAck uint32
+	HasRelAck      bool
 }
 
 // Frame is one captured frame with everything the engine and the protocol
@@ -96,10 +100,14 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 			}
 		}
 		dst = append(dst, "] Seq="...)
-		dst = strconv.AppendUint(dst, uint64(t.Seq), 10)
+		dst = strconv.AppendUint(dst, uint64(n.RelSeq), 10)
 		if t.ACK {
 			dst = append(dst, " Ack="...)
-			dst = strconv.AppendUint(dst, uint64(t.Ack), 10)
+			if n.HasRelAck {
+				dst = strconv.AppendUint(dst, uint64(n.RelAck), 10)
+			} else {
+				dst = strconv.AppendUint(dst, uint64(t.Ack), 10) // the peer's start is unknown: raw
+			}
 		}
 		dst = append(dst, " Win="...)
 		dst = strconv.AppendUint(dst, uint64(t.Window), 10)
