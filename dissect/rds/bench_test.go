@@ -208,3 +208,68 @@ func TestHeuristic(t *testing.T) {
 		}
 	}
 }
+
+// tcpFrames6 is tcpFrames over IPv6 (2001:db8::1 -> 2001:db8::2).
+func tcpFrames6(port uint16, payloads ...[]byte) [][]byte {
+	var out [][]byte
+	seq := uint32(1000)
+	mk := func(p []byte, flags uint8) {
+		f := make([]byte, 74+len(p))
+		binary.BigEndian.PutUint16(f[12:], 0x86dd)
+		ip := f[14:]
+		ip[0] = 0x60
+		binary.BigEndian.PutUint16(ip[4:], uint16(20+len(p)))
+		ip[6], ip[7] = 6, 64
+		copy(ip[8:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 1})
+		copy(ip[24:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 2})
+		th := ip[40:]
+		binary.BigEndian.PutUint16(th[0:], 40000)
+		binary.BigEndian.PutUint16(th[2:], port)
+		binary.BigEndian.PutUint32(th[4:], seq)
+		th[12], th[13] = 5<<4, flags
+		copy(f[74:], p)
+		out = append(out, f)
+		seq += uint32(len(p))
+	}
+	mk(nil, 0x02)
+	seq++
+	for _, p := range payloads {
+		mk(p, 0x18)
+	}
+	return out
+}
+
+// RDS over TCP over IPv6 on the standard port: the same messages, with
+// header fields at their offsets behind the 40-octet IPv6 header.
+func TestIPv6(t *testing.T) {
+	m := func(seq uint64, n int) []byte {
+		h := rds.HeaderFields{Seq: seq, Len: uint32(n), Sport: 4000, Dport: 4001}
+		return append(h.Encode(nil), make([]byte, n)...)
+	}
+	s := append(append(m(1, 10), m(2, 20)...), m(3, 3000)...)
+	frames := tcpFrames6(rds.Port, s[:1448], s[1448:2896], s[2896:])
+	eng := dissect.NewEngine(dissect.Options{})
+	var lens, offs []string
+	var tree dissect.Tree
+	for i, fr := range frames {
+		f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		if len(f.Findings) > 0 {
+			t.Errorf("frame %d: %+v", i+1, f.Findings)
+		}
+		eng.BuildTree(&tree, f)
+		for _, n := range tree.Nodes {
+			if n.F != nil && n.F.Abbrev == "rds.len" {
+				lens = append(lens, string(dissect.AppendField(nil, &n)))
+			}
+			if n.F != nil && n.F.Abbrev == "rds.seq" {
+				offs = append(offs, strconv.Itoa(int(n.Off)))
+			}
+		}
+	}
+	if got := strings.Join(lens, ","); got != "10,20,3000" {
+		t.Errorf("rds.len %s", got)
+	}
+	if got := strings.Join(offs, ","); got != "74,132,-1" {
+		t.Errorf("rds.seq offsets %s", got)
+	}
+}
