@@ -48,6 +48,7 @@ func buildMPA(o Options) []capture.Packet {
 	nmsg, size := or(o.Messages, 2), or(o.Size, 1500)
 	markers, crc := !o.NoMarkers, !o.NoCRC
 	c := newTCP(mpaClientPort, mpaServerPort)
+	c.lossy(o)
 	c.handshake()
 
 	var flags uint8
@@ -129,7 +130,7 @@ func buildMPA(o Options) []capture.Packet {
 	// The server's own Send.
 	c.sendSegs(false, untagged(false, ddp.OpSend, 0, 1, pattern(64, 70))...)
 	c.close()
-	return packets(c.frames)
+	return packets(c.done())
 }
 
 // corruptMarker moves the first interior marker's FPDUPTR of an FPDU

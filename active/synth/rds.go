@@ -43,6 +43,7 @@ const (
 func buildRDS(o Options) []capture.Packet {
 	nmsg, size := or(o.Messages, 4), or(o.Size, 3000)
 	c := newTCP(rdsClientPort, rds.Port)
+	c.lossy(o)
 	c.handshake()
 	var seq [2]uint64 // last sequence number sent per side
 	msg := func(client bool, h rds.HeaderFields, payload []byte) []byte {
@@ -100,7 +101,7 @@ func buildRDS(o Options) []capture.Packet {
 	}
 	c.send(false, stream)
 	c.close()
-	return packets(c.frames)
+	return packets(c.done())
 }
 
 // pattern returns n octets that differ per message (i), so a misplaced

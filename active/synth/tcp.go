@@ -2,6 +2,8 @@ package synth
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
+
 	"github.com/rdx-project/rdx/internal/inet"
 )
 
@@ -46,6 +48,28 @@ type tcpConn struct {
 	mss          int
 	frames       [][]byte
 	id           [2]uint16
+
+	// --loss: a data segment is lost on the way and sent again; the capture
+	// (taken at the receiver) sees the sender's next segments first, then the
+	// retransmission, before anything from the other side.
+	loss   float64
+	rng    *rand.Rand
+	resend [2][][]byte
+	Lost   int // segments lost and resent
+}
+
+// lossy turns on --loss for this connection.
+func (c *tcpConn) lossy(o Options) {
+	if o.Loss > 0 {
+		c.loss, c.rng = o.Loss, rand.New(rand.NewPCG(uint64(o.Seed), 0x7c9))
+	}
+}
+
+// flush writes the retransmissions of side me (due before the other side
+// speaks, since it acknowledges them).
+func (c *tcpConn) flush(me int) {
+	c.frames = append(c.frames, c.resend[me]...)
+	c.resend[me] = c.resend[me][:0]
 }
 
 func newTCP(cport, sport uint16) *tcpConn {
@@ -86,7 +110,14 @@ func (c *tcpConn) seg(client bool, flags uint8, payload []byte) {
 	s := inet.Sum(inet.Sum(inet.Sum(0, src[:]), dst[:]), t) + 6 + uint32(len(t))
 	binary.BigEndian.PutUint16(t[16:], ^inet.Fold(s))
 	c.id[me]++
-	c.frames = append(c.frames, ipFrame(client, 6, c.id[me], t))
+	c.flush(1 - me) // the peer's resends come before this side answers
+	fr := ipFrame(client, 6, c.id[me], t)
+	if len(payload) > 0 && c.rng != nil && c.rng.Float64() < c.loss {
+		c.resend[me] = append(c.resend[me], fr)
+		c.Lost++
+	} else {
+		c.frames = append(c.frames, fr)
+	}
 	c.nxt[me] += uint32(len(payload))
 	if flags&(tcpSYN|tcpFIN) != 0 {
 		c.nxt[me]++
@@ -118,6 +149,13 @@ func (c *tcpConn) sendSegs(client bool, segs ...[]byte) {
 }
 
 func (c *tcpConn) ack(client bool) { c.seg(client, tcpACK, nil) }
+
+// done writes any retransmissions still due; call it before taking frames.
+func (c *tcpConn) done() [][]byte {
+	c.flush(0)
+	c.flush(1)
+	return c.frames
+}
 
 // close: FIN from the client, FIN-ACK from the server, last ACK.
 func (c *tcpConn) close() {

@@ -58,7 +58,7 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
 	// scenario reads which.
 	f.IntVar(&o.Build.Messages, "messages", 0, "messages (calls, segments) to send (0: the scenario's default)")
 	f.IntVar(&o.Build.Size, "size", 0, "octets per message (0: the scenario's default)")
-	f.Float64Var(&o.Build.Loss, "loss", 0, "probability that a segment is lost and retransmitted (rdp)")
+	f.Float64Var(&o.Build.Loss, "loss", 0, "probability that a data segment is lost and retransmitted (rdp, rds-tcp, mpa)")
 	f.Int64Var(&o.Build.Seed, "seed", 1, "seed of the --loss draw: the same seed gives the same capture")
 	f.BoolVar(&o.Markers, "markers", true, "MPA markers (mpa; --markers=false turns them off)")
 	f.BoolVar(&o.CRC, "crc", true, "MPA CRCs (mpa; --crc=false turns them off)")
