@@ -182,10 +182,8 @@ type qKey struct {
 
 // State is one engine's DDP/RDMAP dissector.
 type State struct {
-	eng   *dissect.Engine // handed to upper layers, which keep per-engine state
-	pool  []Segment
-	npool int
-	frame uint64
+	eng  *dissect.Engine // handed to upper layers, which keep per-engine state
+	pool dissect.Pool[Segment]
 
 	reads   map[readKey]*readReq
 	msgs    map[msgKey]*message
@@ -199,6 +197,7 @@ type State struct {
 // New creates the dissector.
 func New() *State {
 	d := &State{learned: map[uint64]uint64{}}
+	d.pool.Flush = true
 	d.reset()
 	return d
 }
@@ -214,20 +213,13 @@ func (d *State) reset() {
 }
 
 // Rewind implements dissect.Rewinder.
-func (d *State) Rewind() { d.reset(); d.frame = 0 }
+func (d *State) Rewind() { d.reset(); d.pool.Reset() }
 
 // Dissect is unused: DDP arrives through MPA.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
 func (d *State) newSeg(f *dissect.Frame) *Segment {
-	if f.Num != d.frame || f.Num == 0 {
-		d.frame, d.npool = f.Num, 0
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Segment{})
-	}
-	s := &d.pool[d.npool]
-	d.npool++
+	s, _ := d.pool.Get(f)
 	*s = Segment{}
 	return s
 }

@@ -105,9 +105,7 @@ type qpState struct {
 
 // State is the per-engine InfiniBand state.
 type State struct {
-	pool  []Packet
-	npool int
-	frame uint64
+	pool dissect.Pool[Packet] // limited: a frame holds one IB packet
 	// PSN state per QP and direction: the map gives an index into qpSlab,
 	// so a packet costs at most one map lookup and no allocation (the slab
 	// is reused after Rewind), and the few QPs last seen (a connection's
@@ -123,6 +121,7 @@ type State struct {
 
 func newState() *State {
 	d := &State{qps: map[qpKey]int32{}}
+	d.pool.Limit = 65
 	d.clearQPs()
 	return d
 }
@@ -158,22 +157,14 @@ func (d *State) remember(k qpKey, i int32) {
 func (d *State) Rewind() {
 	d.clearQPs()
 	d.flows.reset()
-	d.frame = 0
+	d.pool.Reset()
 	if d.up.asm != nil {
 		d.up.asm.Reset()
 	}
 }
 
 func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
-	if f.Num != d.frame || d.npool > 64 {
-		d.frame = f.Num
-		d.npool = 0
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Packet{})
-	}
-	p := &d.pool[d.npool]
-	d.npool++
+	p, _ := d.pool.Get(f)
 	*p = Packet{d: d, off: off, lrh: -1, grh: -1, bth: -1, icrcOff: -1, vcrcOff: -1}
 	return p
 }

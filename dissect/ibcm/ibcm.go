@@ -91,9 +91,7 @@ func consumerFor(port uint16) *Consumer {
 // State is the per-engine CM state: connections by communication ID, to find
 // the service of a REP, RTU or DREQ.
 type State struct {
-	pool  []MAD
-	npool int
-	frame uint64
+	pool  dissect.Pool[MAD]
 	comms map[uint32]comm
 }
 
@@ -105,13 +103,13 @@ type comm struct {
 }
 
 // New returns a fresh per-engine state.
-func New() *State { return &State{comms: map[uint32]comm{}, frame: ^uint64(0)} }
+func New() *State { return &State{comms: map[uint32]comm{}, pool: dissect.Pool[MAD]{Flush: true}} }
 
 // Dissect implements dissect.Dissector; MADs arrive through ib (IBMessage).
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
 // Rewind implements dissect.Rewinder.
-func (d *State) Rewind() { clear(d.comms); d.frame = ^uint64(0) }
+func (d *State) Rewind() { clear(d.comms); d.pool.Reset() }
 
 // MAD is one CM MAD (a PDU).
 type MAD struct {
@@ -154,14 +152,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, am *ibasm.Message) boo
 		am.Data[0] != 1 || am.Data[1] != ClassCM {
 		return false
 	}
-	if f.Num != d.frame || f.Num == 0 {
-		d.npool, d.frame = 0, f.Num
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, MAD{})
-	}
-	m := &d.pool[d.npool]
-	d.npool++
+	m, _ := d.pool.Get(f)
 	*m = MAD{d: d, off: -1}
 	m.n = copy(m.b[:], am.Data)
 	if len(am.Frames) == 1 {

@@ -114,9 +114,7 @@ type State struct {
 	learned map[halfKey]sync
 	pass2   bool
 
-	pool  []FPDU
-	npool int
-	frame uint64
+	pool  dissect.Pool[FPDU]
 	arena []byte
 	marks []int32
 	lmark []int32
@@ -141,6 +139,7 @@ type sync struct {
 // New creates the dissector for engine e (nil e: for tests and fuzzing).
 func New(e *dissect.Engine) *State {
 	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, learned: map[halfKey]sync{}}
+	d.pool.Flush = true
 	if e != nil {
 		if v, ok := e.Opts.Config[ConfigMarkers]; ok {
 			d.cfgMarkers, d.cfgMarkersSet = v == "1" || v == "true" || v == "on", true
@@ -162,7 +161,7 @@ func (d *State) SetConfig(markers, markersSet, crc, crcSet bool) {
 func (d *State) Rewind() {
 	clear(d.conns) // keep the map: a rewind must not allocate
 	d.pass2 = true
-	d.frame = 0
+	d.pool.Reset()
 }
 
 // Dissect is not used: MPA needs the stream.
@@ -181,21 +180,11 @@ func (d *State) up() Upper {
 // SetUpper replaces the upper layer (tests).
 func (d *State) SetUpper(u Upper) { d.upper, d.upperSet = u, true }
 
-func (d *State) newFrame(f *dissect.Frame) {
-	if f.Num != d.frame || f.Num == 0 {
-		d.frame = f.Num
-		d.npool = 0
-		d.arena = d.arena[:0]
-	}
-}
-
 func (d *State) newPDU(f *dissect.Frame) *FPDU {
-	d.newFrame(f)
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, FPDU{})
+	p, fresh := d.pool.Get(f)
+	if fresh {
+		d.arena = d.arena[:0] // its copies belonged to the previous frame's PDUs
 	}
-	p := &d.pool[d.npool]
-	d.npool++
 	*p = FPDU{d: d}
 	return p
 }

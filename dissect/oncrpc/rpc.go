@@ -103,9 +103,7 @@ type CallInfo struct {
 
 // State is the per-engine RPC state.
 type State struct {
-	pool    []Msg
-	npool   int
-	pframe  uint64
+	pool    dissect.Pool[Msg]
 	calls   map[callKey]CallInfo
 	replyOf map[uint64]uint64 // call frame -> reply frame, learned in pass 1
 	streams map[streamKey]*stream
@@ -115,27 +113,21 @@ type State struct {
 }
 
 func newState() *State {
-	return &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{},
+	d := &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{},
 		srt: map[srtKey]*ProcStat{}}
+	d.pool.Limit = 257
+	return d
 }
 
 // Rewind implements dissect.Rewinder: calls are forgotten, reply frames kept.
 func (d *State) Rewind() {
 	clear(d.calls)
 	clear(d.streams)
-	d.pframe = 0
+	d.pool.Reset()
 }
 
 func (d *State) newMsg(f *dissect.Frame) *Msg {
-	if f.Num != d.pframe || d.npool > 256 {
-		d.pframe = f.Num
-		d.npool = 0
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Msg{})
-	}
-	m := &d.pool[d.npool]
-	d.npool++
+	m, _ := d.pool.Get(f)
 	frames := m.frames[:0]
 	*m = Msg{d: d, frames: frames}
 	return m
@@ -196,7 +188,7 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 		m.conv = ctx.Conv
 	}
 	if !m.parse() {
-		d.npool--
+		d.pool.Unget()
 		return nil
 	}
 	m.idx = f.AddPDU(m)

@@ -47,15 +47,14 @@ func (s *Segment) ChecksumStatus() uint8 { return s.ckStatus }
 
 // State is the per-engine RDP state: the PDU pool and the connection table.
 type State struct {
-	pool  []Segment
-	npool int
-	frame uint64
+	pool  dissect.Pool[Segment]
 	conns connTable
 }
 
 // New returns a fresh dissector (the engine calls it through the registration).
 func New() *State {
 	d := &State{}
+	d.pool.Limit = 64
 	d.conns.init(maxConns)
 	return d
 }
@@ -64,8 +63,7 @@ func New() *State {
 // state from scratch, so both passes report the same findings.
 func (d *State) Rewind() {
 	d.conns.init(maxConns)
-	d.frame = 0
-	d.npool = 0
+	d.pool.Reset()
 }
 
 // newSegment hands out a pooled Segment, so AddPDU does not allocate. The pool
@@ -73,15 +71,7 @@ func (d *State) Rewind() {
 // number (tests, fuzzing) from growing it, since a frame holds one segment
 // per IP header.
 func (d *State) newSegment(f *dissect.Frame) *Segment {
-	if f.Num != d.frame || d.npool >= 64 {
-		d.frame = f.Num
-		d.npool = 0
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Segment{})
-	}
-	s := &d.pool[d.npool]
-	d.npool++
+	s, _ := d.pool.Get(f)
 	*s = Segment{d: d}
 	return s
 }

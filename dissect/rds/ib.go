@@ -69,9 +69,7 @@ type ibState struct {
 	lastK ibKey
 	last  *ibQP
 	free  []*ibQP // kept over Rewind so their slices are reused
-	pool  []IBMsg
-	npool int
-	frame uint64
+	pool  dissect.Pool[IBMsg]
 }
 
 func (s *ibState) qp(k ibKey) *ibQP {
@@ -107,7 +105,7 @@ func (s *ibState) rewind() {
 	}
 	clear(s.qps)
 	s.last = nil
-	s.frame = noFrame
+	s.pool.Reset()
 }
 
 // IBMsg is an RDS message (or a fragment of one) carried in IB SENDs.
@@ -145,14 +143,7 @@ func (m *IBMsg) Frames() []uint64 { return m.frames }
 
 func (d *State) newIBMsg(f *dissect.Frame) *IBMsg {
 	s := &d.ibs
-	if f.Num != s.frame || f.Num == 0 {
-		s.npool, s.frame = 0, f.Num
-	}
-	if s.npool == len(s.pool) {
-		s.pool = append(s.pool, IBMsg{})
-	}
-	m := &s.pool[s.npool]
-	s.npool++
+	m, _ := s.pool.Get(f)
 	*m = IBMsg{d: d, frames: m.frames[:0], fragFrame: m.fragFrame[:0], cong: m.cong[:0], off: -1}
 	return m
 }

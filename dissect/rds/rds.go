@@ -52,17 +52,14 @@ const (
 	maxPings      = 1 << 12
 	maxGens       = 1 << 12
 	maxLearned    = 1 << 16
-	noFrame       = ^uint64(0)
 	segmentNoSeq  = ^uint64(0)
 	findingsProto = "rds"
 )
 
 // State is the per-engine RDS dissector.
 type State struct {
-	e     *dissect.Engine
-	pool  []Message
-	npool int
-	frame uint64
+	e    *dissect.Engine
+	pool dissect.Pool[Message]
 
 	conns    map[tcp.FlowKey]*conn
 	lastKey  tcp.FlowKey
@@ -90,8 +87,11 @@ type sent struct {
 // New returns a fresh per-engine state (e may be nil in tests that call
 // StreamData directly; offsets in the frame are then unknown).
 func New(e *dissect.Engine) *State {
-	return &State{e: e, conns: map[tcp.FlowKey]*conn{}, pings: map[pingKey]sent{}, gens: map[netip.Addr]uint32{},
-		learned: map[uint64]uint64{}, frame: noFrame}
+	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, pings: map[pingKey]sent{}, gens: map[netip.Addr]uint32{},
+		learned: map[uint64]uint64{}}
+	// every end-of-input flush callback starts over too: its PDUs are never printed
+	d.pool.Flush, d.ibs.pool.Flush = true, true
+	return d
 }
 
 // Rewind implements dissect.Rewinder: the engine reassembles again from the
@@ -102,7 +102,7 @@ func (d *State) Rewind() {
 	clear(d.gens)
 	d.lastConn = nil
 	d.pass2 = true
-	d.frame = noFrame
+	d.pool.Reset()
 	d.ibs.rewind()
 }
 
@@ -212,17 +212,7 @@ func (m *Message) Truncated() bool { return m.trunc }
 func (m *Message) Congested() ([]uint16, int) { return m.cong, m.congN }
 
 func (d *State) newMsg(f *dissect.Frame) *Message {
-	// A new frame reuses the pool; so does every end-of-input flush
-	// callback (its PDUs are never printed, and the engine resets it).
-	if f.Num != d.frame || f.Num == 0 {
-		d.npool = 0
-		d.frame = f.Num
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Message{})
-	}
-	m := &d.pool[d.npool]
-	d.npool++
+	m, _ := d.pool.Get(f)
 	fr, cg := m.frames[:0], m.cong[:0]
 	*m = Message{d: d, frames: fr, cong: cg, off: -1}
 	return m

@@ -65,9 +65,7 @@ func (p *Packet) Proto() *dissect.ProtoInfo { return PRx }
 
 // State is the per-engine Rx state.
 type State struct {
-	pool  []Packet
-	npool int
-	frame uint64
+	pool dissect.Pool[Packet]
 
 	calls callTable
 	conns connTable
@@ -106,24 +104,18 @@ func (d *State) Rewind() {
 	d.lastConn, d.lastCall = nil, nil
 	d.srtTab = nil // the second pass counts again
 	d.pass2 = true
-	d.frame = 0
+	d.pool.Reset()
 }
 
 func (d *State) newPacket(f *dissect.Frame) *Packet {
-	if f.Num != d.frame {
-		d.frame = f.Num
-		d.npool = 0
+	p, fresh := d.pool.Get(f)
+	if fresh {
 		if len(d.calls.limbo) > 0 || len(d.calls.cur) >= d.calls.limit {
 			d.lastCall = nil // it may be recycled below or by the next add
 		}
 		d.calls.release()
 		d.conns.release()
 	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Packet{})
-	}
-	p := &d.pool[d.npool]
-	d.npool++
 	*p = Packet{d: d}
 	return p
 }
