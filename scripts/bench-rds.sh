@@ -5,6 +5,7 @@
 # payload for the whole command (start-up included, file in page cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 BYTES=${BYTES:-1073741824}
 MSS=${MSS:-1448}
 dir=${BENCH_DIR:-$(mktemp -d)}
@@ -12,20 +13,7 @@ cap=$dir/rds-bench.pcap
 go build -o bin/rdx ./cmd/rdx
 payload=$(go run ./internal/cmd/genrds -bytes "$BYTES" -mss "$MSS" -o "$cap")
 cat "$cap" >/dev/null
-timeit() { # label, command...
-  local label=$1; shift
-  local t0 t1 mem
-  t0=$(date +%s.%N)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%M' -o "$dir/rss" "$@" >/dev/null 2>&1
-    mem=$(tail -1 "$dir/rss")
-  else
-    "$@" >/dev/null 2>&1; mem=?
-  fi
-  t1=$(date +%s.%N)
-  awk -v l="$label" -v a="$t0" -v b="$t1" -v n="$payload" -v m="$mem" \
-    'BEGIN{s=b-a; printf "%-34s %8.3f s %9.1f MB/s TCP payload   peak RSS %s KB\n", l, s, n/s/1e6, m}'
-}
+count=$payload unit="MB/s TCP payload" scale=1e6
 echo "capture: $cap ($payload TCP payload bytes, MSS $MSS, $(du -h "$cap" | cut -f1))"
 timeit "rdx read -q (decode only)"  bin/rdx read -q "$cap"
 timeit "rdx read (summary)"         bin/rdx read "$cap"

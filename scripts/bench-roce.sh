@@ -7,6 +7,7 @@
 # file in page cache); tshark too when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 PACKETS=${PACKETS:-1000000}
 MTU=${MTU:-1024}
 dir=${BENCH_DIR:-$(mktemp -d)}
@@ -14,20 +15,7 @@ cap=$dir/roce-bench.pcap
 go build -o bin/rdx ./cmd/rdx
 n=$(go run ./internal/cmd/genroce -n "$PACKETS" -mtu "$MTU" -o "$cap")
 cat "$cap" >/dev/null
-timeit() { # label, command...
-  local label=$1; shift
-  local t0 t1 mem
-  t0=$(date +%s.%N)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%M' -o "$dir/rss" "$@" >/dev/null 2>&1
-    mem=$(tail -1 "$dir/rss")
-  else
-    "$@" >/dev/null 2>&1; mem=?
-  fi
-  t1=$(date +%s.%N)
-  awk -v l="$label" -v a="$t0" -v b="$t1" -v n="$n" -v m="$mem" \
-    'BEGIN{s=b-a; printf "%-34s %8.3f s %10.0f packets/s   peak RSS %s KB\n", l, s, n/s, m}'
-}
+count=$n unit=packets/s
 echo "capture: $cap ($n packets, MTU $MTU, $(du -h "$cap" | cut -f1))"
 timeit "rdx read -q (decode + ICRC)" bin/rdx read -q "$cap"
 timeit "rdx read (summary)"          bin/rdx read "$cap"
@@ -35,7 +23,7 @@ if [ "${HALF:-1}" = 1 ]; then
   # Constant memory: half the packets must peak at about the same RSS.
   half=$dir/roce-half.pcap
   go run ./internal/cmd/genroce -n "$((PACKETS / 2))" -mtu "$MTU" -o "$half" >/dev/null
-  n=$((n / 2)) timeit "rdx read -q, half the packets" bin/rdx read -q "$half"
+  count=$((n / 2)) timeit "rdx read -q, half the packets" bin/rdx read -q "$half"
 fi
 if command -v tshark >/dev/null 2>&1; then
   timeit "tshark -r (summary)" tshark -r "$cap"

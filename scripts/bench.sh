@@ -4,26 +4,14 @@
 # the whole command (start-up included), wall clock, file in page cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 N=${N:-1000000}
 dir=${BENCH_DIR:-$(mktemp -d)}
 cap=$dir/rx-bench.pcap
 go build -o bin/rdx ./cmd/rdx
 go run ./internal/cmd/genrx -n "$N" -o "$cap"
 cat "$cap" >/dev/null
-timeit() { # label, command...
-  local label=$1; shift
-  local t0 t1 mem
-  t0=$(date +%s.%N)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -o "$dir/mem" -f '%M' "$@" >/dev/null 2>&1 || true
-    mem=$(tail -1 "$dir/mem")
-  else
-    "$@" >/dev/null 2>&1; mem=?
-  fi
-  t1=$(date +%s.%N)
-  awk -v l="$label" -v a="$t0" -v b="$t1" -v n="$N" -v m="$mem" \
-    'BEGIN{s=b-a; printf "%-34s %8.3f s %12.0f pkt/s   peak RSS %s KB\n", l, s, n/s, m}'
-}
+count=$N unit=pkt/s
 echo "capture: $cap ($N packets, $(du -h "$cap" | cut -f1))"
 timeit "rdx read (summary)"            bin/rdx read "$cap"
 timeit "rdx read -q (decode only)"     bin/rdx read -q "$cap"
