@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,7 +20,7 @@ var rxFields = []string{"-e", "frame.number", "-e", "rx.cid", "-e", "rx.callnumb
 	"-e", "rx.type", "-e", "rx.flags", "-e", "rx.serviceid", "-e", "rx.reason", "-e", "rx.abort_code",
 	"-e", "afs.service", "-e", "afs.reqframe", "-e", "afs.repframe", "-e", "afs.time", "-e", "_ws.expert.message", "-E", "header=y"}
 
-func goldenCases() map[string][]string {
+func goldenCases(t *testing.T) map[string][]string {
 	cases := map[string][]string{}
 	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
 	caps = append(caps, "../../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap", "../../pcaps/ntop+nDPI__rx.pcap")
@@ -37,13 +39,16 @@ func goldenCases() map[string][]string {
 		"-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.icrc.status",
 		"-e", "rpcordma.xid", "-e", "rpcordma.msg_type", "-e", "rpc.xid", "-e", "rpc.procedure", "-e", "rpc.repframe",
 		"-e", "nfs.procedure_v3", "-e", "_ws.expert.message"}
-	for _, more := range []map[string][]string{rdsGoldenCases(), rdpGoldenCases()} {
-		for k, v := range more {
-			cases[k] = v
-		}
+	rdp := rdpGoldenCases()
+	if len(rdp) < 2 {
+		t.Fatalf("want the clean and lossy captures in pcaps/rdp, have %d", len(rdp))
 	}
-	if len(rdpGoldenCases()) < 2 {
-		panic("want the clean and lossy captures in pcaps/rdp")
+	iwarp := iwarpGoldenCases()
+	if len(iwarp) < 2*5 {
+		t.Fatalf("iwarp captures missing: %d goldens", len(iwarp))
+	}
+	for _, more := range []map[string][]string{rdsGoldenCases(), roceGoldenCases(), rdp, iwarp} {
+		maps.Copy(cases, more)
 	}
 	return cases
 }
@@ -52,7 +57,7 @@ func goldenCases() map[string][]string {
 // compares with golden/NAME.MODE; `go test ./cmd/rdx -run Golden -update`
 // rewrites them for review.
 func TestGolden(t *testing.T) {
-	for name, args := range goldenCases() {
+	for name, args := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			io, _, out, errOut := iostreams.Test()
 			if code := run(io, args); code != 0 {
@@ -80,21 +85,8 @@ func firstDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) && i < len(w); i++ {
 		if g[i] != w[i] {
-			return "line " + itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
 		}
 	}
-	return "lengths differ: got " + itoa(len(g)) + " lines, want " + itoa(len(w))
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
+	return "lengths differ: got " + strconv.Itoa(len(g)) + " lines, want " + strconv.Itoa(len(w))
 }
