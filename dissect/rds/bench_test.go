@@ -2,6 +2,7 @@ package rds_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -115,25 +116,38 @@ func BenchmarkRDSEngine(b *testing.B) {
 	}
 }
 
-// tcpFrames builds Ethernet/IPv4/TCP frames 192.0.2.1:40000 -> 192.0.2.2:port:
-// a SYN, then one frame per payload.
-func tcpFrames(port uint16, payloads ...[]byte) [][]byte {
+// tcpFrames builds Ethernet/IP/TCP frames 192.0.2.1:40000 -> 192.0.2.2:port
+// (v6: 2001:db8::1 -> 2001:db8::2): a SYN, then one frame per payload.
+func tcpFrames(v6 bool, port uint16, payloads ...[]byte) [][]byte {
 	var out [][]byte
 	seq := uint32(1000)
 	mk := func(p []byte, flags uint8) {
-		f := make([]byte, 54+len(p))
-		binary.BigEndian.PutUint16(f[12:], 0x0800)
+		ipLen := 20
+		if v6 {
+			ipLen = 40
+		}
+		f := make([]byte, 14+ipLen+20+len(p))
 		ip := f[14:]
-		ip[0], ip[8], ip[9] = 0x45, 64, 6
-		binary.BigEndian.PutUint16(ip[2:], uint16(40+len(p)))
-		copy(ip[12:], []byte{192, 0, 2, 1})
-		copy(ip[16:], []byte{192, 0, 2, 2})
-		th := ip[20:]
+		if v6 {
+			binary.BigEndian.PutUint16(f[12:], 0x86dd)
+			ip[0] = 0x60
+			binary.BigEndian.PutUint16(ip[4:], uint16(20+len(p)))
+			ip[6], ip[7] = 6, 64
+			copy(ip[8:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 1})
+			copy(ip[24:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 2})
+		} else {
+			binary.BigEndian.PutUint16(f[12:], 0x0800)
+			ip[0], ip[8], ip[9] = 0x45, 64, 6
+			binary.BigEndian.PutUint16(ip[2:], uint16(40+len(p)))
+			copy(ip[12:], []byte{192, 0, 2, 1})
+			copy(ip[16:], []byte{192, 0, 2, 2})
+		}
+		th := ip[ipLen:]
 		binary.BigEndian.PutUint16(th[0:], 40000)
 		binary.BigEndian.PutUint16(th[2:], port)
 		binary.BigEndian.PutUint32(th[4:], seq)
 		th[12], th[13] = 5<<4, flags
-		copy(f[54:], p)
+		copy(th[20:], p)
 		out = append(out, f)
 		seq += uint32(len(p))
 	}
@@ -145,42 +159,58 @@ func tcpFrames(port uint16, payloads ...[]byte) [][]byte {
 	return out
 }
 
-// TestEngineDecodeAs runs RDS on a non-standard TCP port through the engine:
-// with -d tcp.port==5000,rds, and by the heuristic without it. Header fields
-// point at their bytes in the frame when a message lies in one frame.
-func TestEngineDecodeAs(t *testing.T) {
+// threeMessages is a stream of RDS messages of 10, 20 and 3000 octets cut
+// into three segments: the first two messages lie in the first segment, the
+// third spans all three.
+func threeMessages(v6 bool, port uint16) [][]byte {
 	m := func(seq uint64, n int) []byte {
 		h := rds.HeaderFields{Seq: seq, Len: uint32(n), Sport: 4000, Dport: 4001}
 		return append(h.Encode(nil), make([]byte, n)...)
 	}
 	s := append(append(m(1, 10), m(2, 20)...), m(3, 3000)...)
-	frames := tcpFrames(5000, s[:1448], s[1448:2896], s[2896:])
+	return tcpFrames(v6, port, s[:1448], s[1448:2896], s[2896:])
+}
+
+// lensOffsets decodes frames and returns the rds.len values and rds.seq
+// offsets of their trees, and the frames' findings.
+func lensOffsets(eng *dissect.Engine, frames [][]byte) (lens, offs string, findings []string) {
+	var l, o []string
+	var tree dissect.Tree
+	for i, fr := range frames {
+		f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		for _, x := range f.Findings {
+			findings = append(findings, fmt.Sprintf("frame %d: %+v", i+1, x))
+		}
+		eng.BuildTree(&tree, f)
+		for _, n := range tree.Nodes {
+			if n.F != nil && n.F.Abbrev == "rds.len" {
+				l = append(l, string(dissect.AppendField(nil, &n)))
+			}
+			if n.F != nil && n.F.Abbrev == "rds.seq" {
+				o = append(o, strconv.Itoa(int(n.Off)))
+			}
+		}
+	}
+	return strings.Join(l, ","), strings.Join(o, ","), findings
+}
+
+// TestEngineDecodeAs runs RDS on a non-standard TCP port through the engine:
+// with -d tcp.port==5000,rds, and by the heuristic without it. Header fields
+// point at their bytes in the frame when a message lies in one frame.
+func TestEngineDecodeAs(t *testing.T) {
+	frames := threeMessages(false, 5000)
 	da, err := dissect.ParseDecodeAs("tcp.port==5000,rds")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, opts := range []dissect.Options{{DecodeAs: []dissect.DecodeAs{da}}, {}} {
-		eng := dissect.NewEngine(opts)
-		var lens, offs []string
-		var tree dissect.Tree
-		for i, fr := range frames {
-			f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
-			eng.BuildTree(&tree, f)
-			for _, n := range tree.Nodes {
-				if n.F != nil && n.F.Abbrev == "rds.len" {
-					lens = append(lens, string(dissect.AppendField(nil, &n)))
-				}
-				if n.F != nil && n.F.Abbrev == "rds.seq" {
-					offs = append(offs, strconv.Itoa(int(n.Off)))
-				}
-			}
-		}
-		if got := strings.Join(lens, ","); got != "10,20,3000" {
-			t.Errorf("decode-as %v: rds.len %s", opts.DecodeAs, got)
+		lens, offs, _ := lensOffsets(dissect.NewEngine(opts), frames)
+		if lens != "10,20,3000" {
+			t.Errorf("decode-as %v: rds.len %s", opts.DecodeAs, lens)
 		}
 		// 54 octets of headers, then message 1 at 0 and message 2 at 58.
-		if got := strings.Join(offs, ","); got != "54,112,-1" {
-			t.Errorf("rds.seq offsets %s", got)
+		if offs != "54,112,-1" {
+			t.Errorf("rds.seq offsets %s", offs)
 		}
 	}
 }
@@ -209,67 +239,17 @@ func TestHeuristic(t *testing.T) {
 	}
 }
 
-// tcpFrames6 is tcpFrames over IPv6 (2001:db8::1 -> 2001:db8::2).
-func tcpFrames6(port uint16, payloads ...[]byte) [][]byte {
-	var out [][]byte
-	seq := uint32(1000)
-	mk := func(p []byte, flags uint8) {
-		f := make([]byte, 74+len(p))
-		binary.BigEndian.PutUint16(f[12:], 0x86dd)
-		ip := f[14:]
-		ip[0] = 0x60
-		binary.BigEndian.PutUint16(ip[4:], uint16(20+len(p)))
-		ip[6], ip[7] = 6, 64
-		copy(ip[8:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 1})
-		copy(ip[24:], []byte{0x20, 0x01, 0x0d, 0xb8, 15: 2})
-		th := ip[40:]
-		binary.BigEndian.PutUint16(th[0:], 40000)
-		binary.BigEndian.PutUint16(th[2:], port)
-		binary.BigEndian.PutUint32(th[4:], seq)
-		th[12], th[13] = 5<<4, flags
-		copy(f[74:], p)
-		out = append(out, f)
-		seq += uint32(len(p))
-	}
-	mk(nil, 0x02)
-	seq++
-	for _, p := range payloads {
-		mk(p, 0x18)
-	}
-	return out
-}
-
 // RDS over TCP over IPv6 on the standard port: the same messages, with
 // header fields at their offsets behind the 40-octet IPv6 header.
 func TestIPv6(t *testing.T) {
-	m := func(seq uint64, n int) []byte {
-		h := rds.HeaderFields{Seq: seq, Len: uint32(n), Sport: 4000, Dport: 4001}
-		return append(h.Encode(nil), make([]byte, n)...)
+	lens, offs, findings := lensOffsets(dissect.NewEngine(dissect.Options{}), threeMessages(true, rds.Port))
+	for _, f := range findings {
+		t.Error(f)
 	}
-	s := append(append(m(1, 10), m(2, 20)...), m(3, 3000)...)
-	frames := tcpFrames6(rds.Port, s[:1448], s[1448:2896], s[2896:])
-	eng := dissect.NewEngine(dissect.Options{})
-	var lens, offs []string
-	var tree dissect.Tree
-	for i, fr := range frames {
-		f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
-		if len(f.Findings) > 0 {
-			t.Errorf("frame %d: %+v", i+1, f.Findings)
-		}
-		eng.BuildTree(&tree, f)
-		for _, n := range tree.Nodes {
-			if n.F != nil && n.F.Abbrev == "rds.len" {
-				lens = append(lens, string(dissect.AppendField(nil, &n)))
-			}
-			if n.F != nil && n.F.Abbrev == "rds.seq" {
-				offs = append(offs, strconv.Itoa(int(n.Off)))
-			}
-		}
+	if lens != "10,20,3000" {
+		t.Errorf("rds.len %s", lens)
 	}
-	if got := strings.Join(lens, ","); got != "10,20,3000" {
-		t.Errorf("rds.len %s", got)
-	}
-	if got := strings.Join(offs, ","); got != "74,132,-1" {
-		t.Errorf("rds.seq offsets %s", got)
+	if offs != "74,132,-1" {
+		t.Errorf("rds.seq offsets %s", offs)
 	}
 }
