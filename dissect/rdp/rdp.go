@@ -48,21 +48,21 @@ func (s *Segment) ChecksumStatus() uint8 { return s.ckStatus }
 // State is the per-engine RDP state: the PDU pool and the connection table.
 type State struct {
 	pool  dissect.Pool[Segment]
-	conns connTable
+	conns dissect.Table[connKey, conn]
 }
 
 // New returns a fresh dissector (the engine calls it through the registration).
 func New() *State {
 	d := &State{}
 	d.pool.Limit = 64
-	d.conns.init(maxConns)
+	d.conns.Init(maxConns)
 	return d
 }
 
 // Rewind implements dissect.Rewinder: the second pass rebuilds connection
 // state from scratch, so both passes report the same findings.
 func (d *State) Rewind() {
-	d.conns.init(maxConns)
+	d.conns.Init(maxConns)
 	d.pool.Reset()
 }
 
@@ -71,7 +71,10 @@ func (d *State) Rewind() {
 // number (tests, fuzzing) from growing it, since a frame holds one segment
 // per IP header.
 func (d *State) newSegment(f *dissect.Frame) *Segment {
-	s, _ := d.pool.Get(f)
+	s, fresh := d.pool.Get(f)
+	if fresh {
+		d.conns.Release() // connections dropped in earlier frames
+	}
 	*s = Segment{d: d}
 	return s
 }

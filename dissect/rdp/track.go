@@ -151,53 +151,11 @@ func keyOf(a, b netip.AddrPort) connKey {
 	return connKey{a, b}
 }
 
-// connTable is a two-generation map (as in dissect/rx): when the current
-// generation fills, the old one is recycled.
-type connTable struct {
-	cur, old map[connKey]*conn
-	free     []*conn
-	limit    int
-}
-
-func (t *connTable) init(limit int) {
-	t.cur, t.old, t.limit, t.free = map[connKey]*conn{}, map[connKey]*conn{}, limit, nil
-}
-
-func (t *connTable) get(k connKey) *conn {
-	if c, ok := t.cur[k]; ok {
-		return c
-	}
-	if c, ok := t.old[k]; ok {
-		delete(t.old, k)
-		t.cur[k] = c
-		return c
-	}
-	return nil
-}
-
-func (t *connTable) add(k connKey) *conn {
-	if len(t.cur) >= t.limit {
-		for _, c := range t.old {
-			t.free = append(t.free, c)
-		}
-		clear(t.old)
-		t.old, t.cur = t.cur, t.old
-	}
-	var c *conn
-	if n := len(t.free); n > 0 {
-		c, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		c = new(conn)
-	}
-	t.cur[k] = c
-	return c
-}
-
 // Connections appends a summary of every tracked connection to dst, oldest
 // first. Connections evicted from the bounded table are not included.
 func (d *State) Connections(dst []ConnSummary) []ConnSummary {
 	start := len(dst)
-	for _, m := range []map[connKey]*conn{d.conns.old, d.conns.cur} {
+	for _, m := range []map[connKey]*conn{d.conns.Old, d.conns.Cur} {
 		for _, c := range m {
 			dst = append(dst, c.summary())
 		}
@@ -230,9 +188,9 @@ func (d *State) track(f *dissect.Frame, s *Segment, bad bool) {
 	src := netip.AddrPortFrom(f.Net.Src, h.SrcPort())
 	dst := netip.AddrPortFrom(f.Net.Dst, h.DstPort())
 	k := keyOf(src, dst)
-	c := d.conns.get(k)
+	c := d.conns.Get(k)
 	if c == nil {
-		c = d.conns.add(k)
+		c = d.conns.Add(k)
 		c.reset(src, dst, h.Version(), f)
 	}
 	dir := 0

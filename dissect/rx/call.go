@@ -84,63 +84,15 @@ type call struct {
 	clientPort uint16
 }
 
-// table is a two-generation map: when the current generation fills, the old
-// one is dropped, so memory stays bounded without per-entry timers.
-type table[K comparable, V any] struct {
-	cur, old map[K]*V
-	free     []*V
-	limbo    []*V // removed this frame; their buffers may still be in use
-	limit    int
+type callTable struct {
+	dissect.Table[callKey, call]
+}
+type connTable struct {
+	dissect.Table[connKey, conn]
 }
 
-// release makes the values removed during the previous frame reusable.
-func (t *table[K, V]) release() {
-	t.free = append(t.free, t.limbo...)
-	t.limbo = t.limbo[:0]
-}
-
-func (t *table[K, V]) init(limit int) {
-	t.cur, t.old, t.limit = map[K]*V{}, map[K]*V{}, limit
-}
-
-func (t *table[K, V]) get(k K) *V {
-	if v, ok := t.cur[k]; ok {
-		return v
-	}
-	if v, ok := t.old[k]; ok {
-		delete(t.old, k)
-		t.cur[k] = v
-		return v
-	}
-	return nil
-}
-
-// add inserts a fresh value (recycled when possible); fresh reports whether it
-// came from the free list (the caller must reset it).
-func (t *table[K, V]) add(k K) *V {
-	if len(t.cur) >= t.limit {
-		for _, v := range t.old {
-			t.limbo = append(t.limbo, v)
-		}
-		clear(t.old)
-		t.old, t.cur = t.cur, t.old
-	}
-	var v *V
-	if n := len(t.free); n > 0 {
-		v = t.free[n-1]
-		t.free = t.free[:n-1]
-	} else {
-		v = new(V)
-	}
-	t.cur[k] = v
-	return v
-}
-
-type callTable struct{ table[callKey, call] }
-type connTable struct{ table[connKey, conn] }
-
-func (t *callTable) init() { t.table.init(maxCalls) }
-func (t *connTable) init() { t.table.init(maxConns) }
+func (t *callTable) init() { t.Init(maxCalls) }
+func (t *connTable) init() { t.Init(maxConns) }
 
 // analyze runs the cross-packet analysis for one (sub-)packet: connection and
 // call state, RTT, retransmissions, gaps, reassembly and the service hand-off.
@@ -163,8 +115,8 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	cn := d.lastConn
 	if cn == nil || ck != d.lastConnKey {
 		// consecutive packets mostly share a connection: skip the map then
-		if cn = d.conns.get(ck); cn == nil {
-			cn = d.conns.add(ck)
+		if cn = d.conns.Get(ck); cn == nil {
+			cn = d.conns.Add(ck)
 			d.connSeq++
 			*cn = conn{id: d.connSeq}
 		}
@@ -423,11 +375,11 @@ func (d *State) call(cn *conn, key callKey) *call {
 	if key.call > cn.maxCall[key.channel&3] {
 		cn.maxCall[key.channel&3] = key.call
 	} else {
-		c = d.calls.get(key)
+		c = d.calls.Get(key)
 	}
 	defer func() { d.lastCall, d.lastCallKey = c, key }()
 	if c == nil {
-		c = d.calls.add(key)
+		c = d.calls.Add(key)
 		c.dir[0].reset()
 		c.dir[1].reset()
 		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0

@@ -110,11 +110,11 @@ func (d *State) Rewind() {
 func (d *State) newPacket(f *dissect.Frame) *Packet {
 	p, fresh := d.pool.Get(f)
 	if fresh {
-		if len(d.calls.limbo) > 0 || len(d.calls.cur) >= d.calls.limit {
+		if d.calls.Recycling() {
 			d.lastCall = nil // it may be recycled below or by the next add
 		}
-		d.calls.release()
-		d.conns.release()
+		d.calls.Release()
+		d.conns.Release()
 	}
 	*p = Packet{d: d}
 	return p
