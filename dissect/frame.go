@@ -160,6 +160,18 @@ func (f *Frame) PDUIndex(p PDU) int {
 	return -1
 }
 
+// AppendNumbers appends the frame (or other) numbers ns separated by sep,
+// for tree fields that list every one.
+func AppendNumbers(dst []byte, ns []uint64, sep string) []byte {
+	for i, n := range ns {
+		if i > 0 {
+			dst = append(dst, sep...)
+		}
+		dst = strconv.AppendUint(dst, n, 10)
+	}
+	return dst
+}
+
 // AppendFrameList appends "frames 3,5,7-9" for a reassembled PDU's sources,
 // with consecutive numbers as ranges and at most max items, then
 // " (+N more)" when total exceeds what the list holds.

@@ -28,7 +28,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fFragLen, o, 4, uint64(m.fragHdr))
 	}
 	if len(m.frames) > 1 {
-		t.String(fFrames, -1, 0, framesText(m.frames))
+		t.String(fFrames, -1, 0, string(dissect.AppendNumbers(nil, m.frames, ",")))
 	}
 	t.Uint(fXID, 0, 4, uint64(m.XID))
 	t.Uint(fMsgType, 4, 4, uint64(m.Type))
@@ -90,17 +90,6 @@ func procLabel(m *Msg) string {
 		return ""
 	}
 	return n + " (" + strconv.Itoa(int(m.Proc)) + ")"
-}
-
-func framesText(fr []uint64) string {
-	b := make([]byte, 0, len(fr)*5)
-	for i, n := range fr {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendUint(b, n, 10)
-	}
-	return string(b)
 }
 
 // treeAuth adds a credential or verifier.

@@ -72,7 +72,7 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 	t.Uint(fKind, -1, 0, uint64(m.kind))
 	t.Uint(fStreamOff, -1, 0, m.sOff)
 	var fb [256]byte
-	t.String(fFrames, -1, 0, string(appendFrames(fb[:0], m.frames)))
+	t.String(fFrames, -1, 0, string(dissect.AppendNumbers(fb[:0], m.frames, ", ")))
 	t.Open()
 	for _, n := range m.frames {
 		t.Uint(fFrame, -1, 0, n)
@@ -108,16 +108,6 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fPongFrame, -1, 0, m.pongFrame)
 	}
 	f.TreeFindings(t, m.idx)
-}
-
-func appendFrames(dst []byte, fr []uint64) []byte {
-	for i, n := range fr {
-		if i > 0 {
-			dst = append(dst, ", "...)
-		}
-		dst = strconv.AppendUint(dst, n, 10)
-	}
-	return dst
 }
 
 // appendHeaderSummary appends the info text of a complete message header:

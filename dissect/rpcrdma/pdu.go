@@ -151,20 +151,9 @@ func (h *Hdr) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	if h.hasDDP {
 		t.Uint(fDDPLen, -1, 0, uint64(h.ddpLen))
-		t.String(fDDPFrames, -1, 0, framesText(h.ddpFrames))
+		t.String(fDDPFrames, -1, 0, string(dissect.AppendNumbers(nil, h.ddpFrames, ",")))
 	}
 	f.TreeFindings(t, h.idx)
-}
-
-func framesText(fr []uint64) string {
-	b := make([]byte, 0, len(fr)*5)
-	for i, n := range fr {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendUint(b, n, 10)
-	}
-	return string(b)
 }
 
 // Reasm is a message rebuilt from chunks: the frames that carried it.
