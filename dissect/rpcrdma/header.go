@@ -155,15 +155,11 @@ func Parse(b []byte, h *Header) (int, error) {
 	}
 	// read list
 	for {
-		d := r.U32()
-		if r.Err() != nil {
-			return 0, r.Err()
-		}
-		if d == 0 {
+		if more, err := present(&r); !more {
+			if err != nil {
+				return 0, err
+			}
 			break
-		}
-		if d != 1 {
-			return 0, errList
 		}
 		if len(h.Reads) >= maxSegs {
 			return 0, errTooMany
@@ -175,15 +171,11 @@ func Parse(b []byte, h *Header) (int, error) {
 	// write list
 	nseg := 0
 	for {
-		d := r.U32()
-		if r.Err() != nil {
-			return 0, r.Err()
-		}
-		if d == 0 {
+		if more, err := present(&r); !more {
+			if err != nil {
+				return 0, err
+			}
 			break
-		}
-		if d != 1 {
-			return 0, errList
 		}
 		n := r.Count(16)
 		nseg += n
@@ -194,32 +186,46 @@ func Parse(b []byte, h *Header) (int, error) {
 		if len(h.Writes) < cap(h.Writes) {
 			w = h.Writes[:len(h.Writes)+1][len(h.Writes)][:0]
 		}
-		for i := 0; i < n; i++ {
-			w = append(w, Segment{Handle: r.U32(), Length: r.U32(), Offset: r.U64()})
-		}
-		h.Writes = append(h.Writes, w)
+		h.Writes = append(h.Writes, appendSegments(&r, w, n))
 	}
 	// reply chunk
-	d := r.U32()
-	switch {
-	case r.Err() != nil:
-		return 0, r.Err()
-	case d == 1:
+	more, err := present(&r)
+	if err != nil {
+		return 0, err
+	}
+	if more {
 		h.HasReply = true
 		n := r.Count(16)
 		if r.Err() != nil || n > maxSegs {
 			return 0, errTooMany
 		}
-		for i := 0; i < n; i++ {
-			h.Reply = append(h.Reply, Segment{Handle: r.U32(), Length: r.U32(), Offset: r.U64()})
-		}
-	case d != 0:
-		return 0, errList
+		h.Reply = appendSegments(&r, h.Reply, n)
 	}
 	if err := r.Err(); err != nil {
 		return 0, err
 	}
 	return r.Off, nil
+}
+
+// present reads an XDR optional-data discriminator (RFC 4506 §4.19), which
+// links the chunk lists: 1, an item follows; 0, the list ends.
+func present(r *xdr.Reader) (bool, error) {
+	d := r.U32()
+	if err := r.Err(); err != nil {
+		return false, err
+	}
+	if d > 1 {
+		return false, errList
+	}
+	return d == 1, nil
+}
+
+// appendSegments reads n plain segments (handle, length, offset).
+func appendSegments(r *xdr.Reader, dst []Segment, n int) []Segment {
+	for range n {
+		dst = append(dst, Segment{Handle: r.U32(), Length: r.U32(), Offset: r.U64()})
+	}
+	return dst
 }
 
 // Chunks groups the read list by position, in list order.
