@@ -14,6 +14,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rds"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
 const realCapture = "../../pcaps/kernel/rds_tcp.pcap"
@@ -50,15 +51,7 @@ func decodeCapture(t *testing.T, path string, skip ...uint64) (msgs []decoded, f
 				findings = append(findings, strconv.FormatUint(f.Num, 10)+": "+fd.Sev.String()+": "+fd.Msg)
 			}
 		}
-		for _, c := range f.Checks {
-			v := checks[c.Check.Name]
-			if c.OK {
-				v[0]++
-			} else {
-				v[1]++
-			}
-			checks[c.Check.Name] = v
-		}
+		tsharktest.TallyChecks(checks, f)
 		for _, p := range f.PDUs {
 			m, ok := p.(*rds.Message)
 			if !ok || m.Segment() {

@@ -14,6 +14,7 @@ import (
 	_ "github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/rds"
 	"github.com/rdx-project/rdx/dissect/rpcrdma"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -51,15 +52,7 @@ func ibDecode(t *testing.T, path string) (pdus, findings []string, checks map[st
 				findings = append(findings, strconv.FormatUint(n, 10)+": "+fd.Proto+": "+fd.Sev.String()+": "+fd.Msg)
 			}
 		}
-		for _, c := range f.Checks {
-			v := checks[c.Check.Name]
-			if c.OK {
-				v[0]++
-			} else {
-				v[1]++
-			}
-			checks[c.Check.Name] = v
-		}
+		tsharktest.TallyChecks(checks, f)
 	}
 	return pdus, findings, checks
 }

@@ -217,3 +217,17 @@ func TsharkFirst(frame uint64, rdx, tshark string) bool {
 	first, _, more := strings.Cut(tshark, ";")
 	return more && first == rdx
 }
+
+// TallyChecks adds f's check results to checks: [0] passed, [1] failed, by
+// check name.
+func TallyChecks(checks map[string][2]int, f *dissect.Frame) {
+	for _, c := range f.Checks {
+		v := checks[c.Check.Name]
+		if c.OK {
+			v[0]++
+		} else {
+			v[1]++
+		}
+		checks[c.Check.Name] = v
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
 // TestGeneratedDecodes writes a small capture and decodes it: every ICRC
@@ -45,15 +46,7 @@ func TestGeneratedDecodes(t *testing.T) {
 				t.Errorf("frame %d: %s %s: %s", num, fd.Proto, fd.Sev, fd.Msg)
 			}
 		}
-		for _, c := range fr.Checks {
-			v := checks[c.Check.Name]
-			if c.OK {
-				v[0]++
-			} else {
-				v[1]++
-			}
-			checks[c.Check.Name] = v
-		}
+		tsharktest.TallyChecks(checks, fr)
 	}
 	if frames != n {
 		t.Fatalf("%d frames read, %d written", frames, n)
