@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,43 +73,11 @@ func TestCheckFlags(t *testing.T) {
 // end: every FPDU's CRC and markers are checked live. Needs root and
 // iproute2 (skipped loudly otherwise).
 func TestCheckLive(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("SKIP (loud): TestCheckLive needs root to create network namespaces and capture")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("SKIP (loud): iproute2 `ip` not installed")
-	}
-	ns := "rdxchk" + strconv.Itoa(os.Getpid())
-	ip := func(args ...string) error {
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	if err := ip("netns", "add", ns); err != nil {
-		t.Skipf("SKIP (loud): cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() { ip("netns", "del", ns) })
-	for _, args := range [][]string{
-		{"-n", ns, "link", "add", "chka", "type", "veth", "peer", "name", "chkb"},
-		{"-n", ns, "link", "set", "chka", "up"},
-		{"-n", ns, "link", "set", "chkb", "up"},
-	} {
-		if err := ip(args...); err != nil {
-			t.Skipf("SKIP (loud): veth setup failed: %v", err)
-		}
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rdx")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rdx")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	l := newNetLab(t)
 	const pcap = "../../pcaps/iwarp/synth_markers_tshark_fails.pcap" // 24 frames, 19 FPDUs
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	chk := exec.CommandContext(ctx, "ip", "netns", "exec", ns, bin, "check", "-i", "chka", "-f", "tcp port 4210", "-c", "24", "-T", "json")
+	chk := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsB, l.bin, "check", "-i", l.ifB, "-f", "tcp port 4210", "-c", "24", "-T", "json")
 	var out, errOut bytes.Buffer
 	chk.Stdout, chk.Stderr = &out, &errOut
 	if err := chk.Start(); err != nil {
@@ -123,7 +87,7 @@ func TestCheckLive(t *testing.T) {
 	for i := 0; i < 100 && !strings.Contains(errOut.String(), "capturing on"); i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if o, err := exec.CommandContext(ctx, "ip", "netns", "exec", ns, bin, "replay", pcap, "-i", "chkb", "--topspeed").CombinedOutput(); err != nil {
+	if o, err := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsA, l.bin, "replay", pcap, "-i", l.ifA, "--topspeed").CombinedOutput(); err != nil {
 		t.Fatalf("replay: %v\n%s", err, o)
 	}
 	if err := chk.Wait(); err != nil {
@@ -150,7 +114,7 @@ func TestCheckLive(t *testing.T) {
 	}
 	// The same counts as rdx check on the file: 19 FPDU CRCs, 12 FPDUs
 	// with markers.
-	if !res.OK || res.Iface != "chka" || res.Frames != 24 || n["mpa.crc"] != 19 || n["mpa.marker"] != 12 {
+	if !res.OK || res.Iface != l.ifB || res.Frames != 24 || n["mpa.crc"] != 19 || n["mpa.marker"] != 12 {
 		t.Errorf("live check: %+v\n%s", res, errOut.String())
 	}
 	io, _, fout, _ := iostreams.Test()

@@ -27,50 +27,12 @@ import (
 // then runs rdx's dissector on each side's --pcap and compares its counts
 // with the stacks' own (--stats). Needs root and iproute2.
 func TestRdpNetns(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("SKIP (loud): TestRdpNetns needs root to create network namespaces and raw sockets")
+	l := newNetLab(t)
+	nsA, nsB := l.nsA, l.nsB
+	for _, ns := range []string{nsA, nsB} {
+		l.must(t, "ip", "-n", ns, "link", "set", "lo", "up")
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("SKIP (loud): iproute2 `ip` not installed (apt-get install -y iproute2)")
-	}
-	suffix := strconv.Itoa(os.Getpid())
-	nsA, nsB := "rdxrdpA"+suffix, "rdxrdpB"+suffix
-	ip := func(args ...string) error {
-		out, err := exec.Command("ip", args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	if err := ip("netns", "add", nsA); err != nil {
-		t.Skipf("SKIP (loud): cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() { ip("netns", "del", nsA) })
-	if err := ip("netns", "add", nsB); err != nil {
-		t.Skipf("SKIP (loud): cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() { ip("netns", "del", nsB) })
-	for _, args := range [][]string{
-		{"-n", nsA, "link", "add", "rdxa", "type", "veth", "peer", "name", "rdxb", "netns", nsB},
-		{"-n", nsA, "addr", "add", "198.51.100.1/24", "dev", "rdxa"},
-		{"-n", nsB, "addr", "add", "198.51.100.2/24", "dev", "rdxb"},
-		{"-n", nsA, "link", "set", "rdxa", "up"},
-		{"-n", nsB, "link", "set", "rdxb", "up"},
-		{"-n", nsA, "link", "set", "lo", "up"},
-		{"-n", nsB, "link", "set", "lo", "up"},
-	} {
-		if err := ip(args...); err != nil {
-			t.Skipf("SKIP (loud): veth setup failed: %v", err)
-		}
-	}
-
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "rdx")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rdx")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	file := filepath.Join(dir, "in.bin")
 	data := make([]byte, 2<<20)
 	r := rand.New(rand.NewPCG(6, 27))
@@ -82,7 +44,7 @@ func TestRdpNetns(t *testing.T) {
 	}
 
 	netem := func(on bool) error {
-		for _, nd := range [][2]string{{nsA, "rdxa"}, {nsB, "rdxb"}} {
+		for _, nd := range [][2]string{{nsA, l.ifA}, {nsB, l.ifB}} {
 			args := []string{"netns", "exec", nd[0], "tc", "qdisc", "del", "dev", nd[1], "root"}
 			if on {
 				args = []string{"netns", "exec", nd[0], "tc", "qdisc", "add", "dev", nd[1], "root", "netem",
@@ -119,7 +81,7 @@ func TestRdpNetns(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			var lerr, serr bytes.Buffer
-			lc := exec.CommandContext(ctx, "ip", append(append([]string{"netns", "exec", nsA, bin, "rdp", "listen"}, common...),
+			lc := exec.CommandContext(ctx, "ip", append(append([]string{"netns", "exec", nsA, l.bin, "rdp", "listen"}, common...),
 				"-o", out, "--pcap", pcapA)...)
 			lc.Stderr = &lerr
 			if err := lc.Start(); err != nil {
@@ -127,7 +89,7 @@ func TestRdpNetns(t *testing.T) {
 			}
 			time.Sleep(300 * time.Millisecond) // the SYN is resent anyway
 			start := time.Now()
-			sc := exec.CommandContext(ctx, "ip", append(append([]string{"netns", "exec", nsB, bin, "rdp", "send", "198.51.100.1"}, common...),
+			sc := exec.CommandContext(ctx, "ip", append(append([]string{"netns", "exec", nsB, l.bin, "rdp", "send", "198.51.100.1"}, common...),
 				"--pcap", pcapB, file)...)
 			sc.Stderr = &serr
 			serrRun := sc.Run()
