@@ -290,24 +290,10 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 		var b []byte
 		b = append(b, "RDS/IB fragment header mismatch: after fragment "...)
 		b = strconv.AppendInt(b, int64(q.nfrag), 10)
-		b = append(b, " of seq "...)
-		b = strconv.AppendUint(b, first.Seq(), 10)
-		b = append(b, " (len "...)
-		b = strconv.AppendUint(b, uint64(first.Len()), 10)
-		b = append(b, ", ports "...)
-		b = strconv.AppendUint(b, uint64(first.Sport()), 10)
-		b = append(b, "→"...)
-		b = strconv.AppendUint(b, uint64(first.Dport()), 10)
+		b = appendSeqLenPorts(append(b, " of seq "...), first)
 		b = append(b, ", "...)
 		b = strconv.AppendUint(b, uint64(first.Len())-q.got, 10)
-		b = append(b, " octets missing) comes seq "...)
-		b = strconv.AppendUint(b, hv.Seq(), 10)
-		b = append(b, " (len "...)
-		b = strconv.AppendUint(b, uint64(hv.Len()), 10)
-		b = append(b, ", ports "...)
-		b = strconv.AppendUint(b, uint64(hv.Sport()), 10)
-		b = append(b, "→"...)
-		b = strconv.AppendUint(b, uint64(hv.Dport()), 10)
+		b = appendSeqLenPorts(append(b, " octets missing) comes seq "...), hv)
 		b = append(b, "): Linux forces a reconnect"...)
 		f.AddFinding(idx, dissect.Error, dissect.GroupReassembly, fIBFrag, findingsProto, string(b))
 		f.Checked(checkIBFrag, idx, false)
@@ -475,4 +461,16 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Close()
 	}
 	f.TreeFindings(t, m.idx)
+}
+
+// appendSeqLenPorts appends "SEQ (len LEN, ports SPORT→DPORT", leaving the
+// parenthesis open for the caller's remark.
+func appendSeqLenPorts(b []byte, h Header) []byte {
+	b = strconv.AppendUint(b, h.Seq(), 10)
+	b = append(b, " (len "...)
+	b = strconv.AppendUint(b, uint64(h.Len()), 10)
+	b = append(b, ", ports "...)
+	b = strconv.AppendUint(b, uint64(h.Sport()), 10)
+	b = append(b, "→"...)
+	return strconv.AppendUint(b, uint64(h.Dport()), 10)
 }
