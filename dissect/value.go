@@ -167,6 +167,15 @@ func appendNum(dst []byte, n *Node, v uint64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendHexDigits appends v as exactly digits lowercase hex digits (no 0x),
+// the low ones when v is wider.
+func AppendHexDigits(dst []byte, v uint64, digits int) []byte {
+	for s := (digits - 1) * 4; s >= 0; s -= 4 {
+		dst = append(dst, hexDigits[v>>uint(s)&0xf])
+	}
+	return dst
+}
+
 func appendHex(dst []byte, v uint64, width int) []byte {
 	dst = append(dst, '0', 'x')
 	digits := width * 2

@@ -232,27 +232,19 @@ func charWords(b []byte) string {
 func uuidString(b []byte) string {
 	w := func(i int) uint32 { return binary.BigEndian.Uint32(b[4*i:]) }
 	out := make([]byte, 0, 36)
-	out = appendHexN(out, uint64(w(0)), 8)
+	out = dissect.AppendHexDigits(out, uint64(w(0)), 8)
 	out = append(out, '-')
-	out = appendHexN(out, uint64(w(1)&0xffff), 4)
+	out = dissect.AppendHexDigits(out, uint64(w(1)&0xffff), 4)
 	out = append(out, '-')
-	out = appendHexN(out, uint64(w(2)&0xffff), 4)
+	out = dissect.AppendHexDigits(out, uint64(w(2)&0xffff), 4)
 	out = append(out, '-')
-	out = appendHexN(out, uint64(w(3)&0xff), 2)
-	out = appendHexN(out, uint64(w(4)&0xff), 2)
+	out = dissect.AppendHexDigits(out, uint64(w(3)&0xff), 2)
+	out = dissect.AppendHexDigits(out, uint64(w(4)&0xff), 2)
 	out = append(out, '-')
 	for i := 5; i < 11; i++ {
-		out = appendHexN(out, uint64(w(i)&0xff), 2)
+		out = dissect.AppendHexDigits(out, uint64(w(i)&0xff), 2)
 	}
 	return string(out)
-}
-
-func appendHexN(dst []byte, v uint64, digits int) []byte {
-	const hex = "0123456789abcdef"
-	for i := digits - 1; i >= 0; i-- {
-		dst = append(dst, hex[(v>>(4*uint(i)))&0xf])
-	}
-	return dst
 }
 
 // uuid reads an afsUUID and shows it as f: as the formatted string for

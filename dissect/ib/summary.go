@@ -2,14 +2,13 @@ package ib
 
 import (
 	"strconv"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
+// appendHex appends 0x and width hex digits, as the IB summaries show values.
 func appendHex(dst []byte, v uint64, width int) []byte {
-	dst = append(dst, "0x"...)
-	for s := (width - 1) * 4; s >= 0; s -= 4 {
-		dst = append(dst, "0123456789abcdef"[v>>uint(s)&0xF])
-	}
-	return dst
+	return dissect.AppendHexDigits(append(dst, "0x"...), v, width)
 }
 
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".

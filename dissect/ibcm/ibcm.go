@@ -263,14 +263,6 @@ func (m *MAD) private() []byte {
 	return nil
 }
 
-func appendHex(dst []byte, v uint64, digits int) []byte {
-	const hx = "0123456789abcdef"
-	for i := digits - 1; i >= 0; i-- {
-		dst = append(dst, hx[v>>(4*uint(i))&0xf])
-	}
-	return dst
-}
-
 // cmaAddrs returns the CMA header's source and destination addresses.
 func cmaAddrs(h []byte) (src, dst netip.Addr) {
 	if h[1]>>4 == 4 {
@@ -289,20 +281,20 @@ func (m *MAD) Summary(dst []byte) []byte {
 		dst = append(dst, n...)
 	} else {
 		dst = append(dst, "attribute 0x"...)
-		dst = appendHex(dst, uint64(a), 4)
+		dst = dissect.AppendHexDigits(dst, uint64(a), 4)
 	}
 	if m.n < MADLen {
 		return append(dst, " [truncated]"...)
 	}
 	b := m.b[:]
 	dst = append(dst, " comm 0x"...)
-	dst = appendHex(dst, uint64(be32(b[24:])), 8)
+	dst = dissect.AppendHexDigits(dst, uint64(be32(b[24:])), 8)
 	switch a {
 	case AttrREQ:
 		dst = append(dst, " QPN 0x"...)
-		dst = appendHex(dst, uint64(be24(b[56:])), 6)
+		dst = dissect.AppendHexDigits(dst, uint64(be24(b[56:])), 6)
 		dst = append(dst, " PSN 0x"...)
-		dst = appendHex(dst, uint64(be24(b[68:])), 6)
+		dst = dissect.AppendHexDigits(dst, uint64(be24(b[68:])), 6)
 		if m.ps == RDMAPSTCP || m.ps == RDMAPSUDP {
 			if m.ps == RDMAPSTCP {
 				dst = append(dst, " RDMA CM TCP port "...)
@@ -321,13 +313,13 @@ func (m *MAD) Summary(dst []byte) []byte {
 			}
 		} else {
 			dst = append(dst, " service 0x"...)
-			dst = appendHex(dst, be64(b[32:]), 16)
+			dst = dissect.AppendHexDigits(dst, be64(b[32:]), 16)
 		}
 	case AttrREP:
 		dst = append(dst, " QPN 0x"...)
-		dst = appendHex(dst, uint64(be24(b[36:])), 6)
+		dst = dissect.AppendHexDigits(dst, uint64(be24(b[36:])), 6)
 		dst = append(dst, " PSN 0x"...)
-		dst = appendHex(dst, uint64(be24(b[44:])), 6)
+		dst = dissect.AppendHexDigits(dst, uint64(be24(b[44:])), 6)
 	case AttrREJ:
 		dst = append(dst, " reason "...)
 		r := be16(b[34:])

@@ -57,12 +57,12 @@ func (nfs3) Summary(dst []byte, m *oncrpc.Msg) []byte {
 				return dst
 			}
 			dst = append(dst, ", DH: 0x"...)
-			dst = appendHex32(dst, h)
+			dst = dissect.AppendHexDigits(dst, uint64(h), 8)
 			dst = append(dst, '/')
 			return append(dst, name...)
 		}
 		dst = append(dst, ", FH: 0x"...)
-		return appendHex32(dst, h)
+		return dissect.AppendHexDigits(dst, uint64(h), 8)
 	}
 	if !m.Matched() || m.Proc == 0 {
 		return dst
@@ -71,14 +71,6 @@ func (nfs3) Summary(dst []byte, m *oncrpc.Msg) []byte {
 	if r.Err() == nil && st != 0 {
 		dst = append(dst, " Error: "...)
 		dst = appendName(dst, nfs3StatNames, uint64(st))
-	}
-	return dst
-}
-
-func appendHex32(dst []byte, v uint32) []byte {
-	const hx = "0123456789abcdef"
-	for s := 28; s >= 0; s -= 4 {
-		dst = append(dst, hx[v>>uint(s)&0xF])
 	}
 	return dst
 }

@@ -411,7 +411,7 @@ func (m *Msg) Summary(dst []byte) []byte {
 	} else {
 		dst = append(dst, "Reply XID 0x"...)
 	}
-	dst = appendHex32(dst, m.XID)
+	dst = dissect.AppendHexDigits(dst, uint64(m.XID), 8)
 	if (m.Type == Call || m.matched) && m.prog == nil { // else the program's PDU says it
 		dst = append(dst, ' ')
 		if n := ProgramName(m.Prog); n != "" {
@@ -447,14 +447,6 @@ func (m *Msg) Summary(dst []byte) []byte {
 		dst = append(dst, " ["...)
 		dst = strconv.AppendInt(dst, int64(len(m.frames)), 10)
 		dst = append(dst, " frames]"...)
-	}
-	return dst
-}
-
-func appendHex32(dst []byte, v uint32) []byte {
-	const hx = "0123456789abcdef"
-	for s := 28; s >= 0; s -= 4 {
-		dst = append(dst, hx[v>>uint(s)&0xF])
 	}
 	return dst
 }

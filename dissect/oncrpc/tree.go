@@ -17,7 +17,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 	} else {
 		l = append(l, "Reply XID:0x"...)
 	}
-	l = appendHex32(l, m.XID)
+	l = dissect.AppendHexDigits(l, uint64(m.XID), 8)
 	t.Proto(PRPC, 0, len(m.data), string(l))
 	if m.rm {
 		o := -4

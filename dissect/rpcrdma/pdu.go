@@ -39,7 +39,7 @@ func (h *Hdr) Summary(dst []byte) []byte {
 		dst = strconv.AppendUint(dst, uint64(hd.Proc), 10)
 	}
 	dst = append(dst, " XID 0x"...)
-	dst = appendHex(dst, uint64(hd.XID), 8)
+	dst = dissect.AppendHexDigits(dst, uint64(hd.XID), 8)
 	dst = append(dst, " credits "...)
 	dst = strconv.AppendUint(dst, uint64(hd.Credit), 10)
 	if hd.Proc == ERROR {
@@ -57,14 +57,6 @@ func (h *Hdr) Summary(dst []byte) []byte {
 	}
 	if hd.HasReply {
 		dst = append(dst, " reply chunk"...)
-	}
-	return dst
-}
-
-func appendHex(dst []byte, v uint64, width int) []byte {
-	const hx = "0123456789abcdef"
-	for s := (width - 1) * 4; s >= 0; s -= 4 {
-		dst = append(dst, hx[v>>uint(s)&0xF])
 	}
 	return dst
 }
