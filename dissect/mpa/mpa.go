@@ -572,13 +572,7 @@ func (d *State) check(f *dissect.Frame, p *FPDU) {
 	}
 }
 
-func hex32(v uint32) string {
-	s := strconv.FormatUint(uint64(v), 16)
-	for len(s) < 8 {
-		s = "0" + s
-	}
-	return s
-}
+func hex32(v uint32) string { return string(dissect.AppendHexDigits(nil, uint64(v), 8)) }
 
 func hexBytes(b []byte) string {
 	const digits = "0123456789abcdef"

@@ -175,10 +175,7 @@ func flagsLabel(fl uint8, typ uint8) string {
 	return string(b)
 }
 
-func hexByte(v uint8) string {
-	const hx = "0123456789abcdef"
-	return string([]byte{hx[v>>4], hx[v&15]})
-}
+func hexByte(v uint8) string { return string(dissect.AppendHexDigits(nil, uint64(v), 2)) }
 
 func ackTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 	a := Ack(b)
