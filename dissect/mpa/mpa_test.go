@@ -215,3 +215,12 @@ func BenchmarkCRC(b *testing.B) {
 		}
 	}
 }
+
+// hex32 shows CRCs in findings and trees: always eight digits.
+func TestHex32(t *testing.T) {
+	for v, want := range map[uint32]string{0: "00000000", 0x1a: "0000001a", 0xdeadbeef: "deadbeef"} {
+		if got := hex32(v); got != want {
+			t.Errorf("hex32(%#x) = %q, want %q", v, got, want)
+		}
+	}
+}
