@@ -20,7 +20,7 @@ vet:
 	$(GO) vet ./...
 
 test: vet
-	$(GO) test ./...
+	./scripts/test.sh
 
 # Every fuzz target, briefly (CI runs this too).
 fuzz:

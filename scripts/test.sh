@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# `make test`: every test, then every skipped test with its reason (via
+# internal/cmd/testsum), so a check that did not run is never mistaken for
+# one that passed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+go build -o bin/testsum ./internal/cmd/testsum || exit 2
+go test -json "$@" ./... 2>&1 | bin/testsum
