@@ -144,6 +144,15 @@ func Apply(rws []Rewrite, b []byte) bool {
 		return false
 	}
 	f := locate(b)
+	// When the frame lacks part of the datagram (an IPv4 fragment, or cut
+	// by the snapshot length), the L4 checksum cannot be recomputed; it is
+	// adjusted for the changed words instead (RFC 1624), which is exact:
+	// after reassembly the datagram checks as it did before the rewrite.
+	var before uint32
+	incremental := f.l4 >= 0 && !f.l4Whole
+	if incremental {
+		before = pseudoWords(f)
+	}
 	changed, l3, l4 := false, false, false
 	for _, r := range rws {
 		switch r.Field {
@@ -193,10 +202,52 @@ func Apply(rws []Rewrite, b []byte) bool {
 	if l3 {
 		fixIPv4(b[f.l3:])
 	}
-	if l4 && f.l4 >= 0 && f.l4Whole {
+	switch {
+	case l4 && f.l4 >= 0 && f.l4Whole:
 		fixL4(f)
+	case l4 && incremental:
+		adjustL4(f, before, pseudoWords(f))
 	}
 	return changed
+}
+
+// pseudoWords sums the words a rewrite can change under the L4 checksum:
+// the pseudo-header's addresses and the two ports.
+func pseudoWords(f frame) uint32 {
+	b := f.b
+	var s uint32
+	if f.ipv == 4 {
+		s = inet.Sum(s, b[f.l3+12:f.l3+20])
+	} else {
+		s = inet.Sum(s, b[f.l3+8:f.l3+40])
+	}
+	return inet.Sum(s, b[f.l4:f.l4+4])
+}
+
+// adjustL4 updates the TCP or UDP checksum for words whose sum went from
+// old to new: HC' = ~(~HC + ~m + m') (RFC 1624, eqn. 3).
+func adjustL4(f frame, old, new uint32) {
+	o := f.l4 + 6
+	switch f.proto {
+	case 6:
+		o = f.l4 + 16
+	case 17:
+		// A zero UDP checksum over IPv4 means "none": keep it that way.
+		if f.ipv == 4 && binary.BigEndian.Uint16(f.b[o:]) == 0 {
+			return
+		}
+	default:
+		return
+	}
+	if len(f.b) < o+2 {
+		return
+	}
+	hc := binary.BigEndian.Uint16(f.b[o:])
+	c := ^inet.Fold(uint32(^hc) + uint32(^inet.Fold(old)) + uint32(inet.Fold(new)))
+	if c == 0 && f.proto == 17 {
+		c = 0xffff
+	}
+	binary.BigEndian.PutUint16(f.b[o:], c)
 }
 
 func fixIPv4(h []byte) {

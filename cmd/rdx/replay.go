@@ -37,6 +37,13 @@ func newCmdReplay(io *iostreams.IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay FILE -i IFACE",
 		Short: "Send the frames of a capture out of an interface, like tcpreplay",
+		Long: `Send the frames of a capture out of an interface, like tcpreplay.
+
+--rewrite changes addresses and ports and fixes what they invalidate: the
+IPv4 header checksum, the TCP/UDP checksum (recomputed over a whole
+datagram; adjusted per RFC 1624 in IPv4 fragments and frames cut by the
+snapshot length, so the reassembled datagram still checks) and the RoCEv2
+ICRC. A zero UDP checksum over IPv4 (none) stays zero.`,
 		Example: `  rdx replay pcaps/rx/pts-ops.pcap -i veth0 --topspeed
   rdx replay FILE -i veth0 --speed 2 --loop 3
   rdx replay FILE -i veth0 --pps 1000 --rewrite ip.dst=198.51.100.2 --rewrite udp.dstport=7000
