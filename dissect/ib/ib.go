@@ -137,7 +137,7 @@ func (d *State) clearQPs() {
 // lookupQP finds the PSN state of k (index into qpSlab).
 func (d *State) lookupQP(k qpKey) (int32, bool) {
 	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k == k {
+		if r := &d.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k.resp == k.resp && r.k == k {
 			return r.i, true
 		}
 	}

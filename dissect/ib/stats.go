@@ -33,21 +33,32 @@ type flowStat struct {
 // flowTable indexes a slab of counters, reused after a rewind, so counting
 // never allocates once the flows have been seen.
 type flowTable struct {
-	m       map[flowKey]int32
-	slab    []flowStat
-	lastKey flowKey
-	last    int32 // index into slab, -1 none
+	m    map[flowKey]int32
+	slab []flowStat
+	// recent caches the last few lookups: a conversation alternates between
+	// a few flows (each direction of each QP), and hashing the 56-octet key
+	// cost more than counting the packet.
+	recent [4]recentFlow
+	next   uint8
+}
+
+type recentFlow struct {
+	k flowKey
+	i int32 // index into slab, -1 none
 }
 
 // maxFlows bounds the table; beyond it new flows are not counted.
 const maxFlows = 1 << 14
 
 func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
-	if t.m != nil && t.last >= 0 && k == t.lastKey {
-		return &t.slab[t.last]
-	}
 	if t.m == nil {
-		t.m, t.last = map[flowKey]int32{}, -1
+		t.m = map[flowKey]int32{}
+		t.forget()
+	}
+	for j := range t.recent {
+		if r := &t.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k == k {
+			return &t.slab[r.i]
+		}
 	}
 	i, ok := t.m[k]
 	if !ok {
@@ -58,14 +69,21 @@ func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
 		t.slab = append(t.slab, flowStat{first: frame})
 		t.m[k] = i
 	}
-	t.last, t.lastKey = i, k
+	t.recent[t.next] = recentFlow{k, i}
+	t.next = (t.next + 1) % uint8(len(t.recent))
 	return &t.slab[i]
+}
+
+func (t *flowTable) forget() {
+	for j := range t.recent {
+		t.recent[j].i = -1
+	}
 }
 
 func (t *flowTable) reset() {
 	clear(t.m)
 	t.slab = t.slab[:0]
-	t.last = -1
+	t.forget()
 }
 
 // count updates the packet's flow after its analysis.
