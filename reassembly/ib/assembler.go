@@ -79,6 +79,10 @@ type Message struct {
 	Frames   []uint64 // frames that carried it, in order (at most MaxFrames)
 	Sizes    []int    // octets each of those frames carried
 	ReqFrame uint64   // READ: frame of the request
+	// Reissued counts READ requests re-issued to fetch the rest after
+	// responses were lost: the message is the whole transfer, from the
+	// first request's VA, with the frames of every response taken.
+	Reissued int
 }
 
 // Truncated reports whether Data holds less than Len.
@@ -92,7 +96,8 @@ const (
 	Partial                  // stored in a message still open
 	Complete                 // finished a message (returned)
 	Orphan                   // Middle/Last with no matching First (capture started late, or lost)
-	Gap                      // PSN gap inside a message: the open message was dropped
+	Gap                      // PSN ahead of the open message's next one: the packet is discarded, as the receiver does, and the message waits for the retransmission (or, for a READ, the re-issued request's responses)
+	Duplicate                // PSN behind the open message's next one: a retransmission of a packet already taken
 	Restarted                // a First arrived while another message was open: the old one was dropped
 	Unmatched                // READ response with no recorded request
 	ReadRequest              // a READ request was recorded
@@ -282,6 +287,23 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 	}
 	switch pos {
 	case posFirst, posOnly:
+		var req readReq
+		if kind == KindRead {
+			var found bool
+			if req, found = a.matchRead(p); !found {
+				return nil, Unmatched
+			}
+			if o != nil && o.continuedBy(p, req) {
+				// The requester lost responses, discarded what followed,
+				// and asked again for the rest (IBA 9.7.5.1.3): one transfer.
+				o.msg.Reissued++
+				o.add(p)
+				if pos == posOnly {
+					return a.finish(k, o), Complete
+				}
+				return nil, Partial
+			}
+		}
 		ev = Partial
 		if o != nil {
 			delete(a.open, k)
@@ -291,11 +313,6 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 		}
 		o = a.start(p, kind)
 		if kind == KindRead {
-			req, found := a.matchRead(p)
-			if !found {
-				a.free = append(a.free, o)
-				return nil, Unmatched
-			}
 			o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame = req.va, req.rkey, req.len, req.frame
 		} else if p.HasRETH {
 			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
@@ -311,9 +328,12 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 			return nil, Orphan
 		}
 		if p.PSN != o.nextPSN {
-			delete(a.open, k)
-			a.free = append(a.free, o)
-			a.Dropped++
+			// Receivers take packets strictly in PSN order (go-back-N):
+			// one ahead is dropped until the missing ones come again,
+			// one behind was taken already.
+			if (p.PSN-o.nextPSN)&psnMask >= 1<<23 {
+				return nil, Duplicate
+			}
 			return nil, Gap
 		}
 		o.add(p)
@@ -322,6 +342,15 @@ func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 		}
 		return nil, Partial
 	}
+}
+
+// continuedBy reports whether a READ response First/Only answering req
+// carries on the READ o, cut short by lost responses: the request was
+// re-issued for the rest, from the next PSN, the next address and the same
+// key.
+func (o *open) continuedBy(p *Packet, req readReq) bool {
+	m := &o.msg
+	return m.Kind == KindRead && p.PSN == o.nextPSN && req.rkey == m.RKey && req.va == m.VA+uint64(m.Len)
 }
 
 func (a *Assembler) recordRead(p *Packet) {

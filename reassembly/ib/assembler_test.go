@@ -63,3 +63,113 @@ func FuzzIBAssembly(f *testing.F) {
 		}
 	})
 }
+
+// feed adds the packets in order and returns the last result and every event.
+func feed(a *Assembler, ps []Packet) (*Message, []Event) {
+	var m *Message
+	var evs []Event
+	for i := range ps {
+		var ev Event
+		m, ev = a.Add(&ps[i])
+		evs = append(evs, ev)
+	}
+	return m, evs
+}
+
+func sameEvents(a, b []Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A lost WRITE Middle: the responder drops what follows until the requester
+// goes back to the missing PSN (go-back-N) and sends the rest again. The
+// message is the First plus the retransmitted packets, in order.
+func TestWriteGoBackN(t *testing.T) {
+	w := func(op uint8, psn uint32, data string, frame uint64) Packet {
+		return Packet{Src: a1, Dst: a2, Opcode: op, DestQP: 5, PSN: psn, Payload: []byte(data), Frame: frame,
+			HasRETH: op == 0x06, VA: 0x100, RKey: 9, DMALen: 8}
+	}
+	ps := []Packet{
+		w(0x06, 10, "ab", 1),
+		// PSN 11 lost
+		w(0x07, 12, "ef", 2), w(0x08, 13, "gh", 3),
+		w(0x07, 11, "cd", 4), w(0x07, 12, "ef", 5),
+		w(0x07, 11, "cd", 6), // a second copy, behind the next PSN
+		w(0x08, 13, "gh", 7),
+	}
+	m, evs := feed(New(), ps)
+	want := []Event{Partial, Gap, Gap, Partial, Partial, Duplicate, Complete}
+	if !sameEvents(evs, want) {
+		t.Fatalf("events %v, want %v", evs, want)
+	}
+	if string(m.Data) != "abcdefgh" || m.VA != 0x100 || len(m.Frames) != 4 || m.Frames[1] != 4 || m.Frames[3] != 7 {
+		t.Fatalf("message %q frames %v", m.Data, m.Frames)
+	}
+}
+
+// A lost READ Response: the requester discards the responses after it and
+// re-issues the READ for the rest, from the missing PSN and the matching
+// address (IBA 9.7.5.1.3). The assembler gives one message for the whole
+// transfer, from the first request's VA.
+func TestReadReissued(t *testing.T) {
+	req := func(psn uint32, va uint64, n uint32, frame uint64) Packet {
+		return Packet{Src: a2, Dst: a1, Opcode: 0x0C, DestQP: 7, PSN: psn, HasRETH: true, VA: va, RKey: 3, DMALen: n, Frame: frame}
+	}
+	resp := func(op uint8, psn uint32, data string, frame uint64) Packet {
+		return Packet{Src: a1, Dst: a2, Opcode: op, DestQP: 5, PSN: psn, Payload: []byte(data), Frame: frame}
+	}
+	for _, tc := range []struct {
+		name string
+		ps   []Packet
+		want []Event
+		fr   []uint64
+	}{
+		{"middle lost", []Packet{
+			req(50, 0x1000, 8, 1),
+			resp(0x0D, 50, "ab", 2), /* 51 lost */ resp(0x0E, 52, "ef", 3), resp(0x0F, 53, "gh", 4),
+			req(51, 0x1002, 6, 5),
+			resp(0x0D, 51, "cd", 6), resp(0x0E, 52, "ef", 7), resp(0x0F, 53, "gh", 8),
+		}, []Event{ReadRequest, Partial, Gap, Gap, ReadRequest, Partial, Partial, Complete}, []uint64{2, 6, 7, 8}},
+		{"last lost", []Packet{
+			req(50, 0x1000, 8, 1),
+			resp(0x0D, 50, "ab", 2), resp(0x0E, 51, "cd", 3), resp(0x0E, 52, "ef", 4), /* 53 lost */
+			req(53, 0x1006, 2, 5),
+			resp(0x10, 53, "gh", 6),
+		}, []Event{ReadRequest, Partial, Partial, Partial, ReadRequest, Complete}, []uint64{2, 3, 4, 6}},
+	} {
+		m, evs := feed(New(), tc.ps)
+		if !sameEvents(evs, tc.want) {
+			t.Errorf("%s: events %v, want %v", tc.name, evs, tc.want)
+			continue
+		}
+		if m.Kind != KindRead || string(m.Data) != "abcdefgh" || m.VA != 0x1000 || m.DMALen != 8 || m.Reissued != 1 || m.ReqFrame != 1 {
+			t.Errorf("%s: %v %q VA %#x len %d reissued %d", tc.name, m.Kind, m.Data, m.VA, m.DMALen, m.Reissued)
+		}
+		if len(m.Frames) != len(tc.fr) {
+			t.Errorf("%s: frames %v, want %v", tc.name, m.Frames, tc.fr)
+			continue
+		}
+		for i := range tc.fr {
+			if m.Frames[i] != tc.fr[i] {
+				t.Errorf("%s: frames %v, want %v", tc.name, m.Frames, tc.fr)
+				break
+			}
+		}
+	}
+	// A READ of something else while one is open is not its continuation.
+	a := New()
+	feed(a, []Packet{req(50, 0x1000, 8, 1), resp(0x0D, 50, "ab", 2), req(51, 0x9000, 2, 3)})
+	if _, ev := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x10, DestQP: 5, PSN: 51, Payload: []byte("zz")}); ev != Complete {
+		t.Fatalf("unrelated READ: %v", ev)
+	}
+	if a.Dropped != 1 {
+		t.Fatalf("the cut READ was not counted as dropped: %d", a.Dropped)
+	}
+}
