@@ -2,6 +2,7 @@ package synth
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/ib"
@@ -13,7 +14,10 @@ import (
 // server ACKs the Send, pulls the chunk with an RDMA READ (the client's
 // READ Responses, PMTU 1024), replies with an RDMA_MSG and the client ACKs
 // the reply. ICRCs are computed over the masked IPv4/UDP/BTH as RoCEv2
-// specifies; UDP checksums are 0, as RoCE NICs send them.
+// specifies; UDP checksums are 0, as RoCE NICs send them. With --loss the
+// capture is taken at the server: a lost READ Response is missing, the ones
+// after it arrive and are discarded, and the server re-issues the READ for
+// the rest (IBA 9.7.5.1.3), whose responses are not lost again.
 func roceNFSScenario() *Scenario {
 	return &Scenario{
 		Name:      "roce-nfs",
@@ -22,6 +26,7 @@ func roceNFSScenario() *Scenario {
 		Options: []Option{
 			{"--messages N", "NFS WRITE calls (default 2)"},
 			{"--size N", "octets written by each call, rounded up to 4 (default 4096: four READ Responses)"},
+			{"--loss P --seed S", "lose each READ Response with probability P before the capture point (the server): it discards the responses after a lost one and re-issues the READ for the rest, from the missing PSN"},
 		},
 		Variants: []Variant{
 			{Name: "icrc", Alias: "crc", Desc: "the first READ Response Middle's ICRC is wrong",
@@ -84,6 +89,10 @@ func buildRoCE(o Options) []capture.Packet {
 	}
 	u32 := binary.BigEndian.AppendUint32
 
+	var rng *rand.Rand
+	if o.Loss > 0 {
+		rng = rand.New(rand.NewPCG(uint64(o.Seed), 0x10ce))
+	}
 	cpsn, spsn := uint32(0x100), uint32(0x800) // next request PSN of client and server
 	var cmsn, smsn uint32                      // messages each side completed as responder
 	for i := range nmsg {
@@ -117,30 +126,53 @@ func buildRoCE(o Options) []capture.Packet {
 		data := pattern(size, i)
 		n := (size + pmtu - 1) / pmtu
 		cmsn++
-		for k := range n {
-			part := data[k*pmtu : min(size, (k+1)*pmtu)]
-			var op uint8
-			var ext []byte
-			switch {
-			case n == 1:
-				op, ext = opReadRespOnly, aeth(cmsn)
-			case k == 0:
-				op, ext = opReadRespFirst, aeth(cmsn)
-			case k == n-1:
-				op, ext = opReadRespLast, aeth(cmsn)
-			default:
-				op = opReadRespMiddle
+		lost := -1
+		for k := 0; rng != nil && k < n; k++ {
+			if rng.Float64() < o.Loss {
+				lost = k
+				break
 			}
-			f := pkt(true, ib.BTHFields{Opcode: op, DestQP: serverQP, PSN: spsn + uint32(k)}, ext, part)
-			if i == 0 && k == 1 && n > 2 {
-				switch o.Corrupt {
-				case "icrc":
-					f[len(f)-1] ^= 0x01
-				case "lost-response":
+		}
+		// responses answers a READ of parts from..n-1 (its own First..Last
+		// or Only), leaving out the part skip.
+		responses := func(from, skip int) {
+			m := n - from
+			for j := range m {
+				k := from + j
+				if k == skip {
 					continue
 				}
+				part := data[k*pmtu : min(size, (k+1)*pmtu)]
+				var op uint8
+				var ext []byte
+				switch {
+				case m == 1:
+					op, ext = opReadRespOnly, aeth(cmsn)
+				case j == 0:
+					op, ext = opReadRespFirst, aeth(cmsn)
+				case j == m-1:
+					op, ext = opReadRespLast, aeth(cmsn)
+				default:
+					op = opReadRespMiddle
+				}
+				f := pkt(true, ib.BTHFields{Opcode: op, DestQP: serverQP, PSN: spsn + uint32(k)}, ext, part)
+				if i == 0 && k == 1 && n > 2 && from == 0 {
+					switch o.Corrupt {
+					case "icrc":
+						f[len(f)-1] ^= 0x01
+					case "lost-response":
+						continue
+					}
+				}
+				frames = append(frames, f)
 			}
-			frames = append(frames, f)
+		}
+		responses(0, lost)
+		if lost >= 0 {
+			off := lost * pmtu
+			reth := (&ib.RETHFields{VA: va + uint64(off), RKey: chunkKey + uint32(i), DMALen: uint32(size - off)}).Encode(nil)
+			frames = append(frames, pkt(false, ib.BTHFields{Opcode: opReadRequest, DestQP: clientQP, PSN: spsn + uint32(lost)}, reth, nil))
+			responses(lost, -1)
 		}
 		spsn += uint32(n)
 

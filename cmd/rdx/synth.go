@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,9 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
 			o.Scenario = args[0]
 			o.Build.NoMarkers, o.Build.NoCRC = !o.Markers, !o.CRC
 			o.Build.LossSet = cmd.Flags().Changed("loss")
+			if err := synthKnobs(cmd, o.Scenario); err != nil {
+				return err
+			}
 			return synthRun(o)
 		},
 	}
@@ -58,11 +62,33 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
 	// scenario reads which.
 	f.IntVar(&o.Build.Messages, "messages", 0, "messages (calls, segments) to send (0: the scenario's default)")
 	f.IntVar(&o.Build.Size, "size", 0, "octets per message (0: the scenario's default)")
-	f.Float64Var(&o.Build.Loss, "loss", 0, "probability that a data segment is lost and retransmitted (rdp, rds-tcp, mpa)")
+	f.Float64Var(&o.Build.Loss, "loss", 0, "probability that a data segment is lost and retransmitted (rdp, rds-tcp, mpa; READ Responses in roce-nfs)")
 	f.Int64Var(&o.Build.Seed, "seed", 1, "seed of the --loss draw: the same seed gives the same capture")
 	f.BoolVar(&o.Markers, "markers", true, "MPA markers (mpa; --markers=false turns them off)")
 	f.BoolVar(&o.CRC, "crc", true, "MPA CRCs (mpa; --crc=false turns them off)")
 	return cmd
+}
+
+// synthKnobs refuses a scenario knob the scenario does not read, instead of
+// silently writing a capture without what was asked for.
+func synthKnobs(cmd *cobra.Command, scenario string) error {
+	s, err := synth.Find(scenario)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	for _, knob := range []string{"messages", "size", "loss", "seed", "markers", "crc"} {
+		if !cmd.Flags().Changed(knob) {
+			continue
+		}
+		reads := false
+		for _, op := range s.Options {
+			reads = reads || strings.Contains(op.Flag, "--"+knob)
+		}
+		if !reads {
+			return usageErr("scenario %s does not take --%s (rdx synth --list says which scenario reads what)", scenario, knob)
+		}
+	}
+	return nil
 }
 
 func synthList(o *SynthOptions) error {

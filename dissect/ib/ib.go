@@ -101,6 +101,12 @@ type recentQP struct {
 type qpState struct {
 	expected uint32 // next PSN
 	window   uint32 // PSNs beyond expected that a read request may have consumed
+	// The last READ request: its PSN, the most PSNs its responses may use,
+	// and its RETH. A READ of the same key inside its range, at a PSN inside
+	// its PSNs, is that READ re-issued for the rest after lost responses.
+	readFrom, readN uint32
+	readKey, readLen uint32
+	readVA           uint64
 }
 
 // State is the per-engine InfiniBand state.
@@ -151,6 +157,30 @@ func (d *State) lookupQP(k qpKey) (int32, bool) {
 func (d *State) remember(k qpKey, i int32) {
 	d.recent[d.nextRc] = recentQP{k, i}
 	d.nextRc = (d.nextRc + 1) % uint8(len(d.recent))
+}
+
+// reissuedBy reports whether a READ request at psn with RETH r asks again
+// for the rest of the last READ, whose responses were lost from some point
+// on: the same key and the same end, and a start as many path MTUs further
+// as its PSN is further (or both unchanged, when the first response was
+// lost). ib_read_bw's pipelined READs of one buffer differ: same start,
+// later PSN.
+func (st *qpState) reissuedBy(psn uint32, r RETH) bool {
+	if r.RKey() != st.readKey || r.VA() < st.readVA || r.VA()+uint64(r.DMALen()) != st.readVA+uint64(st.readLen) {
+		return false
+	}
+	d, off := (psn-st.readFrom)&PSNMask, r.VA()-st.readVA
+	if d == 0 || off == 0 {
+		return d == 0 && off == 0
+	}
+	if d >= st.readN || off%uint64(d) != 0 {
+		return false
+	}
+	switch off / uint64(d) { // the path MTUs IB allows
+	case 256, 512, 1024, 2048, 4096:
+		return true
+	}
+	return false
 }
 
 // Rewind implements dissect.Rewinder.
@@ -529,9 +559,20 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 		// only the continuation of a multi-packet read response is predictable
 		check = seen && (low == 0x0E || low == 0x0F)
 	}
+	reissue := false
+	if seen && low == 0x0C && st.readN > 0 && p.exts&ExtRETH != 0 {
+		reissue = st.reissuedBy(psn, RETH(p.Header(ExtRETH)))
+	}
 	if check {
 		diff := (psn - st.expected) & PSNMask
 		switch {
+		case reissue:
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband",
+				"RDMA READ re-issued at PSN "+strconv.Itoa(int(psn))+" on QP 0x"+hex32(h.DestQP())[2:]+
+					" (inside the READ from PSN "+strconv.Itoa(int(st.readFrom))+": its responses from here were lost)")
+			if diff >= 1<<23 {
+				p.psnBroken, p.psnDup = true, true
+			}
 		case diff == 0:
 		case diff < 1<<23:
 			if diff > st.window {
@@ -563,6 +604,11 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 		n := RETH(p.Header(ExtRETH)).DMALen()
 		if n > 256 {
 			st.window = min((n+255)/256-1, 1<<22)
+		}
+		if !reissue { // a re-issue stays inside the original's PSNs
+			r := RETH(p.Header(ExtRETH))
+			st.readFrom, st.readN = psn, st.window+1
+			st.readKey, st.readVA, st.readLen = r.RKey(), r.VA(), n
 		}
 	}
 	d.qpSlab[i] = st

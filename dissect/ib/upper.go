@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -103,6 +104,11 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	m, ev := u.asm.Add(q)
 	if ev != ibasm.Complete {
 		return
+	}
+	if m.Reissued > 0 {
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband", "RDMA READ of "+strconv.Itoa(m.Len)+
+			" octets (request frame "+strconv.FormatUint(m.ReqFrame, 10)+") completed after "+strconv.Itoa(m.Reissued)+
+			" re-issued request(s): responses were lost")
 	}
 	if up, ok := u.forced[m.QP]; ok {
 		if fu, ok := up.(ForcedUpper); ok {
