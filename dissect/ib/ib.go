@@ -104,7 +104,7 @@ type qpState struct {
 	// The last READ request: its PSN, the most PSNs its responses may use,
 	// and its RETH. A READ of the same key inside its range, at a PSN inside
 	// its PSNs, is that READ re-issued for the rest after lost responses.
-	readFrom, readN uint32
+	readFrom, readN  uint32
 	readKey, readLen uint32
 	readVA           uint64
 }

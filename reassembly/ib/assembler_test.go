@@ -133,7 +133,7 @@ func TestReadReissued(t *testing.T) {
 	}{
 		{"middle lost", []Packet{
 			req(50, 0x1000, 8, 1),
-			resp(0x0D, 50, "ab", 2), /* 51 lost */ resp(0x0E, 52, "ef", 3), resp(0x0F, 53, "gh", 4),
+			resp(0x0D, 50, "ab", 2) /* 51 lost */, resp(0x0E, 52, "ef", 3), resp(0x0F, 53, "gh", 4),
 			req(51, 0x1002, 6, 5),
 			resp(0x0D, 51, "cd", 6), resp(0x0E, 52, "ef", 7), resp(0x0F, 53, "gh", 8),
 		}, []Event{ReadRequest, Partial, Gap, Gap, ReadRequest, Partial, Partial, Complete}, []uint64{2, 6, 7, 8}},
