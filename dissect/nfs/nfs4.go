@@ -160,7 +160,7 @@ var (
 	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
 		Desc: "the COMPOUND's main operations (generated; rdx ranks operations like Wireshark: SEQUENCE/PUTFH/SAVEFH/RESTOREFH lowest, GETATTR/GETFH next)"})
 	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
-		Desc: "the fattr4 attribute values (rdx); known fixed-size attributes are decoded below it"})
+		Desc: "the fattr4 attribute values (rdx); the attributes rdx knows are decoded below it, in bit order, up to the first it does not"})
 	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
 	fChangeID      = reg("nfs.changeid4", "changeid", tU64, dec, nil)
 	fA4Size        = reg("nfs.fattr4.size", "size", tU64, dec, nil)
@@ -179,7 +179,33 @@ var (
 	fA4SpaceFree   = reg("nfs.fattr4.space_free", "space_free", tU64, dec, nil)
 	fA4SpaceTotal  = reg("nfs.fattr4.space_total", "space_total", tU64, dec, nil)
 	fA4SpaceUsed   = reg("nfs.fattr4.space_used", "space_used", tU64, dec, nil)
-	fA4MountedOn   = reg("nfs.fattr4.mounted_on_fileid", "fileid", tU64, dec, nil)
+	fA4MountedOn   = reg("nfs.fattr4.mounted_on_fileid", "fileid", tU64, dissect.BaseHex, nil)
+	fA4FhExpire    = reg("nfs.fattr4_fh_expire_type", "fattr4_fh_expire_type", tU32, dissect.BaseHex,
+		map[uint64]string{0: "FH4_PERSISTENT"})
+	fA4ACLSupport = reg("nfs.fattr4.aclsupport", "aclsupport", tU32, dissect.BaseHex, nil)
+	fA4QuotaHard  = reg("nfs.fattr4.quota_hard", "quota_hard", tU64, dec, nil)
+	fA4QuotaSoft  = reg("nfs.fattr4.quota_soft", "quota_soft", tU64, dec, nil)
+	fA4QuotaUsed  = reg("nfs.fattr4.quota_used", "quota_used", tU64, dec, nil)
+	fA4LayoutBlk  = reg("nfs.fattr4.layout_blksize", "blksize", tU32, dec, nil)
+	fA4Umask      = reg("nfs.fattr4.umask", "umask", tU32, dec, nil)
+	fFsid4Major   = reg("nfs.fsid4.major", "fsid4.major", tU64, dec, nil)
+	fFsid4Minor   = reg("nfs.fsid4.minor", "fsid4.minor", tU64, dec, nil)
+	fMode4        = reg("nfs.mode", "mode", tU32, dec, nil)
+	fA4Owner      = reg("nfs.fattr4_owner", "fattr4_owner", dissect.TString, dec, nil)
+	fA4OwnerGroup = reg("nfs.fattr4_owner_group", "fattr4_owner_group", dissect.TString, dec, nil)
+	fA4Mimetype   = reg("nfs.fattr4_mimetype", "fattr4_mimetype", dissect.TString, dec, nil)
+	fTime4Sec     = reg("nfs.nfstime4.seconds", "seconds", tU64, dec, nil)
+	fTime4Nsec    = reg("nfs.nfstime4.nseconds", "nseconds", tU32, dec, nil)
+	// The boolean attributes, by number.
+	attr4Bool = func() map[int]*dissect.Field {
+		m := map[int]*dissect.Field{}
+		for a, n := range map[int]string{5: "link_support", 6: "symlink_support", 7: "named_attr", 9: "unique_handles",
+			14: "archive", 15: "cansettime", 16: "case_insensitive", 17: "case_preserving", 18: "chown_restricted",
+			25: "hidden", 26: "homogeneous", 34: "no_trunc", 46: "system"} {
+			m[a] = reg("nfs.fattr4_"+n, "fattr4_"+n, dissect.TBool, dec, nil)
+		}
+		return m
+	}()
 )
 
 func (x *d) stateid() {
@@ -241,17 +267,17 @@ func (x *d) bitmap() (words [3]uint32) {
 	return words
 }
 
-// attr4Fixed gives the field and size of the fattr4 attributes rdx decodes
-// (fixed-size ones); attributes are in bit order, so decoding stops at the
-// first other one.
+// attr4Fixed gives the field and size of the fattr4 attributes that are
+// one number.
 var attr4Fixed = map[int]struct {
 	f    **dissect.Field
 	size int
-}{1: {&fFtype4, 4}, 3: {&fChangeID, 8}, 4: {&fA4Size, 8}, 10: {&fA4Lease, 4}, 20: {&fA4Fileid, 8},
-	21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8}, 23: {&fA4FilesTotal, 8}, 27: {&fA4MaxFileSize, 8},
-	28: {&fA4MaxLink, 4}, 29: {&fA4MaxName, 4}, 30: {&fA4MaxRead, 8}, 31: {&fA4MaxWrite, 8}, 35: {&fA4Numlinks, 4},
-	42: {&fA4SpaceAvail, 8}, 43: {&fA4SpaceFree, 8}, 44: {&fA4SpaceTotal, 8}, 45: {&fA4SpaceUsed, 8},
-	55: {&fA4MountedOn, 8}}
+}{1: {&fFtype4, 4}, 2: {&fA4FhExpire, 4}, 3: {&fChangeID, 8}, 4: {&fA4Size, 8}, 10: {&fA4Lease, 4},
+	13: {&fA4ACLSupport, 4}, 20: {&fA4Fileid, 8}, 21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8},
+	23: {&fA4FilesTotal, 8}, 27: {&fA4MaxFileSize, 8}, 28: {&fA4MaxLink, 4}, 29: {&fA4MaxName, 4},
+	30: {&fA4MaxRead, 8}, 31: {&fA4MaxWrite, 8}, 33: {&fMode4, 4}, 35: {&fA4Numlinks, 4}, 38: {&fA4QuotaHard, 8},
+	39: {&fA4QuotaSoft, 8}, 40: {&fA4QuotaUsed, 8}, 42: {&fA4SpaceAvail, 8}, 43: {&fA4SpaceFree, 8},
+	44: {&fA4SpaceTotal, 8}, 45: {&fA4SpaceUsed, 8}, 55: {&fA4MountedOn, 8}, 65: {&fA4LayoutBlk, 4}}
 
 // fattr4 adds a bitmap and the attribute values rdx knows how to read.
 func (x *d) fattr4() {
@@ -266,26 +292,55 @@ func (x *d) fattr4() {
 	defer x.t.Close()
 	r := xdr.NewReader(x.r.B[:s+4+len(vals)])
 	r.Off = s + 4
+	a4 := d{t: x.t, r: &r}
 	for a := 0; a < 96; a++ {
-		if words[a/32]&(1<<uint(a%32)) == 0 {
-			continue
-		}
-		k, ok := attr4Fixed[a]
-		if !ok {
+		if words[a/32]&(1<<uint(a%32)) != 0 && (!a4.attr4(a) || !a4.ok()) {
 			return
 		}
-		o := r.Off
-		var v uint64
-		if k.size == 4 {
-			v = uint64(r.U32())
-		} else {
-			v = r.U64()
-		}
-		if r.Err() != nil {
-			return
-		}
-		x.t.Uint(*k.f, o, k.size, v)
 	}
+}
+
+// attr4 adds the value of fattr4 attribute a (RFC 7530 §5.6-5.8, RFC 8881
+// §5.6-5.8); false when rdx does not know its layout, which ends the
+// decoding: values follow one another in bit order with no lengths.
+func (x *d) attr4(a int) bool {
+	if k, ok := attr4Fixed[a]; ok {
+		if k.size == 4 {
+			x.u32(*k.f)
+		} else {
+			x.u64(*k.f)
+		}
+		return true
+	}
+	if f := attr4Bool[a]; f != nil {
+		x.u32(f)
+		return true
+	}
+	switch a {
+	case 0, 75: // supported_attrs, suppattr_exclcreat: bitmap4
+		x.bitmap()
+	case 8: // fsid4
+		x.u64(fFsid4Major)
+		x.u64(fFsid4Minor)
+	case 32:
+		x.str(fA4Mimetype)
+	case 36:
+		x.str(fA4Owner)
+	case 37:
+		x.str(fA4OwnerGroup)
+	case 41: // rawdev: specdata4
+		x.u32(fSpec1)
+		x.u32(fSpec2)
+	case 47, 49, 50, 51, 52, 53: // time_access, _backup, _create, _delta, _metadata, _modify: nfstime4
+		x.u64(fTime4Sec)
+		x.u32(fTime4Nsec)
+	case 81: // mode_umask
+		x.u32(fMode4)
+		x.u32(fA4Umask)
+	default:
+		return false
+	}
+	return true
 }
 
 func (x *d) changeInfo() {

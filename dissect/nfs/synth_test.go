@@ -35,6 +35,21 @@ func synthExchanges() []exchange {
 			22, 0,
 			25, 0, 1, []byte("hello"),
 			9, 0, 1, 0x0000001a, []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 9})...))
+	// NFSv4.0 COMPOUND: PUTFH GETATTR of the attributes Linux asks for
+	// after OPEN, and a few booleans: every value type of fattr4 a client
+	// sees daily (u32, u64, bool, fsid4, utf8 strings, specdata4, nfstime4).
+	add(2049, xdrMsg(append(callHdr(0x1004, 100003, 4, 1), "getattr", 0, 2,
+		22, fhA,
+		9, 2, 0x0010017e, 0x00b0a23a)...),
+		xdrMsg(append(replyHdr(0x1004), 0, "getattr", 2,
+			22, 0,
+			9, 0, 2, 0x0010017e, 0x00b0a23a, xdrMsg(
+				1, 0, uint64(0x17a2b3c4d5e6f708), uint64(5), 1, 1, // type, fh_expire_type, change, size, link/symlink support
+				uint64(0x11), uint64(0x22), uint64(0x7f01), // fsid, fileid
+				0644, 1, "root", "wheel", // mode, numlinks, owner, owner_group
+				0, 0, uint64(4096), // rawdev, space_used
+				uint64(1795239213), 111, uint64(1795239214), 222, uint64(1795239215), 333, // access, metadata, modify
+				uint64(0x7f01)))...)) // mounted_on_fileid
 	// NFSv4.0 COMPOUND: PUTROOTFH LOOKUP GETFH; LOOKUP fails.
 	add(2049, xdrMsg(append(callHdr(0x1002, 100003, 4, 1), "lookup", 0, 3, 24, 15, "export", 10)...),
 		xdrMsg(append(replyHdr(0x1002), 2, "lookup", 2, 24, 0, 15, 2)...))

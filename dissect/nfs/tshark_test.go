@@ -39,13 +39,14 @@ var known = []tsharktest.Known{
 	{Field: "*", Reason: "READ reply with write chunk decoded twice by tshark", Match: tsharktest.TsharkFirst},
 }
 
-// TestSynthAgainstTshark compares the synthesized NFSv4.0/4.1 COMPOUND,
+// TestSynthAgainstTshark compares the synthesized NFSv4.0/4.1 COMPOUND
+// (with a GETATTR reply carrying every common fattr4 value type),
 // CB_COMPOUND, NLMv4, MOUNT EXPORT/DUMP, portmap DUMP, rpcbind GETADDR and
 // RPCSEC_GSS integrity exchanges (synth_test.go writes the capture) with
-// tshark 4.0.17's two-pass decode, every column of the stored table:
+// tshark 4.0.17's two-pass decode, every column of the stored table. To
+// remake it after changing the capture, with the same columns:
 // `tshark -2 -r nfs_rpc_synth.pcap -T fields -E header=y -E occurrence=a
-// -E aggregator=';' -e frame.number -e <each nfs/nlm/mount/portmap/rpc field
-// tshark and rdx both know>`.
+// -E aggregator=';' $(head -1 TSV | tr '\t' '\n' | sed 's/^/-e /')`.
 func TestSynthAgainstTshark(t *testing.T) {
 	tab, err := tsharktest.ReadTSV(synthPcap + ".tshark-fields.tsv")
 	if err != nil {
