@@ -2,6 +2,7 @@ package mpa
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 )
 
@@ -55,7 +56,7 @@ func TestLegacyMarkers(t *testing.T) {
 		c := d.conn(keyOf())
 		c.h[1].seen, c.h[1].flags = true, FlagM
 		got := feed(t, d, s, isn, []int{22, 700, 1500, 4000, 4100, 9000}, 0, 0)
-		if !equal(got, want) {
+		if !slices.Equal(got, want) {
 			t.Errorf("isn %d:\n got %v\nwant %v", isn, got, want)
 		}
 		if h := &c.h[0]; !h.legacy || !h.legacyKnown {
@@ -68,7 +69,7 @@ func TestLegacyMarkers(t *testing.T) {
 	d.SetUpper(nil)
 	c := d.conn(keyOf())
 	c.h[1].seen, c.h[1].flags = true, FlagM
-	if got := feed(t, d, stream, 5, []int{100, 2000}, 0, 0); !equal(got, want) || c.h[0].legacy {
+	if got := feed(t, d, stream, 5, []int{100, 2000}, 0, 0); !slices.Equal(got, want) || c.h[0].legacy {
 		t.Errorf("RFC stream:\n got %v\nwant %v", got, want)
 	}
 	// The encoder writes FPDUPTR little-endian: 472 = d8 01.

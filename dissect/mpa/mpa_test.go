@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"math/rand"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -112,18 +113,6 @@ func synth(startup bool, markers, crc bool, sizes []int, isn uint32) ([]byte, []
 	return s, want
 }
 
-func equal(a, b []seen) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestSynthStreams(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for _, markers := range []bool{false, true} {
@@ -142,7 +131,7 @@ func TestSynthStreams(t *testing.T) {
 					cuts = append(cuts, p)
 				}
 				got := feed(t, d, stream, isn, cuts, 0, 0)
-				if !equal(got, want) {
+				if !slices.Equal(got, want) {
 					t.Errorf("markers=%v crc=%v isn=%d:\n got %v\nwant %v", markers, crc, isn, got, want)
 				}
 				// mid-stream: start at the 3rd FPDU's middle; resync (CRC or config) finds the rest.
@@ -152,7 +141,7 @@ func TestSynthStreams(t *testing.T) {
 				start := int(want[2].seq-isn) + 100
 				got2 := feed(t, d2, stream[start:], isn+uint32(start), []int{1500, 4000}, 0, 0)
 				exp := want[3:]
-				if len(got2) < 5 || !equal(got2, exp) {
+				if len(got2) < 5 || !slices.Equal(got2, exp) {
 					t.Errorf("resync markers=%v crc=%v isn=%d:\n got %v\nwant %v", markers, crc, isn, got2, exp)
 				}
 			}
@@ -173,7 +162,7 @@ func TestGapAndBadCRC(t *testing.T) {
 	at := int(want[4].seq-5) + 20
 	got := feed(t, d, stream, 5, []int{at, at + 100}, at, 100)
 	exp := append(append([]seen{}, want[:4]...), want[5:]...)
-	if !equal(got, exp) {
+	if !slices.Equal(got, exp) {
 		t.Errorf("gap:\n got %v\nwant %v", got, exp)
 	}
 	// a flipped payload octet: that FPDU's CRC is bad, alignment is kept.

@@ -2,6 +2,7 @@ package ib
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 )
 
@@ -76,18 +77,6 @@ func feed(a *Assembler, ps []Packet) (*Message, []Event) {
 	return m, evs
 }
 
-func sameEvents(a, b []Event) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // A lost WRITE Middle: the responder drops what follows until the requester
 // goes back to the missing PSN (go-back-N) and sends the rest again. The
 // message is the First plus the retransmitted packets, in order.
@@ -106,7 +95,7 @@ func TestWriteGoBackN(t *testing.T) {
 	}
 	m, evs := feed(New(), ps)
 	want := []Event{Partial, Gap, Gap, Partial, Partial, Duplicate, Complete}
-	if !sameEvents(evs, want) {
+	if !slices.Equal(evs, want) {
 		t.Fatalf("events %v, want %v", evs, want)
 	}
 	if string(m.Data) != "abcdefgh" || m.VA != 0x100 || len(m.Frames) != 4 || m.Frames[1] != 4 || m.Frames[3] != 7 {
@@ -145,7 +134,7 @@ func TestReadReissued(t *testing.T) {
 		}, []Event{ReadRequest, Partial, Partial, Partial, ReadRequest, Complete}, []uint64{2, 3, 4, 6}},
 	} {
 		m, evs := feed(New(), tc.ps)
-		if !sameEvents(evs, tc.want) {
+		if !slices.Equal(evs, tc.want) {
 			t.Errorf("%s: events %v, want %v", tc.name, evs, tc.want)
 			continue
 		}
