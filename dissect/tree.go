@@ -18,6 +18,11 @@ type Node struct {
 // Tree is a frame's protocol tree, a flat list of nodes in display order. It is
 // built only when an output mode asks for it (-V, -T json, -T fields); the
 // summary, check and stats paths never touch it.
+//
+// A nil *Tree takes every call and keeps nothing, so a decoder that walks
+// the same bytes for a summary (no tree) and for the tree needs no guard
+// at each node: one missed guard crashed the NFS summary path on input the
+// fuzzer found.
 type Tree struct {
 	Nodes    []Node
 	depth    int16
@@ -37,14 +42,25 @@ func (t *Tree) Reset() {
 // detached marks bytes that do not lie in the frame (a reassembled buffer);
 // their nodes get Off -1.
 func (t *Tree) SetBase(base int, detached bool) {
+	if t == nil {
+		return
+	}
 	t.base = int32(base)
 	t.detached = detached
 }
 
 // Base reports the current base offset and whether it is detached.
-func (t *Tree) Base() (int, bool) { return int(t.base), t.detached }
+func (t *Tree) Base() (int, bool) {
+	if t == nil {
+		return 0, true
+	}
+	return int(t.base), t.detached
+}
 
 func (t *Tree) add(n Node) {
+	if t == nil {
+		return
+	}
 	n.Depth = t.depth
 	if t.detached {
 		n.Off = -1
@@ -55,17 +71,26 @@ func (t *Tree) add(n Node) {
 }
 
 // Open makes the following nodes children of the last one added.
-func (t *Tree) Open() { t.depth++ }
+func (t *Tree) Open() {
+	if t != nil {
+		t.depth++
+	}
+}
 
 // Close ends the innermost Open.
 func (t *Tree) Close() {
-	if t.depth > 0 {
+	if t != nil && t.depth > 0 {
 		t.depth--
 	}
 }
 
 // Depth is the depth the next node will get.
-func (t *Tree) Depth() int { return int(t.depth) }
+func (t *Tree) Depth() int {
+	if t == nil {
+		return 0
+	}
+	return int(t.depth)
+}
 
 // Proto adds a protocol node at depth 0 and opens it. label may be empty (the
 // protocol's name is shown) or a one-line description.
