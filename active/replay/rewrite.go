@@ -211,18 +211,17 @@ func Apply(rws []Rewrite, b []byte) bool {
 	return changed
 }
 
+// addrSum sums the pseudo-header's addresses.
+func addrSum(f frame) uint32 {
+	if f.ipv == 4 {
+		return inet.Sum(0, f.b[f.l3+12:f.l3+20])
+	}
+	return inet.Sum(0, f.b[f.l3+8:f.l3+40])
+}
+
 // pseudoWords sums the words a rewrite can change under the L4 checksum:
 // the pseudo-header's addresses and the two ports.
-func pseudoWords(f frame) uint32 {
-	b := f.b
-	var s uint32
-	if f.ipv == 4 {
-		s = inet.Sum(s, b[f.l3+12:f.l3+20])
-	} else {
-		s = inet.Sum(s, b[f.l3+8:f.l3+40])
-	}
-	return inet.Sum(s, b[f.l4:f.l4+4])
-}
+func pseudoWords(f frame) uint32 { return inet.Sum(addrSum(f), f.b[f.l4:f.l4+4]) }
 
 // adjustL4 updates the TCP or UDP checksum for words whose sum went from
 // old to new: HC' = ~(~HC + ~m + m') (RFC 1624, eqn. 3).
@@ -280,13 +279,7 @@ func fixL4(f frame) {
 		return
 	}
 	seg[ck], seg[ck+1] = 0, 0
-	var s uint32
-	if f.ipv == 4 {
-		s = inet.Sum(s, b[f.l3+12:f.l3+20])
-	} else {
-		s = inet.Sum(s, b[f.l3+8:f.l3+40])
-	}
-	s += uint32(f.proto) + uint32(len(seg))
+	s := addrSum(f) + uint32(f.proto) + uint32(len(seg))
 	c := ^inet.Fold(inet.Sum(s, seg))
 	if c == 0 && f.proto == 17 {
 		c = 0xffff // UDP sends a computed zero as all ones
