@@ -208,11 +208,10 @@ func (x *d) data(m *oncrpc.Msg) {
 		return
 	}
 	if ddp := m.DDP(); len(ddp) > 0 && x.r.Remaining() < int(n) {
-		// the data went by RDMA WRITE into the write chunk: the length stays inline
-		if x.t != nil {
-			x.t.Uint(oncrpc.FOpaqueLen, s, 4, uint64(n))
-			x.t.Uint(fDDP, s, 4, uint64(len(ddp[0])))
-		}
+		// the data went by RDMA WRITE into the write chunk: the length stays
+		// inline (no tree on the summary path: a nil Tree keeps nothing)
+		x.t.Uint(oncrpc.FOpaqueLen, s, 4, uint64(n))
+		x.t.Uint(fDDP, s, 4, uint64(len(ddp[0])))
 		return
 	}
 	x.r.Off = s
