@@ -3,7 +3,11 @@
 // link type), gzip-compressed files of either, and standard input.
 package capture
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
 
 // Link types rdx knows (LINKTYPE_* values from the pcap registry).
 const (
@@ -59,4 +63,23 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: frame %d (offset %d): %s", e.File, e.Frame, e.Offset, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ReadAll reads src to its end and returns every packet, each with its own
+// copy of the data (Next's data is valid only until the following call).
+// It returns the packets read before an error other than io.EOF with it.
+func ReadAll(src Source) ([]Packet, error) {
+	var out []Packet
+	var p Packet
+	for {
+		err := src.Next(&p)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		p.Data = bytes.Clone(p.Data)
+		out = append(out, p)
+	}
 }

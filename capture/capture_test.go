@@ -893,3 +893,24 @@ func BenchmarkReadPcapGzip(b *testing.B) {
 	path, avg := benchFile(b, "bench.pcap.gz", func(w io.Writer, ps []Packet) { writePcap(b, w, ps, false) })
 	benchRead(b, path, avg)
 }
+
+// ReadAll keeps every packet's data: each must survive the reads after it.
+func TestReadAll(t *testing.T) {
+	r, err := Open("../pcaps/rx/pts-ops.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	pkts, err := ReadAll(r)
+	if err != nil || len(pkts) != 112 {
+		t.Fatalf("%d packets, %v", len(pkts), err)
+	}
+	r2, _ := Open("../pcaps/rx/pts-ops.pcap")
+	defer r2.Close()
+	var p Packet
+	for i := 0; r2.Next(&p) == nil; i++ {
+		if string(p.Data) != string(pkts[i].Data) || p.TimeNS != pkts[i].TimeNS {
+			t.Fatalf("packet %d differs from its copy", i+1)
+		}
+	}
+}

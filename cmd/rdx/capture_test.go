@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,18 +176,15 @@ func readFrames(t *testing.T, path string) [][]byte {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	var out [][]byte
-	var p capture.Packet
-	for {
-		err := src.Next(&p)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, append([]byte(nil), p.Data...))
+	pkts, err := capture.ReadAll(src)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
+	out := make([][]byte, len(pkts))
+	for i := range pkts {
+		out[i] = pkts[i].Data
+	}
+	return out
 }
 
 var (

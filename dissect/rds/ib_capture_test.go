@@ -171,16 +171,11 @@ func TestIBSummaryAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pkts []capture.Packet
-	for {
-		var p capture.Packet
-		if r.Next(&p) != nil {
-			break
-		}
-		p.Data = append([]byte(nil), p.Data...)
-		pkts = append(pkts, p)
-	}
+	pkts, err := capture.ReadAll(r)
 	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	eng := dissect.NewEngine(dissect.Options{})
 	buf := make([]byte, 0, 512)
 	pass := func() {

@@ -19,14 +19,9 @@ func BenchmarkDecode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var pkts []capture.Packet
-	for {
-		var p capture.Packet
-		if r.Next(&p) != nil {
-			break
-		}
-		p.Data = append([]byte(nil), p.Data...)
-		pkts = append(pkts, p)
+	pkts, err := capture.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
 	}
 	eng := dissect.NewEngine(dissect.Options{})
 	b.ReportAllocs()
