@@ -229,6 +229,7 @@ type Engine struct {
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
 	flushFrame Frame
+	frames     uint64 // frames handed out, flush calls included (Frame.seq)
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -348,6 +349,8 @@ func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
 func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType uint16, iface int, data []byte, pass int) (f *Frame) {
 	f = &e.frame // named: a recovered panic still returns the frame
 	f.reset()
+	e.frames++
+	f.seq = e.frames
 	if e.seenFirst {
 		e.prevTime = f.TimeNS
 	} else {

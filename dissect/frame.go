@@ -58,6 +58,10 @@ type Frame struct {
 	Pass int
 
 	eng *Engine // the engine that owns this frame (for transport info)
+	// seq tells the engine's frames apart, also the calls of the
+	// end-of-input flush, which all have number 0: a Pool starts over when
+	// it changes.
+	seq uint64
 }
 
 // AppendTransportInfo appends what the transport layer says when no

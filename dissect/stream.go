@@ -86,6 +86,8 @@ func (e *Engine) cur() *Frame {
 		return &e.frame
 	}
 	e.flushFrame.reset()
+	e.frames++
+	e.flushFrame.seq = e.frames
 	return &e.flushFrame
 }
 

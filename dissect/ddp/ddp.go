@@ -197,7 +197,6 @@ type State struct {
 // New creates the dissector.
 func New() *State {
 	d := &State{learned: map[uint64]uint64{}}
-	d.pool.Flush = true
 	d.reset()
 	return d
 }

@@ -103,7 +103,7 @@ type comm struct {
 }
 
 // New returns a fresh per-engine state.
-func New() *State { return &State{comms: map[uint32]comm{}, pool: dissect.Pool[MAD]{Flush: true}} }
+func New() *State { return &State{comms: map[uint32]comm{}} }
 
 // Dissect implements dissect.Dissector; MADs arrive through ib (IBMessage).
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}

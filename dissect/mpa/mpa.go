@@ -139,7 +139,6 @@ type sync struct {
 // New creates the dissector for engine e (nil e: for tests and fuzzing).
 func New(e *dissect.Engine) *State {
 	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, learned: map[halfKey]sync{}}
-	d.pool.Flush = true
 	if e != nil {
 		if v, ok := e.Opts.Config[ConfigMarkers]; ok {
 			d.cfgMarkers, d.cfgMarkersSet = v == "1" || v == "true" || v == "on", true

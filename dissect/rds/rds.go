@@ -89,8 +89,6 @@ type sent struct {
 func New(e *dissect.Engine) *State {
 	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, pings: map[pingKey]sent{}, gens: map[netip.Addr]uint32{},
 		learned: map[uint64]uint64{}}
-	// every end-of-input flush callback starts over too: its PDUs are never printed
-	d.pool.Flush, d.ibs.pool.Flush = true, true
 	return d
 }
 
