@@ -93,11 +93,9 @@ type qpKey struct {
 	resp     bool
 }
 
-func (k qpKey) hint() uint32 {
-	if k.resp {
-		return k.qp | 1<<31
-	}
-	return k.qp
+type recentQP struct {
+	k qpKey
+	i int32 // index into qpSlab, -1 when unused
 }
 
 type qpState struct {
@@ -114,26 +112,51 @@ type qpState struct {
 // State is the per-engine InfiniBand state.
 type State struct {
 	pool dissect.Pool[Packet] // limited: a frame holds one IB packet
-	// PSN state per QP and direction: the index gives a place in qpSlab,
+	// PSN state per QP and direction: the map gives an index into qpSlab,
 	// so a packet costs at most one map lookup and no allocation (the slab
-	// is reused after Rewind).
-	qps    index[qpKey]
+	// is reused after Rewind), and the few QPs last seen (a connection's
+	// requests and responses interleave) skip even that.
+	qps    map[qpKey]int32
 	qpSlab []qpState
+	recent [4]recentQP
+	nextRc uint8
 	crc    scratch
 	up     upperState
 	flows  flowTable // per-flow counters for -z infiniband,flows
 }
 
 func newState() *State {
-	d := &State{}
+	d := &State{qps: map[qpKey]int32{}}
 	d.pool.Limit = 65
 	d.clearQPs()
 	return d
 }
 
 func (d *State) clearQPs() {
-	d.qps.reset()
+	clear(d.qps)
 	d.qpSlab = d.qpSlab[:0]
+	for i := range d.recent {
+		d.recent[i].i = -1
+	}
+}
+
+// lookupQP finds the PSN state of k (index into qpSlab).
+func (d *State) lookupQP(k qpKey) (int32, bool) {
+	for j := range d.recent {
+		if r := &d.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k.resp == k.resp && r.k == k {
+			return r.i, true
+		}
+	}
+	i, ok := d.qps[k]
+	if ok {
+		d.remember(k, i)
+	}
+	return i, ok
+}
+
+func (d *State) remember(k qpKey, i int32) {
+	d.recent[d.nextRc] = recentQP{k, i}
+	d.nextRc = (d.nextRc + 1) % uint8(len(d.recent))
 }
 
 // reissuedBy reports whether a READ request at psn with RETH r asks again
@@ -525,7 +548,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	src, dst := d.flowKey(f, p)
 	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
-	i, seen := d.qps.get(k)
+	i, seen := d.lookupQP(k)
 	var st qpState
 	if seen {
 		st = d.qpSlab[i]
@@ -567,12 +590,13 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 		}
 	}
 	if !seen {
-		if d.qps.len() >= maxQPs {
+		if len(d.qps) >= maxQPs {
 			d.clearQPs()
 		}
 		i = int32(len(d.qpSlab))
 		d.qpSlab = append(d.qpSlab, qpState{})
-		d.qps.put(k, i)
+		d.qps[k] = i
+		d.remember(k, i)
 	}
 	st.expected = (psn + 1) & PSNMask
 	st.window = 0

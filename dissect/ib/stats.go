@@ -33,31 +33,57 @@ type flowStat struct {
 // flowTable indexes a slab of counters, reused after a rewind, so counting
 // never allocates once the flows have been seen.
 type flowTable struct {
-	idx  index[flowKey]
+	m    map[flowKey]int32
 	slab []flowStat
+	// recent caches the last few lookups: a conversation alternates between
+	// a few flows (each direction of each QP), and hashing the 56-octet key
+	// cost more than counting the packet.
+	recent [4]recentFlow
+	next   uint8
 }
 
-func (k flowKey) hint() uint32 { return k.qp }
+type recentFlow struct {
+	k flowKey
+	i int32 // index into slab, -1 none
+}
 
 // maxFlows bounds the table; beyond it new flows are not counted.
 const maxFlows = 1 << 14
 
 func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
-	i, ok := t.idx.get(k)
+	if t.m == nil {
+		t.m = map[flowKey]int32{}
+		t.forget()
+	}
+	for j := range t.recent {
+		if r := &t.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k == k {
+			return &t.slab[r.i]
+		}
+	}
+	i, ok := t.m[k]
 	if !ok {
-		if t.idx.len() >= maxFlows {
+		if len(t.m) >= maxFlows {
 			return nil
 		}
 		i = int32(len(t.slab))
 		t.slab = append(t.slab, flowStat{first: frame})
-		t.idx.put(k, i)
+		t.m[k] = i
 	}
+	t.recent[t.next] = recentFlow{k, i}
+	t.next = (t.next + 1) % uint8(len(t.recent))
 	return &t.slab[i]
 }
 
+func (t *flowTable) forget() {
+	for j := range t.recent {
+		t.recent[j].i = -1
+	}
+}
+
 func (t *flowTable) reset() {
-	t.idx.reset()
+	clear(t.m)
 	t.slab = t.slab[:0]
+	t.forget()
 }
 
 // count updates the packet's flow after its analysis.
@@ -116,11 +142,11 @@ func (d *State) Stat(name string) *dissect.StatTable {
 	t := &dissect.StatTable{Title: "InfiniBand flows (source -> destination, destination QP)",
 		Header: []string{"Flow", "QP", "Transport", "Packets", "Payload", "PSN gaps", "Dup PSNs", "ACKs", "Coalesced ACKs",
 			"NAKs", "RNR NAKs", "ECN CE", "FECN", "BECN", "CNPs", "Frames"}}
-	keys := make([]flowKey, 0, d.flows.idx.len())
-	for k := range d.flows.idx.m {
+	keys := make([]flowKey, 0, len(d.flows.m))
+	for k := range d.flows.m {
 		keys = append(keys, k)
 	}
-	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.idx.m[k]] }
+	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.m[k]] }
 	sort.Slice(keys, func(i, j int) bool { return at(keys[i]).first < at(keys[j]).first })
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, k := range keys {
