@@ -11,6 +11,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -184,6 +185,9 @@ type Options struct {
 	Config map[string]string
 	// Conversations turns on per-conversation counters (-z conv,...).
 	Conversations bool
+	// MaxMem is the memory budget in octets that all reassembly and
+	// tracking state shares (--max-mem); 0 means budget.DefaultLimit.
+	MaxMem int64
 }
 
 // Engine drives frames through the layers. It is not safe for concurrent use;
@@ -230,12 +234,13 @@ type Engine struct {
 	inFrame    bool
 	flushFrame Frame
 	frames     uint64 // frames handed out, flush calls included (Frame.seq)
+	budget     *budget.Budget
 }
 
 // NewEngine creates an engine with every registered dissector.
 func NewEngine(opts Options) *Engine {
 	e := &Engine{Opts: opts, udpPort: make([]uint8, 65536), tcpPort: make([]uint8, 65536),
-		etherType: map[uint16]int{}}
+		etherType: map[uint16]int{}, budget: budget.New(opts.MaxMem)}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
 	regsMu.Unlock()
@@ -312,6 +317,10 @@ func setPorts(tab []uint8, pr PortRange, i int) {
 	}
 }
 
+// Budget is the memory allowance every table of this engine registers with
+// (reassembly/budget): dissectors register in New and charge what they hold.
+func (e *Engine) Budget() *budget.Budget { return e.budget }
+
 // Instance returns the engine's dissector registered under name (nil if none),
 // so one protocol can hand data to another (e.g. ib to rpcrdma).
 func (e *Engine) Instance(name string) Dissector {
@@ -351,6 +360,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	f.reset()
 	e.frames++
 	f.seq = e.frames
+	e.budget.Tick(e.frames)
 	if e.seenFirst {
 		e.prevTime = f.TimeNS
 	} else {
@@ -579,6 +589,28 @@ func (e *Engine) endFrame(f *Frame) {
 	if r := recover(); r != nil {
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
+	}
+	e.enforceBudget(f)
+}
+
+// maxBudgetFindings is how many drops one frame names; the rest are counted.
+const maxBudgetFindings = 3
+
+// enforceBudget drops the oldest reassembly and tracking state when all
+// tables together hold more than the budget, with a finding per drop on the
+// frame that pushed them over.
+func (e *Engine) enforceBudget(f *Frame) {
+	if !e.budget.Over() {
+		return
+	}
+	drops := e.budget.Enforce()
+	for i, d := range drops {
+		if i == maxBudgetFindings {
+			f.AddFinding(-1, Warn, GroupReassembly, nil, "rdx", "memory budget reached (--max-mem): "+
+				strconv.Itoa(len(drops)-i)+" more entries dropped")
+			break
+		}
+		f.AddFinding(-1, Warn, GroupReassembly, nil, d.Table, d.Message(e.budget.Limit()))
 	}
 }
 

@@ -88,6 +88,7 @@ func (e *Engine) cur() *Frame {
 	e.flushFrame.reset()
 	e.frames++
 	e.flushFrame.seq = e.frames
+	e.budget.Tick(e.frames)
 	return &e.flushFrame
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -48,6 +49,7 @@ type ReadOptions struct {
 	Config         map[string]string
 	Iface          string // live capture instead of File (capture_live.go)
 	CapFilter      string
+	MaxMem         string // --max-mem: the reassembly and tracking memory budget
 }
 
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
@@ -109,6 +111,7 @@ func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
+	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory all reassembly and tracking state shares (K, M, G); the oldest is dropped, with a finding, beyond it")
 }
 
 // prefFlag is a flag that stands for one -o preference.
@@ -146,6 +149,13 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 			return eo, &exitError{code: exitUsage, err: err}
 		}
 		eo.DecodeAs = append(eo.DecodeAs, da)
+	}
+	if o.MaxMem != "" {
+		n, err := budget.ParseSize(o.MaxMem)
+		if err != nil {
+			return eo, usageErr("--max-mem: %v", err)
+		}
+		eo.MaxMem = n
 	}
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
