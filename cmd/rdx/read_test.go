@@ -31,6 +31,8 @@ func TestReadErrors(t *testing.T) {
 		{[]string{"read", "-d", "udp.port==7000,nosuchproto", trunc}, 2, "unknown protocol", 0},
 		{[]string{"read", "-T", "yaml", trunc}, 2, "-T yaml", 0},
 		{[]string{"read", "--nosuchflag", trunc}, 2, "unknown flag", 0},
+		{[]string{"read", "--max-mem", "12X", trunc}, 2, `--max-mem: bad size "12X"`, 0},
+		{[]string{"check", "--max-mem", "-1", trunc}, 2, "--max-mem", 0},
 	}
 	for _, c := range cases {
 		io, _, out, errOut := iostreams.Test()
