@@ -308,6 +308,7 @@ func NewEngine(opts Options) *Engine {
 	e.parser[229] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
 	e.frame.eng = e
+	e.defrag.acct = e.budget.Register("ip", &e.defrag)
 	return e
 }
 
@@ -341,7 +342,7 @@ func (e *Engine) Rewind() {
 	}
 	e.seenFirst = false
 	e.asm = nil // a fresh reassembler: the second pass sees every segment again
-	e.defrag = defragger{}
+	e.defrag.reset()
 	clear(e.convs) // the second pass counts again
 	clear(e.tcpBase)
 }
