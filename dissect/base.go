@@ -95,6 +95,11 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
 	}
 	t.String(FFrameProtos, -1, 0, protocols)
+	for i := range f.Findings { // about the record itself: under Frame, as in tshark
+		if f.Findings[i].PDU < 0 && f.Findings[i].Proto == "frame" {
+			t.Finding(&f.Findings[i])
+		}
+	}
 	off := 0
 	if f.LinkType == 242 && len(f.Data) >= ipoibLen {
 		t.Proto(pIPoIB, 0, ipoibLen, "")
@@ -186,7 +191,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		}
 	}
 	for i := range f.Findings {
-		if f.Findings[i].PDU < 0 {
+		if f.Findings[i].PDU < 0 && f.Findings[i].Proto != "frame" {
 			t.Finding(&f.Findings[i])
 		}
 	}

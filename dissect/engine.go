@@ -188,6 +188,9 @@ type Options struct {
 	// MaxMem is the memory budget in octets that all reassembly and
 	// tracking state shares (--max-mem); 0 means budget.DefaultLimit.
 	MaxMem int64
+	// Source names the input (a file name) in findings about the capture
+	// records themselves, e.g. an impossible length.
+	Source string
 }
 
 // Engine drives frames through the layers. It is not safe for concurrent use;
@@ -308,6 +311,7 @@ func NewEngine(opts Options) *Engine {
 	e.parser[229] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
 	e.frame.eng = e
+	e.defrag.acct = e.budget.Register("ip", &e.defrag)
 	return e
 }
 
@@ -341,7 +345,7 @@ func (e *Engine) Rewind() {
 	}
 	e.seenFirst = false
 	e.asm = nil // a fresh reassembler: the second pass sees every segment again
-	e.defrag = defragger{}
+	e.defrag.reset()
 	clear(e.convs) // the second pass counts again
 	clear(e.tcpBase)
 }
@@ -370,6 +374,9 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	e.Decoded = e.Decoded[:0]
 	e.inFrame = true
 	defer e.endFrame(f)
+	if capLen > wireLen {
+		e.lengthFinding(f)
+	}
 
 	if linkType < maxLinkType && e.linkType[linkType] != 0 {
 		e.inst[e.linkType[linkType]-1].Dissect(f, data, 0)
@@ -564,6 +571,27 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			e.inst[i].Dissect(f, payload, off)
 		}
 	}
+}
+
+// lengthFinding reports a record that claims more octets captured than
+// were on the wire (pcap incl_len > orig_len, pcapng captured > original
+// length): the record header is wrong, whichever length is. The bytes are
+// still dissected, as tshark does ("Frame length is less than captured
+// length").
+func (e *Engine) lengthFinding(f *Frame) {
+	b := make([]byte, 0, 128)
+	if e.Opts.Source != "" {
+		b = append(b, e.Opts.Source...)
+		b = append(b, ": "...)
+	}
+	b = append(b, "frame "...)
+	b = strconv.AppendUint(b, f.Num, 10)
+	b = append(b, ": captured length "...)
+	b = strconv.AppendInt(b, int64(f.CapLen), 10)
+	b = append(b, " exceeds the original length "...)
+	b = strconv.AppendInt(b, int64(f.WireLen), 10)
+	b = append(b, " in the record header"...)
+	f.AddFinding(-1, Error, GroupMalformed, FFrameLen, "frame", string(b))
 }
 
 // pickPort chooses the dissector for a port pair: the lower port first, as

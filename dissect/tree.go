@@ -1,6 +1,9 @@
 package dissect
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // Node is one line of the protocol tree: a field with its value and where its
 // bytes are, or a text label. Children follow their parent at Depth+1.
@@ -28,7 +31,18 @@ type Tree struct {
 	depth    int16
 	base     int32 // added to offsets given to the Add methods
 	detached bool
+	cut      bool   // MaxTreeNodes was reached: further nodes are dropped
+	proto    *Field // the protocol being added, for the cut message
 }
+
+// MaxTreeNodes caps the nodes of one frame's tree; the rest are dropped and
+// one expert node says where the tree was cut. It is one node per 4 octets
+// of the largest record rdx reads (capture.MaxRecord, 256 KiB), and no
+// protocol has fields that small on average, so only a reassembled message
+// with a hostile element count (an NFS COMPOUND of a million operations)
+// reaches it. 65536 nodes take about 6 MB; an uncapped tree grew by over a
+// gigabyte for one such frame.
+const MaxTreeNodes = 1 << 16
 
 // Reset empties the tree, keeping its storage.
 func (t *Tree) Reset() {
@@ -36,7 +50,13 @@ func (t *Tree) Reset() {
 	t.depth = 0
 	t.base = 0
 	t.detached = false
+	t.cut = false
+	t.proto = nil
 }
+
+// Cut reports whether nodes were dropped because the tree reached
+// MaxTreeNodes (a dissector may stop walking a huge element list then).
+func (t *Tree) Cut() bool { return t != nil && t.cut }
 
 // SetBase makes the offsets passed to Add* relative to base in the frame.
 // detached marks bytes that do not lie in the frame (a reassembled buffer);
@@ -58,7 +78,11 @@ func (t *Tree) Base() (int, bool) {
 }
 
 func (t *Tree) add(n Node) {
-	if t == nil {
+	if t == nil || t.cut {
+		return
+	}
+	if len(t.Nodes) >= MaxTreeNodes {
+		t.cutAt(n.F)
 		return
 	}
 	n.Depth = t.depth
@@ -68,6 +92,22 @@ func (t *Tree) add(n Node) {
 		n.Off += t.base
 	}
 	t.Nodes = append(t.Nodes, n)
+}
+
+// cutAt ends the tree with an expert node naming the protocol and the field
+// that would have been node MaxTreeNodes+1.
+func (t *Tree) cutAt(f *Field) {
+	t.cut = true
+	msg := "tree cut at " + strconv.Itoa(MaxTreeNodes) + " nodes in "
+	if t.proto != nil {
+		msg += t.proto.Abbrev
+	}
+	if f != nil && f != t.proto {
+		msg += ", at field " + f.Abbrev
+	}
+	msg += ": the rest of this frame's tree is not shown"
+	t.Nodes = append(t.Nodes, Node{F: fExpert, Depth: min(t.depth, 1), Off: -1, Label: msg,
+		U: uint64(Warn)<<8 | uint64(GroupUndecoded)})
 }
 
 // Open makes the following nodes children of the last one added.
@@ -95,7 +135,13 @@ func (t *Tree) Depth() int {
 // Proto adds a protocol node at depth 0 and opens it. label may be empty (the
 // protocol's name is shown) or a one-line description.
 func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
+	if t == nil {
+		return
+	}
 	t.depth = 0
+	if !t.cut {
+		t.proto = p.Field
+	}
 	t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
 	t.depth = 1
 }

@@ -139,7 +139,10 @@ func (p prefFlag) Set(v string) error {
 
 // engineOptions turns -d and -o into engine options.
 func engineOptions(o *ReadOptions) (dissect.Options, error) {
-	eo := dissect.Options{Config: map[string]string{}}
+	eo := dissect.Options{Config: map[string]string{}, Source: o.File}
+	if o.File == "-" {
+		eo.Source = "<stdin>"
+	}
 	for k, v := range o.Config {
 		eo.Config[k] = v
 	}

@@ -1,0 +1,79 @@
+package dissect_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// A test-only dissector on UDP port 11 whose tree adds one node per
+// element of a hostile count, as a COMPOUND of a million operations does.
+type loopPDU struct{ n int }
+
+var (
+	pLoop   = dissect.RegisterProto("test-loop", "test loop", "")
+	fLoopOp = dissect.Register(&dissect.Field{Abbrev: "test-loop.op", Name: "Op", Type: dissect.TUint32})
+)
+
+func (loopPDU) Proto() *dissect.ProtoInfo { return pLoop }
+func (loopPDU) Summary(dst []byte) []byte { return append(dst, "loop"...) }
+func (p loopPDU) Tree(t *dissect.Tree, f *dissect.Frame) {
+	t.Proto(pLoop, 0, 0, "")
+	for i := 0; i < p.n; i++ {
+		t.Uint(fLoopOp, -1, 0, uint64(i))
+		t.Open()
+		t.Text(-1, 0, "detail")
+		t.Close()
+	}
+}
+
+type looper struct{}
+
+func (looper) Dissect(f *dissect.Frame, data []byte, off int) {
+	f.AddPDU(loopPDU{n: int(binary.BigEndian.Uint32(data))})
+}
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-loop", UDPPorts: []dissect.PortRange{{Lo: 11, Hi: 11}},
+		New: func(*dissect.Engine) dissect.Dissector { return looper{} }})
+}
+
+// One frame's tree holds at most MaxTreeNodes nodes, then one expert node
+// naming where it was cut; the next frame's tree starts over.
+func TestTreeCap(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	frame := func(n uint32) []byte {
+		u := make([]byte, 12)
+		binary.BigEndian.PutUint16(u[0:], 40000)
+		binary.BigEndian.PutUint16(u[2:], 11)
+		binary.BigEndian.PutUint16(u[4:], 12)
+		binary.BigEndian.PutUint32(u[8:], n)
+		return ipv4(17, 1, 0, false, u)
+	}
+	var tr dissect.Tree
+	p := frame(1 << 20)
+	eng.BuildTree(&tr, eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0))
+	if len(tr.Nodes) != dissect.MaxTreeNodes+1 || !tr.Cut() {
+		t.Fatalf("%d nodes, cut %v", len(tr.Nodes), tr.Cut())
+	}
+	last := tr.Nodes[len(tr.Nodes)-1]
+	sev, _, _, msg := last.ExpertParts()
+	if !last.IsExpert() || sev != dissect.Warn || last.Depth != 1 ||
+		!strings.HasPrefix(msg, "tree cut at 65536 nodes in test-loop") || !strings.HasSuffix(msg, ": the rest of this frame's tree is not shown") {
+		t.Errorf("last node %+v: %q", last, msg)
+	}
+	for i := 1; i < len(tr.Nodes); i++ { // the depths still form a tree
+		if tr.Nodes[i].Depth > tr.Nodes[i-1].Depth+1 {
+			t.Fatalf("node %d at depth %d after depth %d", i, tr.Nodes[i].Depth, tr.Nodes[i-1].Depth)
+		}
+	}
+	p = frame(100)
+	eng.BuildTree(&tr, eng.Decode(2, 0, len(p), len(p), 228, 0, p, 0))
+	if tr.Cut() || len(tr.Nodes) < 200 || strings.Contains(tr.Nodes[len(tr.Nodes)-1].Label, "tree cut") {
+		t.Errorf("a small tree after a cut one: %d nodes, cut %v", len(tr.Nodes), tr.Cut())
+	}
+	var nilTree *dissect.Tree // nil takes every call, Proto included
+	nilTree.Proto(pLoop, 0, 0, "")
+}
