@@ -29,6 +29,16 @@ func mustRewrites(t *testing.T, ss ...string) []Rewrite {
 	return rs
 }
 
+// applied is Apply for frames the rewriter must be able to fix.
+func applied(t *testing.T, rs []Rewrite, b []byte) bool {
+	t.Helper()
+	changed, why := Apply(rs, b)
+	if why != OK {
+		t.Fatalf("frame not fixable: %v", why)
+	}
+	return changed
+}
+
 // valid reports whether the ones'-complement sum over b (checksum field
 // included) is all ones.
 func valid(s uint32, b []byte) bool { return inet.Fold(inet.Sum(s, b)) == 0xffff }
@@ -56,7 +66,7 @@ func TestRewriteFixesChecksums(t *testing.T) {
 		if f := locate(b); f.ipv != 4 || !valid(0, b[f.l3:f.l3+20]) {
 			t.Fatalf("frame %d: IPv4 checksum bad before rewriting", n+1)
 		}
-		if !Apply(rs, b) {
+		if !applied(t, rs, b) {
 			t.Fatal("nothing rewritten")
 		}
 		f := locate(b)
@@ -84,14 +94,14 @@ func TestRewriteTCPAndRoCE(t *testing.T) {
 	tcp[12] = 5 << 4
 	copy(tcp[20:], "hello")
 	b := ethIPv4(6, tcp)
-	Apply(mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
+	applied(t, mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
 	f := locate(b)
 	seg := b[f.l4:f.l3End]
 	if s := inet.Sum(0, b[f.l3+12:f.l3+20]) + 6 + uint32(len(seg)); !valid(s, seg) || binary.BigEndian.Uint16(seg[2:]) != 8080 {
 		t.Errorf("TCP rewrite: %x", seg)
 	}
 	// udp.* does not touch TCP.
-	if Apply(mustRewrites(t, "udp.dstport=9"), b) {
+	if applied(t, mustRewrites(t, "udp.dstport=9"), b) {
 		t.Error("udp rewrite changed a TCP frame")
 	}
 
@@ -102,7 +112,7 @@ func TestRewriteTCPAndRoCE(t *testing.T) {
 	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
 	udp[8] = 0x04 // BTH opcode RC SEND only
 	b = ethIPv4(17, udp)
-	Apply(mustRewrites(t, "ip.src=198.51.100.1"), b)
+	applied(t, mustRewrites(t, "ip.src=198.51.100.1"), b)
 	f = locate(b)
 	seg = b[f.l4:f.l3End]
 	want, ok := ib.ICRCRoCEv2(b[f.l3:f.l4], seg[:8], seg[8:len(seg)-4])
@@ -141,7 +151,7 @@ func TestRewriteIPv6RoCE(t *testing.T) {
 	binary.BigEndian.PutUint16(ip[4:], uint16(len(udp)))
 	ip[6], ip[7] = 17, 64
 	b = append(b, udp...)
-	if !Apply(mustRewrites(t, "ipv6.src=2001:db8::1", "ipv6.dst=2001:db8::2"), b) {
+	if !applied(t, mustRewrites(t, "ipv6.src=2001:db8::1", "ipv6.dst=2001:db8::2"), b) {
 		t.Fatal("nothing rewritten")
 	}
 	f := locate(b)
@@ -157,7 +167,7 @@ func TestRewriteIPv6RoCE(t *testing.T) {
 	if !valid(s, seg) {
 		t.Error("UDP checksum not fixed over the IPv6 pseudo-header")
 	}
-	if Apply(mustRewrites(t, "ipv6.dst=2001:db8::9"), ethIPv4(17, udp)) {
+	if applied(t, mustRewrites(t, "ipv6.dst=2001:db8::9"), ethIPv4(17, udp)) {
 		t.Error("ipv6 rewrite changed an IPv4 frame")
 	}
 }
@@ -266,7 +276,7 @@ func TestRewriteFragmentsKeepChecksum(t *testing.T) {
 		off := int(fl&0x1fff) * 8
 		d.before = place(d.before, off, p.Data[f.l3+hl:f.l3End])
 		b := append([]byte(nil), p.Data...)
-		Apply(rs, b)
+		applied(t, rs, b)
 		if !valid(0, b[f.l3:f.l3+hl]) {
 			t.Errorf("datagram %#x offset %d: IPv4 header checksum wrong after rewrite", id, off)
 		}

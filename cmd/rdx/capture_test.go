@@ -161,7 +161,9 @@ func expected(t *testing.T, rws []string, keep func([]byte) bool) [][]byte {
 	var p capture.Packet
 	for src.Next(&p) == nil {
 		b := append([]byte(nil), p.Data...)
-		replay.Apply(rs, b)
+		if _, why := replay.Apply(rs, b); why != replay.OK {
+			t.Fatalf("rewrite: %v", why)
+		}
 		if keep == nil || keep(b) {
 			out = append(out, b)
 		}
