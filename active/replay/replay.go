@@ -23,8 +23,13 @@ type Options struct {
 
 // Sender puts a frame on the wire.
 type Sender interface {
+	// Send returns an error wrapping ErrTooBig for a frame over the
+	// interface's MTU: Run skips that frame and goes on.
 	Send(frame []byte) error
 }
+
+// ErrTooBig is a frame the interface will not take (EMSGSIZE).
+var ErrTooBig = errors.New("frame larger than the interface MTU")
 
 // Stats is what was sent, and what was not.
 type Stats struct {
@@ -117,7 +122,11 @@ func Run(open func() (capture.Source, error), send Sender, o Options, each func(
 				due = loopStart.Add(time.Duration(float64(pkt.TimeNS-first) / o.Speed))
 			}
 			waitUntil(due)
-			if err := send.Send(buf); err != nil {
+			if err := send.Send(buf); errors.Is(err, ErrTooBig) {
+				// As tcpreplay: count the frame as failed, send the rest.
+				skip(n, TooBig, pkt.Data)
+				continue
+			} else if err != nil {
 				src.Close()
 				st.Elapsed = time.Since(start)
 				return st, fmt.Errorf("sending frame %d: %w", n, err)

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -309,4 +310,38 @@ func TestRewriteFragmentsKeepChecksum(t *testing.T) {
 		t.Fatalf("only %d fragmented datagrams with a UDP checksum found", checked)
 	}
 	t.Logf("%d fragmented datagrams rewritten, every UDP checksum good", checked)
+}
+
+// mtuSender refuses frames longer than mtu as an interface does (EMSGSIZE).
+type mtuSender struct {
+	mtu  int
+	sent []int
+}
+
+func (m *mtuSender) Send(b []byte) error {
+	if len(b) > m.mtu {
+		return fmt.Errorf("%d octets: %w", len(b), ErrTooBig)
+	}
+	m.sent = append(m.sent, len(b))
+	return nil
+}
+
+// A frame over the MTU is skipped and counted; the rest are still sent (the
+// run used to end at the first with "message too long").
+func TestRunSkipsTooBig(t *testing.T) {
+	open := func() (capture.Source, error) { return capture.Open(ptsOps) }
+	s := &mtuSender{mtu: 200}
+	var skipped []uint64
+	st, err := Run(open, s, Options{TopSpeed: true}, func(n uint64, _ time.Duration, _ []byte, why Reason) {
+		if why == TooBig {
+			skipped = append(skipped, n)
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Packets+st.Skipped[TooBig] != 112 || st.Skipped[TooBig] == 0 || len(s.sent) != int(st.Packets) || len(skipped) != int(st.Skipped[TooBig]) {
+		t.Fatalf("sent %d, skipped as too big %d (%v), want 112 in all and some of each", st.Packets, st.Skipped[TooBig], skipped)
+	}
+	t.Logf("pts-ops.pcap at MTU 200: %d sent, %d skipped as too big", st.Packets, st.Skipped[TooBig])
 }

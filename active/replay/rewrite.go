@@ -95,6 +95,7 @@ const (
 	IPsec               // AH covers the addresses, ESP hides the transport checksum
 	PartialRoCE         // RoCEv2 packet not whole in the frame: ICRC not computable
 	NotEthernet         // (Run) not an Ethernet frame
+	TooBig              // (Run) larger than the interface MTU
 	NumReasons
 )
 
@@ -108,6 +109,7 @@ var reasonText = [NumReasons]string{
 	IPsec:        "IPsec (AH or ESP) covers the addresses or hides the transport checksum",
 	PartialRoCE:  "RoCEv2 packet not whole in the frame: the ICRC cannot be recomputed",
 	NotEthernet:  "not an Ethernet frame",
+	TooBig:       "larger than the interface MTU",
 }
 
 func (r Reason) String() string {
