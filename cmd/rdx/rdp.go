@@ -276,6 +276,19 @@ func (o *RdpOptions) printStats(s rdp.Stats) {
 		s.AcksSent, s.EACKsSent, s.EACKsRcvd, s.OutOfOrder, s.Duplicates, s.NULsSent, s.Dropped)
 }
 
+// printEndpointStats reports what the listening endpoint turned away; the
+// evictions always, since they mean someone sent SYNs that never completed
+// (a SYN flood, or a very lossy path).
+func (o *RdpOptions) printEndpointStats(s rdp.EndpointStats) {
+	if s.Evicted > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "rdx: rdp: evicted %d half-open connections to admit new SYNs (SYN flood?)\n", s.Evicted)
+	}
+	if o.Stats {
+		fmt.Fprintf(o.IO.ErrOut, "rdp endpoint: received=%d invalid=%d bad_checksum=%d other_port=%d rsts_sent=%d evicted_half_open=%d\n",
+			s.Received, s.Invalid, s.BadChecksum, s.OtherPort, s.RSTsSent, s.Evicted)
+	}
+}
+
 // progress shows a status line on a terminal only.
 func (o *RdpOptions) progress(c *rdp.Conn, verb string) func() {
 	if !o.IO.IsStderrTTY() {
@@ -360,6 +373,7 @@ func rdpListen(o *RdpOptions) error {
 	}
 	stop()
 	s := c.Stats()
+	es := ep.Stats()
 	ep.Close()
 	if err := bw.Flush(); err != nil && rerr == nil {
 		rerr = &exitError{code: exitUsage, err: err}
@@ -368,6 +382,7 @@ func rdpListen(o *RdpOptions) error {
 		rerr = &exitError{code: exitUsage, err: err}
 	}
 	o.printStats(s)
+	o.printEndpointStats(es)
 	return rerr
 }
 
