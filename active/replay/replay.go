@@ -60,7 +60,7 @@ func (s Stats) Mbps() float64 { return float64(s.Bytes) * 8 / 1e6 / max(s.Elapse
 // skipped (then frame is as recorded). n is the frame's number in the file.
 // A frame the rewriter cannot fix, or that is not Ethernet, is skipped and
 // counted, never sent half-rewritten. stop, if not nil, ends the run early
-// when closed.
+// when closed, also in the wait before a frame.
 func Run(open func() (capture.Source, error), send Sender, o Options, each func(n uint64, at time.Duration, frame []byte, why Reason), stop <-chan struct{}) (Stats, error) {
 	var st Stats
 	if o.Speed <= 0 {
@@ -121,7 +121,11 @@ func Run(open func() (capture.Source, error), send Sender, o Options, each func(
 			default:
 				due = loopStart.Add(time.Duration(float64(pkt.TimeNS-first) / o.Speed))
 			}
-			waitUntil(due)
+			if !waitUntil(due, stop) {
+				src.Close()
+				st.Elapsed = time.Since(start)
+				return st, nil
+			}
 			if err := send.Send(buf); errors.Is(err, ErrTooBig) {
 				// As tcpreplay: count the frame as failed, send the rest.
 				skip(n, TooBig, pkt.Data)
@@ -159,18 +163,26 @@ func prepare(buf []byte, pkt *capture.Packet, rws []Rewrite) ([]byte, Reason) {
 }
 
 // waitUntil sleeps through long gaps and spins through the last stretch,
-// where the scheduler's wake-up latency would make timing coarse.
-func waitUntil(t time.Time) {
+// where the scheduler's wake-up latency would make timing coarse. It
+// returns false when stop closes first (a slow --pps or a long recorded gap
+// must not hold off a signal).
+func waitUntil(t time.Time, stop <-chan struct{}) bool {
 	if t.IsZero() {
-		return
+		return true
 	}
 	for {
 		d := time.Until(t)
 		switch {
 		case d <= 0:
-			return
+			return true
 		case d > 2*time.Millisecond:
-			time.Sleep(d - time.Millisecond)
+			tm := time.NewTimer(d - time.Millisecond)
+			select {
+			case <-stop:
+				tm.Stop()
+				return false
+			case <-tm.C:
+			}
 		default:
 			runtime.Gosched()
 		}

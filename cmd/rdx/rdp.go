@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/signal"
 	"sync"
 	"time"
 
@@ -318,8 +317,17 @@ func (o *RdpOptions) progress(c *rdp.Conn, verb string) func() {
 	return func() { close(stop); <-done }
 }
 
+// interruptCtx is a context that SIGINT and SIGTERM cancel; the stack's
+// calls all take it, so a signal ends them at once.
+func (o *RdpOptions) interruptCtx() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	intr := notifyInterrupt(o.IO.ErrOut)
+	intr.OnStop(cancel)
+	return ctx, func() { intr.Release(); cancel() }
+}
+
 func rdpListen(o *RdpOptions) error {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := o.interruptCtx()
 	defer cancel()
 	o.Host = "listener"
 	var out io.Writer = o.IO.Out
@@ -351,8 +359,15 @@ func rdpListen(o *RdpOptions) error {
 	ep.Listen()
 	c, err := ep.Accept(ctx)
 	if err != nil {
+		es := ep.Stats()
 		ep.Close()
 		pt.close()
+		o.printEndpointStats(es)
+		if errors.Is(err, context.Canceled) {
+			// Stopped by the user, as a capture is: nothing went wrong.
+			fmt.Fprintln(o.IO.ErrOut, "rdx: rdp: interrupted before any connection")
+			return nil
+		}
 		return o.explain(err, "listen")
 	}
 	stop := o.progress(c, "received")
@@ -360,6 +375,12 @@ func rdpListen(o *RdpOptions) error {
 	for {
 		b, err := c.Recv(ctx)
 		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, context.Canceled) {
+			// What arrived is written out; the peer sees our RST.
+			fmt.Fprintf(o.IO.ErrOut, "rdx: rdp: interrupted after %d octets received\n", c.Stats().BytesRcvd)
+			c.Close()
 			break
 		}
 		if err != nil {
@@ -398,7 +419,7 @@ func resolve(host string) (netip.Addr, error) {
 }
 
 func rdpSend(o *RdpOptions) error {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := o.interruptCtx()
 	defer cancel()
 	dst, err := resolve(o.Host)
 	if err != nil {

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,8 +96,8 @@ func replayRun(o *ReplayOptions) error {
 	open := func() (capture.Source, error) { return capture.Open(o.File) }
 
 	var send replay.Sender
-	out := bufio.NewWriter(o.IO.Out)
-	defer out.Flush()
+	out := newTimedOut(o.IO.Out, 64<<10) // --dry-run lines show as frames go, even at --pps 1
+	defer out.Close()
 	var each func(uint64, time.Duration, []byte, replay.Reason)
 	if o.DryRun {
 		send = replay.DryRun{}
@@ -123,21 +119,15 @@ func replayRun(o *ReplayOptions) error {
 		defer s.Close()
 		send = s
 	}
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			close(stop)
-		}
-	}()
-	st, err := replay.Run(open, send, ro, each, stop)
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	st, err := replay.Run(open, send, ro, each, intr.Done())
+	intr.Ack()
 	verb := "sent"
 	if o.DryRun {
 		verb = "would send"
 	}
-	out.Flush()
+	out.Close()
 	fmt.Fprintf(o.IO.ErrOut, "rdx: %s %d packets, %d bytes in %.3f s (%.0f packets/s, %.2f Mbit/s)\n",
 		verb, st.Packets, st.Bytes, st.Elapsed.Seconds(), st.PPS(), st.Mbps())
 	if n := st.SkippedTotal(); n > 0 {
