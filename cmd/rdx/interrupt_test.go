@@ -24,6 +24,15 @@ var (
 	rdxBinErr  error
 )
 
+// TestMain removes the binary rdxBin built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rdxBinPath != "" {
+		os.RemoveAll(filepath.Dir(rdxBinPath))
+	}
+	os.Exit(code)
+}
+
 // rdxBin builds the binary once for the subprocess tests.
 func rdxBin(t *testing.T) string {
 	t.Helper()
