@@ -241,3 +241,119 @@ func (l *Live) Close() error {
 	}
 	return nil
 }
+
+// Queue reads a source on its own goroutine into a bounded queue of copies,
+// for sources whose packets come when they come (a live interface, a pipe):
+// its reader can ask whether a packet is waiting (Ready) before it would
+// block, to flush output while the source is quiet, and can give up
+// waiting (cancel) even while the source is blocked in a read.
+type Queue struct {
+	src    Source
+	stop   func()
+	cancel <-chan struct{}
+	full   chan *Packet
+	free   chan *Packet
+	done   chan struct{}
+	filled chan struct{} // closed when the reader goroutine has returned
+	ferr   error         // the source's last error, set before full is closed
+	cur    *Packet
+	closed bool
+}
+
+// queueDepth is how many packets the queue holds ahead of its reader (each
+// slot's buffer is reused, so memory is bounded by queueDepth × the largest
+// packet).
+const queueDepth = 256
+
+// NewQueue starts reading src. stop, if not nil, makes a blocked src.Next
+// return (Live.Stop); cancel, if not nil, makes Next return io.EOF when
+// closed, whatever src is doing.
+func NewQueue(src Source, stop func(), cancel <-chan struct{}) *Queue {
+	q := &Queue{src: src, stop: stop, cancel: cancel, full: make(chan *Packet, queueDepth),
+		free: make(chan *Packet, queueDepth+1), done: make(chan struct{}), filled: make(chan struct{})}
+	for range queueDepth + 1 {
+		q.free <- &Packet{}
+	}
+	go q.fill()
+	return q
+}
+
+func (q *Queue) fill() {
+	defer close(q.filled)
+	defer close(q.full)
+	var pkt Packet
+	for {
+		var p *Packet
+		select {
+		case p = <-q.free:
+		case <-q.done:
+			return
+		}
+		if err := q.src.Next(&pkt); err != nil {
+			q.ferr = err
+			return
+		}
+		data := append(p.Data[:0], pkt.Data...)
+		*p = pkt
+		p.Data = data
+		select {
+		case q.full <- p:
+		case <-q.done:
+			return
+		}
+	}
+}
+
+// Ready reports whether a packet is waiting, i.e. Next will not block.
+func (q *Queue) Ready() bool { return len(q.full) > 0 }
+
+// NextRef returns the next packet, valid until the next call.
+func (q *Queue) NextRef() (*Packet, error) {
+	if q.cur != nil {
+		q.free <- q.cur
+		q.cur = nil
+	}
+	select {
+	case p, ok := <-q.full:
+		if !ok {
+			return nil, q.ferr
+		}
+		q.cur = p
+		return p, nil
+	case <-q.cancel:
+		return nil, io.EOF
+	}
+}
+
+// Next copies the next packet's description into p.
+func (q *Queue) Next(p *Packet) error {
+	r, err := q.NextRef()
+	if err != nil {
+		return err
+	}
+	*p = *r
+	return nil
+}
+
+// Close stops the reader. With a stop function it waits for the reader to
+// finish and closes the source from here (as Live wants); without one the
+// reader may be blocked for good in a read (a silent pipe): then it and the
+// source are left to the end of the process, since closing the source under
+// a running Next would race with it.
+func (q *Queue) Close() error {
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	close(q.done)
+	if q.stop != nil {
+		q.stop()
+		<-q.filled
+	}
+	select {
+	case <-q.filled:
+		return q.src.Close()
+	default:
+		return nil
+	}
+}

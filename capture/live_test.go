@@ -3,10 +3,12 @@
 package capture
 
 import (
+	"io"
 	"net"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLiveErrors(t *testing.T) {
@@ -53,4 +55,64 @@ func TestLiveErrors(t *testing.T) {
 	}
 	l.Close()
 	l.Close()
+}
+
+// slowSource yields the packets sent on ch, in one buffer it reuses (as
+// Live's ring does), then blocks until stop.
+type slowSource struct {
+	ch     chan []byte
+	stop   chan struct{}
+	buf    []byte
+	closed bool
+}
+
+func (s *slowSource) Next(p *Packet) error {
+	select {
+	case b := <-s.ch:
+		s.buf = append(s.buf[:0], b...)
+		*p = Packet{Data: s.buf, CapLen: len(b), WireLen: len(b), LinkType: LinkEthernet}
+		return nil
+	case <-s.stop:
+		return io.EOF
+	}
+}
+func (s *slowSource) Close() error { s.closed = true; return nil }
+
+// Queue: Ready says whether Next would block; a packet's copy survives the
+// source reusing its buffer; cancel ends a Next blocked on a silent source;
+// with a stop function Close waits for the reader and closes the source.
+func TestQueue(t *testing.T) {
+	src := &slowSource{ch: make(chan []byte), stop: make(chan struct{})}
+	cancel := make(chan struct{})
+	q := NewQueue(src, func() { close(src.stop) }, cancel)
+	if q.Ready() {
+		t.Fatal("ready before any packet")
+	}
+	src.ch <- []byte("first")
+	src.ch <- []byte("XXXXXX") // into the same source buffer
+	for !q.Ready() {
+		time.Sleep(time.Millisecond)
+	}
+	for _, want := range []string{"first", "XXXXXX"} {
+		p, err := q.NextRef()
+		if err != nil || string(p.Data) != want {
+			t.Fatalf("NextRef = %q, %v; want %q", p.Data, err, want)
+		}
+	}
+	done := make(chan error)
+	go func() { _, err := q.NextRef(); done <- err }()
+	time.Sleep(20 * time.Millisecond)
+	close(cancel)
+	select {
+	case err := <-done:
+		if err != io.EOF {
+			t.Fatalf("cancelled Next: %v", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("cancel did not end a blocked Next")
+	}
+	q.Close()
+	if !src.closed {
+		t.Error("source not closed")
+	}
 }

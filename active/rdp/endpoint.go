@@ -59,7 +59,7 @@ const (
 	maxWindow  = 256
 	maxSegCap  = 8192
 	maxEacks   = 64 // per EACK segment (Header Length is one octet: at most 123 fit)
-	maxConns   = 64
+	maxConns   = 64 // connections per endpoint; when full, a SYN evicts the oldest half-open one
 	maxBacklog = 8
 	fastThresh = 3 // EACKed segments above a hole before it is resent (as TCP's 3 dup ACKs)
 )
@@ -89,9 +89,11 @@ func (c *Config) defaults() {
 	}
 }
 
-// EndpointStats counts segments rejected before reaching a connection.
+// EndpointStats counts segments rejected before reaching a connection, and
+// half-open connections evicted to make room for new SYNs.
 type EndpointStats struct {
 	Received, Invalid, BadChecksum, OtherPort, RSTsSent uint64
+	Evicted                                             uint64
 }
 
 // Endpoint is one local RDP port on a transport: the connections to it and,
@@ -361,7 +363,7 @@ func (e *Endpoint) closedInput(h rdpwire.Header, k connKey, from netip.AddrPort,
 		return
 	}
 	if e.listening && fl&rdpwire.FlagSYN != 0 && fl&rdpwire.FlagACK == 0 {
-		if len(e.conns) >= maxConns || len(e.backlog) >= maxBacklog {
+		if len(e.conns) >= maxConns && !e.evictHalfOpen() || len(e.backlog) >= maxBacklog {
 			trace()
 			e.reply(k, rdpwire.FlagRST|rdpwire.FlagACK, 0, h.Seq())
 			return
@@ -379,6 +381,28 @@ func (e *Endpoint) closedInput(h rdpwire.Header, k connKey, from netip.AddrPort,
 	} else {
 		e.reply(k, rdpwire.FlagRST|rdpwire.FlagACK, 0, h.Seq())
 	}
+}
+
+// evictHalfOpen drops the oldest passive connection still in SYN-RCVD, so
+// a flood of SYNs (from spoofed sources that never complete the handshake)
+// cannot fill the table for the length of the user timeout and lock real
+// clients out: a client whose handshake takes less time than the flood
+// needs to send maxConns SYNs still gets in, and one that loses resends its
+// SYN. Nothing is sent to the evicted peer (most likely spoofed). It reports
+// false when every connection is past its handshake.
+func (e *Endpoint) evictHalfOpen() bool {
+	var old *Conn
+	for _, c := range e.conns {
+		if c.passive && c.state == SynRcvd && (old == nil || c.start.Before(old.start)) {
+			old = c
+		}
+	}
+	if old == nil {
+		return false
+	}
+	old.finish(ErrTimeout)
+	e.stats.Evicted++
+	return true
 }
 
 // reply sends a connectionless control segment.

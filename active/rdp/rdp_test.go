@@ -542,3 +542,98 @@ func TestValidateRejects(t *testing.T) {
 		t.Error("version 1 accepted by a version 2 stack")
 	}
 }
+
+// TestSynFloodEviction: 10,000 SYNs from distinct ports of a spoofed
+// source, 10 a millisecond, fill the connection table with half-open
+// connections; meanwhile a real client connects and moves 256 KiB, under
+// 100 blind RSTs and 2,000 spoofed segments with its own addresses and
+// ports. Before, the table (64) stayed full for the user timeout and the
+// client was refused (RST); now each SYN evicts the oldest half-open
+// connection and the client gets in at once.
+func TestSynFloodEviction(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := NewMemNet(16)
+		l := NewEndpoint(n.Attach(linkA), portL, Config{Seed: 1})
+		l.Listen()
+		defer l.Close()
+		// The flooder's replies go nowhere: it is not attached.
+		flooder := &MemTransport{net: n, addr: netip.MustParseAddrPort("198.51.100.66:0"), done: make(chan struct{})}
+		const flood = 10000
+		flooded := make(chan struct{})
+		go func() {
+			defer close(flooded)
+			for i := range flood {
+				syn := rdpwire.HeaderFields{Flags: rdpwire.FlagSYN, Version: 2, SrcPort: uint16(1024 + i), DstPort: portL,
+					Seq: uint32(i) * 7919, MaxOutstanding: 16, MaxSegment: 1024, SDM: true}
+				seg := syn.Encode(nil, nil)
+				rdpwire.Seal(seg, flooder.addr.Addr(), linkA.Addr())
+				flooder.WriteTo(seg, linkA)
+				if i%10 == 9 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+		time.Sleep(100 * time.Millisecond) // 1,000 SYNs: the table is full by now
+
+		d := NewEndpoint(n.Attach(linkB), portD, Config{Seed: 2})
+		defer d.Close()
+		accepted := make(chan *Conn, 1)
+		go func() {
+			c, _ := l.Accept(context.Background())
+			accepted <- c
+		}()
+		start := time.Now()
+		dc, err := d.Dial(context.Background(), linkA, portL)
+		if err != nil {
+			t.Fatalf("dial during the flood: %v (listener %+v)", err, l.Stats())
+		}
+		dialed := time.Since(start)
+		refused := l.Stats().RSTsSent
+		lc := <-accepted
+		if lc == nil {
+			t.Fatal("accept failed")
+		}
+		// Blind RSTs and spoofed segments claiming the client's addresses
+		// and ports, with sequence numbers that cannot be guessed (those
+		// arriving after the close are answered with RSTs).
+		spoofer := &MemTransport{net: n, addr: linkB, done: make(chan struct{})}
+		go func() {
+			r := rand.New(rand.NewPCG(16, 16))
+			for i := range 2100 {
+				hf := rdpwire.HeaderFields{Flags: rdpwire.FlagACK, Version: 2, SrcPort: portD, DstPort: portL, Seq: r.Uint32(), Ack: r.Uint32()}
+				var data []byte
+				if i < 100 {
+					hf.Flags = rdpwire.FlagRST
+				} else {
+					data = []byte("spoofed")
+				}
+				seg := hf.Encode(nil, data)
+				rdpwire.Seal(seg, linkB.Addr(), linkA.Addr())
+				spoofer.WriteTo(seg, linkA)
+				if i%100 == 99 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+		p := &pair{net: n, l: l, d: d, lc: lc, dc: dc}
+		ms := msgs(256, 1024, 16)
+		got := p.transfer(t, ms)
+		took := time.Since(start)
+		if !slices.EqualFunc(got, ms, bytes.Equal) {
+			t.Fatalf("transfer during the flood: got %d messages, want the %d sent, intact", len(got), len(ms))
+		}
+		<-flooded
+		time.Sleep(10 * time.Millisecond) // the last SYNs in flight
+		st := l.Stats()
+		t.Logf("dial %v, dial+transfer of %d KiB %v (virtual); listener %+v", dialed, 256, took, st)
+		if dup := lc.Stats().Duplicates; dup < 2000 {
+			t.Errorf("only %d of the 2,100 spoofed segments reached the open connection", dup)
+		}
+		if dialed > 50*time.Millisecond || took > 2*time.Second {
+			t.Errorf("dial took %v, dial and transfer %v during the flood", dialed, took)
+		}
+		if st.Evicted < flood-maxConns || refused != 0 {
+			t.Errorf("evicted %d half-open connections (want at least %d), %d SYNs refused (want 0)", st.Evicted, flood-maxConns, refused)
+		}
+	})
+}

@@ -23,13 +23,28 @@ type Options struct {
 
 // Sender puts a frame on the wire.
 type Sender interface {
+	// Send returns an error wrapping ErrTooBig for a frame over the
+	// interface's MTU: Run skips that frame and goes on.
 	Send(frame []byte) error
 }
 
-// Stats is what was sent.
+// ErrTooBig is a frame the interface will not take (EMSGSIZE).
+var ErrTooBig = errors.New("frame larger than the interface MTU")
+
+// Stats is what was sent, and what was not.
 type Stats struct {
 	Packets, Bytes uint64
+	Skipped        [NumReasons]uint64 // frames not sent, by reason
 	Elapsed        time.Duration
+}
+
+// SkippedTotal is the number of frames not sent.
+func (s Stats) SkippedTotal() uint64 {
+	var n uint64
+	for _, c := range s.Skipped {
+		n += c
+	}
+	return n
 }
 
 // PPS is the achieved packet rate.
@@ -40,10 +55,13 @@ func (s Stats) PPS() float64 { return float64(s.Packets) / max(s.Elapsed.Seconds
 func (s Stats) Mbps() float64 { return float64(s.Bytes) * 8 / 1e6 / max(s.Elapsed.Seconds(), 1e-9) }
 
 // Run sends every frame of the capture open returns (called once per loop)
-// through send. sent, if not nil, sees each frame after rewriting together
-// with its time offset from the start of the run. stop, if not nil, ends the
-// run early when closed.
-func Run(open func() (capture.Source, error), send Sender, o Options, sent func(n uint64, at time.Duration, frame []byte), stop <-chan struct{}) (Stats, error) {
+// through send. each, if not nil, sees every frame: after rewriting with
+// its time offset from the start of the run, or with the reason it was
+// skipped (then frame is as recorded). n is the frame's number in the file.
+// A frame the rewriter cannot fix, or that is not Ethernet, is skipped and
+// counted, never sent half-rewritten. stop, if not nil, ends the run early
+// when closed, also in the wait before a frame.
+func Run(open func() (capture.Source, error), send Sender, o Options, each func(n uint64, at time.Duration, frame []byte, why Reason), stop <-chan struct{}) (Stats, error) {
 	var st Stats
 	if o.Speed <= 0 {
 		o.Speed = 1
@@ -52,6 +70,12 @@ func Run(open func() (capture.Source, error), send Sender, o Options, sent func(
 	start := time.Now()
 	var bits float64 // sent so far, for --mbps
 	var buf []byte
+	skip := func(n uint64, why Reason, frame []byte) {
+		st.Skipped[why]++
+		if each != nil {
+			each(n, time.Since(start), frame, why)
+		}
+	}
 	for loop := 0; loop < loops; loop++ {
 		src, err := open()
 		if err != nil {
@@ -76,12 +100,14 @@ func Run(open func() (capture.Source, error), send Sender, o Options, sent func(
 				src.Close()
 				return st, err
 			}
-			if pkt.LinkType != capture.LinkEthernet {
-				src.Close()
-				return st, fmt.Errorf("frame %d has link type %d: only Ethernet frames can be replayed", i+1, pkt.LinkType)
-			}
+			n := uint64(i + 1)
 			if i == 0 {
 				first = pkt.TimeNS
+			}
+			var why Reason
+			if buf, why = prepare(buf, &pkt, o.Rewrites); why != OK {
+				skip(n, why, pkt.Data)
+				continue
 			}
 			// Absolute schedule from the start, so sleep overshoot does not
 			// accumulate.
@@ -95,19 +121,25 @@ func Run(open func() (capture.Source, error), send Sender, o Options, sent func(
 			default:
 				due = loopStart.Add(time.Duration(float64(pkt.TimeNS-first) / o.Speed))
 			}
-			waitUntil(due)
-			buf = append(buf[:0], pkt.Data...)
-			Apply(o.Rewrites, buf)
-			if err := send.Send(buf); err != nil {
+			if !waitUntil(due, stop) {
 				src.Close()
 				st.Elapsed = time.Since(start)
-				return st, fmt.Errorf("sending frame %d: %w", st.Packets+1, err)
+				return st, nil
+			}
+			if err := send.Send(buf); errors.Is(err, ErrTooBig) {
+				// As tcpreplay: count the frame as failed, send the rest.
+				skip(n, TooBig, pkt.Data)
+				continue
+			} else if err != nil {
+				src.Close()
+				st.Elapsed = time.Since(start)
+				return st, fmt.Errorf("sending frame %d: %w", n, err)
 			}
 			st.Packets++
 			st.Bytes += uint64(len(buf))
 			bits += float64(len(buf)) * 8
-			if sent != nil {
-				sent(st.Packets, time.Since(start), buf)
+			if each != nil {
+				each(n, time.Since(start), buf, OK)
 			}
 		}
 		src.Close()
@@ -116,19 +148,41 @@ func Run(open func() (capture.Source, error), send Sender, o Options, sent func(
 	return st, nil
 }
 
+// prepare copies pkt's frame into buf and rewrites it, or says why it
+// cannot be sent.
+func prepare(buf []byte, pkt *capture.Packet, rws []Rewrite) ([]byte, Reason) {
+	if pkt.LinkType != capture.LinkEthernet {
+		return buf, NotEthernet
+	}
+	buf = append(buf[:0], pkt.Data...)
+	if len(buf) < 14 {
+		return buf, ShortFrame
+	}
+	_, why := Apply(rws, buf)
+	return buf, why
+}
+
 // waitUntil sleeps through long gaps and spins through the last stretch,
-// where the scheduler's wake-up latency would make timing coarse.
-func waitUntil(t time.Time) {
+// where the scheduler's wake-up latency would make timing coarse. It
+// returns false when stop closes first (a slow --pps or a long recorded gap
+// must not hold off a signal).
+func waitUntil(t time.Time, stop <-chan struct{}) bool {
 	if t.IsZero() {
-		return
+		return true
 	}
 	for {
 		d := time.Until(t)
 		switch {
 		case d <= 0:
-			return
+			return true
 		case d > 2*time.Millisecond:
-			time.Sleep(d - time.Millisecond)
+			tm := time.NewTimer(d - time.Millisecond)
+			select {
+			case <-stop:
+				tm.Stop()
+				return false
+			case <-tm.C:
+			}
 		default:
 			runtime.Gosched()
 		}

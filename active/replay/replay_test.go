@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,16 @@ func mustRewrites(t *testing.T, ss ...string) []Rewrite {
 		rs = append(rs, r)
 	}
 	return rs
+}
+
+// applied is Apply for frames the rewriter must be able to fix.
+func applied(t *testing.T, rs []Rewrite, b []byte) bool {
+	t.Helper()
+	changed, why := Apply(rs, b)
+	if why != OK {
+		t.Fatalf("frame not fixable: %v", why)
+	}
+	return changed
 }
 
 // valid reports whether the ones'-complement sum over b (checksum field
@@ -56,7 +67,7 @@ func TestRewriteFixesChecksums(t *testing.T) {
 		if f := locate(b); f.ipv != 4 || !valid(0, b[f.l3:f.l3+20]) {
 			t.Fatalf("frame %d: IPv4 checksum bad before rewriting", n+1)
 		}
-		if !Apply(rs, b) {
+		if !applied(t, rs, b) {
 			t.Fatal("nothing rewritten")
 		}
 		f := locate(b)
@@ -84,14 +95,14 @@ func TestRewriteTCPAndRoCE(t *testing.T) {
 	tcp[12] = 5 << 4
 	copy(tcp[20:], "hello")
 	b := ethIPv4(6, tcp)
-	Apply(mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
+	applied(t, mustRewrites(t, "tcp.dstport=8080", "ip.dst=198.51.100.2"), b)
 	f := locate(b)
 	seg := b[f.l4:f.l3End]
 	if s := inet.Sum(0, b[f.l3+12:f.l3+20]) + 6 + uint32(len(seg)); !valid(s, seg) || binary.BigEndian.Uint16(seg[2:]) != 8080 {
 		t.Errorf("TCP rewrite: %x", seg)
 	}
 	// udp.* does not touch TCP.
-	if Apply(mustRewrites(t, "udp.dstport=9"), b) {
+	if applied(t, mustRewrites(t, "udp.dstport=9"), b) {
 		t.Error("udp rewrite changed a TCP frame")
 	}
 
@@ -102,7 +113,7 @@ func TestRewriteTCPAndRoCE(t *testing.T) {
 	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
 	udp[8] = 0x04 // BTH opcode RC SEND only
 	b = ethIPv4(17, udp)
-	Apply(mustRewrites(t, "ip.src=198.51.100.1"), b)
+	applied(t, mustRewrites(t, "ip.src=198.51.100.1"), b)
 	f = locate(b)
 	seg = b[f.l4:f.l3End]
 	want, ok := ib.ICRCRoCEv2(b[f.l3:f.l4], seg[:8], seg[8:len(seg)-4])
@@ -141,7 +152,7 @@ func TestRewriteIPv6RoCE(t *testing.T) {
 	binary.BigEndian.PutUint16(ip[4:], uint16(len(udp)))
 	ip[6], ip[7] = 17, 64
 	b = append(b, udp...)
-	if !Apply(mustRewrites(t, "ipv6.src=2001:db8::1", "ipv6.dst=2001:db8::2"), b) {
+	if !applied(t, mustRewrites(t, "ipv6.src=2001:db8::1", "ipv6.dst=2001:db8::2"), b) {
 		t.Fatal("nothing rewritten")
 	}
 	f := locate(b)
@@ -157,7 +168,7 @@ func TestRewriteIPv6RoCE(t *testing.T) {
 	if !valid(s, seg) {
 		t.Error("UDP checksum not fixed over the IPv6 pseudo-header")
 	}
-	if Apply(mustRewrites(t, "ipv6.dst=2001:db8::9"), ethIPv4(17, udp)) {
+	if applied(t, mustRewrites(t, "ipv6.dst=2001:db8::9"), ethIPv4(17, udp)) {
 		t.Error("ipv6 rewrite changed an IPv4 frame")
 	}
 }
@@ -266,7 +277,7 @@ func TestRewriteFragmentsKeepChecksum(t *testing.T) {
 		off := int(fl&0x1fff) * 8
 		d.before = place(d.before, off, p.Data[f.l3+hl:f.l3End])
 		b := append([]byte(nil), p.Data...)
-		Apply(rs, b)
+		applied(t, rs, b)
 		if !valid(0, b[f.l3:f.l3+hl]) {
 			t.Errorf("datagram %#x offset %d: IPv4 header checksum wrong after rewrite", id, off)
 		}
@@ -299,4 +310,38 @@ func TestRewriteFragmentsKeepChecksum(t *testing.T) {
 		t.Fatalf("only %d fragmented datagrams with a UDP checksum found", checked)
 	}
 	t.Logf("%d fragmented datagrams rewritten, every UDP checksum good", checked)
+}
+
+// mtuSender refuses frames longer than mtu as an interface does (EMSGSIZE).
+type mtuSender struct {
+	mtu  int
+	sent []int
+}
+
+func (m *mtuSender) Send(b []byte) error {
+	if len(b) > m.mtu {
+		return fmt.Errorf("%d octets: %w", len(b), ErrTooBig)
+	}
+	m.sent = append(m.sent, len(b))
+	return nil
+}
+
+// A frame over the MTU is skipped and counted; the rest are still sent (the
+// run used to end at the first with "message too long").
+func TestRunSkipsTooBig(t *testing.T) {
+	open := func() (capture.Source, error) { return capture.Open(ptsOps) }
+	s := &mtuSender{mtu: 200}
+	var skipped []uint64
+	st, err := Run(open, s, Options{TopSpeed: true}, func(n uint64, _ time.Duration, _ []byte, why Reason) {
+		if why == TooBig {
+			skipped = append(skipped, n)
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Packets+st.Skipped[TooBig] != 112 || st.Skipped[TooBig] == 0 || len(s.sent) != int(st.Packets) || len(skipped) != int(st.Skipped[TooBig]) {
+		t.Fatalf("sent %d, skipped as too big %d (%v), want 112 in all and some of each", st.Packets, st.Skipped[TooBig], skipped)
+	}
+	t.Logf("pts-ops.pcap at MTU 200: %d sent, %d skipped as too big", st.Packets, st.Skipped[TooBig])
 }

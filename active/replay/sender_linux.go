@@ -4,6 +4,7 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gopacket/gopacket/afpacket"
@@ -39,13 +40,16 @@ func OpenInterface(iface string) (*Interface, error) {
 }
 
 // Send writes one frame. A full device queue (ENOBUFS) is waited out rather
-// than counted as a loss.
+// than counted as a loss; a frame over the MTU (EMSGSIZE) is ErrTooBig.
 func (s *Interface) Send(frame []byte) error {
 	for {
 		err := s.tp.WritePacketData(frame)
-		if errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.EAGAIN) {
+		switch {
+		case errors.Is(err, unix.ENOBUFS), errors.Is(err, unix.EAGAIN):
 			time.Sleep(50 * time.Microsecond)
 			continue
+		case errors.Is(err, unix.EMSGSIZE):
+			return fmt.Errorf("%d octets: %w", len(frame), ErrTooBig)
 		}
 		return err
 	}

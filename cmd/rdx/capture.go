@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -127,8 +125,13 @@ func captureRun(o *CaptureOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	defer live.Close()
-	stopOnSignal(live)
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	// Packets pass through a queue so the file can be flushed whenever
+	// none is waiting: `-w -` feeds a pipe frame by frame, not 256 KiB at
+	// a time. Closing it stops the capture and closes the socket.
+	q := capture.NewQueue(live, live.Stop, intr.Done())
+	defer q.Close()
 	if o.duration > 0 {
 		time.AfterFunc(o.duration, live.Stop)
 	}
@@ -147,39 +150,38 @@ func captureRun(o *CaptureOptions) error {
 	}
 	fmt.Fprintln(o.IO.ErrOut, ")")
 
-	var pkt capture.Packet
-	for o.Count == 0 || live.Stats().Captured < uint64(o.Count) {
-		if err = live.Next(&pkt); err != nil {
+	var written uint64
+	for o.Count == 0 || written < uint64(o.Count) {
+		if !q.Ready() {
+			if err = out.flush(); err != nil {
+				break
+			}
+		}
+		var pkt *capture.Packet
+		if pkt, err = q.NextRef(); err != nil {
 			break
 		}
-		if err = out.write(&pkt); err != nil {
+		if err = out.write(pkt); err != nil {
 			break
 		}
+		written++
 	}
+	intr.Ack()
 	if err == io.EOF {
 		err = nil
 	}
 	if cerr := out.close(); err == nil && cerr != nil {
 		err = cerr
 	}
+	q.Close()
 	st := live.Stats()
-	fmt.Fprintf(o.IO.ErrOut, "rdx: %d packets captured, %d received by filter, %d dropped by kernel\n", st.Captured, st.Received, st.Dropped)
+	// Captured: written to the file (the queue may have read a few more
+	// from the socket before -c or the signal stopped it).
+	fmt.Fprintf(o.IO.ErrOut, "rdx: %d packets captured, %d received by filter, %d dropped by kernel\n", written, st.Received, st.Dropped)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	return nil
-}
-
-// stopOnSignal ends the capture cleanly on SIGINT/SIGTERM, so the file is
-// complete and the counts are printed.
-func stopOnSignal(l *capture.Live) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		<-ch
-		l.Stop()
-		signal.Stop(ch) // a second ^C kills as usual
-	}()
 }
 
 // ringWriter writes one pcapng file, or a ring of them named as dumpcap
@@ -240,6 +242,14 @@ func (r *ringWriter) write(p *capture.Packet) error {
 	p.Iface = 0
 	r.size += int64(len(p.Data)) + 32
 	return r.pw.WritePacket(p)
+}
+
+// flush writes out what is buffered.
+func (r *ringWriter) flush() error {
+	if r.bw == nil || r.bw.Buffered() == 0 {
+		return nil
+	}
+	return r.bw.Flush()
 }
 
 func (r *ringWriter) close() error {

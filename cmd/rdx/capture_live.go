@@ -6,14 +6,14 @@ import (
 	"github.com/rdx-project/rdx/capture"
 )
 
-// openLiveRead is `rdx read -i IFACE`'s source: a live capture that
-// SIGINT/SIGTERM end like the end of a file, so the closing counts print.
+// openLiveRead is `rdx read -i IFACE`'s source: a live capture (that
+// SIGINT/SIGTERM end like the end of a file, through pass's queue, so the
+// closing counts print).
 func openLiveRead(o *ReadOptions) (capture.Source, error) {
 	l, err := capture.OpenLive(capture.LiveOptions{Iface: o.Iface, Filter: o.CapFilter})
 	if err != nil {
 		return nil, err
 	}
-	stopOnSignal(l)
 	fmt.Fprintf(o.IO.ErrOut, "rdx: capturing on %s\n", o.Iface)
 	return &liveRead{Live: l, o: o}, nil
 }

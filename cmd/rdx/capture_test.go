@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +102,8 @@ func (l *netLab) start(t *testing.T, ns, ready string, args ...string) (*exec.Cm
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	got := make(chan bool, 1)
+	exited := make(chan struct{})
+	procExited.Store(cmd, exited)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		seen := false
@@ -114,6 +117,7 @@ func (l *netLab) start(t *testing.T, ns, ready string, args ...string) (*exec.Cm
 		if !seen {
 			got <- false
 		}
+		close(exited)
 	}()
 	go func() { cmd.Wait(); pw.Close() }()
 	select {
@@ -127,14 +131,17 @@ func (l *netLab) start(t *testing.T, ns, ready string, args ...string) (*exec.Cm
 	return cmd, &stdout, &stderr
 }
 
+// procExited maps a command from start to a channel closed once it has
+// exited and its stderr is all read (ProcessState is set before that).
+var procExited sync.Map
+
 // waitExit waits for cmd (started by start) to end.
 func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for cmd.ProcessState == nil && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if cmd.ProcessState == nil {
+	ch, _ := procExited.Load(cmd)
+	select {
+	case <-ch.(chan struct{}):
+	case <-time.After(d):
 		t.Fatalf("%v did not exit within %v", cmd.Args, d)
 	}
 }
@@ -161,7 +168,9 @@ func expected(t *testing.T, rws []string, keep func([]byte) bool) [][]byte {
 	var p capture.Packet
 	for src.Next(&p) == nil {
 		b := append([]byte(nil), p.Data...)
-		replay.Apply(rs, b)
+		if _, why := replay.Apply(rs, b); why != replay.OK {
+			t.Fatalf("rewrite: %v", why)
+		}
 		if keep == nil || keep(b) {
 			out = append(out, b)
 		}
@@ -347,7 +356,7 @@ func TestReplayCaptureVeth(t *testing.T) {
 	})
 
 	t.Run("read-live", func(t *testing.T) {
-		rd, stdout, rdErr := l.start(t, l.nsB, "capturing on", "read", "-i", l.ifB, "-c", "4", "-T", "fields", "-e", "frame.number", "-e", "udp.dstport")
+		rd, stdout, rdErr := l.start(t, l.nsB, "capturing on", "read", "-i", l.ifB, "-f", "udp", "-c", "4", "-T", "fields", "-e", "frame.number", "-e", "udp.dstport")
 		args := []string{"netns", "exec", l.nsA, l.bin, "replay", ptsOps, "-i", l.ifA, "--pps", "2000"}
 		for _, r := range rws {
 			args = append(args, "--rewrite", r)

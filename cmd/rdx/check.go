@@ -100,6 +100,8 @@ func checkRun(o *ReadOptions) error {
 		byID[c.ID()] = i
 	}
 	eng := dissect.NewEngine(eo)
+	o.intr = notifyInterrupt(o.IO.ErrOut)
+	defer o.intr.Release()
 	counts, err := pass(o, eng, 0, func(f *dissect.Frame) {
 		for _, r := range f.Checks {
 			row := &rows[byID[r.Check.ID()]]

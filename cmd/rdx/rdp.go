@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/signal"
 	"sync"
 	"time"
 
@@ -276,6 +275,19 @@ func (o *RdpOptions) printStats(s rdp.Stats) {
 		s.AcksSent, s.EACKsSent, s.EACKsRcvd, s.OutOfOrder, s.Duplicates, s.NULsSent, s.Dropped)
 }
 
+// printEndpointStats reports what the listening endpoint turned away; the
+// evictions always, since they mean someone sent SYNs that never completed
+// (a SYN flood, or a very lossy path).
+func (o *RdpOptions) printEndpointStats(s rdp.EndpointStats) {
+	if s.Evicted > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "rdx: rdp: evicted %d half-open connections to admit new SYNs (SYN flood?)\n", s.Evicted)
+	}
+	if o.Stats {
+		fmt.Fprintf(o.IO.ErrOut, "rdp endpoint: received=%d invalid=%d bad_checksum=%d other_port=%d rsts_sent=%d evicted_half_open=%d\n",
+			s.Received, s.Invalid, s.BadChecksum, s.OtherPort, s.RSTsSent, s.Evicted)
+	}
+}
+
 // progress shows a status line on a terminal only.
 func (o *RdpOptions) progress(c *rdp.Conn, verb string) func() {
 	if !o.IO.IsStderrTTY() {
@@ -305,8 +317,17 @@ func (o *RdpOptions) progress(c *rdp.Conn, verb string) func() {
 	return func() { close(stop); <-done }
 }
 
+// interruptCtx is a context that SIGINT and SIGTERM cancel; the stack's
+// calls all take it, so a signal ends them at once.
+func (o *RdpOptions) interruptCtx() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	intr := notifyInterrupt(o.IO.ErrOut)
+	intr.OnStop(cancel)
+	return ctx, func() { intr.Release(); cancel() }
+}
+
 func rdpListen(o *RdpOptions) error {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := o.interruptCtx()
 	defer cancel()
 	o.Host = "listener"
 	var out io.Writer = o.IO.Out
@@ -338,8 +359,15 @@ func rdpListen(o *RdpOptions) error {
 	ep.Listen()
 	c, err := ep.Accept(ctx)
 	if err != nil {
+		es := ep.Stats()
 		ep.Close()
 		pt.close()
+		o.printEndpointStats(es)
+		if errors.Is(err, context.Canceled) {
+			// Stopped by the user, as a capture is: nothing went wrong.
+			fmt.Fprintln(o.IO.ErrOut, "rdx: rdp: interrupted before any connection")
+			return nil
+		}
 		return o.explain(err, "listen")
 	}
 	stop := o.progress(c, "received")
@@ -347,6 +375,12 @@ func rdpListen(o *RdpOptions) error {
 	for {
 		b, err := c.Recv(ctx)
 		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, context.Canceled) {
+			// What arrived is written out; the peer sees our RST.
+			fmt.Fprintf(o.IO.ErrOut, "rdx: rdp: interrupted after %d octets received\n", c.Stats().BytesRcvd)
+			c.Close()
 			break
 		}
 		if err != nil {
@@ -360,6 +394,7 @@ func rdpListen(o *RdpOptions) error {
 	}
 	stop()
 	s := c.Stats()
+	es := ep.Stats()
 	ep.Close()
 	if err := bw.Flush(); err != nil && rerr == nil {
 		rerr = &exitError{code: exitUsage, err: err}
@@ -368,6 +403,7 @@ func rdpListen(o *RdpOptions) error {
 		rerr = &exitError{code: exitUsage, err: err}
 	}
 	o.printStats(s)
+	o.printEndpointStats(es)
 	return rerr
 }
 
@@ -383,7 +419,7 @@ func resolve(host string) (netip.Addr, error) {
 }
 
 func rdpSend(o *RdpOptions) error {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := o.interruptCtx()
 	defer cancel()
 	dst, err := resolve(o.Host)
 	if err != nil {

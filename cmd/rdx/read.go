@@ -50,6 +50,9 @@ type ReadOptions struct {
 	Iface          string // live capture instead of File (capture_live.go)
 	CapFilter      string
 	MaxMem         string // --max-mem: the reassembly and tracking memory budget
+
+	intr *interrupt // SIGINT/SIGTERM ends the pass as the end of input would
+	idle func()     // called when a live or piped source has nothing ready
 }
 
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
@@ -223,6 +226,8 @@ func readRun(o *ReadOptions) error {
 		}
 	}
 	needTree := (!o.Quiet && (o.Verbose || o.Format != "text")) || flt != nil
+	o.intr = notifyInterrupt(o.IO.ErrOut)
+	defer o.intr.Release()
 
 	for _, z := range o.Stats {
 		if strings.HasPrefix(z, "conv,") {
@@ -250,7 +255,9 @@ func readRun(o *ReadOptions) error {
 		outPass = 2
 	}
 
-	out := bufio.NewWriterSize(o.IO.Out, 256<<10)
+	out := newTimedOut(o.IO.Out, 256<<10)
+	defer out.Close()
+	o.intr.OnGiveUp(func() { out.Flush() })
 	var (
 		buf   []byte
 		tree  dissect.Tree
@@ -269,6 +276,14 @@ func readRun(o *ReadOptions) error {
 			return err
 		}
 		defer wr.close()
+	}
+	// A live or piped source: what is decoded shows as soon as the source
+	// has nothing more ready, not when a buffer fills.
+	o.idle = func() {
+		out.Flush()
+		if wr != nil {
+			wr.flush()
+		}
 	}
 	printing := !o.Quiet && (o.Write == "" || o.Print)
 	emit := func(f *dissect.Frame) {
@@ -318,9 +333,6 @@ func readRun(o *ReadOptions) error {
 		}
 		first = false
 		out.Write(buf)
-		if o.Iface != "" {
-			out.Flush() // live: show each frame as it arrives
-		}
 	}
 	if o.Quiet && wr == nil {
 		emit = nil
@@ -340,7 +352,7 @@ func readRun(o *ReadOptions) error {
 			writeStat(out, t)
 		}
 	}
-	if ferr := out.Flush(); ferr != nil && err == nil {
+	if ferr := out.Close(); ferr != nil && err == nil {
 		err = &exitError{code: exitUsage, err: fmt.Errorf("writing output: %w", ferr)}
 	}
 	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
@@ -369,11 +381,19 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 	if err != nil {
 		return c, &exitError{code: exitUsage, err: err}
 	}
-	// reading runs on the other core while this one decodes
-	// (not for a live source: each frame must show as it arrives, not
-	// wait for a batch to fill)
-	var pf capture.Source = src
-	if o.Iface == "" {
+	// Reading runs on the other core while this one decodes: a file in
+	// batches; a live or piped source packet by packet, so each frame
+	// shows as it arrives and a signal ends the wait for the next.
+	var pf capture.Source
+	ready := func() bool { return true }
+	switch {
+	case o.Iface != "":
+		q := capture.NewQueue(src, src.(*liveRead).Stop, o.intr.Done())
+		pf, ready = q, q.Ready
+	case o.File == "-":
+		q := capture.NewQueue(src, nil, o.intr.Done())
+		pf, ready = q, q.Ready
+	default:
 		pf = capture.NewPrefetch(src)
 	}
 	defer pf.Close()
@@ -385,6 +405,12 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 		next = r.NextRef // no copy of each packet's description
 	}
 	for o.Count <= 0 || c.frames < uint64(o.Count) {
+		if o.intr.Stopped() {
+			break // as at the end of the input: the tables and counts follow
+		}
+		if o.idle != nil && !ready() {
+			o.idle()
+		}
 		pkt, err := next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -400,6 +426,9 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 		if emit != nil {
 			emit(f)
 		}
+	}
+	if o.intr.Stopped() {
+		o.intr.Ack() // stopped reading: what follows prints what was read
 	}
 	eng.Finish()
 	return c, nil
@@ -468,6 +497,13 @@ func (fw *frameWriter) write(f *dissect.Frame) {
 	}
 	fw.err = fw.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
 		LinkType: f.LinkType, Iface: id})
+}
+
+// flush writes out the frames buffered so far.
+func (fw *frameWriter) flush() {
+	if fw.err == nil && !fw.closed {
+		fw.err = fw.bw.Flush()
+	}
 }
 
 func (fw *frameWriter) close() error {

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +39,11 @@ func newCmdReplay(io *iostreams.IO) *cobra.Command {
 IPv4 header checksum, the TCP/UDP checksum (recomputed over a whole
 datagram; adjusted per RFC 1624 in IPv4 fragments and frames cut by the
 snapshot length, so the reassembled datagram still checks) and the RoCEv2
-ICRC. A zero UDP checksum over IPv4 (none) stays zero.`,
+ICRC. A zero UDP checksum over IPv4 (none) stays zero. A frame whose
+checksums cannot be fixed (headers cut by the snapshot length or by their
+own length fields, source routes, IPsec, a RoCEv2 packet not whole in the
+frame) is skipped, not sent with its old addresses, and counted by reason
+in the closing summary.`,
 		Example: `  rdx replay pcaps/rx/pts-ops.pcap -i veth0 --topspeed
   rdx replay FILE -i veth0 --speed 2 --loop 3
   rdx replay FILE -i veth0 --pps 1000 --rewrite ip.dst=198.51.100.2 --rewrite udp.dstport=7000
@@ -96,12 +96,16 @@ func replayRun(o *ReplayOptions) error {
 	open := func() (capture.Source, error) { return capture.Open(o.File) }
 
 	var send replay.Sender
-	out := bufio.NewWriter(o.IO.Out)
-	defer out.Flush()
-	var each func(uint64, time.Duration, []byte)
+	out := newTimedOut(o.IO.Out, 64<<10) // --dry-run lines show as frames go, even at --pps 1
+	defer out.Close()
+	var each func(uint64, time.Duration, []byte, replay.Reason)
 	if o.DryRun {
 		send = replay.DryRun{}
-		each = func(n uint64, at time.Duration, b []byte) {
+		each = func(n uint64, at time.Duration, b []byte, why replay.Reason) {
+			if why != replay.OK {
+				fmt.Fprintf(out, "%6d %12.6f %5d  skipped: %s\n", n, at.Seconds(), len(b), why)
+				return
+			}
 			fmt.Fprintf(out, "%6d %12.6f %5d  %s\n", n, at.Seconds(), len(b), replay.Summary(b))
 		}
 	} else {
@@ -115,23 +119,27 @@ func replayRun(o *ReplayOptions) error {
 		defer s.Close()
 		send = s
 	}
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			close(stop)
-		}
-	}()
-	st, err := replay.Run(open, send, ro, each, stop)
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	st, err := replay.Run(open, send, ro, each, intr.Done())
+	intr.Ack()
 	verb := "sent"
 	if o.DryRun {
 		verb = "would send"
 	}
-	out.Flush()
+	out.Close()
 	fmt.Fprintf(o.IO.ErrOut, "rdx: %s %d packets, %d bytes in %.3f s (%.0f packets/s, %.2f Mbit/s)\n",
 		verb, st.Packets, st.Bytes, st.Elapsed.Seconds(), st.PPS(), st.Mbps())
+	if n := st.SkippedTotal(); n > 0 {
+		// As tcpreplay counts failed packets: the rest were still sent.
+		var why []string
+		for r, c := range st.Skipped {
+			if c > 0 {
+				why = append(why, fmt.Sprintf("%d %s", c, replay.Reason(r)))
+			}
+		}
+		fmt.Fprintf(o.IO.ErrOut, "rdx: skipped %d frames: %s\n", n, strings.Join(why, "; "))
+	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

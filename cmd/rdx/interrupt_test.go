@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdx-project/rdx/capture"
+)
+
+var (
+	rdxBinOnce sync.Once
+	rdxBinPath string
+	rdxBinErr  error
+)
+
+// TestMain removes the binary rdxBin built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rdxBinPath != "" {
+		os.RemoveAll(filepath.Dir(rdxBinPath))
+	}
+	os.Exit(code)
+}
+
+// rdxBin builds the binary once for the subprocess tests.
+func rdxBin(t *testing.T) string {
+	t.Helper()
+	rdxBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rdxbin")
+		if err != nil {
+			rdxBinErr = err
+			return
+		}
+		rdxBinPath = filepath.Join(dir, "rdx")
+		if out, err := exec.Command("go", "build", "-o", rdxBinPath, ".").CombinedOutput(); err != nil {
+			rdxBinErr = errors.New(string(out))
+		}
+	})
+	if rdxBinErr != nil {
+		t.Fatalf("go build: %v", rdxBinErr)
+	}
+	return rdxBinPath
+}
+
+// proc is a running rdx whose stdout lines are timestamped as they come.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	mu     sync.Mutex
+	lines  []string
+	at     []time.Time
+	stderr syncBuf
+	exited chan struct{}
+	err    error
+}
+
+func startProc(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(name, args...), exited: make(chan struct{})}
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.exited })
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			p.at = append(p.at, time.Now())
+			p.mu.Unlock()
+		}
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return p
+}
+
+// waitLines waits up to d for at least n stdout lines and returns when the
+// n-th came.
+func (p *proc) waitLines(t *testing.T, n int, d time.Duration) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		if len(p.lines) >= n {
+			at := p.at[n-1]
+			p.mu.Unlock()
+			return at
+		}
+		p.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.Fatalf("%d stdout lines after %v, want %d: %q\nstderr: %s", len(p.lines), d, n, p.lines, p.stderrString())
+	return time.Time{}
+}
+
+// term sends sig and returns how long the process took to exit, and its
+// exit code.
+func (p *proc) term(t *testing.T, sig os.Signal) (time.Duration, int) {
+	t.Helper()
+	start := time.Now()
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%v: still running 5 s after %v", p.cmd.Args, sig)
+	}
+	took := time.Since(start)
+	code := p.cmd.ProcessState.ExitCode() // -1 when killed by the signal
+	return took, code
+}
+
+func (p *proc) stderrString() string { return p.stderr.String() }
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
+func ptsFrames(t *testing.T, n int) []capture.Packet {
+	t.Helper()
+	src, err := capture.Open(ptsOps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	pkts, err := capture.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkts[:n]
+}
+
+// A capture piped in slowly (tcpdump -w - | rdx read -) is a live source:
+// each frame's line shows as it arrives, not when a 1024-frame batch or
+// the output buffer fills; SIGTERM then ends every verb reading it within
+// a second, with its tables and counts, exit status 0 (as tshark after a
+// capture). Before, nothing showed until the pipe closed, and SIGTERM
+// killed the process with the output lost.
+func TestSignalSlowPipe(t *testing.T) {
+	bin := rdxBin(t)
+	frames := ptsFrames(t, 2)
+	for _, c := range []struct {
+		verb     []string
+		lines    bool     // a line per frame on stdout
+		wantOut  []string // after the signal
+		wantCode int
+	}{
+		{[]string{"read", "-", "-T", "fields", "-e", "frame.number", "-e", "rx.type"}, true, []string{"1\t1", "2\t1"}, 0},
+		{[]string{"stats", "-"}, false, []string{"Rx"}, 0},
+		{[]string{"check", "-"}, false, []string{"checks applied to -"}, 0},
+		{[]string{"flows", "-"}, false, []string{"127.1.0.1:7002"}, 0},
+	} {
+		t.Run(c.verb[0], func(t *testing.T) {
+			p := startProc(t, bin, c.verb...)
+			w, err := capture.NewPcapWriter(p.stdin, capture.LinkEthernet, 65535, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range frames {
+				if i > 0 {
+					time.Sleep(time.Second) // a slow source: one frame a second
+				}
+				sent := time.Now()
+				if err := w.WritePacket(&frames[i]); err != nil {
+					t.Fatal(err)
+				}
+				if c.lines {
+					if lag := p.waitLines(t, i+1, 2*time.Second).Sub(sent); lag > 300*time.Millisecond {
+						t.Errorf("frame %d printed %v after it arrived", i+1, lag)
+					} else {
+						t.Logf("frame %d printed %v after it arrived", i+1, lag.Round(time.Millisecond))
+					}
+				}
+			}
+			time.Sleep(200 * time.Millisecond) // decoded by now
+			took, code := p.term(t, syscall.SIGTERM)
+			t.Logf("exit %d %v after SIGTERM; stderr: %s", code, took.Round(time.Millisecond), strings.TrimSpace(p.stderrString()))
+			if took > time.Second || code != c.wantCode {
+				t.Errorf("SIGTERM: exit status %d after %v, want %d within 1 s", code, took, c.wantCode)
+			}
+			out := p.output()
+			for _, s := range c.wantOut {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if !strings.Contains(p.stderrString(), "rdx: 2 frames") {
+				t.Errorf("no closing count in stderr: %s", p.stderrString())
+			}
+		})
+	}
+}
+
+// A verb stuck where it cannot look for the signal (here: waiting for the
+// capture header of a silent pipe) is ended by the watchdog within a
+// second, exit status 128+15.
+func TestSignalStuckSource(t *testing.T) {
+	p := startProc(t, rdxBin(t), "read", "-")
+	time.Sleep(300 * time.Millisecond)
+	took, code := p.term(t, syscall.SIGTERM)
+	if took > time.Second || code != 128+int(syscall.SIGTERM) || !strings.Contains(p.stderrString(), "did not stop within") {
+		t.Errorf("stuck read: exit %d after %v, stderr %q; want 143 within 1 s", code, took, p.stderrString())
+	}
+}
+
+// rdx replay --pps 0.5 waits two seconds between frames: SIGTERM must not
+// wait for the next frame. The dry-run line of the first frame is printed
+// when it is sent, not at the end.
+func TestSignalSlowReplay(t *testing.T) {
+	p := startProc(t, rdxBin(t), "replay", ptsOps, "--dry-run", "--pps", "0.5")
+	p.waitLines(t, 1, 2*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	took, code := p.term(t, syscall.SIGINT)
+	t.Logf("exit %d %v after SIGINT: %s", code, took.Round(time.Millisecond), strings.TrimSpace(p.stderrString()))
+	if took > time.Second || code != 0 || !strings.Contains(p.stderrString(), "would send 1 packets") {
+		t.Errorf("replay --pps 0.5: exit %d after %v; want 0 within 1 s and 1 packet counted", code, took)
+	}
+}
+
+// rdx rdp listen waiting for a connection stops on SIGTERM, exit 0.
+func TestSignalRdpListen(t *testing.T) {
+	port := strconv.Itoa(20000 + os.Getpid()%20000)
+	p := startProc(t, rdxBin(t), "rdp", "listen", "--port", "7", "--transport", "udp", "--udp-port", port, "--stats")
+	time.Sleep(300 * time.Millisecond)
+	took, code := p.term(t, syscall.SIGTERM)
+	if took > time.Second || code != 0 || !strings.Contains(p.stderrString(), "interrupted before any connection") {
+		t.Errorf("rdp listen: exit %d after %v, stderr %q; want 0 within 1 s", code, took, p.stderrString())
+	}
+}
+
+// Live traffic at one frame a second over a veth pair: rdx read -i prints
+// each frame's line as it arrives, rdx capture -w - hands each frame to
+// the pipe as it arrives (it held 256 KiB before), and SIGTERM ends both
+// within a second with their counts, exit status 0.
+func TestSignalLiveSlow(t *testing.T) {
+	l := newNetLab(t)
+	rws := []string{"--rewrite", "eth.src=" + l.macA, "--rewrite", "eth.dst=" + l.macB,
+		"--rewrite", "ip.src=198.51.100.1", "--rewrite", "ip.dst=198.51.100.2"}
+	dir := t.TempDir()
+	three := filepath.Join(dir, "three.pcap")
+	fh, err := os.Create(three)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := capture.NewPcapWriter(fh, capture.LinkEthernet, 65535, true)
+	for _, p := range ptsFrames(t, 3) {
+		pw.WritePacket(&p)
+	}
+	fh.Close()
+	replaySlow := func() (time.Time, chan error) {
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() {
+			out, err := exec.Command("ip", append([]string{"netns", "exec", l.nsA, l.bin, "replay", three, "-i", l.ifA, "--pps", "1"}, rws...)...).CombinedOutput()
+			if err != nil {
+				err = errors.New(err.Error() + ": " + string(out))
+			}
+			done <- err
+		}()
+		return start, done
+	}
+	// Wait until the socket is open: the ready line on stderr.
+	ready := func(p *proc) {
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(p.stderrString(), "capturing on") {
+			if time.Now().After(deadline) {
+				t.Fatalf("no 'capturing on': %s", p.stderrString())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	t.Run("read", func(t *testing.T) {
+		p := startProc(t, "ip", "netns", "exec", l.nsB, l.bin, "read", "-i", l.ifB, "-f", "udp", "-T", "fields", "-e", "frame.number", "-e", "udp.dstport")
+		ready(p)
+		start, done := replaySlow()
+		for i := range 3 {
+			// Frame i leaves i seconds after the start (--pps 1).
+			lag := p.waitLines(t, i+1, 5*time.Second).Sub(start.Add(time.Duration(i) * time.Second))
+			t.Logf("frame %d printed %v after it was due", i+1, lag.Round(time.Millisecond))
+			if lag > 500*time.Millisecond || lag < -200*time.Millisecond {
+				t.Errorf("frame %d printed %v after it was sent", i+1, lag)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		took, code := p.term(t, syscall.SIGTERM)
+		t.Logf("exit %d %v after SIGTERM; stderr: %s", code, took.Round(time.Millisecond), strings.TrimSpace(p.stderrString()))
+		if took > time.Second || code != 0 || !strings.Contains(p.stderrString(), "rdx: 3 frames") {
+			t.Errorf("read -i: exit %d after %v; want 0 within 1 s with the count", code, took)
+		}
+		if got := p.output(); got != "1\t7002\n2\t46913\n3\t7002" {
+			t.Errorf("output %q", got)
+		}
+	})
+
+	t.Run("capture-pipe", func(t *testing.T) {
+		cmd := exec.Command("ip", "netns", "exec", l.nsB, l.bin, "capture", "-i", l.ifB, "-f", "udp", "-w", "-")
+		stdout, _ := cmd.StdoutPipe()
+		var stderr syncBuf
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(stderr.String(), "capturing on") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		got := make(chan time.Time, 3)
+		go func() {
+			r, err := capture.NewReader(stdout, "pipe")
+			if err != nil {
+				return
+			}
+			var pkt capture.Packet
+			for r.Next(&pkt) == nil {
+				got <- time.Now()
+			}
+		}()
+		start, done := replaySlow()
+		for i := range 3 {
+			select {
+			case at := <-got:
+				lag := at.Sub(start.Add(time.Duration(i) * time.Second))
+				t.Logf("frame %d through the pipe %v after it was due", i+1, lag.Round(time.Millisecond))
+				if lag > 500*time.Millisecond {
+					t.Errorf("frame %d reached the pipe %v after it was sent", i+1, lag)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("frame %d not in the pipe after 5 s (held in a buffer?); stderr: %s", i+1, stderr.String())
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		if took > time.Second || err != nil || !strings.Contains(stderr.String(), "3 packets captured") {
+			t.Errorf("capture: %v after %v; stderr %s", err, took, stderr.String())
+		}
+	})
+}
+
+// syncBuf is a bytes.Buffer safe to read while a process writes to it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
