@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 // FuzzBTH feeds arbitrary bytes as a RoCEv2 UDP payload, a RoCEv1 Ethernet
@@ -52,4 +53,29 @@ func FuzzBTH(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An ERF record that is not InfiniBand shows its header at offsets 0-15 of
+// the frame. The packet's offset used to be the record's start, so the tree
+// put the ERF fields 16 octets before the frame (found by FuzzEngine).
+func TestERFNotIBTreeOffsets(t *testing.T) {
+	rec := make([]byte, 40)
+	rec[8] = 2 // ERF type 2: Ethernet
+	eng := dissect.NewEngine(dissect.Options{})
+	fr := eng.Decode(1, 0, len(rec), len(rec), ib.LinkTypeERF, 0, rec, 0)
+	var tree dissect.Tree
+	eng.BuildTree(&tree, fr)
+	enginecheck.Tree(t, fr, &tree)
+	var seen int
+	for _, n := range tree.Nodes {
+		if n.F != nil && n.F.Abbrev == "infiniband.erf.type" {
+			seen++
+			if n.Off != 8 || n.Len != 1 {
+				t.Errorf("infiniband.erf.type at %d length %d, want 8, 1", n.Off, n.Len)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("%d infiniband.erf.type nodes", seen)
+	}
 }
