@@ -76,6 +76,9 @@ func (p *Pair) Decode(t testing.TB, num uint64, lt uint16, data []byte) *dissect
 	return fa
 }
 
+// Tree is engine A's tree of the last frame.
+func (p *Pair) Tree() *dissect.Tree { return &p.ta }
+
 // Finish flushes both engines (strict: a panic in a stream close fails).
 func (p *Pair) Finish() {
 	p.A.Finish()
