@@ -4,10 +4,14 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
@@ -191,6 +195,90 @@ func FuzzEngine(f *testing.F) {
 		p := enginecheck.NewPair(dissect.Options{})
 		for i, fr := range frames {
 			p.Decode(t, uint64(i+1), lt, fr)
+		}
+		p.Finish()
+	})
+}
+
+// ipv4L4 is a raw IPv4 packet (link type 228) from 192.0.2.1:40000 to
+// 192.0.2.2:port carrying a UDP datagram or a TCP segment (ACK, seq).
+func ipv4L4(proto uint8, port uint16, seq uint32, payload []byte) []byte {
+	hl := 8
+	if proto == 6 {
+		hl = 20
+	}
+	b := make([]byte, 20+hl, 20+hl+len(payload))
+	b[0] = 0x45
+	binary.BigEndian.PutUint16(b[2:], uint16(20+hl+len(payload)))
+	b[8], b[9] = 64, proto
+	copy(b[12:], []byte{192, 0, 2, 1})
+	copy(b[16:], []byte{192, 0, 2, 2})
+	binary.BigEndian.PutUint16(b[20:], 40000)
+	binary.BigEndian.PutUint16(b[22:], port)
+	if proto == 6 {
+		binary.BigEndian.PutUint32(b[24:], seq)
+		b[32], b[33] = 5<<4, 0x18 // PSH ACK
+	} else {
+		binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
+	}
+	return append(b, payload...)
+}
+
+// formatDecodeAs writes a rule back in ParseDecodeAs' syntax.
+func formatDecodeAs(d dissect.DecodeAs) string {
+	if d.Transport == "infiniband" {
+		return "infiniband.destqp==" + strconv.FormatUint(uint64(d.QP), 10) + "," + d.Proto
+	}
+	return d.Transport + ".port==" + strconv.Itoa(int(d.Ports.Lo)) + "-" + strconv.Itoa(int(d.Ports.Hi)) + "," + d.Proto
+}
+
+// FuzzDecodeAs parses arbitrary -d rules: an error names the rule; an
+// accepted rule is well formed, names a registered dissector and reads back
+// the same from its canonical form; an engine built with it then decodes
+// the payload on the rule's port or QP (UDP, TCP in two segments, RoCEv2
+// SEND) through enginecheck.
+func FuzzDecodeAs(f *testing.F) {
+	for _, r := range []string{"udp.port==7000,rx", "tcp.port==4000-4010,mpa", "udp.port==7000:3,rx", "infiniband.destqp==0x11,rpcordma",
+		"tcp.port==16385,rds", "udp.port==65535:1,rx", "tcp.port== 80 , rds", "udp.port==1-0,rx", "infiniband.destqp==1,ibcm", "udp.port==9,nosuch"} {
+		f.Add(r, []byte{0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 8})
+	}
+	names := dissect.DissectorNames()
+	f.Fuzz(func(t *testing.T, rule string, payload []byte) {
+		if len(payload) > 4096 {
+			return
+		}
+		d, err := dissect.ParseDecodeAs(rule)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "decode-as "+strconv.Quote(rule)) {
+				t.Fatalf("%q: error %q does not name the rule", rule, err)
+			}
+			return
+		}
+		switch {
+		case !slices.Contains(names, d.Proto):
+			t.Fatalf("%q: accepted unknown protocol %q", rule, d.Proto)
+		case d.Transport == "infiniband" && d.QP >= 1<<24:
+			t.Fatalf("%q: QP %#x beyond 24 bits", rule, d.QP)
+		case d.Transport != "infiniband" && d.Transport != "udp" && d.Transport != "tcp":
+			t.Fatalf("%q: transport %q", rule, d.Transport)
+		case d.Transport != "infiniband" && d.Ports.Lo > d.Ports.Hi:
+			t.Fatalf("%q: ports %d-%d", rule, d.Ports.Lo, d.Ports.Hi)
+		}
+		if back, err := dissect.ParseDecodeAs(formatDecodeAs(d)); err != nil || back != d {
+			t.Fatalf("%q read as %+v; its canonical form %q reads as %+v, %v", rule, d, formatDecodeAs(d), back, err)
+		}
+		p := enginecheck.NewPair(dissect.Options{DecodeAs: []dissect.DecodeAs{d}})
+		switch d.Transport {
+		case "udp":
+			p.Decode(t, 1, 228, ipv4L4(17, d.Ports.Hi, 0, payload))
+		case "tcp":
+			h := len(payload) / 2
+			p.Decode(t, 1, 228, ipv4L4(6, d.Ports.Lo, 1000, payload[:h]))
+			p.Decode(t, 2, 228, ipv4L4(6, d.Ports.Lo, 1000+uint32(h), payload[h:]))
+		case "infiniband":
+			bth := (&ib.BTHFields{Opcode: 0x04, DestQP: d.QP, PKey: 0xffff}).Encode(nil) // RC SEND Only
+			roce := append(append(bth, payload...), 0, 0, 0, 0)                          // ICRC (wrong: a finding)
+			p.Decode(t, 1, 228, ipv4L4(17, 4791, 0, roce))
 		}
 		p.Finish()
 	})
