@@ -154,3 +154,25 @@ func Tree(t testing.TB, f *dissect.Frame, tr *dissect.Tree) {
 		dissect.AppendDisplay(buf[:0], n)
 	}
 }
+
+// PDUs checks what a dissector called directly (not through an engine) put
+// in f, for fuzz targets of one protocol: Frame's checks against f.Data
+// (the octets the dissector's offsets count in; nil when its data was
+// detached, so every node must say Off -1), each PDU's summary the same
+// when asked twice, and each PDU's tree within f.Data.
+func PDUs(t testing.TB, f *dissect.Frame) {
+	t.Helper()
+	Frame(t, f, f.Data)
+	var tr dissect.Tree
+	var a, b []byte
+	for i, p := range f.PDUs {
+		a = p.Summary(a[:0])
+		b = p.Summary(b[:0])
+		if !bytes.Equal(a, b) {
+			t.Fatalf("frame %d: PDU %d summary %q, then %q", f.Num, i, a, b)
+		}
+		tr.Reset()
+		p.Tree(&tr, f)
+		Tree(t, f, &tr)
+	}
+}
