@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 3s
 BIN      := bin/rdx
 
-.PHONY: all build demo test vet fuzz bench golden clean
+.PHONY: all build demo test vet fuzz fuzz-long bench golden clean
 
 all: build
 
@@ -25,6 +25,11 @@ test: vet
 # Every fuzz target, briefly (CI runs this too).
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+# Every fuzz target for 10 minutes each (hours in all): run before resolving
+# an issue that touches a decoder. Strict, like `make fuzz`.
+fuzz-long:
+	FUZZTIME=10m ./scripts/fuzz.sh
 
 # Throughput of rdx (and tshark/tcpdump when installed) on generated captures.
 bench: build

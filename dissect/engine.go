@@ -3,6 +3,8 @@ package dissect
 import (
 	"fmt"
 	"net/netip"
+	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -191,6 +193,35 @@ type Options struct {
 	// Source names the input (a file name) in findings about the capture
 	// records themselves, e.g. an impossible length.
 	Source string
+	// Strict re-raises a dissector panic as an *InternalError instead of
+	// turning it into a finding, so tests and fuzzers fail on the bug with
+	// its stack. Users never want it: NewEngine also turns it on when the
+	// environment has RDX_STRICT=1, which the test scripts and every test
+	// package's TestMain set.
+	Strict bool
+}
+
+// StrictEnv is the environment variable that turns on Options.Strict for
+// every engine, so tests that run whole commands fail on a dissector panic.
+const StrictEnv = "RDX_STRICT"
+
+// InternalError is what a strict engine panics with when a dissector or a
+// tree builder panicked: the frame, the original value and its stack.
+type InternalError struct {
+	Frame uint64
+	Where string // "dissector", "tree" or "flush"
+	Value any
+	Stack []byte // where the original panic was raised
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("rdx strict mode: panic in %s on frame %d: %v\n\noriginal panic:\n%s", e.Where, e.Frame, e.Value, e.Stack)
+}
+
+// Unwrap gives the original panic value when it was an error.
+func (e *InternalError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 // Engine drives frames through the layers. It is not safe for concurrent use;
@@ -242,6 +273,9 @@ type Engine struct {
 
 // NewEngine creates an engine with every registered dissector.
 func NewEngine(opts Options) *Engine {
+	if os.Getenv(StrictEnv) == "1" {
+		opts.Strict = true
+	}
 	e := &Engine{Opts: opts, udpPort: make([]uint8, 65536), tcpPort: make([]uint8, 65536),
 		etherType: map[uint16]int{}, budget: budget.New(opts.MaxMem)}
 	regsMu.Lock()
@@ -611,10 +645,11 @@ func pickPort(tab []uint8, a, b uint16) int {
 
 // endFrame closes a frame's decoding. A dissector that panics is a bug, but
 // the input must still never crash rdx: the panic becomes an error finding
-// naming the frame, and decoding goes on with the next one.
+// naming the frame, and decoding goes on with the next one (unless strict).
 func (e *Engine) endFrame(f *Frame) {
 	e.inFrame = false
 	if r := recover(); r != nil {
+		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
 	}
@@ -642,11 +677,20 @@ func (e *Engine) enforceBudget(f *Frame) {
 	}
 }
 
+// strictPanic re-raises a recovered panic in strict mode. Called from the
+// deferred function, debug.Stack still shows where the panic was raised.
+func (e *Engine) strictPanic(where string, frame uint64, r any) {
+	if e.Opts.Strict {
+		panic(&InternalError{Frame: frame, Where: where, Value: r, Stack: debug.Stack()})
+	}
+}
+
 // BuildTree fills t with the whole tree of the engine's current frame: the
 // frame, link, IP and transport layers, then every PDU.
 func (e *Engine) BuildTree(t *Tree, f *Frame) {
 	defer func() {
 		if r := recover(); r != nil { // see endFrame: a bug must not crash the read
+			e.strictPanic("tree", f.Num, r)
 			t.SetBase(0, false)
 			t.Text(-1, 0, fmt.Sprintf("[internal error while building the tree of frame %d (please report it): %v]", f.Num, r))
 		}

@@ -161,16 +161,24 @@ func init() {
 		New: func(*dissect.Engine) dissect.Dissector { return panicker{} }})
 }
 
+// panicUDP is a UDP datagram to the test-panic dissector's port; 0xff
+// makes it panic.
+func panicUDP(b byte) []byte {
+	u := make([]byte, 9)
+	binary.BigEndian.PutUint16(u[0:], 40000)
+	binary.BigEndian.PutUint16(u[2:], 10)
+	binary.BigEndian.PutUint16(u[4:], 9)
+	u[8] = b
+	return ipv4(17, 1, 0, false, u)
+}
+
 func TestPanicBecomesFinding(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "") // what users get, although this test binary runs strict
 	eng := dissect.NewEngine(dissect.Options{})
-	udp := func(b byte) []byte {
-		u := make([]byte, 9)
-		binary.BigEndian.PutUint16(u[0:], 40000)
-		binary.BigEndian.PutUint16(u[2:], 10)
-		binary.BigEndian.PutUint16(u[4:], 9)
-		u[8] = b
-		return ipv4(17, 1, 0, false, u)
+	if eng.Opts.Strict {
+		t.Fatal("strict without Options.Strict or " + dissect.StrictEnv)
 	}
+	udp := panicUDP
 	p := udp(0xff)
 	f := eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
 	if len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "internal error in a dissector on frame 1") {
@@ -186,6 +194,91 @@ func TestPanicBecomesFinding(t *testing.T) {
 	last := tree.Nodes[len(tree.Nodes)-1]
 	if !strings.Contains(last.Label, "internal error while building the tree of frame 2") {
 		t.Errorf("tree ends with %+v", last)
+	}
+}
+
+// A stream dissector whose close panics, on TCP port 11: the panic happens
+// in the end-of-input flush.
+type closePanicker struct{}
+
+func (closePanicker) Dissect(*dissect.Frame, []byte, int)                      {}
+func (closePanicker) StreamData(*dissect.Frame, *tcp.Chunk)                    {}
+func (closePanicker) StreamGap(*dissect.Frame, *tcp.Gap)                       {}
+func (closePanicker) StreamClose(*dissect.Frame, tcp.FlowKey, tcp.CloseReason) { panic("close boom") }
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-close-panic", TCPPorts: []dissect.PortRange{{Lo: 11, Hi: 11}},
+		New: func(*dissect.Engine) dissect.Dissector { return closePanicker{} }})
+}
+
+// strictPanic runs fn and returns the *InternalError it panicked with (nil
+// if it did not panic; any other panic fails the test).
+func strictPanic(t *testing.T, fn func()) (ie *dissect.InternalError) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		var ok bool
+		if ie, ok = r.(*dissect.InternalError); !ok {
+			t.Fatalf("panicked with %T %v, want *dissect.InternalError", r, r)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// In strict mode (tests, fuzzing) a dissector panic is re-raised with the
+// frame number, the original value and the stack where it happened, from
+// Decode, BuildTree and the end-of-input flush alike; RDX_STRICT=1 turns it
+// on for engines built with default options.
+func TestStrictPanics(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{Strict: true})
+	p := panicUDP(0xff)
+	ie := strictPanic(t, func() { eng.Decode(7, 0, len(p), len(p), 228, 0, p, 0) })
+	if ie == nil {
+		t.Fatal("Decode: a dissector panic did not fail in strict mode")
+	}
+	if ie.Frame != 7 || ie.Where != "dissector" || ie.Value != "boom" || !strings.Contains(string(ie.Stack), "panicker.Dissect") {
+		t.Errorf("Decode: frame %d where %q value %v stack:\n%s", ie.Frame, ie.Where, ie.Value, ie.Stack)
+	}
+	if msg := ie.Error(); !strings.Contains(msg, "frame 7") || !strings.Contains(msg, "boom") {
+		t.Errorf("message %q", msg)
+	}
+
+	p = panicUDP(1)
+	f := eng.Decode(8, 0, len(p), len(p), 228, 0, p, 0)
+	if len(f.PDUs) != 1 || len(f.Findings) != 0 {
+		t.Fatalf("after a strict panic: %d PDUs, findings %+v", len(f.PDUs), f.Findings)
+	}
+	var tree dissect.Tree
+	ie = strictPanic(t, func() { eng.BuildTree(&tree, f) })
+	if ie == nil || ie.Frame != 8 || ie.Where != "tree" || ie.Value != "tree boom" || !strings.Contains(string(ie.Stack), "okPDU.Tree") {
+		t.Errorf("BuildTree: %+v", ie)
+	}
+
+	seg := make([]byte, 20)
+	binary.BigEndian.PutUint16(seg[0:], 40000)
+	binary.BigEndian.PutUint16(seg[2:], 11)
+	seg[12], seg[13] = 5<<4, 0x18 // PSH ACK
+	seg = append(seg, 'x')
+	p = ipv4(6, 2, 0, false, seg)
+	eng.Decode(9, 0, len(p), len(p), 228, 0, p, 0)
+	ie = strictPanic(t, eng.Finish)
+	if ie == nil || ie.Where != "flush" || ie.Value != "close boom" {
+		t.Errorf("Finish: %+v", ie)
+	}
+
+	t.Setenv(dissect.StrictEnv, "")
+	lax := dissect.NewEngine(dissect.Options{})
+	lax.Decode(9, 0, len(p), len(p), 228, 0, p, 0)
+	if ie := strictPanic(t, lax.Finish); ie != nil {
+		t.Errorf("Finish without strict mode panicked: %v", ie)
+	}
+	t.Setenv(dissect.StrictEnv, "1")
+	if !dissect.NewEngine(dissect.Options{}).Opts.Strict {
+		t.Errorf("%s=1 did not make the engine strict", dissect.StrictEnv)
 	}
 }
 

@@ -133,7 +133,11 @@ func (e *Engine) tcpStream(f *Frame) {
 func (e *Engine) Finish() {
 	if e.asm != nil {
 		e.inFrame = false
-		defer func() { _ = recover() }() // nothing is printed at the flush: a dissector bug there must not crash the read
+		defer func() { // nothing is printed at the flush: a dissector bug there must not crash the read
+			if r := recover(); r != nil {
+				e.strictPanic("flush", 0, r)
+			}
+		}()
 		e.asm.FlushAll()
 	}
 }

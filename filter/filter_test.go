@@ -86,8 +86,27 @@ func FuzzCompile(f *testing.F) {
 	}
 	tr := tree()
 	f.Fuzz(func(t *testing.T, s string) {
-		if flt, err := filter.Compile(s); err == nil {
-			flt.Match(tr)
+		flt, err := filter.Compile(s)
+		if err != nil {
+			return
+		}
+		m := flt.Match(tr)
+		if flt.String() != s {
+			t.Fatalf("%q compiled says it is %q", s, flt.String())
+		}
+		// The logic is the logic: a compiled expression negates and
+		// combines like a boolean.
+		for _, c := range []struct {
+			expr string
+			want bool
+		}{{"!(" + s + ")", !m}, {"(" + s + ") && (" + s + ")", m}, {"(" + s + ") || !(" + s + ")", true}} {
+			g, err := filter.Compile(c.expr)
+			if err != nil {
+				t.Fatalf("%q compiles but %q does not: %v", s, c.expr, err)
+			}
+			if got := g.Match(tr); got != c.want {
+				t.Fatalf("%q matches: %v; %q: %v", s, m, c.expr, got)
+			}
 		}
 	})
 }

@@ -11,6 +11,9 @@
 # a short run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Strict engines: a dissector panic fails the run instead of becoming a
+# finding (dissect.Options.Strict).
+export RDX_STRICT=1
 t=${FUZZTIME:-3s}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

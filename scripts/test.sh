@@ -4,5 +4,8 @@
 # one that passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Strict engines: a dissector panic fails the run instead of becoming a
+# finding (dissect.Options.Strict).
+export RDX_STRICT=1
 go build -o bin/testsum ./internal/cmd/testsum || exit 2
 go test -json "$@" ./... 2>&1 | bin/testsum

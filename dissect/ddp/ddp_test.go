@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/mpa"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -55,8 +56,13 @@ func FuzzDDP(f *testing.F) {
 	f.Add(EncodeUntagged(nil, true, OpTerminate, 0, 2, 1, 0, []byte{0x12, 0x01, 0xe0, 0, 0, 46, 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := New()
-		seg(d, 1, 0, b)
-		seg(d, 2, 1, b)
+		for i, dir := range []tcp.Dir{0, 1, 0} {
+			fr := seg(d, uint64(i+1), dir, b)
+			enginecheck.PDUs(t, fr) // detached data: no node may claim frame octets
+			if len(b) >= 6 && len(fr.PDUs) == 0 {
+				t.Fatalf("%d octets gave no DDP PDU", len(b))
+			}
+		}
 	})
 }
 

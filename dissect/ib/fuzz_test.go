@@ -6,21 +6,28 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 // FuzzBTH feeds arbitrary bytes as a RoCEv2 UDP payload, a RoCEv1 Ethernet
-// payload, a native IB frame (link type 247) and an ERF record (197): decode,
-// Summary and Tree must not panic.
+// payload, a native IB frame (link type 247) and an ERF record (197), through
+// enginecheck (strict, offsets within the frame, the same output twice); a
+// BTH that parses encodes back to the same octets.
 func FuzzBTH(f *testing.F) {
 	f.Add((&ib.BTHFields{Opcode: 0x81, BECN: true, DestQP: 5}).Encode(nil))
 	f.Add(append((&ib.BTHFields{Opcode: 0x0C, DestQP: 5}).Encode(nil), make([]byte, 20)...))
 	f.Add(append((&ib.LRHFields{LNH: 3, PktLen: 20}).Encode(nil), make([]byte, 80)...))
 	f.Add(append((&ib.GRHFields{NxtHdr: 0x1B, PayLen: 16}).Encode(nil), 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x60))
-	eng := dissect.NewEngine(dissect.Options{})
-	var tree dissect.Tree
-	buf := make([]byte, 0, 256)
+	p := enginecheck.NewPair(dissect.Options{})
 	var num uint64
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if h := ib.BTH(b); h.Valid() && h.Resv6() == 0 && h.Resv7() == 0 { // Encode writes reserved bits as zero
+			fl := ib.BTHFields{Opcode: h.Opcode(), SE: h.SE(), MigReq: h.MigReq(), PadCnt: uint8(h.PadCnt()), TVer: h.TVer(), PKey: h.PKey(),
+				FECN: h.FECN(), BECN: h.BECN(), DestQP: h.DestQP(), AckReq: h.AckReq(), PSN: h.PSN()}
+			if enc := fl.Encode(nil); string(enc) != string(b[:ib.BTHLen]) {
+				t.Fatalf("BTH % x encodes back to % x", b[:ib.BTHLen], enc)
+			}
+		}
 		udpLen := uint16(8 + len(b))
 		if len(b) > 0 && b[0]&1 != 0 {
 			udpLen = uint16(int(b[0]) + 8) // may disagree with the data
@@ -41,15 +48,32 @@ func FuzzBTH(f *testing.F) {
 			data []byte
 		}{{1, v2}, {1, v1}, {247, b}, {197, erf}} {
 			num++
-			fr := eng.Decode(num, 0, len(c.data), len(c.data), c.lt, 0, c.data, 0)
-			buf = buf[:0]
-			for _, p := range fr.PDUs {
-				buf = p.Summary(buf)
-			}
-			eng.BuildTree(&tree, fr)
-			for i := range tree.Nodes {
-				buf = dissect.AppendField(buf[:0], &tree.Nodes[i])
-			}
+			p.Decode(t, num, c.lt, c.data)
 		}
 	})
+}
+
+// An ERF record that is not InfiniBand shows its header at offsets 0-15 of
+// the frame. The packet's offset used to be the record's start, so the tree
+// put the ERF fields 16 octets before the frame (found by FuzzEngine).
+func TestERFNotIBTreeOffsets(t *testing.T) {
+	rec := make([]byte, 40)
+	rec[8] = 2 // ERF type 2: Ethernet
+	eng := dissect.NewEngine(dissect.Options{})
+	fr := eng.Decode(1, 0, len(rec), len(rec), ib.LinkTypeERF, 0, rec, 0)
+	var tree dissect.Tree
+	eng.BuildTree(&tree, fr)
+	enginecheck.Tree(t, fr, &tree)
+	var seen int
+	for _, n := range tree.Nodes {
+		if n.F != nil && n.F.Abbrev == "infiniband.erf.type" {
+			seen++
+			if n.Off != 8 || n.Len != 1 {
+				t.Errorf("infiniband.erf.type at %d length %d, want 8, 1", n.Off, n.Len)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("%d infiniband.erf.type nodes", seen)
+	}
 }

@@ -304,10 +304,11 @@ func (d *State) checkGRH(f *dissect.Frame, p *Packet, g GRH) bool {
 // erf strips an ERF record header (InfiniBand records only).
 func (d *State) erf(f *dissect.Frame, data []byte, off int) {
 	if len(data) < 16 || data[8]&0x7F != ERFTypeIB {
-		p := d.newPacket(f, off)
+		hl := min(len(data), 16)
+		p := d.newPacket(f, off+hl) // p.off is where the (here empty) IB data starts, after the ERF header
 		p.encap = EncNative
-		p.data = data[:0]
-		p.erf = data[:min(len(data), 16)]
+		p.data = data[hl:hl]
+		p.erf = data[:hl]
 		p.idx = f.AddPDU(p)
 		if len(data) < 16 {
 			d.malformed(f, p, fERFType, "truncated ERF header")

@@ -2,6 +2,7 @@ package ibcm
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -73,9 +74,13 @@ func FuzzCM(f *testing.F) {
 	f.Add(mad(AttrRTU, 1, 2), []byte{1, 7, 2})
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		d := New()
-		feed(d, [][]byte{a, b, a})
+		out := feed(d, [][]byte{a, b, a})
 		if len(d.comms) > maxComms {
 			t.Fatal("unbounded")
+		}
+		// The same messages to a fresh state say the same.
+		if again := feed(New(), [][]byte{a, b, a}); !slices.Equal(out, again) {
+			t.Fatalf("%q, then %q", out, again)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -68,7 +69,9 @@ func feed(t *testing.T, d *State, stream []byte, isn uint32, cuts []int, gapAt, 
 		}
 		ch := &tcp.Chunk{Key: key, Bytes: stream[lo:c], Offset: uint64(lo), Seq: isn + uint32(lo),
 			Frames: []tcp.FrameSpan{{Frame: f.Num, Len: c - lo}}}
+		f.Data = stream[lo:c] // the segment's payload is the frame, at offset 0
 		d.StreamData(f, ch)
+		enginecheck.PDUs(t, f)
 		prev = c
 	}
 	return out

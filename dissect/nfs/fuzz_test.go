@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 var fuzzProgs = []struct{ prog, vers int }{{100003, 3}, {100003, 4}, {0x40000000, 1}, {100005, 3}, {100005, 1},
@@ -28,13 +29,41 @@ func FuzzPrograms(f *testing.F) {
 		call := append(xdrMsg(callHdr(1, p.prog, p.vers, int(proc%24))...), body...)
 		reply := append(xdrMsg(replyHdr(1)...), body...)
 		for i, m := range [][]byte{call, reply} {
-			fr := &dissect.Frame{Num: uint64(i + 1)}
+			fr := &dissect.Frame{Num: uint64(i + 1), Data: m}
 			st.DissectMessage(fr, m, 0, &oncrpc.Context{DDP: [][]byte{{1}}})
-			var tr dissect.Tree
-			for _, pdu := range fr.PDUs {
-				pdu.Summary(nil)
-				pdu.Tree(&tr, fr)
+			if len(fr.PDUs) == 0 {
+				t.Fatalf("no RPC PDU for a %d-octet message", len(m))
 			}
+			enginecheck.PDUs(t, fr)
 		}
 	})
+}
+
+// A portmap DUMP reply cut inside an entry: the entry's node covers the
+// octets there are, not 16 (found by FuzzPrograms).
+func TestPortmapDumpCutShort(t *testing.T) {
+	st := rpcState()
+	call := xdrMsg(callHdr(1, 100000, 2, 4)...)
+	reply := append(xdrMsg(replyHdr(1)...), xdrMsg(1, 100003, 3)...) // value follows, prog, vers; proto and port cut
+	var sawMap bool
+	for i, m := range [][]byte{call, reply} {
+		fr := &dissect.Frame{Num: uint64(i + 1), Data: m}
+		st.DissectMessage(fr, m, 0, nil)
+		enginecheck.PDUs(t, fr)
+		var tr dissect.Tree
+		for _, p := range fr.PDUs {
+			p.Tree(&tr, fr)
+		}
+		for _, n := range tr.Nodes {
+			if n.F != nil && n.F.Abbrev == "portmap.map" {
+				sawMap = true
+				if int(n.Off)+int(n.Len) != len(m) {
+					t.Errorf("portmap.map at %d length %d in %d octets", n.Off, n.Len, len(m))
+				}
+			}
+		}
+	}
+	if !sawMap {
+		t.Error("no portmap.map node")
+	}
 }

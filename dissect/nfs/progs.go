@@ -174,7 +174,7 @@ func portmapTree(x *d, m *oncrpc.Msg) {
 		case 4: // DUMP
 			if !call {
 				for i := 0; i < maxEntries && x.follows(); i++ {
-					x.t.Uint(fPmMap, x.r.Off, 16, 0)
+					x.t.Uint(fPmMap, x.r.Off, min(16, x.r.Remaining()), 0) // a last entry may be cut short
 					x.t.Open()
 					x.pmapping()
 					x.t.Close()

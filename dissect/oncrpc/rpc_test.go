@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 func callBytes(xid uint32) []byte {
@@ -62,15 +63,13 @@ func FuzzONCRPC(f *testing.F) {
 	f.Add(gssCall(0, 3))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := newState()
-		fr := &dissect.Frame{Num: 1}
+		fr := &dissect.Frame{Num: 1, Data: b}
 		d.DissectMessage(fr, b, 0, nil)
+		enginecheck.PDUs(t, fr)
+		fr = &dissect.Frame{Num: 2, Data: b}
 		d.record(fr, b, 0, true)
+		enginecheck.PDUs(t, fr)
 		heuristicTCP(b)
-		var tr dissect.Tree
-		for _, p := range fr.PDUs {
-			p.Summary(nil)
-			p.Tree(&tr, fr)
-		}
 	})
 }
 
@@ -111,5 +110,27 @@ func TestGSSBodyAndSRT(t *testing.T) {
 	}
 	if p := d.DissectMessage(&dissect.Frame{Num: 3}, gssCall(0, 3), 0, nil); p == nil || p.bodyOK {
 		t.Fatalf("privacy call: %+v", p)
+	}
+}
+
+// A reply cut inside its verifier shows the verifier's words that are there:
+// the node claimed 8 octets past the end (found by FuzzONCRPC).
+func TestTruncatedVerifierTree(t *testing.T) {
+	b := []byte{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x23, 0, 0, 0} // XID 1, reply, accepted, flavor 35, 3 of 4 length octets
+	fr := &dissect.Frame{Num: 1, Data: b}
+	newState().DissectMessage(fr, b, 0, nil)
+	if len(fr.PDUs) != 1 {
+		t.Fatalf("%d PDUs", len(fr.PDUs))
+	}
+	enginecheck.PDUs(t, fr)
+	var tr dissect.Tree
+	fr.PDUs[0].Tree(&tr, fr)
+	for _, n := range tr.Nodes {
+		if n.F == fVerf && (n.Off != 12 || n.Len != 7) {
+			t.Errorf("verifier at %d length %d, want 12, 7", n.Off, n.Len)
+		}
+		if n.F == fAuthLen {
+			t.Errorf("verifier length shown from %d octets", len(b)-16)
+		}
 	}
 }

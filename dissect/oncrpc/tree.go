@@ -1,6 +1,7 @@
 package oncrpc
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -95,6 +96,19 @@ func procLabel(m *Msg) string {
 // treeAuth adds a credential or verifier.
 func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred bool) {
 	o := a.off
+	if o+8+len(a.body) > len(data) {
+		// Cut short (readAuth failed): show the words that are there.
+		t.Uint(node, o, min(len(data)-o, 8), 0)
+		t.Open()
+		if o+4 <= len(data) {
+			t.Uint(fFlavor, o, 4, uint64(a.flavor))
+		}
+		if o+8 <= len(data) {
+			t.Uint(fAuthLen, o+4, 4, uint64(binary.BigEndian.Uint32(data[o+4:])))
+		}
+		t.Close()
+		return
+	}
 	t.Uint(node, o, 8+len(a.body), 0)
 	t.Open()
 	t.Uint(fFlavor, o, 4, uint64(a.flavor))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rdp"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 var (
@@ -219,9 +220,7 @@ func FuzzRDP(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0x61, 0xff, 0, 0, 0xff, 0xff})
-	eng := dissect.NewEngine(dissect.Options{})
-	var tree dissect.Tree
-	var buf []byte
+	pair := enginecheck.NewPair(dissect.Options{})
 	num := uint64(0)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 1<<16-40 {
@@ -230,17 +229,12 @@ func FuzzRDP(f *testing.F) {
 		// Both directions, so the tracker sees the payload from each side.
 		for _, p := range [][]byte{ipv4(ipA, ipB, b), ipv4(ipB, ipA, b)} {
 			num++
-			fr := eng.Decode(num, int64(num), len(p), len(p), 228, 0, p, 0)
-			for _, pdu := range fr.PDUs {
-				buf = pdu.Summary(buf[:0])
-			}
-			eng.BuildTree(&tree, fr)
-			for i := range tree.Nodes {
-				buf = dissect.AppendDisplay(buf[:0], &tree.Nodes[i])
+			if fr := pair.Decode(t, num, 228, p); fr.Net.IPProto != 27 || len(fr.PDUs) == 0 {
+				t.Fatalf("IP protocol 27 decoded as %q with %d PDUs", fr.Proto, len(fr.PDUs))
 			}
 		}
 		if num%1024 == 0 { // the stats path; the table is bounded, so this is too
-			if n := len(eng.Instance("rdp").(*rdp.State).Connections(nil)); n > 2<<12 {
+			if n := len(pair.A.Instance("rdp").(*rdp.State).Connections(nil)); n > 2<<12 {
 				t.Fatalf("%d connections tracked", n)
 			}
 		}

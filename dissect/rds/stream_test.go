@@ -422,3 +422,38 @@ func unhex(c byte) byte {
 	}
 	return c - '0'
 }
+
+// protoLens returns the rds protocol nodes' lengths in f's tree.
+func (x *feeder) protoLens(f *dissect.Frame) []int32 {
+	x.tree.Reset()
+	for _, p := range f.PDUs {
+		p.Tree(&x.tree, f)
+	}
+	var out []int32
+	for _, n := range x.tree.Nodes {
+		if n.F == PRDS.Field {
+			out = append(out, n.Len)
+		}
+	}
+	return out
+}
+
+// A message cut short, or with an impossible h_len, spans what arrived in
+// the tree: h_len made the node 3 GiB long, negative in the tree's int32
+// (found by FuzzDecodeAs).
+func TestTruncatedMessageTreeLength(t *testing.T) {
+	x := newFeeder()
+	x.seg(0, msg(1, 4000, 4001, 2)) // in sync
+	bad := HeaderFields{Seq: 2, Len: 0xc0000000, Sport: 4000, Dport: 4001}
+	f := x.seg(0, bad.Encode(nil))
+	if got := x.protoLens(f); len(got) != 1 || got[0] != HeaderLen {
+		t.Errorf("impossible length: rds node lengths %v, want [%d]", got, HeaderLen)
+	}
+	x = newFeeder()
+	x.seg(0, msg(1, 4000, 4001, 100)[:HeaderLen+10])
+	f = x.next()
+	x.d.StreamClose(f, x.key, tcp.CloseFIN)
+	if got := x.protoLens(f); len(got) != 1 || got[0] != HeaderLen+10 {
+		t.Errorf("cut short: rds node lengths %v, want [%d]", got, HeaderLen+10)
+	}
+}

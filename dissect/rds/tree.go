@@ -67,7 +67,11 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		return
 	}
 	var lb [64]byte
-	t.Proto(PRDS, o, HeaderLen+int(hv.Len()), string(m.Summary(lb[:0])))
+	n := HeaderLen + uint64(hv.Len())
+	if m.trunc { // what arrived: a cut-short or impossible h_len (up to 4 GiB) must not size the node
+		n = HeaderLen + m.have
+	}
+	t.Proto(PRDS, o, int(n), string(m.Summary(lb[:0])))
 	headerTree(t, hv, o, m.csum)
 	t.Uint(fKind, -1, 0, uint64(m.kind))
 	t.Uint(fStreamOff, -1, 0, m.sOff)

@@ -8,6 +8,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -286,21 +287,28 @@ func FuzzRx(f *testing.F) {
 		x := hdr(0, 0, 1, typ, 0)
 		f.Add(append(x.Encode(nil), make([]byte, 70)...))
 	}
-	eng := dissect.NewEngine(dissect.Options{})
-	var tree dissect.Tree
+	p := enginecheck.NewPair(dissect.Options{})
 	var n uint64
+	var buf []byte
 	f.Fuzz(func(t *testing.T, payload []byte) {
+		if h := rx.Header(payload); h.Valid() {
+			hf := rx.HeaderFields{Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), Seq: h.Seq(), Serial: h.Serial(),
+				Type: h.Type(), Flags: h.Flags(), UserStatus: h.UserStatus(), SecIdx: h.SecurityIndex(), Spare: h.Spare(), ServiceID: h.ServiceID()}
+			if enc := hf.Encode(nil); string(enc) != string(payload[:rx.HeaderLen]) {
+				t.Fatalf("header % x encodes back to % x", payload[:rx.HeaderLen], enc)
+			}
+		}
 		for _, dir := range []bool{false, true} {
 			n++
 			data := udp4(40000, 7000, payload)
 			if dir {
 				data = udp4(7000, 40000, payload)
 			}
-			fr := eng.Decode(n, int64(n), len(data), len(data), 228, 0, data, 0)
-			render.Summary(nil, fr, 0, nil)
-			eng.BuildTree(&tree, fr)
-			render.Verbose(nil, &tree, nil)
-			render.JSON(nil, &tree, 0, false)
+			fr := p.Decode(t, n, 228, data)
+			if len(payload) >= rx.HeaderLen && fr.Proto != "rx" && fr.Proto != "afs" {
+				t.Fatalf("%d octets to port 7000 decoded as %q, not Rx", len(payload), fr.Proto)
+			}
+			buf = render.JSON(buf[:0], p.Tree(), 0, false)
 		}
 	})
 }
@@ -354,8 +362,7 @@ func fuzzType(f *testing.F, typ, flags uint8, seeds ...[]byte) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	eng := dissect.NewEngine(dissect.Options{})
-	var tree dissect.Tree
+	p := enginecheck.NewPair(dissect.Options{})
 	var n uint64
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h := hdr(1, 1, 1, typ, flags)
@@ -366,10 +373,9 @@ func fuzzType(f *testing.F, typ, flags uint8, seeds ...[]byte) {
 			if back {
 				data = udp4(7000, 40000, payload)
 			}
-			fr := eng.Decode(n, int64(n), len(data), len(data), 228, 0, data, 0)
-			render.Summary(nil, fr, 0, nil)
-			eng.BuildTree(&tree, fr)
-			render.Verbose(nil, &tree, nil)
+			if fr := p.Decode(t, n, 228, data); len(fr.PDUs) == 0 || fr.PDUs[0].Proto().Abbrev != "rx" {
+				t.Fatalf("an Rx header of type %d decoded as %q", typ, fr.Proto)
+			}
 		}
 	})
 }
@@ -382,4 +388,20 @@ func FuzzJumbo(f *testing.F) {
 	two := append(make([]byte, 1412), rx.FlagJumbo, 0, 0, 0)
 	two = append(two, make([]byte, 100)...)
 	fuzzType(f, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated, two, make([]byte, 3000))
+}
+
+// A truncated Rx header's protocol node covers the octets there are, not
+// 28: it ran past the end of the frame (found by FuzzEngine).
+func TestTruncatedHeaderTree(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	data := udp4(40000, 7000, []byte{1, 2, 3, 4})
+	fr := eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+	var tree dissect.Tree
+	eng.BuildTree(&tree, fr)
+	enginecheck.Tree(t, fr, &tree)
+	for _, n := range tree.Nodes {
+		if n.F != nil && n.F.Abbrev == "rx" && (n.Off != 28 || n.Len != 4) {
+			t.Errorf("rx node at %d length %d, want 28, 4", n.Off, n.Len)
+		}
+	}
 }

@@ -28,7 +28,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		label = "jumbogram sub-packet " + strconv.Itoa(p.sub+1) + " of " + strconv.Itoa(p.nsub)
 	}
 	t.SetBase(0, p.detached)
-	t.Proto(PRx, p.off, HeaderLen+len(p.body), label)
+	t.Proto(PRx, p.off, len(h)+len(p.body), label) // a truncated header is shorter than HeaderLen
 	if !h.Valid() {
 		f.TreeFindings(t, p.idx)
 		return

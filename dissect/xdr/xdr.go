@@ -79,6 +79,10 @@ func (r *Reader) Bool() bool { return r.U32() != 0 }
 
 // Fixed reads n opaque bytes plus padding to a multiple of 4.
 func (r *Reader) Fixed(n int) []byte {
+	if n < 0 { // pad(-3..-1) is 0: need alone would pass it
+		r.need(-1, "opaque")
+		return nil
+	}
 	if !r.need(pad(n), "opaque") {
 		return nil
 	}

@@ -62,3 +62,10 @@ func TestGeneratedDecodes(t *testing.T) {
 		t.Errorf("PDUs %v, checks %v", protos, checks)
 	}
 }
+
+// TestMain runs every engine strict: a dissector panic fails the test
+// instead of becoming a finding.
+func TestMain(m *testing.M) {
+	os.Setenv(dissect.StrictEnv, "1")
+	os.Exit(m.Run())
+}

@@ -1,0 +1,15 @@
+package afs_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// TestMain runs every engine strict, also those the tested code builds
+// itself: a dissector panic fails the test instead of becoming a finding.
+func TestMain(m *testing.M) {
+	os.Setenv(dissect.StrictEnv, "1")
+	os.Exit(m.Run())
+}

@@ -1,0 +1,85 @@
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/render"
+)
+
+// FuzzFieldsOpt applies arbitrary -E options (one per line) and checks
+// what each one promises: a refused option changes nothing; an accepted one
+// is NAME=VALUE with a known name and sets exactly its option; the header
+// and a row of digit-only fields come out joined by the separator, quoted
+// as asked, with repeated fields sharing their values.
+func FuzzFieldsOpt(f *testing.F) {
+	for _, s := range []string{"header=y", "separator=/t", "separator=,\nquote=d", "aggregator=;", "occurrence=a", "quote=s\nheader=yes",
+		"quote=x", "bogus", "header=n", "separator=/s\nquote=n", "occurrence=f", "=y"} {
+		f.Add(s)
+	}
+	eng := dissect.NewEngine(dissect.Options{Strict: true})
+	ip := make([]byte, 20)
+	ip[0], ip[3] = 0x45, 20
+	fr := eng.Decode(7, 0, len(ip), len(ip), 228, 0, ip, 0)
+	var tree dissect.Tree
+	eng.BuildTree(&tree, fr)
+	names := []string{"frame.number", "frame.len", "frame.number"}
+	f.Fuzz(func(t *testing.T, in string) {
+		var o render.FieldsOpts
+		for _, s := range strings.Split(in, "\n") {
+			before := o
+			err := o.ParseE(s)
+			k, v, ok := strings.Cut(s, "=")
+			if err != nil {
+				if o != before || !strings.Contains(err.Error(), "-E") {
+					t.Fatalf("-E %q refused (%v) but changed %+v to %+v", s, err, before, o)
+				}
+				continue
+			}
+			want := before
+			switch unslash := strings.NewReplacer("/t", "\t", "/s", " "); {
+			case !ok:
+				t.Fatalf("-E %q accepted without =", s)
+			case k == "header":
+				want.Header = v == "y" || v == "yes" || v == "1"
+			case k == "separator":
+				if v == "/t" || v == "/s" {
+					v = unslash.Replace(v)
+				}
+				want.Separator = v
+			case k == "aggregator":
+				if v == "/t" || v == "/s" {
+					v = unslash.Replace(v)
+				}
+				want.Aggregator = v
+			case k == "quote":
+				want.Quote = map[string]byte{"d": '"', "s": '\'', "n": 0}[v]
+			case k == "occurrence" && v == "a":
+			default:
+				t.Fatalf("-E %q accepted", s)
+			}
+			if o != want {
+				t.Fatalf("-E %q made %+v, want %+v", s, o, want)
+			}
+		}
+		w, err := render.NewFields(names, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sep := o.Separator
+		if sep == "" {
+			sep = "\t"
+		}
+		if h, want := string(w.Header(nil)), strings.Join(names, sep)+"\n"; h != want {
+			t.Fatalf("header %q, want %q", h, want)
+		}
+		q := ""
+		if o.Quote != 0 {
+			q = string(o.Quote)
+		}
+		if row, want := string(w.Row(nil, &tree)), q+"7"+q+sep+q+"20"+q+sep+q+"7"+q+"\n"; row != want {
+			t.Fatalf("row %q, want %q", row, want)
+		}
+	})
+}
