@@ -24,13 +24,11 @@ var (
 	rdxBinErr  error
 )
 
-// TestMain removes the binary rdxBin built.
-func TestMain(m *testing.M) {
-	code := m.Run()
+// removeRdxBin removes the binary rdxBin built (TestMain calls it).
+func removeRdxBin() {
 	if rdxBinPath != "" {
 		os.RemoveAll(filepath.Dir(rdxBinPath))
 	}
-	os.Exit(code)
 }
 
 // rdxBin builds the binary once for the subprocess tests.
