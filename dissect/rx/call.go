@@ -266,7 +266,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 			p.debugType = cn.debugType
 		}
 	case TypeVersion:
-		if !fromClient && len(p.body) != 65 {
+		if !fromClient && len(p.body) != 65 && !keepalive(p.body) {
 			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fVerString, "rx",
 				"VERSION reply of "+strconv.Itoa(len(p.body))+" octets (OpenAFS sends 65)")
 		}
@@ -409,6 +409,11 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	ds.done = true
 	d.deliver(f, p, c, key, dir, false, 0)
 }
+
+// keepalive reports a VERSION body of a single zero octet: the keepalive
+// both Linux AF_RXRPC (rxrpc_send_keepalive) and OpenAFS (the NAT ping)
+// send without the client-initiated flag. It is not a reply to anything.
+func keepalive(body []byte) bool { return len(body) == 1 && body[0] == 0 }
 
 const recentSeqs = 16
 

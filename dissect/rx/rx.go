@@ -316,6 +316,8 @@ func (p *Packet) Summary(dst []byte) []byte {
 	case TypeVersion:
 		if h.Flags()&FlagClientInitiated != 0 {
 			dst = append(dst, " request"...)
+		} else if keepalive(p.body) {
+			dst = append(dst, " keepalive"...)
 		} else {
 			dst = append(dst, " reply \""...)
 			dst = append(dst, versionString(p.body)...)
