@@ -53,10 +53,16 @@ const maxFreeEntries = 256
 // describe names an entry for the finding when the budget drops it ("Rx call
 // 3 of connection ..."); it may be nil.
 func (t *Table[K, V]) Init(limit int, overhead int64, describe func(k K, v *V) string) {
-	t.m, t.limit, t.overhead, t.describe = map[K]*Entry[K, V]{}, limit, overhead, describe
-	t.head = &Entry[K, V]{}
+	t.limit, t.overhead, t.describe = limit, overhead, describe
+	if t.m == nil {
+		t.m, t.head = map[K]*Entry[K, V]{}, &Entry[K, V]{}
+	} else {
+		clear(t.m) // a rewind allocates nothing
+	}
 	t.head.next, t.head.prev = t.head, t.head
-	t.free, t.limbo = nil, nil
+	clear(t.free)
+	clear(t.limbo)
+	t.free, t.limbo = t.free[:0], t.limbo[:0]
 	t.acct.Reset()
 }
 
@@ -68,6 +74,9 @@ func (t *Table[K, V]) Register(b *budget.Budget, name string) {
 
 // Len is the number of entries.
 func (t *Table[K, V]) Len() int { return len(t.m) }
+
+// Used is what the table has charged to its budget (0 when not registered).
+func (t *Table[K, V]) Used() int64 { return t.acct.Used() }
 
 // Limit is the entry limit given to Init.
 func (t *Table[K, V]) Limit() int { return t.limit }
