@@ -48,21 +48,22 @@ func (e *Entry[K, V]) Key() K { return e.key }
 // kept for reuse are not charged to the budget).
 const maxFreeEntries = 256
 
-// Init empties the table (its values are not reused) and sets its entry
-// limit and the octets charged per entry for the struct and its map slot.
-// describe names an entry for the finding when the budget drops it ("Rx call
-// 3 of connection ..."); it may be nil.
+// Init empties the table and sets its entry limit and the octets charged per
+// entry for the struct and its map slot. describe names an entry for the
+// finding when the budget drops it ("Rx call 3 of connection ..."); it may
+// be nil. The values held are reused by later Adds (up to maxFreeEntries),
+// so a second pass over a capture allocates nothing: call Init only when no
+// PDU of the current frame points into them (a rewind).
 func (t *Table[K, V]) Init(limit int, overhead int64, describe func(k K, v *V) string) {
 	t.limit, t.overhead, t.describe = limit, overhead, describe
 	if t.m == nil {
 		t.m, t.head = map[K]*Entry[K, V]{}, &Entry[K, V]{}
-	} else {
-		clear(t.m) // a rewind allocates nothing
+		t.head.next, t.head.prev = t.head, t.head
 	}
-	t.head.next, t.head.prev = t.head, t.head
-	clear(t.free)
-	clear(t.limbo)
-	t.free, t.limbo = t.free[:0], t.limbo[:0]
+	for t.head.next != t.head {
+		t.unlink(t.head.next)
+	}
+	t.Release()
 	t.acct.Reset()
 }
 

@@ -74,7 +74,7 @@ func FuzzCM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		d := New()
 		feed(d, [][]byte{a, b, a})
-		if len(d.comms) > maxComms {
+		if d.comms.Len() > maxComms {
 			t.Fatal("unbounded")
 		}
 	})
