@@ -105,9 +105,10 @@ func (t *Table[K, V]) Release() {
 	t.limbo = t.limbo[:0]
 }
 
-// Recycling reports whether a value handed out before may be reused by the
-// next Release or Add, so pointers cached beside the table must go.
-func (t *Table[K, V]) Recycling() bool { return len(t.limbo) > 0 || len(t.m) >= t.limit }
+// Live reports whether e is still in its table. A caller caching an entry
+// beside the table checks it before each Release: a dropped entry is reused
+// after that for another key.
+func (e *Entry[K, V]) Live() bool { return e.prev != nil }
 
 // Get returns k's entry, or nil, and makes it the newest.
 func (t *Table[K, V]) Get(k K) *Entry[K, V] {
@@ -122,7 +123,7 @@ func (t *Table[K, V]) Get(k K) *Entry[K, V] {
 // table calls it for each use).
 func (t *Table[K, V]) Touch(e *Entry[K, V]) {
 	e.stamp = t.acct.Now()
-	if t.head.prev == e {
+	if t.head.prev == e || e.prev == nil { // newest already, or dropped
 		return
 	}
 	e.prev.next, e.next.prev = e.next, e.prev

@@ -12,8 +12,8 @@ func TestTable(t *testing.T) {
 	tb.Init(2, 10, func(k int, v *int) string { return "entry " + strconv.Itoa(k) })
 	one, _ := tb.Add(1)
 	two, _ := tb.Add(2)
-	if !tb.Recycling() {
-		t.Fatal("a full table does not report recycling")
+	if !one.Live() || !two.Live() {
+		t.Fatal("entries in the table not live")
 	}
 	if tb.Get(1) != one { // 1 becomes the newest: 2 is the oldest
 		t.Fatal("Get(1)")
@@ -22,8 +22,8 @@ func TestTable(t *testing.T) {
 	if old != two || tb.Describe(old) != "entry 2" || tb.Get(2) != nil {
 		t.Fatalf("Add on a full table dropped %v, want the least recently used entry 2", old)
 	}
-	if three == two {
-		t.Fatal("a dropped value was reused before Release")
+	if three == two || two.Live() {
+		t.Fatal("a dropped value was reused before Release, or is still live")
 	}
 	tb.Release()
 	four, old := tb.Add(4) // drops 1, reuses 2's value

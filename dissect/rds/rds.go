@@ -198,8 +198,8 @@ type half struct {
 // conn finds or creates k's connection. Messages copy what they show, so a
 // dropped connection's value may be reused at once.
 func (d *State) conn(f *dissect.Frame, k tcp.FlowKey) *dissect.Entry[tcp.FlowKey, conn] {
-	if d.conns.Recycling() {
-		d.lastConn = nil
+	if d.lastConn != nil && !d.lastConn.Live() {
+		d.lastConn = nil // dropped: its value may be reused below
 	}
 	if d.lastConn != nil && d.lastKey == k {
 		d.conns.Touch(d.lastConn)

@@ -120,10 +120,11 @@ func (d *State) Rewind() {
 func (d *State) newPacket(f *dissect.Frame) *Packet {
 	p, fresh := d.pool.Get(f)
 	if fresh {
-		if d.calls.Recycling() {
-			d.lastCall = nil // it may be recycled below or by the next add
+		// a dropped entry is reused after Release: forget it if cached
+		if d.lastCall != nil && !d.lastCall.Live() {
+			d.lastCall = nil
 		}
-		if d.conns.Recycling() {
+		if d.lastConn != nil && !d.lastConn.Live() {
 			d.lastConn = nil
 		}
 		d.calls.Release()
