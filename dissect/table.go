@@ -1,63 +1,209 @@
 package dissect
 
-// Table is a two-generation map for per-connection and per-call state: when
-// the current generation fills, the old one is dropped, so memory stays
-// bounded without per-entry timers. Dropped values are reused by later Adds
-// once Release is called (at the start of a frame: a dropped value's buffers
-// may still back the previous frame's PDUs until then).
+import (
+	"iter"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
+)
+
+// Table is a bounded map for per-connection and per-call state, kept in
+// least recently used order: Get, Add and Touch make an entry the newest, and
+// the oldest goes first, in O(1), when the table reaches its entry limit (Add
+// says so, for a finding) or when the engine's memory budget
+// (reassembly/budget) asks for octets back. Dropped values are reused by later
+// Adds once Release is called (at the start of a frame: a dropped value may
+// still back the previous frame's PDUs until then).
+//
+// A Table must not be copied after Init: its list points into itself.
 type Table[K comparable, V any] struct {
-	Cur, Old map[K]*V // for iteration; Get and Add maintain them
-	free     []*V
-	limbo    []*V // dropped since the last Release
+	m        map[K]*Entry[K, V]
+	head     *Entry[K, V] // sentinel: head.next is the oldest, head.prev the newest
+	free     []*Entry[K, V]
+	limbo    []*Entry[K, V] // dropped since the last Release
 	limit    int
+	overhead int64
+	acct     *budget.Account
+	describe func(k K, v *V) string
 }
 
-// Init empties the table (its values are not reused) and sets the size of a
-// generation.
-func (t *Table[K, V]) Init(limit int) {
-	t.Cur, t.Old, t.limit = map[K]*V{}, map[K]*V{}, limit
+// Releaser is implemented by values (*V) that hold buffers: the table calls
+// Release when it drops or deletes the value, so values waiting for reuse
+// hold no uncharged memory. The value's other fields stay as they were.
+type Releaser interface{ Release() }
+
+// Entry is one key's value with its place in the table.
+type Entry[K comparable, V any] struct {
+	V          V
+	key        K
+	stamp      uint64
+	charged    int64
+	prev, next *Entry[K, V]
+}
+
+// Key is the entry's key.
+func (e *Entry[K, V]) Key() K { return e.key }
+
+// maxFreeEntries bounds the dropped values kept for reuse: after the budget
+// drops thousands at once, the rest are left to the garbage collector (values
+// kept for reuse are not charged to the budget).
+const maxFreeEntries = 256
+
+// Init empties the table and sets its entry limit and the octets charged per
+// entry for the struct and its map slot. describe names an entry for the
+// finding when the budget drops it ("Rx call 3 of connection ..."); it may
+// be nil. The values held are reused by later Adds (up to maxFreeEntries),
+// so a second pass over a capture allocates nothing: call Init only when no
+// PDU of the current frame points into them (a rewind).
+func (t *Table[K, V]) Init(limit int, overhead int64, describe func(k K, v *V) string) {
+	t.limit, t.overhead, t.describe = limit, overhead, describe
+	if t.m == nil {
+		t.m, t.head = map[K]*Entry[K, V]{}, &Entry[K, V]{}
+		t.head.next, t.head.prev = t.head, t.head
+	}
+	for t.head.next != t.head {
+		t.unlink(t.head.next)
+	}
+	t.Release()
+	t.acct.Reset()
+}
+
+// Register charges the table to b under name ("rx"), so the budget can drop
+// its oldest entries; call once, after the first Init.
+func (t *Table[K, V]) Register(b *budget.Budget, name string) {
+	t.acct = b.Register(name, t)
+}
+
+// Len is the number of entries.
+func (t *Table[K, V]) Len() int { return len(t.m) }
+
+// Used is what the table has charged to its budget (0 when not registered).
+func (t *Table[K, V]) Used() int64 { return t.acct.Used() }
+
+// Limit is the entry limit given to Init.
+func (t *Table[K, V]) Limit() int { return t.limit }
+
+// All yields every entry, oldest first.
+func (t *Table[K, V]) All() iter.Seq2[K, *V] {
+	return func(yield func(K, *V) bool) {
+		for e := t.head.next; e != t.head; e = e.next {
+			if !yield(e.key, &e.V) {
+				return
+			}
+		}
+	}
 }
 
 // Release makes the values dropped since the last call reusable.
 func (t *Table[K, V]) Release() {
-	t.free = append(t.free, t.limbo...)
+	if len(t.limbo) == 0 {
+		return
+	}
+	if room := maxFreeEntries - len(t.free); room > 0 {
+		t.free = append(t.free, t.limbo[:min(room, len(t.limbo))]...)
+	}
+	clear(t.limbo)
 	t.limbo = t.limbo[:0]
 }
 
-// Recycling reports whether a value handed out before may be reused by the
-// next Release or Add, so pointers cached beside the table must go.
-func (t *Table[K, V]) Recycling() bool { return len(t.limbo) > 0 || len(t.Cur) >= t.limit }
+// Live reports whether e is still in its table. A caller caching an entry
+// beside the table checks it before each Release: a dropped entry is reused
+// after that for another key.
+func (e *Entry[K, V]) Live() bool { return e.prev != nil }
 
-// Get returns k's value, or nil; a value found in the old generation moves
-// to the current one.
-func (t *Table[K, V]) Get(k K) *V {
-	if v, ok := t.Cur[k]; ok {
-		return v
+// Get returns k's entry, or nil, and makes it the newest.
+func (t *Table[K, V]) Get(k K) *Entry[K, V] {
+	e := t.m[k]
+	if e != nil {
+		t.Touch(e)
 	}
-	if v, ok := t.Old[k]; ok {
-		delete(t.Old, k)
-		t.Cur[k] = v
-		return v
-	}
-	return nil
+	return e
 }
 
-// Add inserts a value for k and returns it: new, or recycled as its last
-// user left it (the caller resets it).
-func (t *Table[K, V]) Add(k K) *V {
-	if len(t.Cur) >= t.limit {
-		for _, v := range t.Old {
-			t.limbo = append(t.limbo, v)
-		}
-		clear(t.Old)
-		t.Old, t.Cur = t.Cur, t.Old
+// Touch makes e the newest entry (a caller that caches an entry beside the
+// table calls it for each use).
+func (t *Table[K, V]) Touch(e *Entry[K, V]) {
+	e.stamp = t.acct.Now()
+	if t.head.prev == e || e.prev == nil { // newest already, or dropped
+		return
 	}
-	var v *V
+	e.prev.next, e.next.prev = e.next, e.prev
+	t.pushNewest(e)
+}
+
+func (t *Table[K, V]) pushNewest(e *Entry[K, V]) {
+	e.prev, e.next = t.head.prev, t.head
+	t.head.prev.next = e
+	t.head.prev = e
+}
+
+// Add inserts an entry for k (not in the table) and returns it: new, or
+// recycled as its last user left it (the caller resets e.V). When the table
+// was full, its least recently used entry was dropped to make room: dropped
+// is that entry, valid until the next Release, for the caller's finding.
+func (t *Table[K, V]) Add(k K) (e, dropped *Entry[K, V]) {
+	if len(t.m) >= t.limit && t.head.next != t.head {
+		dropped = t.head.next
+		t.unlink(dropped)
+	}
 	if n := len(t.free); n > 0 {
-		v, t.free = t.free[n-1], t.free[:n-1]
+		e, t.free = t.free[n-1], t.free[:n-1]
 	} else {
-		v = new(V)
+		e = new(Entry[K, V])
 	}
-	t.Cur[k] = v
-	return v
+	e.key, e.stamp, e.charged = k, t.acct.Now(), 0
+	t.m[k] = e
+	t.pushNewest(e)
+	t.Charge(e, t.overhead)
+	return e, dropped
+}
+
+// Delete removes k's entry (a connection that closed); its value is reused
+// after the next Release.
+func (t *Table[K, V]) Delete(k K) {
+	if e := t.m[k]; e != nil {
+		t.unlink(e)
+	}
+}
+
+// Charge adds n octets (n < 0 releases) to what e holds; the table releases
+// all of it when e is dropped or deleted.
+func (t *Table[K, V]) Charge(e *Entry[K, V], n int64) {
+	e.charged += n
+	t.acct.Charge(n)
+}
+
+func (t *Table[K, V]) unlink(e *Entry[K, V]) {
+	if r, ok := any(&e.V).(Releaser); ok {
+		r.Release()
+	}
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+	delete(t.m, e.key)
+	t.acct.Charge(-e.charged)
+	e.charged = 0
+	t.limbo = append(t.limbo, e)
+}
+
+// Describe names e as the describe function given to Init does.
+func (t *Table[K, V]) Describe(e *Entry[K, V]) string {
+	if t.describe == nil {
+		return "an entry"
+	}
+	return t.describe(e.key, &e.V)
+}
+
+// Oldest implements budget.Table: the stamp of the least recently used entry.
+func (t *Table[K, V]) Oldest() (uint64, bool) {
+	if t.head == nil || t.head.next == t.head {
+		return 0, false
+	}
+	return t.head.next.stamp, true
+}
+
+// DropOldest implements budget.Table.
+func (t *Table[K, V]) DropOldest() string {
+	e := t.head.next
+	what := t.Describe(e)
+	t.unlink(e)
+	return what
 }

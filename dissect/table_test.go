@@ -1,28 +1,71 @@
 package dissect
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
+)
 
 func TestTable(t *testing.T) {
 	var tb Table[int, int]
-	tb.Init(2)
-	one, two := tb.Add(1), tb.Add(2)
-	if !tb.Recycling() {
-		t.Fatal("a full generation does not report recycling")
+	tb.Init(2, 10, func(k int, v *int) string { return "entry " + strconv.Itoa(k) })
+	one, _ := tb.Add(1)
+	two, _ := tb.Add(2)
+	if !one.Live() || !two.Live() {
+		t.Fatal("entries in the table not live")
 	}
-	three := tb.Add(3) // 1 and 2 become the old generation
-	if tb.Get(1) != one || len(tb.Old) != 1 || len(tb.Cur) != 2 {
-		t.Fatalf("Get from the old generation: cur %d old %d", len(tb.Cur), len(tb.Old))
+	if tb.Get(1) != one { // 1 becomes the newest: 2 is the oldest
+		t.Fatal("Get(1)")
 	}
-	tb.Add(4) // drops 2; 3 and 1 become old
-	if tb.Get(2) != nil {
-		t.Fatal("dropped key still found")
+	three, old := tb.Add(3)
+	if old != two || tb.Describe(old) != "entry 2" || tb.Get(2) != nil {
+		t.Fatalf("Add on a full table dropped %v, want the least recently used entry 2", old)
 	}
-	if v := tb.Add(5); v == two {
-		t.Fatal("a dropped value was reused before Release")
+	if three == two || two.Live() {
+		t.Fatal("a dropped value was reused before Release, or is still live")
 	}
-	tb.Add(6) // drops 3 and 1
 	tb.Release()
-	if v := tb.Add(7); v != one && v != two && v != three {
-		t.Fatal("Add after Release did not reuse a dropped value")
+	four, old := tb.Add(4) // drops 1, reuses 2's value
+	if four != two || old != one {
+		t.Fatalf("Add after Release: reused %v, dropped %v", four == two, old)
+	}
+	var keys []int
+	for k := range tb.All() {
+		keys = append(keys, k)
+	}
+	if len(keys) != 2 || keys[0] != 3 || keys[1] != 4 {
+		t.Fatalf("All = %v, want [3 4] (oldest first)", keys)
+	}
+	tb.Delete(3)
+	if tb.Len() != 1 || tb.Get(3) != nil {
+		t.Fatal("Delete")
+	}
+}
+
+// The budget drops the least recently used entry first and gets back all
+// the entry was charged.
+func TestTableBudget(t *testing.T) {
+	b := budget.New(1000)
+	var tb Table[int, int]
+	tb.Init(100, 100, func(k int, v *int) string { return "entry " + strconv.Itoa(k) })
+	tb.Register(b, "test")
+	for k := 1; k <= 5; k++ {
+		b.Tick(uint64(k))
+		e, _ := tb.Add(k)
+		tb.Charge(e, 100)
+	}
+	b.Tick(6)
+	tb.Get(1) // 1 is the newest now: 2 is the oldest
+	b.Tick(7)
+	e, _ := tb.Add(6)
+	tb.Charge(e, 100) // 1200 octets
+	drops := b.Enforce()
+	if len(drops) != 1 || drops[0].What != "entry 2" || drops[0].Octets != 200 || b.Used() != 1000 {
+		t.Fatalf("drops %+v, used %d", drops, b.Used())
+	}
+	tb.Init(100, 100, nil)
+	if b.Used() != 0 {
+		t.Fatalf("Init left %d octets charged", b.Used())
 	}
 }

@@ -238,6 +238,11 @@ type state struct {
 	pool  []*PDU
 }
 
+// maxStates bounds the pools kept, one per engine (Frame), not per call:
+// beyond it all are forgotten, which only costs reallocation. A pool holds
+// the PDUs of one frame (at most one per Rx packet in it) and starts over
+// on the next, so nothing here grows with the input or needs the memory
+// budget; AFS keeps no per-call state of its own (Rx matches the calls).
 const maxStates = 64
 
 var (

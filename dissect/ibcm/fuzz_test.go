@@ -75,7 +75,7 @@ func FuzzCM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		d := New()
 		out := feed(d, [][]byte{a, b, a})
-		if len(d.comms) > maxComms {
+		if d.comms.Len() > maxComms {
 			t.Fatal("unbounded")
 		}
 		// The same messages to a fresh state say the same.

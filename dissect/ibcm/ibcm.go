@@ -24,26 +24,31 @@ const Name = "ibcm"
 
 // Sizes.
 const (
-	MADLen      = 256
-	MADHdrLen   = 24
-	ClassCM     = 0x07
-	CMAHdrLen   = 36     // struct cma_hdr
-	RDMAPSTCP   = 0x0106 // RDMA CM port space of TCP-like services
-	RDMAPSUDP   = 0x0111
-	SIDPrefix   = 0x0000000001000000 // RDMA CM service IDs: 0x00000000_01_PS(8)_port(16)
-	maxComms    = 4096
-	offReqPriv  = 164 // REQ private data (92 octets)
-	offRepPriv  = 60  // REP private data (196)
-	offRTUPriv  = 32  // RTU (224)
-	offRejPriv  = 108 // REJ (148)
-	offDreqPriv = 36  // DREQ (220)
-	offDrepPriv = 32  // DREP (224)
+	MADLen       = 256
+	MADHdrLen    = 24
+	ClassCM      = 0x07
+	CMAHdrLen    = 36     // struct cma_hdr
+	RDMAPSTCP    = 0x0106 // RDMA CM port space of TCP-like services
+	RDMAPSUDP    = 0x0111
+	SIDPrefix    = 0x0000000001000000 // RDMA CM service IDs: 0x00000000_01_PS(8)_port(16)
+	maxComms     = 4096               // connections tracked; beyond, the least recently active is dropped with a finding
+	commOverhead = 128                // one tracked connection (entry, map slot), charged to the memory budget
+	offReqPriv   = 164                // REQ private data (92 octets)
+	offRepPriv   = 60                 // REP private data (196)
+	offRTUPriv   = 32                 // RTU (224)
+	offRejPriv   = 108                // REJ (148)
+	offDreqPriv  = 36                 // DREQ (220)
+	offDrepPriv  = 32                 // DREP (224)
 )
 
 func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
-		New:  func(e *dissect.Engine) dissect.Dissector { return New() },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := New()
+			d.comms.Register(e.Budget(), "ibcm")
+			return d
+		},
 	})
 	ib.RegisterUpper(Name)
 }
@@ -92,7 +97,7 @@ func consumerFor(port uint16) *Consumer {
 // the service of a REP, RTU or DREQ.
 type State struct {
 	pool  dissect.Pool[MAD]
-	comms map[uint32]comm
+	comms dissect.Table[uint32, comm] // by local communication ID
 }
 
 type comm struct {
@@ -103,13 +108,46 @@ type comm struct {
 }
 
 // New returns a fresh per-engine state.
-func New() *State { return &State{comms: map[uint32]comm{}} }
+func New() *State {
+	d := &State{}
+	d.comms.Init(maxComms, commOverhead, droppedComm)
+	return d
+}
+
+func droppedComm(id uint32, c *comm) string {
+	return "CM connection with local communication ID 0x" + strconv.FormatUint(uint64(id), 16) +
+		" (REQ in frame " + strconv.FormatUint(c.reqFrame, 10) + ")"
+}
+
+// remember stores c under id (a MAD copies what it shows, so dropped values
+// may be reused at once).
+func (d *State) remember(f *dissect.Frame, m *MAD, id uint32, c comm) {
+	e := d.comms.Get(id)
+	if e == nil {
+		d.comms.Release()
+		var old *dissect.Entry[uint32, comm]
+		e, old = d.comms.Add(id)
+		if old != nil {
+			f.AddFinding(m.idx, dissect.Warn, dissect.GroupReassembly, nil, "ibcm", "CM connection table full ("+
+				strconv.Itoa(maxComms)+"): dropped the least recently active, "+d.comms.Describe(old))
+		}
+	}
+	e.V = c
+}
+
+// lookup returns id's connection.
+func (d *State) lookup(id uint32) (comm, bool) {
+	if e := d.comms.Get(id); e != nil {
+		return e.V, true
+	}
+	return comm{}, false
+}
 
 // Dissect implements dissect.Dissector; MADs arrive through ib (IBMessage).
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
 // Rewind implements dissect.Rewinder.
-func (d *State) Rewind() { clear(d.comms); d.pool.Reset() }
+func (d *State) Rewind() { d.comms.Init(maxComms, commOverhead, droppedComm); d.pool.Reset() }
 
 // MAD is one CM MAD (a PDU).
 type MAD struct {
@@ -192,10 +230,7 @@ func (d *State) track(f *dissect.Frame, m *MAD) {
 				c.cons = consumerFor(c.port)
 			}
 		}
-		if len(d.comms) >= maxComms {
-			clear(d.comms)
-		}
-		d.comms[local] = c
+		d.remember(f, m, local, c)
 		m.ps, m.port, m.cons = c.ps, c.port, c.cons
 		ipOK := ipcmOK(b[offReqPriv:])
 		if c.ps == RDMAPSTCP || c.ps == RDMAPSUDP {
@@ -212,17 +247,14 @@ func (d *State) track(f *dissect.Frame, m *MAD) {
 	case AttrMRA:
 		// the ids are those of the two sides, as in REP
 	}
-	c, ok := d.comms[remote]
+	c, ok := d.lookup(remote)
 	if !ok || remote == 0 {
-		if c, ok = d.comms[local]; !ok {
+		if c, ok = d.lookup(local); !ok {
 			return
 		}
 	}
-	if _, known := d.comms[local]; m.Attr() == AttrREP && !known {
-		if len(d.comms) >= maxComms {
-			clear(d.comms)
-		}
-		d.comms[local] = c
+	if _, known := d.lookup(local); m.Attr() == AttrREP && !known {
+		d.remember(f, m, local, c)
 	}
 	m.reqFrame, m.ps, m.port, m.cons = c.reqFrame, c.ps, c.port, c.cons
 	if m.cons != nil && m.cons.Check != nil {

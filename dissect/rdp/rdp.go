@@ -10,7 +10,11 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name:     "rdp",
 		IPProtos: []uint8{IPProto},
-		New:      func(e *dissect.Engine) dissect.Dissector { return New() },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := New()
+			d.conns.Register(e.Budget(), "rdp")
+			return d
+		},
 	})
 }
 
@@ -55,14 +59,14 @@ type State struct {
 func New() *State {
 	d := &State{}
 	d.pool.Limit = 64
-	d.conns.Init(maxConns)
+	d.conns.Init(maxConns, connOverhead, dropped)
 	return d
 }
 
 // Rewind implements dissect.Rewinder: the second pass rebuilds connection
 // state from scratch, so both passes report the same findings.
 func (d *State) Rewind() {
-	d.conns.Init(maxConns)
+	d.conns.Init(maxConns, connOverhead, dropped)
 	d.pool.Reset()
 }
 

@@ -10,9 +10,13 @@ import (
 
 var noAddr netip.Addr
 
-// maxConns bounds each generation of the connection table; when it fills, the
-// older generation is dropped (memory stays bounded without timers).
-const maxConns = 1 << 12
+// maxConns bounds the connection table; when it is full, the least recently
+// active connection is dropped, with a finding. connOverhead is what one
+// tracked connection costs (struct, map slot), charged to the memory budget.
+const (
+	maxConns     = 1 << 13
+	connOverhead = 1536
+)
 
 // seenRing is how many recent segments per side are remembered for
 // retransmission detection, and eackRing how many EACKed sequence numbers.
@@ -155,10 +159,8 @@ func keyOf(a, b netip.AddrPort) connKey {
 // first. Connections evicted from the bounded table are not included.
 func (d *State) Connections(dst []ConnSummary) []ConnSummary {
 	start := len(dst)
-	for _, m := range []map[connKey]*conn{d.conns.Old, d.conns.Cur} {
-		for _, c := range m {
-			dst = append(dst, c.summary())
-		}
+	for _, c := range d.conns.All() {
+		dst = append(dst, c.summary())
 	}
 	out := dst[start:]
 	sort.Slice(out, func(i, j int) bool { return out[i].FirstFrame < out[j].FirstFrame })
@@ -188,9 +190,16 @@ func (d *State) track(f *dissect.Frame, s *Segment, bad bool) {
 	src := netip.AddrPortFrom(f.Net.Src, h.SrcPort())
 	dst := netip.AddrPortFrom(f.Net.Dst, h.DstPort())
 	k := keyOf(src, dst)
-	c := d.conns.Get(k)
-	if c == nil {
-		c = d.conns.Add(k)
+	var c *conn
+	if e := d.conns.Get(k); e != nil {
+		c = &e.V
+	} else {
+		e, old := d.conns.Add(k)
+		if old != nil {
+			s.find(f, dissect.Warn, dissect.GroupReassembly, nil, "connection table full ("+strconv.Itoa(maxConns)+
+				" connections): dropped the least recently active, "+d.conns.Describe(old))
+		}
+		c = &e.V
 		c.reset(src, dst, h.Version(), f)
 	}
 	dir := 0
@@ -377,6 +386,12 @@ func (d *State) track(f *dissect.Frame, s *Segment, bad bool) {
 		me.hasSeq, me.hiSeq = true, seq
 	}
 	me.remember(seq, f.Num)
+}
+
+// dropped names a connection the table or the memory budget dropped.
+func dropped(_ connKey, c *conn) string {
+	return "RDP connection " + c.side[0].ep.String() + " <-> " + c.side[1].ep.String() + " (" +
+		u(c.side[0].st.Segments+c.side[1].st.Segments) + " segments)"
 }
 
 func established(a, b *side) string {

@@ -38,7 +38,7 @@ func FuzzRDS(f *testing.F) {
 				x.gap(tcp.Dir(k&1), uint64(gapSize)+1)
 			}
 		}
-		for _, c := range x.d.conns {
+		for _, c := range x.d.conns.All() {
 			for i := range c.half {
 				h := &c.half[i]
 				if len(h.frames) > maxMsgFrames || len(h.cong) > maxCongPorts || h.ntail >= HeaderLen || h.nhdr > HeaderLen {
@@ -47,7 +47,7 @@ func FuzzRDS(f *testing.F) {
 			}
 		}
 		x.d.StreamClose(x.next(), x.key, tcp.CloseFIN)
-		if len(x.d.conns) != 0 {
+		if x.d.conns.Len() != 0 {
 			t.Fatal("state kept after close")
 		}
 	})

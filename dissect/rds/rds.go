@@ -16,7 +16,11 @@ func init() {
 		Name:         "rds",
 		TCPPorts:     []dissect.PortRange{{Lo: Port, Hi: Port}},
 		HeuristicTCP: Heuristic,
-		New:          func(e *dissect.Engine) dissect.Dissector { return New(e) },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := New(e)
+			d.conns.Register(e.Budget(), "rds")
+			return d
+		},
 	})
 }
 
@@ -45,10 +49,12 @@ func Heuristic(b []byte) bool {
 
 // Bounds on per-engine memory.
 const (
-	maxConns      = 1 << 16 // the assembler closes older ones first; this is a backstop
+	maxConns      = 1 << 16 // the assembler closes older ones first; this is a backstop (least recently active dropped, with a finding)
+	connOverhead  = 1024    // one tracked connection (two halves, entry, map slot: measured 1.07 KB) charged to the memory budget
 	maxMsgFrames  = 1 << 12 // frames listed per message (a 1 MiB message over 256-byte segments)
 	maxCongPorts  = 1024    // congested ports kept per map (all are counted)
-	seqRing       = 64      // recent messages per direction (lazily allocated), for retransmission and ack lookups
+	seqRing       = 64      // recent messages per direction, for retransmission and ack lookups (grown from seqRingMin as messages come)
+	seqRingMin    = 4
 	maxPings      = 1 << 12
 	maxGens       = 1 << 12
 	maxLearned    = 1 << 16
@@ -61,9 +67,9 @@ type State struct {
 	e    *dissect.Engine
 	pool dissect.Pool[Message]
 
-	conns    map[tcp.FlowKey]*conn
+	conns    dissect.Table[tcp.FlowKey, conn]
 	lastKey  tcp.FlowKey
-	lastConn *conn
+	lastConn *dissect.Entry[tcp.FlowKey, conn]
 
 	pings   map[pingKey]sent
 	gens    map[netip.Addr]uint32
@@ -87,15 +93,16 @@ type sent struct {
 // New returns a fresh per-engine state (e may be nil in tests that call
 // StreamData directly; offsets in the frame are then unknown).
 func New(e *dissect.Engine) *State {
-	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, pings: map[pingKey]sent{}, gens: map[netip.Addr]uint32{},
+	d := &State{e: e, pings: map[pingKey]sent{}, gens: map[netip.Addr]uint32{},
 		learned: map[uint64]uint64{}}
+	d.conns.Init(maxConns, connOverhead, droppedConn)
 	return d
 }
 
 // Rewind implements dissect.Rewinder: the engine reassembles again from the
 // start, so per-stream state goes; the ping->pong matches stay.
 func (d *State) Rewind() {
-	clear(d.conns)
+	d.conns.Init(maxConns, connOverhead, droppedConn)
 	clear(d.pings)
 	clear(d.gens)
 	d.lastConn = nil
@@ -108,8 +115,48 @@ func (d *State) Rewind() {
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
 // conn is one TCP connection = one RDS path; half[dir] is what dir sends.
+// Its buffers are allocated as messages need them, so the many connections
+// that carry little cost little.
 type conn struct {
-	half [2]half
+	half    [2]half
+	charged int // octets charged to the budget beside connOverhead
+}
+
+// held is what c holds beyond its struct.
+func (c *conn) held() int {
+	n := 0
+	for i := range c.half {
+		h := &c.half[i]
+		n += cap(h.ring)*24 + cap(h.frames)*8 + cap(h.cong)*2
+	}
+	return n
+}
+
+// charge brings the budget up to date with what e holds.
+func (d *State) charge(e *dissect.Entry[tcp.FlowKey, conn]) {
+	if h := e.V.held(); h != e.V.charged {
+		d.conns.Charge(e, int64(h-e.V.charged))
+		e.V.charged = h
+	}
+}
+
+// Release implements dissect.Releaser: a dropped connection lets go of its
+// buffers (its messages hold copies).
+func (c *conn) Release() {
+	for i := range c.half {
+		c.half[i].ring, c.half[i].frames, c.half[i].cong = nil, nil, nil
+	}
+}
+
+func droppedConn(k tcp.FlowKey, c *conn) string {
+	s := "RDS connection " + k.Src(0).String() + " <-> " + k.Dst(0).String()
+	for i := range c.half {
+		if h := &c.half[i]; h.nhdr > 0 {
+			s += " (a message in progress)"
+			break
+		}
+	}
+	return s
 }
 
 // half frames one direction of a connection into messages and tracks its
@@ -144,23 +191,33 @@ type half struct {
 	haveSeq bool
 	lastSeq uint64
 	lastAck uint64
-	ring    []sent // by seq % seqRing
+	ring    []sent // by seq % len(ring)
+	nrec    int    // messages recorded in ring
 }
 
-func (d *State) conn(k tcp.FlowKey) *conn {
+// conn finds or creates k's connection. Messages copy what they show, so a
+// dropped connection's value may be reused at once.
+func (d *State) conn(f *dissect.Frame, k tcp.FlowKey) *dissect.Entry[tcp.FlowKey, conn] {
+	if d.lastConn != nil && !d.lastConn.Live() {
+		d.lastConn = nil // dropped: its value may be reused below
+	}
 	if d.lastConn != nil && d.lastKey == k {
+		d.conns.Touch(d.lastConn)
 		return d.lastConn
 	}
-	c := d.conns[k]
-	if c == nil {
-		if len(d.conns) >= maxConns {
-			clear(d.conns)
+	e := d.conns.Get(k)
+	if e == nil {
+		d.conns.Release()
+		var old *dissect.Entry[tcp.FlowKey, conn]
+		e, old = d.conns.Add(k)
+		if old != nil && f.Num != 0 {
+			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, nil, findingsProto, "RDS connection table full ("+
+				strconv.Itoa(maxConns)+"): dropped the least recently active, "+d.conns.Describe(old))
 		}
-		c = &conn{}
-		d.conns[k] = c
+		e.V = conn{}
 	}
-	d.lastKey, d.lastConn = k, c
-	return c
+	d.lastKey, d.lastConn = k, e
+	return e
 }
 
 // Message is one RDS message (PDU), or the part of one a frame carried.
@@ -218,7 +275,9 @@ func (d *State) newMsg(f *dissect.Frame) *Message {
 
 // StreamData implements dissect.StreamDissector.
 func (d *State) StreamData(f *dissect.Frame, c *tcp.Chunk) {
-	h := &d.conn(c.Key).half[c.Dir]
+	e := d.conn(f, c.Key)
+	defer d.charge(e)
+	h := &e.V.half[c.Dir]
 	if !h.started {
 		h.started = true
 		// A connection seen from its SYN starts on a message boundary; one
@@ -394,7 +453,7 @@ func (d *State) badLength(f *dissect.Frame, c *tcp.Chunk, h *half) {
 // payload keeps the framing (h_len says where the next header is); a hole
 // anywhere else loses it until the next plausible header.
 func (d *State) StreamGap(f *dissect.Frame, g *tcp.Gap) {
-	h := &d.conn(g.Key).half[g.Dir]
+	h := &d.conn(f, g.Key).V.half[g.Dir]
 	h.started = true
 	if !h.synced {
 		h.ntail = 0 // the kept bytes no longer precede the data
@@ -441,18 +500,19 @@ func (d *State) truncate(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, 
 
 // StreamClose implements dissect.StreamDissector.
 func (d *State) StreamClose(f *dissect.Frame, key tcp.FlowKey, reason tcp.CloseReason) {
-	c := d.conns[key]
-	if c == nil {
+	e := d.conns.Get(key)
+	if e == nil {
 		return
 	}
+	c := &e.V
 	for dir := range c.half {
 		h := &c.half[dir]
 		if h.synced && h.nhdr > 0 {
 			d.truncate(f, key, tcp.Dir(dir), h, "the connection closed ("+reason.String()+")")
 		}
 	}
-	delete(d.conns, key)
-	if d.lastConn == c {
+	d.conns.Delete(key)
+	if d.lastConn == e {
 		d.lastConn = nil
 	}
 }

@@ -89,7 +89,7 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 	// Piggy-backed acks cover the other direction's messages. Linux rds_tcp
 	// leaves h_ack 0 (TCP acks do the job), so 0 is "no information".
 	if ack := hv.Ack(); ack != 0 {
-		o := &d.conn(k).half[dir^1]
+		o := &d.conn(f, k).V.half[dir^1]
 		switch {
 		case o.haveSeq && ack > o.lastSeq:
 			f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fAck, findingsProto,
@@ -199,19 +199,33 @@ func be32(b []byte) uint32 {
 }
 func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
 
-// record remembers a sent message for retransmission and ack lookups.
+// record remembers a sent message for retransmission and ack lookups. The
+// ring starts small and doubles up to seqRing as messages come: a connection
+// that sends a few messages costs a few entries.
 func (h *half) record(s sent) {
-	if h.ring == nil {
-		h.ring = make([]sent, seqRing)
+	switch {
+	case h.ring == nil:
+		h.ring = make([]sent, seqRingMin)
+	case h.nrec >= len(h.ring) && len(h.ring) < seqRing:
+		// each slot holds the latest seq of its residue; residues modulo the
+		// old length split cleanly modulo the new one
+		r := make([]sent, 2*len(h.ring))
+		for _, o := range h.ring {
+			if o.frame != 0 {
+				r[o.seq%uint64(len(r))] = o
+			}
+		}
+		h.ring = r
 	}
-	h.ring[s.seq%seqRing] = s
+	h.nrec++
+	h.ring[s.seq%uint64(len(h.ring))] = s
 }
 
 func (h *half) lookup(seq uint64) sent {
 	if h.ring == nil {
 		return sent{}
 	}
-	if s := h.ring[seq%seqRing]; s.seq == seq {
+	if s := h.ring[seq%uint64(len(h.ring))]; s.seq == seq {
 		return s
 	}
 	return sent{}

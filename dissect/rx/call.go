@@ -40,10 +40,16 @@ type callKey struct {
 
 type pend struct {
 	seq  uint32
+	lost bool // received but not kept: MaxCallData was reached
 	data []byte
 }
 
 const maxPending = 256
+
+// keepSmall is the largest buffer a dropped call keeps for its next user:
+// small calls then reuse memory without allocating, and no dropped call
+// holds uncharged megabytes.
+const keepSmall = 4 << 10
 
 type dirState struct {
 	next    uint32 // every seq below next is in buf (or counted)
@@ -52,7 +58,7 @@ type dirState struct {
 	done    bool
 	total   int
 	buf     []byte
-	trunc   bool
+	trunc   bool // buf stops short: later data is counted, not kept
 	frames  []uint64
 	nframes int
 	// recent remembers the first frame of the last seqs received, to name
@@ -61,6 +67,8 @@ type dirState struct {
 	recent  [recentSeqs]seqFrame
 	gen     uint32
 	pending []pend
+	pbytes  int    // data held in pending
+	charged int    // octets charged to the budget for buf, pending and frames
 	direct  []byte // the single packet's body when it needed no copy
 	doff    int
 }
@@ -69,8 +77,28 @@ func (s *dirState) reset() {
 	// field by field: a composite literal would copy a whole temporary (with
 	// write barriers) on every new call
 	s.next, s.maxSeq, s.lastSeq, s.done, s.total, s.trunc, s.nframes, s.doff = 1, 0, 0, false, 0, false, 0, 0
-	s.buf, s.frames, s.pending, s.direct = s.buf[:0], s.frames[:0], s.pending[:0], nil
+	s.pbytes, s.charged = 0, 0
+	s.buf, s.frames, s.direct = s.buf[:0], s.frames[:0], nil
+	clear(s.pending) // the copies go to the garbage collector
+	s.pending = s.pending[:0]
 	s.gen++ // invalidates recent without clearing it
+}
+
+// release lets go of a dropped call's data but small buffers.
+func (s *dirState) release() {
+	if cap(s.buf) > keepSmall {
+		s.buf = nil
+	}
+	if cap(s.pending) > 16 {
+		s.pending = nil
+	}
+	clear(s.pending)
+	s.direct = nil
+}
+
+// held is what the direction holds beyond the call's struct.
+func (s *dirState) held() int {
+	return cap(s.buf) + s.pbytes + cap(s.pending)*32 + cap(s.frames)*8
 }
 
 type call struct {
@@ -82,17 +110,62 @@ type call struct {
 	reqSeen    bool
 	serverPort uint16
 	clientPort uint16
+	// lost: the call's earlier state was dropped (table limit or memory
+	// budget), so its data is counted but neither kept nor delivered
+	lost       bool
+	epoch, cid uint32 // for naming the call when it is dropped
 }
 
-type callTable struct {
-	dissect.Table[callKey, call]
-}
-type connTable struct {
-	dissect.Table[connKey, conn]
+// initTables empties the call and connection tables.
+func (d *State) initTables() {
+	d.calls.Init(maxCalls, callOverhead, droppedCall)
+	d.conns.Init(maxConns, connOverhead, droppedConn)
 }
 
-func (t *callTable) init() { t.Init(maxCalls) }
-func (t *connTable) init() { t.Init(maxConns) }
+func droppedCall(k callKey, c *call) string {
+	b := make([]byte, 0, 96)
+	b = append(b, "Rx call "...)
+	b = strconv.AppendUint(b, uint64(k.call), 10)
+	b = append(b, " of connection epoch 0x"...)
+	b = strconv.AppendUint(b, uint64(c.epoch), 16)
+	b = append(b, " cid 0x"...)
+	b = strconv.AppendUint(b, uint64(c.cid), 16)
+	b = append(b, " ("...)
+	b = strconv.AppendInt(b, int64(c.dir[0].nframes+c.dir[1].nframes), 10)
+	b = append(b, " packets)"...)
+	return string(b)
+}
+
+// Release implements dissect.Releaser: a dropped call lets go of its data.
+func (c *call) Release() {
+	c.dir[0].release()
+	c.dir[1].release()
+}
+
+// incomplete reports whether the call had data not yet delivered.
+func (c *call) incomplete() bool {
+	for i := range c.dir {
+		if ds := &c.dir[i]; ds.maxSeq != 0 && !ds.done {
+			return true
+		}
+	}
+	return false
+}
+
+func droppedConn(k connKey, c *conn) string {
+	b := make([]byte, 0, 96)
+	b = append(b, "Rx connection epoch 0x"...)
+	b = strconv.AppendUint(b, uint64(k.epoch), 16)
+	b = append(b, " cid 0x"...)
+	b = strconv.AppendUint(b, uint64(k.cid), 16)
+	if k.client.IsValid() {
+		b = append(b, ' ')
+		b = k.client.AppendTo(b)
+		b = append(b, " -> "...)
+		b = k.server.AppendTo(b)
+	}
+	return string(b)
+}
 
 // analyze runs the cross-packet analysis for one (sub-)packet: connection and
 // call state, RTT, retransmissions, gaps, reassembly and the service hand-off.
@@ -112,16 +185,26 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if !h.AnyAddress() {
 		ck.client, ck.server = endpoints(f, fromClient)
 	}
-	cn := d.lastConn
-	if cn == nil || ck != d.lastConnKey {
+	ce := d.lastConn
+	if ce == nil || ck != d.lastConnKey {
 		// consecutive packets mostly share a connection: skip the map then
-		if cn = d.conns.Get(ck); cn == nil {
-			cn = d.conns.Add(ck)
+		if ce = d.conns.Get(ck); ce == nil {
+			var old *dissect.Entry[connKey, conn]
+			ce, old = d.conns.Add(ck)
+			if old != nil && !d.connsFull {
+				// Churn of idle connections is normal in long captures: said once.
+				d.connsFull = true
+				f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx connection table full ("+
+					strconv.Itoa(maxConns)+"): the least recently active are forgotten from now on, first "+d.conns.Describe(old))
+			}
 			d.connSeq++
-			*cn = conn{id: d.connSeq}
+			ce.V = conn{id: d.connSeq}
 		}
-		d.lastConn, d.lastConnKey = cn, ck
+		d.lastConn, d.lastConnKey = ce, ck
+	} else {
+		d.conns.Touch(ce)
 	}
+	cn := &ce.V
 	if fromClient && typ != TypeDebug && typ != TypeVersion {
 		if !cn.serviceSet {
 			cn.service, cn.serviceSet = h.ServiceID(), true
@@ -183,7 +266,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 			p.debugType = cn.debugType
 		}
 	case TypeVersion:
-		if !fromClient && len(p.body) != 65 {
+		if !fromClient && len(p.body) != 65 && !keepalive(p.body) {
 			f.AddFinding(p.idx, dissect.Note, dissect.GroupProtocol, fVerString, "rx",
 				"VERSION reply of "+strconv.Itoa(len(p.body))+" octets (OpenAFS sends 65)")
 		}
@@ -231,13 +314,20 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		return
 	}
 	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
-	c := d.call(cn, key)
+	e := d.call(f, p, cn, key)
+	c := &e.V
 	if dir == 0 {
 		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
 	} else {
 		c.clientPort, c.serverPort = f.Net.DstPort, f.Net.SrcPort
 	}
 	ds := &c.dir[dir]
+	if c.lost {
+		// resynchronise on the next call: nothing of this one is delivered,
+		// so neither a resent packet nor the rest of it can be taken twice
+		ds.total += len(p.body)
+		return
+	}
 	if dir == 1 && s == 1 && c.dir[0].maxSeq == 0 && !c.reqSeen {
 		f.AddFinding(p.idx, dissect.Note, dissect.GroupResponse, nil, "rx", "reply without request (the request is not in the capture)")
 	}
@@ -297,11 +387,20 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		ds.next++
 		ds.drain()
 	case s > ds.next:
-		if len(ds.pending) < maxPending {
-			ds.pending = append(ds.pending, pend{seq: s, data: append([]byte(nil), p.body...)})
-		} else {
+		// out of order: held until the gap fills, within MaxCallData
+		switch {
+		case len(ds.pending) >= maxPending:
 			ds.trunc = true
+		case ds.trunc || len(ds.buf)+ds.pbytes+len(p.body) > MaxCallData:
+			ds.pending = append(ds.pending, pend{seq: s, lost: true})
+		default:
+			ds.pending = append(ds.pending, pend{seq: s, data: append([]byte(nil), p.body...)})
+			ds.pbytes += len(p.body)
 		}
+	}
+	if h := ds.held(); h != ds.charged {
+		d.calls.Charge(e, int64(h-ds.charged))
+		ds.charged = h
 	}
 	if ds.done || ds.lastSeq == 0 || ds.next <= ds.lastSeq {
 		p.callPart = uint32(len(ds.frames))
@@ -310,6 +409,11 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 	ds.done = true
 	d.deliver(f, p, c, key, dir, false, 0)
 }
+
+// keepalive reports a VERSION body of a single zero octet: the keepalive
+// both Linux AF_RXRPC (rxrpc_send_keepalive) and OpenAFS (the NAT ping)
+// send without the client-initiated flag. It is not a reply to anything.
+func keepalive(body []byte) bool { return len(body) == 1 && body[0] == 0 }
 
 const recentSeqs = 16
 
@@ -332,19 +436,45 @@ func (ds *dirState) seen(s uint32) bool {
 	return false
 }
 
+// keep appends the next in-order data to buf. buf and what is held out of
+// order share MaxCallData; in-order data comes first, so held data of the
+// highest seqs is let go (counted, not kept) to make room for it.
 func (ds *dirState) keep(b []byte) {
-	room := MaxCallData - len(ds.buf)
-	if room <= 0 {
-		if len(b) > 0 {
-			ds.trunc = true
-		}
-		return
+	if ds.trunc {
+		return // buf is a prefix: nothing after a hole is kept
 	}
+	for len(ds.buf)+ds.pbytes+len(b) > MaxCallData && ds.pbytes > 0 {
+		ds.dropHighest()
+	}
+	room := MaxCallData - len(ds.buf)
 	if len(b) > room {
 		b = b[:room]
 		ds.trunc = true
 	}
+	if len(ds.buf)+len(b) > cap(ds.buf) {
+		// grow as data arrives, never past MaxCallData
+		n := min(max(2*cap(ds.buf), len(ds.buf)+len(b), 512), MaxCallData)
+		nb := make([]byte, len(ds.buf), n)
+		copy(nb, ds.buf)
+		ds.buf = nb
+	}
 	ds.buf = append(ds.buf, b...)
+}
+
+// dropHighest lets go of the held data of the highest seq.
+func (ds *dirState) dropHighest() {
+	hi := -1
+	for i := range ds.pending {
+		if !ds.pending[i].lost && (hi < 0 || ds.pending[i].seq > ds.pending[hi].seq) {
+			hi = i
+		}
+	}
+	if hi < 0 {
+		ds.pbytes = 0
+		return
+	}
+	ds.pbytes -= len(ds.pending[hi].data)
+	ds.pending[hi].data, ds.pending[hi].lost = nil, true
 }
 
 func (ds *dirState) drain() {
@@ -352,10 +482,17 @@ func (ds *dirState) drain() {
 		progress = false
 		for i := 0; i < len(ds.pending); i++ {
 			if ds.pending[i].seq == ds.next {
-				ds.keep(ds.pending[i].data)
-				ds.next++
+				pd := ds.pending[i]
 				ds.pending[i] = ds.pending[len(ds.pending)-1]
+				ds.pending[len(ds.pending)-1] = pend{}
 				ds.pending = ds.pending[:len(ds.pending)-1]
+				if pd.lost {
+					ds.trunc = true
+				} else {
+					ds.pbytes -= len(pd.data)
+					ds.keep(pd.data)
+				}
+				ds.next++
 				progress = true
 				break
 			}
@@ -365,32 +502,57 @@ func (ds *dirState) drain() {
 
 // call finds or creates a call's state. Packets of one call come in bursts,
 // so the last call is checked before the map.
-func (d *State) call(cn *conn, key callKey) *call {
+func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissect.Entry[callKey, call] {
 	if d.lastCall != nil && key == d.lastCallKey {
+		d.calls.Touch(d.lastCall)
 		return d.lastCall
 	}
-	var c *call
+	var e *dissect.Entry[callKey, call]
 	// Call numbers only grow on a channel (draft §2.3): a number above any
 	// seen is a new call, no need to look it up.
-	if key.call > cn.maxCall[key.channel&3] {
+	newCall := key.call > cn.maxCall[key.channel&3]
+	if newCall {
 		cn.maxCall[key.channel&3] = key.call
 	} else {
-		c = d.calls.Get(key)
+		e = d.calls.Get(key)
 	}
-	defer func() { d.lastCall, d.lastCallKey = c, key }()
-	if c == nil {
-		c = d.calls.Add(key)
+	if e == nil {
+		var old *dissect.Entry[callKey, call]
+		e, old = d.calls.Add(key)
+		switch {
+		case old == nil:
+		case old.V.incomplete():
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupReassembly, nil, "rx", "Rx call table full ("+
+				strconv.Itoa(maxCalls)+" calls): dropped the least recently active, unfinished "+d.calls.Describe(old))
+		case !d.callsFull:
+			// Forgetting completed calls is normal in long captures: said once.
+			d.callsFull = true
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx call table full ("+
+				strconv.Itoa(maxCalls)+" calls): completed calls are forgotten from now on, least recently active first")
+		}
+		c := &e.V
 		c.dir[0].reset()
 		c.dir[1].reset()
 		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
 		c.serverPort, c.clientPort = 0, 0
+		c.epoch, c.cid = p.hdr.Epoch(), p.hdr.CID()&^3
+		// A call number not above the channel's highest was seen before and
+		// its state dropped since: its packets can no longer be put together
+		// (and one already delivered must not be delivered again).
+		c.lost = !newCall
+		if c.lost {
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, fCall, "rx", "Rx call "+
+				strconv.FormatUint(uint64(key.call), 10)+": its earlier state was dropped (call table limit or --max-mem), "+
+				"the rest of the call is not reassembled")
+		}
 	}
-	return c
+	d.lastCall, d.lastCallKey = e, key
+	return e
 }
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
 	key := callKey{conn: cn.id, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
-	c := d.call(cn, key)
+	c := &d.call(f, p, cn, key).V
 	if c.serverPort == 0 {
 		if dir == 0 {
 			c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort

@@ -13,22 +13,31 @@ import (
 var DefaultPorts = []dissect.PortRange{{Lo: 7000, Hi: 7009}, {Lo: 7021, Hi: 7021}}
 
 // MaxCallData is how many bytes of each call direction rdx keeps for the
-// service dissector; the rest is counted, not kept (bounded memory for
-// multi-gigabyte volume dumps).
+// service dissector, in order and held out of order together; the rest is
+// counted, not kept (bounded memory for multi-gigabyte volume dumps).
 const MaxCallData = 64 << 10
 
 // maxCalls and maxConns bound the call and connection tables; beyond them the
-// oldest generation is dropped.
+// least recently active entry is dropped, with a finding. callOverhead and
+// connOverhead are what one entry costs beside its data (struct, map slot),
+// charged to the engine's memory budget with the data.
 const (
-	maxCalls = 1 << 13
-	maxConns = 1 << 12
+	maxCalls     = 1 << 14
+	maxConns     = 1 << 13
+	callOverhead = 1024
+	connOverhead = 6400 // mostly the two 128-serial rings
 )
 
 func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name:     "rx",
 		UDPPorts: DefaultPorts,
-		New:      func(e *dissect.Engine) dissect.Dissector { return newDissector() },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := newDissector()
+			d.calls.Register(e.Budget(), "rx")
+			d.conns.Register(e.Budget(), "rx")
+			return d
+		},
 	})
 }
 
@@ -67,8 +76,8 @@ func (p *Packet) Proto() *dissect.ProtoInfo { return PRx }
 type State struct {
 	pool dissect.Pool[Packet]
 
-	calls callTable
-	conns connTable
+	calls dissect.Table[callKey, call]
+	conns dissect.Table[connKey, conn]
 	// learned in a first pass: request-completing frame -> reply frame
 	learned map[uint64]match
 	pass2   bool
@@ -76,10 +85,12 @@ type State struct {
 	callScratch Call
 
 	connSeq     uint64
-	lastConn    *conn
+	lastConn    *dissect.Entry[connKey, conn]
 	lastConnKey connKey
-	lastCall    *call
+	lastCall    *dissect.Entry[callKey, call]
 	lastCallKey callKey
+	callsFull   bool // the call table reached maxCalls (said once per pass)
+	connsFull   bool
 
 	srtTab map[srtKey]*srtStat // per call type, for -z rx,srt
 }
@@ -91,16 +102,15 @@ type match struct {
 
 func newDissector() *State {
 	d := &State{learned: map[uint64]match{}}
-	d.calls.init()
-	d.conns.init()
+	d.initTables()
 	return d
 }
 
 // Rewind implements dissect.Rewinder: the second pass starts with empty call
 // state but remembers which frame answered which request.
 func (d *State) Rewind() {
-	d.calls.init()
-	d.conns.init()
+	d.initTables()
+	d.callsFull, d.connsFull = false, false
 	d.lastConn, d.lastCall = nil, nil
 	d.srtTab = nil // the second pass counts again
 	d.pass2 = true
@@ -110,8 +120,12 @@ func (d *State) Rewind() {
 func (d *State) newPacket(f *dissect.Frame) *Packet {
 	p, fresh := d.pool.Get(f)
 	if fresh {
-		if d.calls.Recycling() {
-			d.lastCall = nil // it may be recycled below or by the next add
+		// a dropped entry is reused after Release: forget it if cached
+		if d.lastCall != nil && !d.lastCall.Live() {
+			d.lastCall = nil
+		}
+		if d.lastConn != nil && !d.lastConn.Live() {
+			d.lastConn = nil
 		}
 		d.calls.Release()
 		d.conns.Release()
@@ -303,6 +317,8 @@ func (p *Packet) Summary(dst []byte) []byte {
 	case TypeVersion:
 		if h.Flags()&FlagClientInitiated != 0 {
 			dst = append(dst, " request"...)
+		} else if keepalive(p.body) {
+			dst = append(dst, " keepalive"...)
 		} else {
 			dst = append(dst, " reply \""...)
 			dst = append(dst, versionString(p.body)...)

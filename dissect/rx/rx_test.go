@@ -405,3 +405,116 @@ func TestTruncatedHeaderTree(t *testing.T) {
 		}
 	}
 }
+
+// Linux AF_RXRPC and OpenAFS send a VERSION packet of one zero octet,
+// without the client-initiated flag, as a keepalive: not a short reply.
+func TestVersionKeepalive(t *testing.T) {
+	ka := hdr(0, 0, 0, rx.TypeVersion, rx.FlagLastPacket)
+	infos, fs, _ := run(t, []pkt{{h: ka, body: []byte{0}}, {h: ka, body: []byte("x\x00")}}, "")
+	if infos[0] != "VERSION keepalive" || len(fs[0]) != 0 {
+		t.Errorf("keepalive: %q %q", infos[0], fs[0])
+	}
+	if !hasFinding(fs[1], "note: VERSION reply of 2 octets") {
+		t.Errorf("short VERSION reply: %q", fs[1])
+	}
+}
+
+// decodeAll decodes Rx payloads (client to server) one frame each with the
+// given budget and checks after every frame that the budget holds.
+func decodeAll(t *testing.T, maxMem int64, payloads [][]byte) (eng *dissect.Engine, findings []string) {
+	t.Helper()
+	eng = dissect.NewEngine(dissect.Options{MaxMem: maxMem})
+	for i, pl := range payloads {
+		data := udp4(40000, 7000, pl)
+		f := eng.Decode(uint64(i+1), int64(i), len(data), len(data), 228, 0, data, 0)
+		for _, fd := range f.Findings {
+			findings = append(findings, fd.Msg)
+		}
+		if u := eng.Budget().Used(); u > maxMem {
+			t.Fatalf("frame %d: %d octets held, budget %d", i+1, u, maxMem)
+		}
+	}
+	return eng, findings
+}
+
+// Calls of maximum jumbograms that never finish are charged to the memory
+// budget: the oldest go, with a finding naming them.
+func TestCallsChargedToBudget(t *testing.T) {
+	var body []byte
+	for i := 0; i < 46; i++ {
+		body = append(body, make([]byte, rx.JumboLen)...)
+		if i < 45 {
+			body = append(body, rx.FlagJumbo|rx.FlagMorePackets|rx.FlagClientInitiated, 0, 0, 0)
+		}
+	}
+	var pls [][]byte
+	for c := uint32(1); c <= 64; c++ {
+		h := hdr(c, 1, 1, rx.TypeData, rx.FlagJumbo|rx.FlagClientInitiated)
+		pls = append(pls, append(h.Encode(nil), body...))
+	}
+	const limit = 1 << 20
+	eng, fs := decodeAll(t, limit, pls)
+	if eng.Budget().Used() < limit/2 {
+		t.Errorf("only %d octets charged for 16 calls of 64 KiB held", eng.Budget().Used())
+	}
+	if !hasFinding(fs, "memory budget of 1 MiB reached (--max-mem): dropped Rx call 1 of connection epoch 0x5f3a1b2c") {
+		t.Errorf("no finding for the dropped call: %q", fs)
+	}
+}
+
+// Out-of-order data counts against MaxCallData with what is kept in order:
+// 256 packets held for a missing seq 1 are not 256 copies, and once seq 1
+// comes the call is delivered as its contiguous prefix, truncated.
+func TestOutOfOrderBounded(t *testing.T) {
+	var got []rx.Call
+	rx.RegisterService(func(c *rx.Call) {
+		if c.Epoch == 0x0bad0bad {
+			cp := *c
+			cp.Data = append([]byte(nil), c.Data...)
+			got = append(got, cp)
+		}
+	})
+	pkt := func(seq uint32, flags uint8) []byte {
+		h := hdr(1, seq, seq, rx.TypeData, flags|rx.FlagClientInitiated)
+		h.Epoch = 0x0bad0bad
+		return append(h.Encode(nil), bytesOf(byte(seq), 1000)...)
+	}
+	var pls [][]byte
+	for s := uint32(2); s <= 256; s++ {
+		fl := uint8(rx.FlagMorePackets)
+		if s == 256 {
+			fl = rx.FlagLastPacket
+		}
+		pls = append(pls, pkt(s, fl))
+	}
+	const limit = 1 << 20
+	eng, _ := decodeAll(t, limit, pls)
+	// MaxCallData of data; the call (1 KiB) and connection (6.25 KiB) structs,
+	// the list of 256 held seqs (8 KiB) and frame numbers
+	if u := eng.Budget().Used(); u > rx.MaxCallData+24<<10 || u < 60000 {
+		t.Errorf("%d octets charged for one call holding 255 packets of 1000 octets, want MaxCallData (%d) and the structs",
+			u, rx.MaxCallData)
+	}
+	data := udp4(40000, 7000, pkt(1, rx.FlagMorePackets))
+	eng.Decode(uint64(len(pls)+1), 0, len(data), len(data), 228, 0, data, 0)
+	if len(got) != 1 {
+		t.Fatalf("call delivered %d times, want once", len(got))
+	}
+	c := got[0]
+	if !c.Truncated || c.DataLen != 256*1000 || len(c.Data) > rx.MaxCallData || len(c.Data) < 60000 {
+		t.Fatalf("delivered %d of %d octets, truncated %v", len(c.Data), c.DataLen, c.Truncated)
+	}
+	for i, b := range c.Data {
+		if want := byte(i/1000 + 1); b != want {
+			t.Fatalf("octet %d is from seq %d, want seq %d: the kept data is not the call's prefix", i, b, want)
+		}
+	}
+}
+
+func bytesOf(b byte, n int) []byte {
+	s := make([]byte, n)
+	for i := range s {
+		s[i] = b
+	}
+	return s
+}

@@ -21,8 +21,15 @@ func main() {
 	size := flag.Int64("bytes", 1<<30, "TCP payload bytes to write (rounded up to a whole message)")
 	mss := flag.Int("mss", 1448, "TCP segment payload size")
 	out := flag.String("o", "rds-bench.pcap", "output file")
+	conns := flag.Int("conns", 0, "instead: this many connections, each a handshake and one 64-octet message, never closed (for memory measurements)")
 	flag.Parse()
-	if err := write(*out, *size, *mss); err != nil {
+	var err error
+	if *conns > 0 {
+		err = writeConns(*out, *conns)
+	} else {
+		err = write(*out, *size, *mss)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -33,6 +40,8 @@ type gen struct {
 	frame []byte
 	seq   [2]uint32
 	t     int64
+	cli   [4]byte // client address and port
+	sport uint16
 }
 
 const (
@@ -50,8 +59,8 @@ func (g *gen) packet(dir int, flags uint8, payload []byte) error {
 	ip := f[ethLen:]
 	ip[0], ip[8], ip[9] = 0x45, 64, 6
 	binary.BigEndian.PutUint16(ip[2:], uint16(ipLen+tcpLen+len(payload)))
-	a, b := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
-	sp, dp := uint16(40000), uint16(rds.Port)
+	a, b := g.cli[:], []byte{192, 0, 2, 2}
+	sp, dp := g.sport, uint16(rds.Port)
 	if dir == 1 {
 		a, b, sp, dp = b, a, dp, sp
 	}
@@ -84,7 +93,8 @@ func write(path string, size int64, mss int) error {
 	if err != nil {
 		return err
 	}
-	g := &gen{w: w, frame: make([]byte, hdrs+mss), seq: [2]uint32{1000, 5000}, t: 1_700_000_000 * 1e9}
+	g := &gen{w: w, frame: make([]byte, hdrs+mss), seq: [2]uint32{1000, 5000}, t: 1_700_000_000 * 1e9,
+		cli: [4]byte{192, 0, 2, 1}, sport: 40000}
 	const syn, fin, ack, psh = 0x02, 0x01, 0x10, 0x08
 	if err := g.packet(0, syn, nil); err != nil {
 		return err
@@ -143,5 +153,37 @@ func write(path string, size int64, mss int) error {
 		return err
 	}
 	fmt.Println(written)
+	return fh.Close()
+}
+
+// writeConns writes n connections from 192.0.2.10+ (60000 ports each), each
+// a handshake and one RDS message, never closed.
+func writeConns(path string, n int) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(fh, 1<<20)
+	w, err := capture.NewPcapWriter(bw, capture.LinkEthernet, 65535, true)
+	if err != nil {
+		return err
+	}
+	g := &gen{w: w, frame: make([]byte, hdrs+rds.HeaderLen+64), t: 1_700_000_000 * 1e9}
+	const syn, ack, psh = 0x02, 0x10, 0x08
+	m := rds.HeaderFields{Seq: 1, Len: 64, Sport: 4000, Dport: 4001}
+	msg := append(m.Encode(nil), make([]byte, 64)...)
+	for i := 0; i < n; i++ {
+		g.cli, g.sport = [4]byte{192, 0, 2, byte(10 + i/60000)}, uint16(1024+i%60000)
+		g.seq = [2]uint32{1000, 5000}
+		g.packet(0, syn, nil)
+		g.packet(1, syn|ack, nil)
+		g.packet(0, ack, nil)
+		if err := g.packet(0, ack|psh, msg); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
 	return fh.Close()
 }
