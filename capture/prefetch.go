@@ -20,7 +20,12 @@ type batch struct {
 	err  error
 }
 
-const batchLen = 1024
+// A batch ends at batchLen packets or batchBytes octets, whichever comes
+// first: with 64 KiB frames a count alone let 4 batches hold 256 MiB.
+const (
+	batchLen   = 1024
+	batchBytes = 1 << 20
+)
 
 // NewPrefetch starts reading src in the background.
 func NewPrefetch(src Source) *Prefetch {
@@ -43,7 +48,7 @@ func (p *Prefetch) fill() {
 		}
 		b.pkts, b.offs, b.buf, b.err = b.pkts[:0], b.offs[:0], b.buf[:0], nil
 		var pkt Packet
-		for len(b.pkts) < batchLen {
+		for len(b.pkts) < batchLen && len(b.buf) < batchBytes {
 			if err := p.src.Next(&pkt); err != nil {
 				b.err = err
 				break

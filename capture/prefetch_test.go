@@ -64,3 +64,33 @@ func TestPrefetch(t *testing.T) {
 	}
 	p.Close()
 }
+
+// Large frames end a batch by size: the batches in flight hold a few MiB,
+// not 1024 frames of 64 KiB each.
+func TestPrefetchBatchBytes(t *testing.T) {
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 65535, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	d := make([]byte, 65000)
+	for i := 0; i < n; i++ {
+		d[0] = byte(i)
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := NewReader(bytes.NewReader(file.Bytes()), "big.pcap")
+	p := NewPrefetch(r)
+	defer p.Close()
+	var pkt Packet
+	for i := 0; i < n; i++ {
+		if err := p.Next(&pkt); err != nil || pkt.Data[0] != byte(i) {
+			t.Fatalf("packet %d: %v", i+1, err)
+		}
+		if b := p.cur; len(b.buf) > batchBytes+len(d) || cap(b.buf) > 2*(batchBytes+len(d)) {
+			t.Fatalf("packet %d: a batch holds %d octets (capacity %d)", i+1, len(b.buf), cap(b.buf))
+		}
+	}
+}
