@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -163,6 +164,7 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 		}
 		eo.MaxMem = n
 	}
+	setMemoryLimit(eo.MaxMem)
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -174,6 +176,24 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 		eo.Config[k] = v
 	}
 	return eo, nil
+}
+
+// gcHeadroom is what the Go heap may hold beyond the budgeted state (the
+// decoder, read-ahead batches, output buffers) before the collector works
+// harder: without a limit the heap grows to twice the live data, and a full
+// budget meant twice its size in memory.
+const gcHeadroom = 48 << 20
+
+// setMemoryLimit makes the budget the process's size too: a soft limit for
+// Go's collector of the budget plus headroom. GOMEMLIMIT, when set, wins.
+func setMemoryLimit(maxMem int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if maxMem <= 0 {
+		maxMem = budget.DefaultLimit
+	}
+	debug.SetMemoryLimit(maxMem + gcHeadroom)
 }
 
 func readRun(o *ReadOptions) error {
