@@ -27,7 +27,8 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 # Every fuzz target for 10 minutes each (hours in all): run before resolving
-# an issue that touches a decoder. Strict, like `make fuzz`.
+# an issue that touches a decoder. Strict, like `make fuzz`. FUZZMATCH=REGEXP
+# (on "PACKAGE TARGET") runs a part, e.g. FUZZMATCH='dissect/(rx|afs) '.
 fuzz-long:
 	FUZZTIME=10m ./scripts/fuzz.sh
 

@@ -9,6 +9,11 @@
 # no panic, is retried once and said so loudly; a second one fails.
 # New inputs are not minimised (-fuzzminimizetime 0x): minimising can outlast
 # a short run.
+#
+# FUZZMATCH (an extended regexp on "PACKAGE TARGET") runs only some targets,
+# so a long run can be split over several sittings:
+#   make fuzz-long FUZZMATCH='dissect/(rx|afs) '
+# Each target's line ends with the executions it ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Strict engines: a dissector panic fails the run instead of becoming a
@@ -24,11 +29,17 @@ bare_deadline() {
 n=0
 for pkg in $(go list ./...); do
   for fz in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
-    echo "fuzz $pkg $fz ($t)"
+    if [ -n "${FUZZMATCH:-}" ] && ! echo "$pkg $fz" | grep -qE "$FUZZMATCH"; then
+      continue
+    fi
+    printf 'fuzz %s %s (%s)' "$pkg" "$fz" "$t"
     for try in 1 2; do
       if go test -run '^$' -fuzz "^${fz}\$" -fuzztime "$t" -fuzzminimizetime 0x "$pkg" >"$log" 2>&1; then
+        execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+        echo ": ${execs:-?} executions"
         break
       fi
+      echo
       if [ "$try" = 1 ] && bare_deadline; then
         echo "fuzz: WARNING $fz hit Go's fuzztime deadline race (golang/go#75804), no input found; retrying once" >&2
         continue
