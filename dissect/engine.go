@@ -340,7 +340,7 @@ func (e *Engine) Rewind() {
 		}
 	}
 	e.seenFirst = false
-	e.asm = nil // a fresh reassembler: the second pass sees every segment again
+	e.dropAssembler() // a fresh reassembler: the second pass sees every segment again
 	e.defrag = defragger{}
 	clear(e.convs) // the second pass counts again
 	clear(e.tcpBase)

@@ -2,7 +2,11 @@ package tcp
 
 import (
 	"fmt"
+	"net/netip"
+	"strings"
 	"testing"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
 // TestManyHolesLinear: the work on held segments (Stats.Steps, nodes
@@ -86,4 +90,43 @@ func ExampleGapReason_Limit() {
 	// segment-limit true
 	// budget true
 	// acked false
+}
+
+// TestBudget: the assembler charges every connection, held segment and
+// history ring to the shared budget, and when the budget is over, Enforce
+// drops the least recently active connection: its hole is reported to the
+// consumer as a budget gap (so the upper layer resynchronises), then it is
+// closed, and the charges come back down.
+func TestBudget(t *testing.T) {
+	const limit = 64 << 10
+	b := budget.New(limit)
+	var log []string
+	a := NewAssembler(Config{Budget: b, NewConsumer: func(FlowKey) Consumer { return &recorder{log: &log, multi: true} }})
+	p := make([]byte, 1000)
+	var drops []budget.Drop
+	for i := range 1000 {
+		b.Tick(uint64(i + 1))
+		c := netip.AddrPortFrom(client.Addr(), uint16(1+i))
+		a.Add(c, server, Segment{Seq: 100, SYN: true, Frame: uint64(i)})
+		a.Add(c, server, Segment{Seq: 102, Payload: p, Frame: uint64(i)}) // one octet lost before it: held
+		drops = append(drops, b.Enforce()...)
+		if b.Used() > limit {
+			t.Fatalf("connection %d: budget holds %d > %d after Enforce", i, b.Used(), limit)
+		}
+	}
+	if len(drops) == 0 || drops[0].Table != "tcp" || drops[0].Octets <= 0 ||
+		drops[0].What != "TCP stream 10.0.0.1:1 ⇄ 10.0.0.2:80 (1 held segments)" {
+		t.Fatalf("drops %+v", drops[:min(1, len(drops))])
+	}
+	if log[0] != `c1 G0 0+1 ->1/0x66 budget` || log[1] != `c1 D0 1/0x66 "`+strings.Repeat(`\x00`, 1000)+`" f0` || log[2] != `c1 C budget` {
+		t.Errorf("first drop logged %.80q", log[:3])
+	}
+	if a.Len()+len(drops) != 1000 {
+		t.Errorf("%d connections tracked, %d dropped", a.Len(), len(drops))
+	}
+	a.FlushAll()
+	if b.Used() != 0 {
+		t.Errorf("budget holds %d after FlushAll", b.Used())
+	}
+	a.Close()
 }
