@@ -228,7 +228,8 @@ type Engine struct {
 	defrag     defragger
 	linkOff    int // octets of a link header rdx parses itself (IPoIB)
 	convs      map[convKey]*convStat
-	tcpBase    map[tcpHalf]uint32 // relative sequence number bases
+	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
+	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -343,7 +344,8 @@ func (e *Engine) Rewind() {
 	e.dropAssembler() // a fresh reassembler: the second pass sees every segment again
 	e.defrag = defragger{}
 	clear(e.convs) // the second pass counts again
-	clear(e.tcpBase)
+	e.tcpTab.reset()
+	e.tcpStats = [len(tcpAnalyses)]uint64{}
 }
 
 // Layers gives read access to the gopacket layers of the current frame.
