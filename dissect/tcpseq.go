@@ -93,40 +93,48 @@ const tcpDirCost = int64(unsafe.Sizeof(tcpDir{})) + int64(unsafe.Sizeof(tcpHalf{
 // tcpTable is the direction table; it implements budget.Table.
 type tcpTable struct {
 	idx     map[tcpHalf]int32
-	dirs    []tcpDir // [0] is the LRU sentinel
+	dirs    [][]tcpDir // chunks of tcpChunk entries: growth never copies; entry 0 is the LRU sentinel
+	n       int32      // entries allocated
 	free    []int32
 	acct    *budget.Account
 	drops   uint64   // entries forgotten, by the limit or the budget
 	dupMsgs []string // "Duplicate ACK (#n)", built once per n
 }
 
+// tcpChunk is the number of entries allocated at once.
+const tcpChunk = 1024
+
 func (t *tcpTable) init(b *budget.Budget) {
 	t.idx = make(map[tcpHalf]int32)
-	t.dirs = make([]tcpDir, 1, 64)
+	t.dirs = [][]tcpDir{make([]tcpDir, tcpChunk)}
+	t.n = 1
 	t.acct = b.Register("tcp-analysis", t)
 }
 
+// d returns entry i.
+func (t *tcpTable) d(i int32) *tcpDir { return &t.dirs[i/tcpChunk][i%tcpChunk] }
+
 func (t *tcpTable) unlink(i int32) {
-	d := &t.dirs[i]
-	t.dirs[d.prev].next, t.dirs[d.next].prev = d.next, d.prev
+	d := t.d(i)
+	t.d(d.prev).next, t.d(d.next).prev = d.next, d.prev
 }
 
 func (t *tcpTable) pushFront(i int32) {
-	d := &t.dirs[i]
-	d.prev, d.next = 0, t.dirs[0].next
-	t.dirs[t.dirs[0].next].prev = i
-	t.dirs[0].next = i
+	d, s := t.d(i), t.d(0)
+	d.prev, d.next = 0, s.next
+	t.d(s.next).prev = i
+	s.next = i
 }
 
 // get returns the index of k's entry, creating it (and forgetting the least
 // recently active one when full) if need be; evicted reports that.
 func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 	if i, ok := t.idx[k]; ok {
-		if t.dirs[0].next != i {
+		if t.d(0).next != i {
 			t.unlink(i)
 			t.pushFront(i)
 		}
-		t.dirs[i].stamp = now
+		t.d(i).stamp = now
 		return i, false, false
 	}
 	if len(t.idx) >= maxTCPHalves {
@@ -136,10 +144,13 @@ func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 	if n := len(t.free); n > 0 {
 		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
-		t.dirs = append(t.dirs, tcpDir{})
-		i = int32(len(t.dirs) - 1)
+		if int(t.n) == len(t.dirs)*tcpChunk {
+			t.dirs = append(t.dirs, make([]tcpDir, tcpChunk))
+		}
+		i = t.n
+		t.n++
 	}
-	t.dirs[i] = tcpDir{key: k, stamp: now}
+	*t.d(i) = tcpDir{key: k, stamp: now}
 	t.idx[k] = i
 	t.pushFront(i)
 	t.acct.Charge(tcpDirCost)
@@ -149,11 +160,11 @@ func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 func (t *tcpTable) lookup(k tcpHalf) int32 { return t.idx[k] } // 0: none
 
 func (t *tcpTable) dropOldest() tcpHalf {
-	i := t.dirs[0].prev
-	k := t.dirs[i].key
+	i := t.d(0).prev
+	k := t.d(i).key
 	t.unlink(i)
 	delete(t.idx, k)
-	t.dirs[i] = tcpDir{}
+	*t.d(i) = tcpDir{}
 	t.free = append(t.free, i)
 	t.acct.Charge(-tcpDirCost)
 	t.drops++
@@ -162,15 +173,15 @@ func (t *tcpTable) dropOldest() tcpHalf {
 
 // Oldest implements budget.Table.
 func (t *tcpTable) Oldest() (uint64, bool) {
-	if i := t.dirs[0].prev; i != 0 {
-		return t.dirs[i].stamp, true
+	if i := t.d(0).prev; i != 0 {
+		return t.d(i).stamp, true
 	}
 	return 0, false
 }
 
 // DropOldest implements budget.Table.
 func (t *tcpTable) DropOldest() string {
-	if t.dirs[0].prev == 0 {
+	if t.d(0).prev == 0 {
 		return "no TCP direction"
 	}
 	k := t.dropOldest()
@@ -184,7 +195,8 @@ func (t *tcpTable) reset() {
 	}
 	clear(t.idx)
 	t.dirs = t.dirs[:1]
-	t.dirs[0] = tcpDir{}
+	clear(t.dirs[0])
+	t.n = 1
 	t.free = t.free[:0]
 	t.acct.Reset()
 }
@@ -215,7 +227,7 @@ func (e *Engine) tcpRelative(f *Frame) {
 		f.AddFinding(-1, Note, GroupSequence, nil, "tcp", "TCP analysis table full ("+strconv.Itoa(maxTCPHalves)+
 			" directions): the least recently active one was forgotten")
 	}
-	fwd := &tab.dirs[i]
+	fwd := tab.d(i)
 	if created || t.SYN && !t.ACK && t.Seq != fwd.base {
 		if !created {
 			// A new SYN with another ISN: a new connection on the same
@@ -231,7 +243,7 @@ func (e *Engine) tcpRelative(f *Frame) {
 	n.HasRelAck = false
 	var rev *tcpDir
 	if j := tab.lookup(tcpHalf{src: k.dst, dst: k.src}); j != 0 {
-		rev = &tab.dirs[j]
+		rev = tab.d(j)
 		if t.ACK {
 			n.RelAck, n.HasRelAck = t.Ack-rev.base, true
 		}

@@ -269,8 +269,10 @@ type half struct {
 
 	hist    []byte // ring of delivered bytes ending at next, len a power of 2
 	histLen int
-	// marks remember which frame delivered recent offsets, for PrevFrame.
-	marks [16]mark
+	// marks remember which frame delivered recent offsets, for PrevFrame
+	// (a conflict with older bytes says 0, "no longer known"). Few, as
+	// every tracked connection carries them.
+	marks [4]mark
 	nmark int
 }
 
