@@ -229,6 +229,10 @@ const maxAhead = 1 << 30
 // few octets keeps a few, and the ring doubles as more is delivered.
 const minHist = 64
 
+// recycleHist is the largest history ring kept with a recycled connection
+// (at most 1024 of them are kept).
+const recycleHist = 512
+
 type heldSeg struct {
 	off    uint64
 	data   []byte
@@ -837,7 +841,7 @@ func (a *Assembler) closeConn(c *conn, reason CloseReason) {
 	h0, h1 := c.h[0].hist, c.h[1].hist
 	*c = conn{}
 	if len(a.free) < 1024 {
-		if len(h0) <= minHist && len(h1) <= minHist {
+		if len(h0) <= recycleHist && len(h1) <= recycleHist {
 			c.h[0].hist, c.h[1].hist = h0, h1
 		}
 		a.free = append(a.free, c)
