@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/reassembly/budget"
+	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
 // seg builds a raw IPv4 TCP segment (link type 228) between 192.0.2.1:4000
@@ -217,5 +218,31 @@ func TestTCPAnalysisTableLimit(t *testing.T) {
 	rows := eng.Stat("tcp,analysis").Rows
 	if last := rows[len(rows)-1]; last[1] != "10" {
 		t.Errorf("last stats row %q", last)
+	}
+}
+
+// TestStreamLimitFinding: one-octet segments after a hole count their
+// overhead, so the per-stream limit is reached after about 4 MiB /
+// tcp.SegmentOverhead of them, and the frame that reaches it gets a
+// finding saying a limit made rdx skip the hole (not that it was lost).
+func TestStreamLimitFinding(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	syn := tcpSeg(1000, 0x02, nil)
+	eng.Decode(1, 0, len(syn), len(syn), 228, 0, syn, 0)
+	first := 0
+	for i := range 40000 {
+		p := tcpSeg(1001+2+uint32(2*i), 0x18, []byte{'x'}) // octets 1001, 1002 never come
+		f := eng.Decode(uint64(i+2), int64(i+1), len(p), len(p), 228, 0, p, 0)
+		for _, fd := range f.Findings {
+			if strings.HasPrefix(fd.Msg, "TCP stream gap: 2 bytes skipped, reassembly limit reached") && strings.HasSuffix(fd.Msg, "stream-limit)") {
+				first = i
+			}
+		}
+		if first > 0 {
+			break
+		}
+	}
+	if want := (4 << 20) / (1 + tcp.SegmentOverhead); first < want-2 || first > want+2 {
+		t.Errorf("limit finding at segment %d, want about %d", first, want)
 	}
 }
