@@ -30,6 +30,9 @@ func (r *recBuffers) held(st *stream) {
 	if r.lru.next == nil {
 		r.lru.prev, r.lru.next = &r.lru, &r.lru // a State made without an engine
 	}
+	if st.bad {
+		st.buf = nil // a stream out of sync decodes nothing more: keep nothing
+	}
 	if c := cap(st.buf); c != st.charged {
 		r.acct.Charge(int64(c - st.charged))
 		st.charged = c
