@@ -49,6 +49,18 @@ func (r *recBuffers) held(st *stream) {
 	}
 }
 
+// growBuf makes room for n more octets, doubling but never past the end of
+// the current fragment, so a 4 MiB record holds 4 MiB, not 8.
+func growBuf(st *stream, n int) {
+	if cap(st.buf)-len(st.buf) >= n {
+		return
+	}
+	c := min(max(2*cap(st.buf), len(st.buf)+n, 4096), len(st.buf)+st.need)
+	nb := make([]byte, len(st.buf), c)
+	copy(nb, st.buf)
+	st.buf = nb
+}
+
 // release forgets st's buffer.
 func (r *recBuffers) release(st *stream) {
 	st.buf = nil

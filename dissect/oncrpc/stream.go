@@ -70,6 +70,7 @@ func (d *State) StreamData(f *dissect.Frame, c *tcp.Chunk) {
 			continue
 		}
 		take := min(st.need, len(b)-pos)
+		growBuf(st, take)
 		st.buf = append(st.buf, b[pos:pos+take]...)
 		st.addFrame(f.Num)
 		st.need -= take
