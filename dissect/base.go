@@ -75,6 +75,19 @@ var (
 	fTCPWindow   = Register(&Field{Abbrev: "tcp.window_size_value", Name: "Window", Type: TUint16})
 	fTCPChecksum = Register(&Field{Abbrev: "tcp.checksum", Name: "Checksum", Type: TUint16, Base: BaseHex})
 	fTCPLen      = Register(&Field{Abbrev: "tcp.len", Name: "TCP Segment Len", Type: TUint32})
+
+	// tshark's SEQ/ACK analysis (tcpseq.go): label fields, present when set.
+	fTCPAnalysis      = Register(&Field{Abbrev: "tcp.analysis", Name: "SEQ/ACK analysis", Type: TNone})
+	fTCPAnFlags       = Register(&Field{Abbrev: "tcp.analysis.flags", Name: "TCP Analysis Flags", Type: TNone})
+	fTCPAnRetrans     = Register(&Field{Abbrev: "tcp.analysis.retransmission", Name: "Retransmission", Type: TNone, Desc: "the segment repeats sequence numbers already seen (also set for fast and spurious ones)"})
+	fTCPAnFastRetrans = Register(&Field{Abbrev: "tcp.analysis.fast_retransmission", Name: "Fast Retransmission", Type: TNone, Desc: "a retransmission of what the peer duplicate-ACKed twice or more, within 20 ms of its last ACK"})
+	fTCPAnSpurious    = Register(&Field{Abbrev: "tcp.analysis.spurious_retransmission", Name: "Spurious Retransmission", Type: TNone, Desc: "a retransmission of data the peer has already acknowledged"})
+	fTCPAnOOO         = Register(&Field{Abbrev: "tcp.analysis.out_of_order", Name: "Out-Of-Order segment", Type: TNone, Desc: "below the highest sequence seen, within the handshake RTT (3 ms if unknown) of it"})
+	fTCPAnLost        = Register(&Field{Abbrev: "tcp.analysis.lost_segment", Name: "Previous segment(s) not captured", Type: TNone, Desc: "the segment starts after the highest sequence seen"})
+	fTCPAnDupAck      = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack", Name: "Duplicate ACK", Type: TNone, Desc: "no data, same window, same ACK as the previous segment"})
+	fTCPAnDupAckNum   = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_num", Name: "Duplicate ACK #", Type: TUint32})
+	fTCPAnDupAckFrame = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_frame", Name: "Duplicate to the ACK in frame", Type: TFrameNum})
+	fTCPAnKeepAlive   = Register(&Field{Abbrev: "tcp.analysis.keep_alive", Name: "Keep-Alive", Type: TNone, Desc: "zero or one octet one below the next expected sequence number"})
 )
 
 var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 58: "ICMPv6"}
@@ -187,6 +200,24 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
 			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
 			t.Uint(fTCPLen, -1, 0, uint64(len(c.Payload)))
+			if an := f.Net.TCPAnalysis; an != 0 {
+				t.Uint(fTCPAnalysis, -1, 0, 0)
+				t.Open()
+				if an&TCPDuplicateAck != 0 {
+					t.Uint(fTCPAnDupAck, -1, 0, 0)
+					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(f.Net.DupAckNum))
+					t.Uint(fTCPAnDupAckFrame, -1, 0, f.Net.DupAckFrame)
+				}
+				t.Uint(fTCPAnFlags, -1, 0, 0)
+				t.Open()
+				for _, a := range tcpAnalyses {
+					if an&a.flag != 0 {
+						t.Uint(a.field, -1, 0, 0)
+					}
+				}
+				t.Close()
+				t.Close()
+			}
 			off += len(c.Contents)
 		}
 	}

@@ -262,7 +262,8 @@ type Engine struct {
 	defrag     defragger
 	linkOff    int // octets of a link header rdx parses itself (IPoIB)
 	convs      map[convKey]*convStat
-	tcpBase    map[tcpHalf]uint32 // relative sequence number bases
+	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
+	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -378,10 +379,11 @@ func (e *Engine) Rewind() {
 		}
 	}
 	e.seenFirst = false
-	e.asm = nil // a fresh reassembler: the second pass sees every segment again
+	e.dropAssembler() // a fresh reassembler: the second pass sees every segment again
 	e.defrag.reset()
 	clear(e.convs) // the second pass counts again
-	clear(e.tcpBase)
+	e.tcpTab.reset()
+	e.tcpStats = [len(tcpAnalyses)]uint64{}
 }
 
 // Layers gives read access to the gopacket layers of the current frame.

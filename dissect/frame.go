@@ -34,6 +34,12 @@ type Net struct {
 	// start (see tcpRelative); RelAck only when the peer's start is known.
 	RelSeq, RelAck uint32
 	HasRelAck      bool
+	// TCPAnalysis holds tshark's SEQ/ACK analysis flags of the segment
+	// (TCPRetransmission, ...; see tcpseq.go); for a duplicate ACK, its
+	// number in the run and the frame of the ACK it repeats.
+	TCPAnalysis uint16
+	DupAckNum   uint32
+	DupAckFrame uint64
 }
 
 // Frame is one captured frame with everything the engine and the protocol

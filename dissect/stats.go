@@ -20,7 +20,7 @@ type StatsProvider interface {
 
 // StatNames lists every -z name the engine's dissectors offer.
 func (e *Engine) StatNames() []string {
-	out := []string{"conv,ip", "conv,tcp", "conv,udp"}
+	out := []string{"conv,ip", "conv,tcp", "conv,udp", "tcp,analysis"}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
 			out = append(out, p.StatNames()...)
@@ -34,6 +34,9 @@ func (e *Engine) StatNames() []string {
 func (e *Engine) Stat(name string) *StatTable {
 	if _, ok := convNames[name]; ok {
 		return e.convTable(name)
+	}
+	if name == "tcp,analysis" {
+		return e.tcpAnalysisTable()
 	}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {

@@ -52,7 +52,13 @@ func (c *streamConsumer) Data(ch *tcp.Chunk) {
 
 func (c *streamConsumer) Gap(g *tcp.Gap) {
 	f := c.e.cur()
-	if f.Num != 0 {
+	switch {
+	case f.Num == 0:
+	case g.Reason.Limit():
+		// The bytes may still come: a reassembly limit made rdx stop waiting.
+		f.AddFinding(-1, Warn, GroupReassembly, nil, "tcp", "TCP stream gap: "+strconv.FormatUint(g.Size, 10)+
+			" bytes skipped, reassembly limit reached (data resumes at seq "+strconv.FormatUint(uint64(g.ResumeSeq), 10)+", "+g.Reason.String()+")")
+	default:
 		f.AddFinding(-1, Warn, GroupSequence, nil, "tcp", "TCP stream gap: "+strconv.FormatUint(g.Size, 10)+
 			" bytes never captured (data resumes at seq "+strconv.FormatUint(uint64(g.ResumeSeq), 10)+", "+g.Reason.String()+")")
 	}
@@ -114,7 +120,7 @@ func (e *Engine) wantsStream(sp, dp uint16) bool {
 
 func (e *Engine) assembler() *tcp.Assembler {
 	if e.asm == nil {
-		e.asm = tcp.NewAssembler(tcp.Config{NewConsumer: e.newConsumer})
+		e.asm = tcp.NewAssembler(tcp.Config{NewConsumer: e.newConsumer, Budget: e.budget})
 	}
 	return e.asm
 }
@@ -126,6 +132,15 @@ func (e *Engine) tcpStream(f *Frame) {
 	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
 	e.assembler().Add(src, dst, tcp.Segment{Seq: t.Seq, SYN: t.SYN, FIN: t.FIN, RST: t.RST,
 		Payload: t.Payload, Frame: f.Num, TimeNS: f.TimeNS, ACK: t.ACK, Ack: t.Ack})
+}
+
+// dropAssembler forgets the reassembler (a rewind starts a fresh one) and
+// gives its memory back to the budget.
+func (e *Engine) dropAssembler() {
+	if e.asm != nil {
+		e.asm.Close()
+		e.asm = nil
+	}
 }
 
 // Finish flushes reassembly at the end of the input (gaps that never filled

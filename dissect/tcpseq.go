@@ -1,40 +1,456 @@
 package dissect
 
-import "net/netip"
+import (
+	"net/netip"
+	"strconv"
+	"unsafe"
 
-// Relative TCP sequence numbers, as tshark shows them by default: each
-// direction counts from its ISN (the SYN is 0) or, when the capture starts
-// mid-connection, from just before the first octet seen (it is 1). The raw
-// numbers stay in tcp.seq_raw and tcp.ack_raw.
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
+)
+
+// Per-direction TCP state for every TCP frame, whether or not a stream
+// dissector reassembles it:
+//
+//   - relative sequence numbers, as tshark shows them by default: each
+//     direction counts from its ISN (the SYN is 0) or, when the capture starts
+//     mid-connection, from just before the first octet seen (it is 1); the raw
+//     numbers stay in tcp.seq_raw and tcp.ack_raw;
+//   - tshark's SEQ/ACK analysis (tcp.analysis.*), with Wireshark's
+//     definitions (its user guide, "TCP Analysis"): retransmission, fast and
+//     spurious retransmission, out-of-order, previous segment not captured,
+//     duplicate ACK, keep-alive. Like tshark, it judges each frame by the
+//     frames before it, in capture order.
+//
+// The table is bounded by maxTCPHalves and charged to the engine's budget
+// (table "tcp-analysis"); entries sit in an LRU list so the least recently
+// active direction goes first. No allocation per frame once the table has
+// grown.
+
 type tcpHalf struct{ src, dst netip.AddrPort }
 
-// maxTCPHalves bounds the table of bases; when full it starts over (later
-// connections then count from their next segment).
+// maxTCPHalves bounds the directions tracked; past it the least recently
+// active one is forgotten (a finding says so), and its connection then
+// counts from its next segment again.
 const maxTCPHalves = 1 << 16
+
+// Analysis flags of one frame (Net.TCPAnalysis).
+const (
+	TCPRetransmission uint16 = 1 << iota
+	TCPFastRetransmission
+	TCPSpuriousRetransmission
+	TCPOutOfOrder
+	TCPLostSegment
+	TCPDuplicateAck
+	TCPKeepAlive
+	tcpKeepAliveAck // internal: not a duplicate ACK
+	tcpZeroWindowProbe
+	tcpWindowUpdate
+)
+
+// tcpAnalysisOOOThreshold is Wireshark's default out-of-order threshold
+// when the handshake RTT is unknown: a segment below the highest one seen
+// that comes less than this after it is out of order, not a retransmission.
+const tcpAnalysisOOOThreshold = 3_000_000 // ns
+
+// tcpFastRetransWindow: a retransmission of the segment the peer has
+// duplicate-ACKed at least twice, within this of the last ACK, is fast.
+const tcpFastRetransWindow = 20_000_000 // ns
+
+// tcpDir is one direction's state. Sequence numbers are raw; the has*
+// flags stand for tshark's "non-zero" tests on relative numbers.
+type tcpDir struct {
+	key         tcpHalf
+	prev, next  int32 // LRU list through Engine.tcpDirs, 0 is the sentinel
+	stamp       uint64
+	base        uint32 // relative sequence base
+	nextSeq     uint32 // highest sequence number + length seen
+	lastAck     uint32
+	dupAcks     uint32
+	nextSeqTime int64
+	lastAckTime int64
+	lastNonDup  uint64 // frame of the last ACK that was not a duplicate
+	synTime     int64  // of the last SYN (not SYN+ACK) of this direction
+	firstRTT    int64  // SYN to the first ACK of the handshake, once known
+	window      uint16
+	has         uint8 // hasNext, hasAck, hasWin, wasKeepAlive
+}
+
+const (
+	hasNext = 1 << iota
+	hasAck
+	hasWin
+	wasKeepAlive
+	hasSyn
+)
+
+// tcpDirCost is what one tracked direction costs the budget: its entry,
+// its map slot (key and index) and the map's overhead per slot.
+const tcpDirCost = int64(unsafe.Sizeof(tcpDir{})) + int64(unsafe.Sizeof(tcpHalf{})) + 4 + 16
+
+// tcpTable is the direction table; it implements budget.Table.
+type tcpTable struct {
+	idx     map[tcpHalf]int32
+	dirs    [][]tcpDir // chunks of tcpChunk entries: growth never copies; entry 0 is the LRU sentinel
+	n       int32      // entries allocated
+	free    []int32
+	acct    *budget.Account
+	drops   uint64   // entries forgotten, by the limit or the budget
+	dupMsgs []string // "Duplicate ACK (#n)", built once per n
+}
+
+// tcpChunk is the number of entries allocated at once.
+const tcpChunk = 1024
+
+func (t *tcpTable) init(b *budget.Budget) {
+	t.idx = make(map[tcpHalf]int32)
+	t.dirs = [][]tcpDir{make([]tcpDir, tcpChunk)}
+	t.n = 1
+	t.acct = b.Register("tcp-analysis", t)
+}
+
+// d returns entry i.
+func (t *tcpTable) d(i int32) *tcpDir { return &t.dirs[i/tcpChunk][i%tcpChunk] }
+
+func (t *tcpTable) unlink(i int32) {
+	d := t.d(i)
+	t.d(d.prev).next, t.d(d.next).prev = d.next, d.prev
+}
+
+func (t *tcpTable) pushFront(i int32) {
+	d, s := t.d(i), t.d(0)
+	d.prev, d.next = 0, s.next
+	t.d(s.next).prev = i
+	s.next = i
+}
+
+// get returns the index of k's entry, creating it (and forgetting the least
+// recently active one when full) if need be; evicted reports that.
+func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
+	if i, ok := t.idx[k]; ok {
+		if t.d(0).next != i {
+			t.unlink(i)
+			t.pushFront(i)
+		}
+		t.d(i).stamp = now
+		return i, false, false
+	}
+	if len(t.idx) >= maxTCPHalves {
+		t.dropOldest()
+		evicted = true
+	}
+	if n := len(t.free); n > 0 {
+		i, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		if int(t.n) == len(t.dirs)*tcpChunk {
+			t.dirs = append(t.dirs, make([]tcpDir, tcpChunk))
+		}
+		i = t.n
+		t.n++
+	}
+	*t.d(i) = tcpDir{key: k, stamp: now}
+	t.idx[k] = i
+	t.pushFront(i)
+	t.acct.Charge(tcpDirCost)
+	return i, true, evicted
+}
+
+func (t *tcpTable) lookup(k tcpHalf) int32 { return t.idx[k] } // 0: none
+
+func (t *tcpTable) dropOldest() tcpHalf {
+	i := t.d(0).prev
+	k := t.d(i).key
+	t.unlink(i)
+	delete(t.idx, k)
+	*t.d(i) = tcpDir{}
+	t.free = append(t.free, i)
+	t.acct.Charge(-tcpDirCost)
+	t.drops++
+	return k
+}
+
+// Oldest implements budget.Table.
+func (t *tcpTable) Oldest() (uint64, bool) {
+	if i := t.d(0).prev; i != 0 {
+		return t.d(i).stamp, true
+	}
+	return 0, false
+}
+
+// DropOldest implements budget.Table.
+func (t *tcpTable) DropOldest() string {
+	if t.d(0).prev == 0 {
+		return "no TCP direction"
+	}
+	k := t.dropOldest()
+	return "TCP analysis state of " + k.src.String() + " → " + k.dst.String()
+}
+
+// reset forgets every direction (a second pass starts over).
+func (t *tcpTable) reset() {
+	if t.idx == nil {
+		return
+	}
+	clear(t.idx)
+	t.dirs = t.dirs[:1]
+	clear(t.dirs[0])
+	t.n = 1
+	t.free = t.free[:0]
+	t.acct.Reset()
+}
+
+func (t *tcpTable) dupAckMsg(n uint32) string {
+	const keep = 1024 // longer runs are formatted each time
+	if n == 0 || n > keep {
+		return "Duplicate ACK (#" + strconv.FormatUint(uint64(n), 10) + ")"
+	}
+	for uint32(len(t.dupMsgs)) < n {
+		t.dupMsgs = append(t.dupMsgs, "Duplicate ACK (#"+strconv.Itoa(len(t.dupMsgs)+1)+")")
+	}
+	return t.dupMsgs[n-1]
+}
+
+func seqGT(a, b uint32) bool { return int32(a-b) > 0 }
 
 func (e *Engine) tcpRelative(f *Frame) {
 	t := &e.tcp
 	n := &f.Net
-	if e.tcpBase == nil || len(e.tcpBase) >= maxTCPHalves {
-		if e.tcpBase == nil {
-			e.tcpBase = map[tcpHalf]uint32{}
-		}
-		clear(e.tcpBase)
+	tab := &e.tcpTab
+	if tab.idx == nil {
+		tab.init(e.budget)
 	}
 	k := tcpHalf{src: netip.AddrPortFrom(n.Src, n.SrcPort), dst: netip.AddrPortFrom(n.Dst, n.DstPort)}
-	base, ok := e.tcpBase[k]
-	if !ok || t.SYN && !t.ACK && t.Seq != base {
-		base = t.Seq - 1
+	i, created, evicted := tab.get(k, e.budget.Now())
+	if evicted {
+		f.AddFinding(-1, Note, GroupSequence, nil, "tcp", "TCP analysis table full ("+strconv.Itoa(maxTCPHalves)+
+			" directions): the least recently active one was forgotten")
+	}
+	fwd := tab.d(i)
+	if created || t.SYN && !t.ACK && t.Seq != fwd.base {
+		if !created {
+			// A new SYN with another ISN: a new connection on the same
+			// ports, analysed afresh.
+			*fwd = tcpDir{key: fwd.key, prev: fwd.prev, next: fwd.next, stamp: fwd.stamp}
+		}
+		fwd.base = t.Seq - 1
 		if t.SYN {
-			base = t.Seq
+			fwd.base = t.Seq
 		}
-		e.tcpBase[k] = base
 	}
-	n.RelSeq = t.Seq - base
+	n.RelSeq = t.Seq - fwd.base
 	n.HasRelAck = false
-	if t.ACK {
-		if peer, ok := e.tcpBase[tcpHalf{src: k.dst, dst: k.src}]; ok {
-			n.RelAck, n.HasRelAck = t.Ack-peer, true
+	var rev *tcpDir
+	if j := tab.lookup(tcpHalf{src: k.dst, dst: k.src}); j != 0 {
+		rev = tab.d(j)
+		if t.ACK {
+			n.RelAck, n.HasRelAck = t.Ack-rev.base, true
 		}
 	}
+	e.tcpAnalyze(f, fwd, rev)
+}
+
+// tcpAnalyze sets f.Net.TCPAnalysis from the frame and the state of both
+// directions, then updates this direction's state.
+func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
+	t := &e.tcp
+	n := &f.Net
+	seq, ack, win, now := t.Seq, t.Ack, t.Window, f.TimeNS
+	seglen := e.tcpSegLen(n)
+	ctl := t.SYN || t.FIN || t.RST
+	var an uint16
+	known := fwd.has&hasNext != 0
+	if seglen == 1 && known && seq == fwd.nextSeq && rev != nil && rev.has&hasWin != 0 && rev.window == 0 {
+		an |= tcpZeroWindowProbe
+	}
+	if known && seqGT(seq, fwd.nextSeq) && !t.RST {
+		an |= TCPLostSegment
+	}
+	if seglen <= 1 && !ctl && known && seq == fwd.nextSeq-1 {
+		an |= TCPKeepAlive
+	}
+	sameAck := t.ACK && fwd.has&hasAck != 0 && ack == fwd.lastAck
+	if seglen == 0 && !ctl && known && seq == fwd.nextSeq && sameAck && win != 0 && fwd.has&hasWin != 0 {
+		switch {
+		case win != fwd.window:
+			an |= tcpWindowUpdate
+		case rev != nil && rev.has&wasKeepAlive != 0:
+			an |= tcpKeepAliveAck
+		default:
+			fwd.dupAcks++
+			an |= TCPDuplicateAck
+		}
+	}
+	if an&(TCPKeepAlive|tcpZeroWindowProbe) == 0 && (seglen > 0 || t.SYN || t.FIN) && known && seqGT(fwd.nextSeq, seq) {
+		thres := int64(tcpAnalysisOOOThreshold)
+		if rtt := max(fwd.firstRTT, rev.rtt()); rtt > 0 { // the same in both once known
+			thres = rtt
+		}
+		// Wireshark's precedence: spurious, fast, out-of-order, plain.
+		switch {
+		case seglen > 0 && rev != nil && rev.has&hasAck != 0 && !seqGT(seq+uint32(seglen), rev.lastAck):
+			an |= TCPSpuriousRetransmission | TCPRetransmission
+		case rev != nil && rev.dupAcks >= 2 && rev.has&hasAck != 0 && rev.lastAck == seq && now-rev.lastAckTime < tcpFastRetransWindow:
+			an |= TCPFastRetransmission | TCPRetransmission
+		case now-fwd.nextSeqTime < thres && fwd.nextSeq != seq+uint32(seglen):
+			an |= TCPOutOfOrder
+		default:
+			an |= TCPRetransmission
+		}
+	}
+
+	// Update this direction.
+	nxt := seq + uint32(seglen)
+	if seglen == 0 && (t.SYN || t.FIN) {
+		nxt++
+	}
+	if (!known || seqGT(nxt, fwd.nextSeq)) && an&tcpZeroWindowProbe == 0 {
+		fwd.nextSeq, fwd.nextSeqTime = nxt, now
+		fwd.has |= hasNext
+	}
+	if !sameAck {
+		// A new ACK ends a run of duplicates (a window update or data with
+		// the same ACK does not: tshark keeps counting across them).
+		fwd.lastNonDup, fwd.dupAcks = f.Num, 0
+	}
+	fwd.window = win
+	fwd.has |= hasWin
+	fwd.has &^= hasAck | wasKeepAlive
+	if t.ACK {
+		fwd.has |= hasAck
+	}
+	if an&TCPKeepAlive != 0 {
+		fwd.has |= wasKeepAlive
+	}
+	fwd.lastAck, fwd.lastAckTime = ack, now
+	if t.SYN && !t.ACK {
+		fwd.synTime = now
+		fwd.has |= hasSyn
+	} else if t.ACK && !t.SYN && fwd.firstRTT == 0 && rev.rtt() == 0 {
+		// The connection's handshake RTT: from its SYN to the first ACK
+		// after it, in either direction; kept in both.
+		rtt := int64(0)
+		switch {
+		case fwd.has&hasSyn != 0:
+			rtt = max(1, now-fwd.synTime)
+		case rev != nil && rev.has&hasSyn != 0:
+			rtt = max(1, now-rev.synTime)
+		}
+		fwd.firstRTT = rtt
+		if rev != nil {
+			rev.firstRTT = rtt
+		}
+	}
+
+	an &= tcpAnalysisShown
+	n.TCPAnalysis = an
+	if an == 0 {
+		return
+	}
+	if an&TCPDuplicateAck != 0 {
+		n.DupAckNum, n.DupAckFrame = fwd.dupAcks, fwd.lastNonDup
+	}
+	e.tcpCount(an)
+	for _, a := range tcpAnalyses {
+		if an&a.flag != 0 {
+			msg := a.msg
+			if a.flag == TCPDuplicateAck {
+				msg = e.tcpTab.dupAckMsg(fwd.dupAcks)
+			}
+			f.AddFinding(-1, a.sev, GroupSequence, a.field, "tcp", msg)
+		}
+	}
+}
+
+func (d *tcpDir) rtt() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.firstRTT
+}
+
+// tcpSegLen is the segment's length as the IP header gives it (tshark's
+// tcp.len), so a capture cut short by the snapshot length is analysed as
+// sent; the captured payload when the header says nothing usable.
+func (e *Engine) tcpSegLen(net *Net) int {
+	t := &e.tcp
+	n := len(t.Payload)
+	hl := int(t.DataOffset) * 4
+	var ip gopacket.LayerType
+	for _, lt := range e.types {
+		if lt == layers.LayerTypeIPv4 || lt == layers.LayerTypeIPv6 {
+			ip = lt
+		}
+	}
+	l := -1
+	switch ip {
+	case layers.LayerTypeIPv4:
+		l = int(e.ip4.Length) - int(e.ip4.IHL)*4 - hl
+	case layers.LayerTypeIPv6:
+		// Payload Length counts extension headers too: take off what lies
+		// between the IPv6 header and TCP.
+		if off := net.L4Off - net.L3Off - 40; off >= 0 {
+			l = int(e.ip6.Length) - off - hl
+		}
+	}
+	if l >= n && l <= 0xffff {
+		return l
+	}
+	return n
+}
+
+// tcpAnalysisShown are the flags that become fields and findings.
+const tcpAnalysisShown = TCPRetransmission | TCPFastRetransmission | TCPSpuriousRetransmission |
+	TCPOutOfOrder | TCPLostSegment | TCPDuplicateAck | TCPKeepAlive
+
+// tcpAnalyses lists the shown flags with their field, tshark's expert
+// message and severity, in the order tshark adds them.
+var tcpAnalyses = [...]struct {
+	flag  uint16
+	field *Field
+	sev   Severity
+	msg   string
+	stat  string
+}{
+	{TCPFastRetransmission, fTCPAnFastRetrans, Note, "This frame is a (suspected) fast retransmission", "tcp.analysis.fast_retransmission"},
+	{TCPSpuriousRetransmission, fTCPAnSpurious, Note, "This frame is a (suspected) spurious retransmission", "tcp.analysis.spurious_retransmission"},
+	{TCPRetransmission, fTCPAnRetrans, Note, "This frame is a (suspected) retransmission", "tcp.analysis.retransmission"},
+	{TCPOutOfOrder, fTCPAnOOO, Warn, "This frame is a (suspected) out-of-order segment", "tcp.analysis.out_of_order"},
+	{TCPLostSegment, fTCPAnLost, Warn, "Previous segment(s) not captured (common at capture start)", "tcp.analysis.lost_segment"},
+	{TCPDuplicateAck, fTCPAnDupAck, Note, "", "tcp.analysis.duplicate_ack"},
+	{TCPKeepAlive, fTCPAnKeepAlive, Note, "This is a TCP keep-alive segment", "tcp.analysis.keep_alive"},
+}
+
+func (e *Engine) tcpCount(an uint16) {
+	for i, a := range tcpAnalyses {
+		if an&a.flag != 0 {
+			e.tcpStats[i]++
+		}
+	}
+}
+
+// tcpAnalysisTable is `rdx stats`' "tcp,analysis": frames per flag, as
+// tshark counts them with -Y tcp.analysis.X; no rows when nothing was
+// flagged.
+func (e *Engine) tcpAnalysisTable() *StatTable {
+	t := &StatTable{Title: "TCP analysis (tshark's tcp.analysis flags)", Header: []string{"Flag", "Frames", "Expert message"}}
+	var any uint64
+	for _, c := range e.tcpStats {
+		any += c
+	}
+	if any == 0 && e.tcpTab.drops == 0 {
+		return t
+	}
+	for i, a := range tcpAnalyses {
+		msg := a.msg
+		if a.flag == TCPDuplicateAck {
+			msg = "Duplicate ACK (#n)"
+		}
+		t.Rows = append(t.Rows, []string{a.stat, strconv.FormatUint(e.tcpStats[i], 10), msg})
+	}
+	if e.tcpTab.drops > 0 {
+		t.Rows = append(t.Rows, []string{"(directions forgotten: table limit or --max-mem)", strconv.FormatUint(e.tcpTab.drops, 10), ""})
+	}
+	return t
 }

@@ -352,8 +352,17 @@ func TestTCPLoss(t *testing.T) {
 				reordered++
 			}
 			d := decodeAll(pkts)
-			if len(d.problems) > 0 {
-				t.Errorf("%s seed %d: %v", name, seed, d.problems)
+			// The capture shows the loss, so tshark's TCP analysis warns
+			// of it (a segment after a hole, the resent one out of
+			// order); nothing else may be reported.
+			var problems []string
+			for _, p := range d.problems {
+				if !strings.Contains(p, "tcp: Previous segment(s) not captured") && !strings.Contains(p, "tcp: This frame is a (suspected) out-of-order segment") {
+					problems = append(problems, p)
+				}
+			}
+			if len(problems) > 0 {
+				t.Errorf("%s seed %d: %v", name, seed, problems)
 			}
 			for k, n := range want {
 				// "rds (segment)" marks frames carrying part of a message;

@@ -89,6 +89,12 @@ type half struct {
 	// base while undecided (the legacy base lags 4 octets per FPDU).
 	legacy, legacyKnown bool
 	nfpdu               uint32
+
+	key        tcp.FlowKey
+	dir        tcp.Dir
+	prev, next *half // LRU of directions holding buffer memory (fpduBuffers)
+	stamp      uint64
+	charged    int // h.buf.Cap() charged to the budget
 }
 
 type conn struct {
@@ -112,6 +118,7 @@ type State struct {
 
 	// learned in pass 1: where a mid-stream direction found alignment.
 	learned map[halfKey]sync
+	bufs    fpduBuffers // buffers charged to the budget
 	pass2   bool
 
 	pool  dissect.Pool[FPDU]
@@ -140,6 +147,7 @@ type sync struct {
 func New(e *dissect.Engine) *State {
 	d := &State{e: e, conns: map[tcp.FlowKey]*conn{}, learned: map[halfKey]sync{}}
 	if e != nil {
+		d.bufs.init(e.Budget())
 		if v, ok := e.Opts.Config[ConfigMarkers]; ok {
 			d.cfgMarkers, d.cfgMarkersSet = v == "1" || v == "true" || v == "on", true
 		}
@@ -159,6 +167,7 @@ func (d *State) SetConfig(markers, markersSet, crc, crcSet bool) {
 // mid-stream directions found their alignment.
 func (d *State) Rewind() {
 	clear(d.conns) // keep the map: a rewind must not allocate
+	d.bufs.reset()
 	d.pass2 = true
 	d.pool.Reset()
 }
@@ -203,6 +212,7 @@ func (d *State) conn(k tcp.FlowKey) *conn {
 	c := d.conns[k]
 	if c == nil {
 		c = &conn{}
+		c.h[0].key, c.h[1].key, c.h[1].dir = k, k, 1
 		d.conns[k] = c
 	}
 	return c
@@ -223,6 +233,7 @@ func (d *State) StreamData(f *dissect.Frame, ch *tcp.Chunk) {
 		h.buf.Append(ch)
 	}
 	d.run(f, c, ch.Key, ch.Dir)
+	d.bufs.held(h)
 }
 
 // start decides how a direction begins: a startup frame, alignment learned
@@ -655,6 +666,7 @@ func (d *State) StreamClose(f *dissect.Frame, key tcp.FlowKey, reason tcp.CloseR
 			f.AddFinding(-1, dissect.Warn, dissect.GroupMalformed, fULPLen, "iwarp_mpa",
 				strconv.Itoa(h.buf.Len())+" octets of an incomplete FPDU at the end of the stream")
 		}
+		d.bufs.release(h)
 	}
 	delete(d.conns, key)
 }

@@ -36,7 +36,11 @@ func init() {
 		UDPPorts:     ports,
 		TCPPorts:     ports,
 		HeuristicTCP: heuristicTCP,
-		New:          func(e *dissect.Engine) dissect.Dissector { return newState() },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := newState()
+			d.bufs.init(e.Budget())
+			return d
+		},
 	})
 }
 
@@ -110,6 +114,7 @@ type State struct {
 	arena   []byte // detached message copies for the current frame
 	aframe  uint64
 	srt     map[srtKey]*ProcStat
+	bufs    recBuffers // record buffers charged to the budget
 }
 
 func newState() *State {
@@ -123,6 +128,7 @@ func newState() *State {
 func (d *State) Rewind() {
 	clear(d.calls)
 	clear(d.streams)
+	d.bufs.reset()
 	d.pool.Reset()
 }
 
@@ -475,6 +481,11 @@ type stream struct {
 	frames  []uint64 // frames that carried buf
 	bad     bool     // lost sync: ignore the rest
 	lastHdr uint32
+
+	key        streamKey
+	prev, next *stream // LRU of streams holding buf (recBuffers)
+	stamp      uint64
+	charged    int // cap(buf) charged to the budget
 }
 
 // gssWrap finds the program's part of an RPCSEC_GSS message body.

@@ -15,13 +15,15 @@ func (d *State) StreamData(f *dissect.Frame, c *tcp.Chunk) {
 	if st == nil {
 		if len(d.streams) >= maxCalls {
 			clear(d.streams)
+			d.bufs.reset()
 		}
-		st = &stream{}
+		st = &stream{key: k}
 		d.streams[k] = st
 	}
 	if st.bad {
 		return
 	}
+	defer d.bufs.held(st)
 	b := c.Bytes
 	// The chunk is exactly this frame's payload: records lying whole in it
 	// are shown at their frame offsets, without copying.
@@ -68,6 +70,7 @@ func (d *State) StreamData(f *dissect.Frame, c *tcp.Chunk) {
 			continue
 		}
 		take := min(st.need, len(b)-pos)
+		growBuf(st, take)
 		st.buf = append(st.buf, b[pos:pos+take]...)
 		st.addFrame(f.Num)
 		st.need -= take
@@ -97,6 +100,9 @@ func (d *State) complete(f *dissect.Frame, st *stream) {
 		}
 	}
 	st.buf = st.buf[:0]
+	if cap(st.buf) > keepBuf {
+		st.buf = nil // a big record's buffer is not kept for small ones
+	}
 	st.frames = st.frames[:0]
 }
 
@@ -104,11 +110,16 @@ func (d *State) complete(f *dissect.Frame, st *stream) {
 func (d *State) StreamGap(f *dissect.Frame, g *tcp.Gap) {
 	if st := d.streams[streamKey{g.Key, g.Dir}]; st != nil {
 		st.bad = true
+		d.bufs.release(st)
 	}
 }
 
 // StreamClose implements dissect.StreamDissector.
 func (d *State) StreamClose(f *dissect.Frame, key tcp.FlowKey, reason tcp.CloseReason) {
-	delete(d.streams, streamKey{key, 0})
-	delete(d.streams, streamKey{key, 1})
+	for dir := range tcp.Dir(2) {
+		if st := d.streams[streamKey{key, dir}]; st != nil {
+			d.bufs.release(st)
+			delete(d.streams, streamKey{key, dir})
+		}
+	}
 }

@@ -18,8 +18,10 @@ package tcp
 import (
 	"bytes"
 	"net/netip"
-	"slices"
-	"sort"
+	"strconv"
+	"unsafe"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
 // Segment is one TCP segment as the caller decoded it. Payload is only read
@@ -59,15 +61,24 @@ type Chunk struct {
 type GapReason uint8
 
 const (
-	GapStreamLimit GapReason = iota + 1 // out-of-order data exceeded MaxBufferedPerStream
-	GapTotalLimit                       // all held data exceeded MaxBufferedTotal
-	GapClosed                           // RST, or a close with a hole
-	GapFlush                            // Flush/FlushAll/FlushOlderThan
-	GapEvicted                          // connection evicted by MaxStreams
-	GapAcked                            // the peer acknowledged bytes the capture does not have
+	GapStreamLimit  GapReason = iota + 1 // out-of-order data exceeded MaxBufferedPerStream
+	GapTotalLimit                        // all held data exceeded MaxBufferedTotal
+	GapClosed                            // RST, or a close with a hole
+	GapFlush                             // Flush/FlushAll/FlushOlderThan
+	GapEvicted                           // connection evicted by MaxStreams
+	GapAcked                             // the peer acknowledged bytes the capture does not have
+	GapSegmentLimit                      // held segments exceeded MaxSegmentsPerStream
+	GapBudget                            // connection dropped by the shared memory budget (--max-mem)
 )
 
-var gapReasonNames = [...]string{"", "stream-limit", "total-limit", "closed", "flush", "evicted", "acked"}
+var gapReasonNames = [...]string{"", "stream-limit", "total-limit", "closed", "flush", "evicted", "acked", "segment-limit", "budget"}
+
+// Limit reports whether the hole was given up because a memory limit was
+// reached, not because the bytes are known to be lost: they may still be
+// on the wire.
+func (r GapReason) Limit() bool {
+	return r == GapStreamLimit || r == GapTotalLimit || r == GapSegmentLimit || r == GapBudget
+}
 
 func (r GapReason) String() string { return gapReasonNames[r] }
 
@@ -127,9 +138,10 @@ const (
 	CloseFlush                          // FlushAll
 	CloseIdle                           // FlushOlderThan
 	CloseEvicted                        // MaxStreams reached
+	CloseBudget                         // dropped by the shared memory budget
 )
 
-var closeNames = [...]string{"", "fin", "rst", "reused", "flush", "idle", "evicted"}
+var closeNames = [...]string{"", "fin", "rst", "reused", "flush", "idle", "evicted", "budget"}
 
 func (r CloseReason) String() string { return closeNames[r] }
 
@@ -146,11 +158,16 @@ type Consumer interface {
 
 // Config bounds the assembler. Zero fields take the defaults.
 type Config struct {
-	// MaxBufferedPerStream bounds out-of-order bytes held per direction
-	// (default 4 MiB).
+	// MaxBufferedPerStream bounds out-of-order bytes held per direction,
+	// each held segment counting SegmentOverhead octets more than its
+	// payload (default 4 MiB).
 	MaxBufferedPerStream int
-	// MaxBufferedTotal bounds held bytes plus retransmission history over all
-	// connections (default 256 MiB). It may be exceeded by one segment.
+	// MaxSegmentsPerStream bounds the held segments per direction (default
+	// DefaultMaxSegments).
+	MaxSegmentsPerStream int
+	// MaxBufferedTotal bounds held bytes (with their overhead) plus
+	// retransmission history over all connections (default 256 MiB). It may
+	// be exceeded by one segment.
 	MaxBufferedTotal int
 	// MaxStreams bounds tracked connections; the least recently used one is
 	// flushed and forgotten to make room (default 65536).
@@ -162,7 +179,28 @@ type Config struct {
 	History int
 	// NewConsumer is called for each new connection; nil discards data.
 	NewConsumer func(key FlowKey) Consumer
+	// Budget, when set, is the shared memory allowance: the assembler
+	// registers as table "tcp", charges every connection, held segment and
+	// history ring, and gives up its least recently active connection when
+	// the budget asks (its holes become gaps with reason GapBudget).
+	Budget *budget.Budget
 }
+
+// DefaultMaxSegments is the default MaxSegmentsPerStream: far above real
+// windows (4 MiB of 1448-octet segments is 2897), it stops a flood of tiny
+// out-of-order segments from making a stream's hole list long.
+const DefaultMaxSegments = 1 << 15
+
+// SegmentOverhead is what one held segment costs beyond its payload: the
+// skip-list node and the allocation of the payload copy. It counts against
+// the per-stream and total limits, so millions of one-octet segments
+// cannot be held for the price of their payload.
+const SegmentOverhead = int(unsafe.Sizeof(skipNode{})) + 32
+
+// ConnOverhead is what one tracked connection costs without held data or
+// history: its struct, its map slot and the consumer's binding. It is
+// charged to the budget so that a million idle connections count.
+const ConnOverhead = int(unsafe.Sizeof(conn{})) + int(unsafe.Sizeof(FlowKey{})) + 48
 
 // Stats counts what the assembler saw.
 type Stats struct {
@@ -178,10 +216,22 @@ type Stats struct {
 	Dropped         uint64 // bytes dropped as BeforeStart or TooFar
 	Conns           uint64 // connections created
 	Evicted         uint64
-	Buffered        int // bytes held + history now
+	Buffered        int // bytes held (with overhead) + history now
+	// Steps counts the skip-list nodes visited, inserted and released: the
+	// work spent on held segments, which must grow linearly (times log n)
+	// with the segments, never quadratically.
+	Steps uint64
 }
 
 const maxAhead = 1 << 30
+
+// minHist is the first size of a history ring: a connection that carries a
+// few octets keeps a few, and the ring doubles as more is delivered.
+const minHist = 64
+
+// recycleHist is the largest history ring kept with a recycled connection
+// (at most 1024 of them are kept).
+const recycleHist = 512
 
 type heldSeg struct {
 	off    uint64
@@ -191,6 +241,19 @@ type heldSeg struct {
 }
 
 func (s *heldSeg) end() uint64 { return s.off + uint64(len(s.data)) }
+
+// skipLevels bounds the skip list's height; with a level ratio of 1/4 it
+// keeps searches logarithmic up to about 4^10 (a million) held segments,
+// well past what the limits allow in one stream.
+const skipLevels = 10
+
+// skipNode is one held segment in its direction's skip list, sorted by
+// offset: O(log n) to find or insert, O(1) to release the first.
+type skipNode struct {
+	seg  heldSeg
+	next [skipLevels]*skipNode
+	lvl  uint8
+}
 
 type mark struct{ off, frame uint64 }
 
@@ -202,13 +265,18 @@ type half struct {
 	next     uint64 // offset of the next byte to deliver
 	finOff   uint64
 
-	held      []heldSeg // sorted, non-overlapping, all starting after next
-	heldBytes int
+	// head is the skip list of held segments (sorted, non-overlapping, all
+	// starting after next); a sentinel node allocated on the first hold.
+	head      *skipNode
+	nheld     int
+	heldBytes int // payload plus SegmentOverhead per segment
 
 	hist    []byte // ring of delivered bytes ending at next, len a power of 2
 	histLen int
-	// marks remember which frame delivered recent offsets, for PrevFrame.
-	marks [16]mark
+	// marks remember which frame delivered recent offsets, for PrevFrame
+	// (a conflict with older bytes says 0, "no longer known"). Few, as
+	// every tracked connection carries them.
+	marks [4]mark
 	nmark int
 }
 
@@ -218,6 +286,7 @@ type conn struct {
 	cons       Consumer
 	prev, next *conn // LRU list, most recent after the sentinel
 	lastNS     int64
+	stamp      uint64 // budget activity stamp of the last segment
 }
 
 // Assembler reassembles any number of connections.
@@ -228,13 +297,21 @@ type Assembler struct {
 	free  []*conn
 	total int
 	stats Stats
+	acct  *budget.Account
+	rng   uint64      // skip-list levels: deterministic, so runs repeat
+	nodes []*skipNode // free nodes, so steady reordering does not allocate
 
 	chunk   Chunk
 	span    [1]FrameSpan
 	gap     Gap
 	anomaly Anomaly
 	pieces  []heldSeg
+	update  [skipLevels]*skipNode
 }
+
+// maxFreeNodes bounds the free-node list (memory kept for reuse: 1024 nodes
+// of about 150 octets).
+const maxFreeNodes = 1024
 
 // NewAssembler returns an assembler bounded by cfg.
 func NewAssembler(cfg Config) *Assembler {
@@ -247,20 +324,64 @@ func NewAssembler(cfg Config) *Assembler {
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = 65536
 	}
+	if cfg.MaxSegmentsPerStream <= 0 {
+		cfg.MaxSegmentsPerStream = DefaultMaxSegments
+	}
 	if cfg.History == 0 {
 		cfg.History = 16 << 10
 	}
 	if cfg.History > 0 {
 		// A power of two lets the ring index by offset.
-		n := 512
+		n := minHist
 		for n < cfg.History {
 			n <<= 1
 		}
 		cfg.History = n
 	}
-	a := &Assembler{cfg: cfg, conns: make(map[FlowKey]*conn)}
+	a := &Assembler{cfg: cfg, conns: make(map[FlowKey]*conn), rng: 0x9e3779b97f4a7c15}
 	a.lru.prev, a.lru.next = &a.lru, &a.lru
+	a.acct = cfg.Budget.Register("tcp", a)
 	return a
+}
+
+// Close gives the assembler's memory back to the budget and leaves it;
+// the assembler must not be used afterwards.
+func (a *Assembler) Close() { a.acct.Close() }
+
+// charge adds n octets to the held total and to the budget.
+func (a *Assembler) charge(n int) {
+	a.total += n
+	a.acct.Charge(int64(n))
+}
+
+// Oldest is the budget stamp of the least recently active connection
+// (budget.Table).
+func (a *Assembler) Oldest() (uint64, bool) {
+	if c := a.lru.prev; c != &a.lru {
+		return c.stamp, true
+	}
+	return 0, false
+}
+
+// DropOldest closes the least recently active connection for the budget:
+// its holes are reported as gaps with reason GapBudget, so the consumer
+// resynchronises, and everything it held is released (budget.Table).
+func (a *Assembler) DropOldest() string {
+	c := a.lru.prev
+	if c == &a.lru {
+		return "no TCP stream"
+	}
+	b := make([]byte, 0, 96)
+	b = append(b, "TCP stream "...)
+	b = c.key.A.AppendTo(b)
+	b = append(b, " ⇄ "...)
+	b = c.key.B.AppendTo(b)
+	b = append(b, " ("...)
+	b = strconv.AppendInt(b, int64(c.h[0].nheld+c.h[1].nheld), 10)
+	b = append(b, " held segments)"...)
+	a.stats.Evicted++
+	a.closeConn(c, CloseBudget)
+	return string(b)
 }
 
 // Stats returns the counters so far.
@@ -339,7 +460,7 @@ func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 // can see the ack before the data).
 func (a *Assembler) acked(c *conn, dir Dir, ack uint32) {
 	h := &c.h[dir]
-	if !h.anchored || len(h.held) == 0 {
+	if !h.anchored || h.nheld == 0 {
 		return
 	}
 	ackOff := int64(h.next) + int64(seqDiff(ack, seqAt(h.base, h.next)))
@@ -376,7 +497,7 @@ func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts
 		a.stats.Overlaps++
 		p, off = p[n:], next
 	}
-	if off == next && (len(h.held) == 0 || h.held[0].off >= uint64(end)) {
+	if off == next && (h.nheld == 0 || h.first().off >= uint64(end)) {
 		// Steady state: pass the caller's bytes through, no copy.
 		a.deliver(c, dir, p, frame, ts)
 		a.release(c, dir)
@@ -391,24 +512,22 @@ func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts
 func (a *Assembler) hold(c *conn, dir Dir, off uint64, p []byte, frame uint64, ts int64) {
 	h := &c.h[dir]
 	end := off + uint64(len(p))
-	i := sort.Search(len(h.held), func(i int) bool { return h.held[i].end() > off })
 	pieces := a.pieces[:0]
 	cur, overlapped := off, false
-	for cur < end {
-		if i == len(h.held) || h.held[i].off >= end {
+	for s := a.seek(h, off); cur < end; s = s.next[0] {
+		a.stats.Steps++
+		if s == nil || s.seg.off >= end {
 			pieces = append(pieces, heldSeg{off: cur, data: p[cur-off:], frame: frame, timeNS: ts})
 			break
 		}
-		s := &h.held[i]
-		if s.off > cur {
-			pieces = append(pieces, heldSeg{off: cur, data: p[cur-off : s.off-off], frame: frame, timeNS: ts})
-			cur = s.off
+		if s.seg.off > cur {
+			pieces = append(pieces, heldSeg{off: cur, data: p[cur-off : s.seg.off-off], frame: frame, timeNS: ts})
+			cur = s.seg.off
 		}
-		oe := min(end, s.end())
-		a.compare(c, dir, cur, p[cur-off:oe-off], s.data[cur-s.off:oe-s.off], frame, s.frame)
+		oe := min(end, s.seg.end())
+		a.compare(c, dir, cur, p[cur-off:oe-off], s.seg.data[cur-s.seg.off:oe-s.seg.off], frame, s.seg.frame)
 		overlapped = true
 		cur = oe
-		i++
 	}
 	a.pieces = pieces[:0]
 	switch {
@@ -421,39 +540,112 @@ func (a *Assembler) hold(c *conn, dir Dir, off uint64, p []byte, frame uint64, t
 	a.stats.OutOfOrder++
 	for _, pc := range pieces {
 		pc.data = bytes.Clone(pc.data)
-		j := sort.Search(len(h.held), func(j int) bool { return h.held[j].off > pc.off })
-		h.held = slices.Insert(h.held, j, pc)
-		h.heldBytes += len(pc.data)
-		a.total += len(pc.data)
+		a.insert(h, pc)
+		n := len(pc.data) + SegmentOverhead
+		h.heldBytes += n
+		a.charge(n)
 	}
 	clear(pieces)
+}
+
+// first is the held segment with the lowest offset; h.nheld must be > 0.
+func (h *half) first() *heldSeg { return &h.head.next[0].seg }
+
+// seek returns the first held node that ends after off, nil if none.
+func (a *Assembler) seek(h *half, off uint64) *skipNode {
+	if h.head == nil {
+		return nil
+	}
+	x := h.head
+	for l := skipLevels - 1; l >= 0; l-- {
+		for n := x.next[l]; n != nil && n.seg.end() <= off; n = x.next[l] {
+			a.stats.Steps++
+			x = n
+		}
+	}
+	return x.next[0]
+}
+
+// insert links s into the skip list by offset (it overlaps nothing held).
+func (a *Assembler) insert(h *half, s heldSeg) {
+	if h.head == nil {
+		h.head = a.node()
+	}
+	x := h.head
+	for l := skipLevels - 1; l >= 0; l-- {
+		for n := x.next[l]; n != nil && n.seg.off < s.off; n = x.next[l] {
+			a.stats.Steps++
+			x = n
+		}
+		a.update[l] = x
+	}
+	n := a.node()
+	n.seg = s
+	// Level k with probability 4^-k: two random bits per level.
+	a.rng ^= a.rng << 13
+	a.rng ^= a.rng >> 7
+	a.rng ^= a.rng << 17
+	n.lvl = 1
+	for r := a.rng; r&3 == 0 && n.lvl < skipLevels; r >>= 2 {
+		n.lvl++
+	}
+	for l := range int(n.lvl) {
+		n.next[l] = a.update[l].next[l]
+		a.update[l].next[l] = n
+	}
+	h.nheld++
+	a.stats.Steps++
+}
+
+// popFirst unlinks the first held node: it is first on every level it is on.
+func (a *Assembler) popFirst(h *half) {
+	n := h.head.next[0]
+	for l := range int(n.lvl) {
+		h.head.next[l] = n.next[l]
+	}
+	h.nheld--
+	a.stats.Steps++
+	a.freeNode(n)
+}
+
+func (a *Assembler) node() *skipNode {
+	if k := len(a.nodes); k > 0 {
+		n := a.nodes[k-1]
+		a.nodes = a.nodes[:k-1]
+		return n
+	}
+	return new(skipNode)
+}
+
+func (a *Assembler) freeNode(n *skipNode) {
+	*n = skipNode{}
+	if len(a.nodes) < maxFreeNodes {
+		a.nodes = append(a.nodes, n)
+	}
 }
 
 // release delivers held segments that have become contiguous.
 func (a *Assembler) release(c *conn, dir Dir) {
 	h := &c.h[dir]
-	n := 0
-	for n < len(h.held) && h.held[n].off == h.next {
-		s := &h.held[n]
+	for h.nheld > 0 && h.first().off == h.next {
+		s := h.first()
 		a.deliver(c, dir, s.data, s.frame, s.timeNS)
-		h.heldBytes -= len(s.data)
-		a.total -= len(s.data)
-		n++
-	}
-	if n > 0 {
-		clear(h.held[:n])
-		h.held = append(h.held[:0], h.held[n:]...)
-		clear(h.held[len(h.held):cap(h.held)])
+		n := len(s.data) + SegmentOverhead
+		h.heldBytes -= n
+		a.charge(-n)
+		a.popFirst(h)
 	}
 }
 
 // enforce skips holes until the memory limits hold again.
 func (a *Assembler) enforce(c *conn, dir Dir) {
 	h := &c.h[dir]
-	for len(h.held) > 0 {
+	for h.nheld > 0 {
 		switch {
 		case h.heldBytes > a.cfg.MaxBufferedPerStream:
 			a.skip(c, dir, GapStreamLimit)
+		case h.nheld > a.cfg.MaxSegmentsPerStream:
+			a.skip(c, dir, GapSegmentLimit)
 		case a.total > a.cfg.MaxBufferedTotal:
 			a.skip(c, dir, GapTotalLimit)
 		default:
@@ -468,8 +660,8 @@ func (a *Assembler) skip(c *conn, dir Dir, reason GapReason) bool {
 	h := &c.h[dir]
 	var to uint64
 	switch {
-	case len(h.held) > 0:
-		to = h.held[0].off
+	case h.nheld > 0:
+		to = h.first().off
 	case h.finSeen && h.finOff > h.next:
 		to = h.finOff
 	default:
@@ -517,7 +709,7 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 		return
 	}
 	if want := min(a.cfg.History, h.histLen+len(p)); want > len(h.hist) {
-		n := max(512, len(h.hist))
+		n := max(minHist, len(h.hist))
 		for n < want {
 			n <<= 1
 		}
@@ -528,7 +720,7 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 			for o := h.next - uint64(h.histLen); o < h.next; o++ {
 				nh[o&uint64(n-1)] = h.hist[o&uint64(len(h.hist)-1)]
 			}
-			a.total += n - len(h.hist)
+			a.charge(n - len(h.hist))
 			h.hist = nh
 		}
 	}
@@ -624,6 +816,8 @@ func (a *Assembler) closeConn(c *conn, reason CloseReason) {
 		gr = GapFlush
 	case CloseEvicted:
 		gr = GapEvicted
+	case CloseBudget:
+		gr = GapBudget
 	}
 	for d := range c.h {
 		for a.skip(c, Dir(d), gr) {
@@ -634,8 +828,12 @@ func (a *Assembler) closeConn(c *conn, reason CloseReason) {
 	}
 	for d := range c.h {
 		h := &c.h[d]
-		a.total -= h.heldBytes + len(h.hist)
+		a.charge(-(h.heldBytes + len(h.hist)))
+		if h.head != nil {
+			a.freeNode(h.head)
+		}
 	}
+	a.acct.Charge(-int64(ConnOverhead))
 	delete(a.conns, c.key)
 	c.prev.next, c.next.prev = c.next, c.prev
 	// Recycle the struct and its smallest history rings, so that a stream
@@ -643,7 +841,7 @@ func (a *Assembler) closeConn(c *conn, reason CloseReason) {
 	h0, h1 := c.h[0].hist, c.h[1].hist
 	*c = conn{}
 	if len(a.free) < 1024 {
-		if len(h0) <= 512 && len(h1) <= 512 {
+		if len(h0) <= recycleHist && len(h1) <= recycleHist {
 			c.h[0].hist, c.h[1].hist = h0, h1
 		}
 		a.free = append(a.free, c)
@@ -658,11 +856,12 @@ func (a *Assembler) newConn(key FlowKey) *conn {
 	var c *conn
 	if n := len(a.free); n > 0 {
 		c, a.free = a.free[n-1], a.free[:n-1]
-		a.total += len(c.h[0].hist) + len(c.h[1].hist)
+		a.charge(len(c.h[0].hist) + len(c.h[1].hist))
 	} else {
 		c = new(conn)
 	}
-	c.key = key
+	a.acct.Charge(int64(ConnOverhead))
+	c.key, c.stamp = key, a.acct.Now()
 	if a.cfg.NewConsumer != nil {
 		c.cons = a.cfg.NewConsumer(key)
 	}
@@ -675,6 +874,7 @@ func (a *Assembler) newConn(key FlowKey) *conn {
 }
 
 func (a *Assembler) touch(c *conn) {
+	c.stamp = a.acct.Now()
 	if a.lru.next == c {
 		return
 	}

@@ -172,15 +172,15 @@ func TestAssembler(t *testing.T) {
 			want: []string{`D0 0/0x65 "abc" f3`, `G0 3+6 ->9/0x6e flush`, `C flush`}},
 		{name: "rst-hole", segs: []in{{0, 100, "", "S", 1, 0}, {0, 101, "abc", "", 2, 0}, {0, 107, "ghi", "", 3, 0}, {1, 500, "", "R", 4, 0}, {0, 110, "late", "", 5, 0}},
 			want: []string{`D0 0/0x65 "abc" f2`, `G0 3+3 ->6/0x6b closed`, `D0 6/0x6b "ghi" f3`, `C rst`, `D0 0/0x6e "late" f5`}},
-		{name: "stream-limit", cfg: Config{MaxBufferedPerStream: 8},
+		{name: "stream-limit", cfg: Config{MaxBufferedPerStream: 8 + 2*SegmentOverhead},
 			segs: []in{{0, 100, "", "S", 1, 0}, {0, 101, "ab", "", 2, 0}, {0, 105, "efgh", "", 3, 0}, {0, 111, "klmnop", "", 4, 0}}, flush: true,
 			want: []string{`D0 0/0x65 "ab" f2`, `G0 2+2 ->4/0x69 stream-limit`, `D0 4/0x69 "efgh" f3`, `G0 8+2 ->10/0x6f flush`, `D0 10/0x6f "klmnop" f4`, `C flush`}},
-		{name: "total-limit", cfg: Config{MaxBufferedTotal: 8, History: -1}, multi: true,
+		{name: "total-limit", cfg: Config{MaxBufferedTotal: 8 + SegmentOverhead, History: -1}, multi: true,
 			segs: []in{{0, 100, "", "S", 1, 1}, {0, 101, "ab", "", 2, 1}, {0, 105, "efgh", "", 3, 1},
 				{0, 200, "", "S", 4, 2}, {0, 201, "x", "", 5, 2}, {0, 205, "12345", "", 6, 2}},
 			want: []string{`c1 D0 0/0x65 "ab" f2`, `c2 D0 0/0xc9 "x" f5`, `c2 G0 1+3 ->4/0xcd total-limit`, `c2 D0 4/0xcd "12345" f6`},
 			check: func(t *testing.T, a *Assembler) {
-				if s := a.Stats(); s.Buffered != 4 {
+				if s := a.Stats(); s.Buffered != 4+SegmentOverhead {
 					t.Errorf("Buffered %d", s.Buffered)
 				}
 			}},

@@ -1,5 +1,7 @@
 package tcp
 
+import "unsafe"
+
 // Buffer accumulates contiguous chunks for a consumer whose PDUs span
 // segments, and remembers which frames each byte came from, so that a PDU
 // can say "reassembled from frames 4, 5, 7". Consumers that find whole PDUs
@@ -84,6 +86,13 @@ func (b *Buffer) Consume(n int) {
 		b.Reset()
 	}
 }
+
+// Cap is the memory the buffer holds, in octets (its bytes and frame
+// spans), for charging a memory budget.
+func (b *Buffer) Cap() int { return cap(b.buf) + cap(b.spans)*int(unsafe.Sizeof(span{})) }
+
+// Free forgets the buffered bytes and gives the memory back.
+func (b *Buffer) Free() { *b = Buffer{} }
 
 // Reset forgets the buffered bytes, keeping the memory.
 func (b *Buffer) Reset() {
