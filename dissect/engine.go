@@ -649,12 +649,14 @@ func pickPort(tab []uint8, a, b uint16) int {
 // the input must still never crash rdx: the panic becomes an error finding
 // naming the frame, and decoding goes on with the next one (unless strict).
 func (e *Engine) endFrame(f *Frame) {
-	e.inFrame = false
+	defer func() { e.inFrame = false }()
 	if r := recover(); r != nil {
 		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
 	}
+	// Still in the frame: what dropped state tells its consumers (a stream
+	// gap, a close) is reported on this frame.
 	e.enforceBudget(f)
 }
 
@@ -668,6 +670,13 @@ func (e *Engine) enforceBudget(f *Frame) {
 	if !e.budget.Over() {
 		return
 	}
+	defer func() { // a drop calls into dissectors (gaps, closes): the same rule as endFrame
+		if r := recover(); r != nil {
+			e.strictPanic("budget", f.Num, r)
+			f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
+				fmt.Sprintf("internal error while dropping state for the memory budget on frame %d (please report it): %v", f.Num, r))
+		}
+	}()
 	drops := e.budget.Enforce()
 	for i, d := range drops {
 		if i == maxBudgetFindings {

@@ -304,3 +304,31 @@ func TestTCPRelativeSeq(t *testing.T) {
 		t.Errorf("mid-stream first segment relative seq %d, want 1", f.Net.RelSeq)
 	}
 }
+
+// Dropping state for the budget calls into dissectors (a stream's close):
+// a panic there is a finding on the frame for users, and fails strict runs.
+func TestBudgetDropPanic(t *testing.T) {
+	seg := func(sport uint16) []byte {
+		p := anSeg(true, 1000, 0, fSYN, 500, 0)
+		binary.BigEndian.PutUint16(p[20:], sport)
+		binary.BigEndian.PutUint16(p[22:], 11) // the test-close-panic stream dissector
+		return p
+	}
+	feed := func(eng *dissect.Engine) (found bool) {
+		for i := range 3000 {
+			p := seg(uint16(2000 + i))
+			f := eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+			for _, fd := range f.Findings {
+				found = found || strings.Contains(fd.Msg, "internal error while dropping state for the memory budget")
+			}
+		}
+		return found
+	}
+	t.Setenv(dissect.StrictEnv, "")
+	if !feed(dissect.NewEngine(dissect.Options{MaxMem: 64 << 10})) {
+		t.Error("no finding for a dissector panic during a budget drop")
+	}
+	if ie := strictPanic(t, func() { feed(dissect.NewEngine(dissect.Options{MaxMem: 64 << 10, Strict: true})) }); ie == nil || ie.Where != "budget" {
+		t.Errorf("strict: %+v, want an InternalError from the budget drop", ie)
+	}
+}

@@ -174,8 +174,9 @@ func TestTCPAnalysisBounded(t *testing.T) {
 	p := anSeg(true, 1000, 0, fSYN, 500, 0)
 	dropped := 0
 	for i := range 20000 {
-		binary.BigEndian.PutUint16(p[20:], uint16(i)) // a new client port each time
-		binary.BigEndian.PutUint16(p[16:], uint16(i>>16))
+		// a new client port each time, above the test dissectors' ports
+		binary.BigEndian.PutUint16(p[20:], uint16(1024+i))
+		binary.BigEndian.PutUint16(p[16:], uint16((1024+i)>>16))
 		f := eng.Decode(uint64(i+1), int64(i), len(p), len(p), 228, 0, p, 0)
 		for _, fd := range f.Findings {
 			if strings.Contains(fd.Msg, "memory budget") && strings.Contains(fd.Msg, "TCP analysis state of 192.0.2.1:") {
