@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -47,6 +48,7 @@ type ReadOptions struct {
 	Print          bool     // -P: print frames even when writing
 	Prefs          []string // -o NAME=VALUE protocol preferences
 	CPUProfile     string
+	MemProfile     string
 	Config         map[string]string
 	Iface          string // live capture instead of File (capture_live.go)
 	CapFilter      string
@@ -103,6 +105,8 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of what is held at the end (for memory work)")
+	_ = f.MarkHidden("memprofile")
 	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
 	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
@@ -196,6 +200,17 @@ func setMemoryLimit(maxMem int64) {
 	debug.SetMemoryLimit(maxMem + gcHeadroom)
 }
 
+// writeHeapProfile writes what is live while eng (and so all its state) is
+// still reachable.
+func writeHeapProfile(name string, eng *dissect.Engine) {
+	runtime.GC()
+	if pf, err := os.Create(name); err == nil {
+		_ = pprof.WriteHeapProfile(pf)
+		pf.Close()
+	}
+	runtime.KeepAlive(eng)
+}
+
 func readRun(o *ReadOptions) error {
 	if o.CPUProfile != "" {
 		pf, err := os.Create(o.CPUProfile)
@@ -255,6 +270,9 @@ func readRun(o *ReadOptions) error {
 		}
 	}
 	eng := dissect.NewEngine(eo)
+	if o.MemProfile != "" {
+		defer writeHeapProfile(o.MemProfile, eng)
+	}
 	for _, z := range o.Stats {
 		if z == "help" {
 			fmt.Fprintln(o.IO.Out, strings.Join(eng.StatNames(), "\n"))
