@@ -316,7 +316,10 @@ type Assembler struct {
 	nopen    int
 	reads    map[readKey]*readReq
 	readList readReq // sentinel: oldest request first
-	last     *stream // the stream of the previous packet (requests and responses interleave)
+	// the streams of the last packets: a connection's requests and
+	// responses interleave, and these skip hashing the key
+	recent [4]*stream
+	nextRc uint8
 	// stalled is, per address pair, the last stream that held packets: an
 	// ACK from the receiver finds it there.
 	stalled map[pairKey]*stream
@@ -349,7 +352,7 @@ func (a *Assembler) initLists() {
 	a.openList.oprev, a.openList.onext = &a.openList, &a.openList
 	a.readList.prev, a.readList.next = &a.readList, &a.readList
 	a.nopen, a.nheld = 0, 0
-	a.last = nil
+	a.recent = [4]*stream{}
 }
 
 // SetBudget charges the assembler's tables to b as "infiniband"; the
@@ -422,9 +425,11 @@ func (a *Assembler) touch(s *stream) {
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(k *streamKey) *stream {
-	if s := a.last; s != nil && s.key.qp == k.qp && s.key.resp == k.resp && s.key == *k {
-		a.touch(s)
-		return s
+	for _, s := range a.recent {
+		if s != nil && s.key.qp == k.qp && s.key.resp == k.resp && s.key == *k {
+			a.touch(s)
+			return s
+		}
 	}
 	s := a.streams[*k]
 	if s == nil {
@@ -446,7 +451,8 @@ func (a *Assembler) lookup(k *streamKey) *stream {
 	} else {
 		a.touch(s)
 	}
-	a.last = s
+	a.recent[a.nextRc] = s
+	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
 	return s
 }
 
@@ -475,8 +481,10 @@ func (a *Assembler) dropStream(s *stream, reason string) {
 	s.prev.next, s.next.prev = s.next, s.prev
 	s.prev, s.next = nil, nil
 	delete(a.streams, s.key)
-	if a.last == s {
-		a.last = nil
+	for i, r := range a.recent {
+		if r == s {
+			a.recent[i] = nil
+		}
 	}
 	a.freeS = append(a.freeS, s)
 	a.acct.Charge(-streamCost)
