@@ -60,11 +60,11 @@ func TestGoBackN(t *testing.T) {
 			pk(0x00, base, "ab", 4), pk(0x01, base+1, "cd", 5), pk(0x02, base+2, "ef", 6),
 		}, []string{"SEND:abcdef@123"}},
 		{"a resend that starts in the middle of a message", []Packet{
-			pk(0x06, base, "ab", 1), pk(0x07, base+1, "cd", 2), /* base+2 lost */ pk(0x08, base+3, "gh", 3),
+			pk(0x06, base, "ab", 1), pk(0x07, base+1, "cd", 2) /* base+2 lost */, pk(0x08, base+3, "gh", 3),
 			pk(0x07, base+1, "cd", 4), pk(0x07, base+2, "ef", 5), pk(0x08, base+3, "gh", 6),
 		}, []string{"RDMA WRITE:abcdefgh@1253"}},
 		{"the capture lost a packet the receiver got: the resend starts past it", []Packet{
-			pk(0x04, base, "a", 1), /* base+1 taken by the receiver, not captured */
+			pk(0x04, base, "a", 1),                             /* base+1 taken by the receiver, not captured */
 			pk(0x04, base+2, "c", 2), pk(0x04, base+3, "d", 3), /* base+4 lost upstream */
 			pk(0x04, base+5, "f", 4),
 			pk(0x04, base+4, "e", 5), pk(0x04, base+5, "f", 6), // go back to base+4: the receiver had base+1..3
