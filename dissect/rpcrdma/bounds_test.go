@@ -3,6 +3,7 @@ package rpcrdma_test
 import (
 	"encoding/binary"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -105,5 +106,38 @@ func TestReadChunkRetransmitted(t *testing.T) {
 	}
 	if !place(4, 0x1400, half(0xBB)) {
 		t.Fatal("the call did not complete when the second half arrived")
+	}
+}
+
+// TestChunkCountMalformed: a write or reply chunk of 2^32-1 segments is a
+// malformed finding naming the count, not silence.
+func TestChunkCountMalformed(t *testing.T) {
+	hdr := func(lists ...uint32) []byte {
+		b := binary.BigEndian.AppendUint32(nil, 0x99)
+		for _, v := range append([]uint32{1, 16, rpcrdma.MSG, 0}, lists...) { // vers, credits, proc, empty read list
+			b = binary.BigEndian.AppendUint32(b, v)
+		}
+		return append(b, make([]byte, 40)...)
+	}
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"write chunk", hdr(1, 0xFFFFFFFF), "write chunk of 4294967295 segments"},
+		{"reply chunk", hdr(0, 1, 0xFFFFFFFF), "reply chunk of 4294967295 segments"},
+	} {
+		eng := dissect.NewEngine(dissect.Options{})
+		fr := withICRC(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 5}, nil, tc.b))
+		f := eng.Decode(1, 0, len(fr), len(fr), 1, 0, fr, 0)
+		found := false
+		for _, fd := range f.Findings {
+			if fd.Proto == "rpcordma" && fd.Group == dissect.GroupMalformed && strings.Contains(fd.Msg, tc.want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no malformed finding with %q in %v", tc.name, tc.want, f.Findings)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package rpcrdma
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -297,7 +298,7 @@ func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
 // frame, or assembled from frames (off -1).
 func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, forced bool) bool {
 	if !forced && !heuristic(data, &d.probe) {
-		return false
+		return d.brokenCounts(f, data)
 	}
 	h := d.newHdr(f)
 	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
@@ -413,6 +414,23 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		r.idx = f.AddPDU(r)
 		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: frames})
 	}
+	return true
+}
+
+// brokenCounts reports a message whose header is RPC-over-RDMA v1 (version
+// 1, RDMA_MSG, RDMA_NOMSG or RDMA_MSGP, a read list that parses) but whose
+// chunk lists count more segments than the header holds: a malformed
+// finding, not silence. The rest is not decoded.
+func (d *State) brokenCounts(f *dissect.Frame, data []byte) bool {
+	if len(data) < MinHeader || binary.BigEndian.Uint32(data[4:]) != 1 || binary.BigEndian.Uint32(data[12:]) > MSGP {
+		return false
+	}
+	_, err := Parse(data, &d.probe)
+	if !errors.Is(err, ErrCount) {
+		return false
+	}
+	f.AddFinding(-1, dissect.Error, dissect.GroupMalformed, fXID, Name, "RPC-over-RDMA header of XID 0x"+
+		hex32(binary.BigEndian.Uint32(data))+": "+err.Error()+": not decoded")
 	return true
 }
 
