@@ -385,7 +385,7 @@ func (a *Assembler) Reset() {
 // uncharging: the caller does.
 func (a *Assembler) release(s *stream) {
 	if s.msg != nil {
-		a.free = append(a.free, s.msg)
+		a.put(s.msg)
 		s.msg = nil
 	}
 	for i := range s.held {
@@ -512,7 +512,22 @@ func (a *Assembler) unlinkOpen(s *stream) *open {
 }
 
 func (a *Assembler) dropMessage(s *stream) {
-	a.free = append(a.free, a.unlinkOpen(s))
+	a.put(a.unlinkOpen(s))
+}
+
+// keepCap is the most buffer a recycled message keeps: a large one goes to
+// the garbage collector, so what the budget dropped is really released.
+const keepCap = 256 << 10
+
+// put recycles o.
+func (a *Assembler) put(o *open) {
+	if cap(o.msg.Data) > keepCap {
+		o.msg.Data = nil
+	}
+	if cap(o.msg.Frames) > keepCap/8 {
+		o.msg.Frames, o.msg.Sizes = nil, nil
+	}
+	a.free = append(a.free, o)
 }
 
 // start takes a message buffer for a First or Only packet.
@@ -526,18 +541,15 @@ func (a *Assembler) start(p *Packet, kind Kind) *open {
 	return o
 }
 
-func (o *open) add(p *Packet) int {
+func (o *open) add(p *Packet) {
 	m := &o.msg
-	n := 0
 	if room := MaxMessage - len(m.Data); room > 0 {
-		n = min(room, len(p.Payload))
-		m.Data = append(m.Data, p.Payload[:n]...)
+		m.Data = append(m.Data, p.Payload[:min(room, len(p.Payload))]...)
 	}
 	m.Len += len(p.Payload)
 	if len(m.Frames) < MaxFrames {
 		m.Frames = append(m.Frames, p.Frame)
 		m.Sizes = append(m.Sizes, len(p.Payload))
-		n += frameCost
 	}
 	m.LastPSN = p.PSN
 	o.nextPSN = (p.PSN + 1) & psnMask
@@ -547,14 +559,16 @@ func (o *open) add(p *Packet) int {
 	if p.HasInv {
 		m.HasInv, m.InvRKey = true, p.InvRKey
 	}
-	return n
 }
 
-// grow adds p to s's open message, charging what it keeps.
+// grow adds p to s's open message, charging what it holds: the capacity
+// of its buffers, which append grows ahead of their length.
 func (a *Assembler) grow(s *stream, p *Packet) {
-	n := int64(s.msg.add(p))
-	s.msg.charged += n
-	a.acct.Charge(n)
+	o := s.msg
+	o.add(p)
+	c := int64(cap(o.msg.Data) + frameCost*cap(o.msg.Frames))
+	a.acct.Charge(c - o.charged)
+	o.charged = c
 }
 
 // done queues the completed message o for the caller.
@@ -565,7 +579,7 @@ func (a *Assembler) done(o *open) Event {
 
 func (a *Assembler) recycle() {
 	for i, o := range a.outs {
-		a.free = append(a.free, o)
+		a.put(o)
 		a.outs[i] = nil
 	}
 	a.outs, a.nout = a.outs[:0], 0
