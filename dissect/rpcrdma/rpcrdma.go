@@ -130,6 +130,7 @@ type extent struct {
 	data   []byte
 	frames []uint64
 	stamp  uint64
+	used   bool // claimed by the reply being gathered
 }
 
 // Dissect implements dissect.Dissector; RPC-over-RDMA arrives only through
@@ -523,6 +524,21 @@ func (d *State) gather(chunks [][]Segment) (ddp [][]byte, frames []uint64, total
 		total += len(buf) - start
 	}
 	d.commit(buf)
+	// The reply claimed what it gathered: forget it, so the next replies
+	// scan only what is still unclaimed.
+	n := 0
+	for i := range d.extents {
+		e := &d.extents[i]
+		if e.used {
+			d.stored -= len(e.data)
+			d.acct.Charge(-int64(extentCost + len(e.data) + 8*len(e.frames)))
+			continue
+		}
+		d.extents[n] = *e
+		n++
+	}
+	clear(d.extents[n:])
+	d.extents = d.extents[:n]
 	return ddp, frames, total
 }
 
@@ -543,6 +559,7 @@ func (d *State) segments(chunks [][]Segment, fn func(chunk int, b []byte, frames
 				}
 				n := min(uint64(len(e.data)), uint64(s.Length)-at)
 				fn(c, e.data[:n], e.frames)
+				e.used = true
 				at += n
 			}
 		}
