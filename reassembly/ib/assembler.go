@@ -678,6 +678,11 @@ func (a *Assembler) add(p *Packet) Event {
 		// again) or ahead (the sender will send it again).
 		a.recordRead(p)
 	}
+	if c := p.Opcode >> 5; c == 1 || c == 3 {
+		// UC and UD: nothing is sent again, and a UD QP hears many
+		// senders' PSNs: packets are taken as they come.
+		return a.unreliable(s, p, kind, pos)
+	}
 	if s.dup(p.PSN) {
 		if kind == KindRead && (pos == posFirst || pos == posOnly) {
 			a.matchRead(p) // the request was sent again; its answer is not new
@@ -752,6 +757,45 @@ func (a *Assembler) request(s *stream, p *Packet, kind Kind, pos int, readReq bo
 				a.Dropped++
 			}
 			return Orphan
+		}
+		a.grow(s, p)
+		if pos == posLast {
+			return a.done(a.unlinkOpen(s))
+		}
+		return Partial
+	}
+}
+
+// unreliable takes a UC or UD packet: a First starts a message, a Middle
+// or Last must follow the one before (UC drops a message with a gap).
+func (a *Assembler) unreliable(s *stream, p *Packet, kind Kind, pos int) Event {
+	o := s.msg
+	switch pos {
+	case posFirst, posOnly:
+		ev := Partial
+		if o != nil {
+			a.dropMessage(s)
+			a.Dropped++
+			ev = Restarted
+		}
+		o = a.start(p, kind)
+		if p.HasRETH {
+			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
+		}
+		if pos == posOnly {
+			o.add(p)
+			return a.done(o)
+		}
+		a.open(s, o, p)
+		return ev
+	default:
+		if o == nil || o.msg.Kind != kind {
+			return Orphan
+		}
+		if p.PSN != o.nextPSN {
+			a.dropMessage(s)
+			a.Dropped++
+			return Gap
 		}
 		a.grow(s, p)
 		if pos == posLast {

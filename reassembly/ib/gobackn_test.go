@@ -176,3 +176,24 @@ func TestBudget(t *testing.T) {
 		t.Errorf("%d octets charged after Reset", b.Used())
 	}
 }
+
+// TestUnreliableNotDeduplicated: UD and UC packets are never sent again,
+// and a UD QP hears many senders (QP1 MADs): a repeated or earlier PSN is
+// a new packet there, not a duplicate, and nothing is held.
+func TestUnreliableNotDeduplicated(t *testing.T) {
+	ud := func(psn uint32, data string, frame uint64) Packet {
+		return Packet{Src: a1, Dst: a2, Opcode: 0x64, DestQP: 1, PSN: psn, Payload: []byte(data), Frame: frame}
+	}
+	got := run(New(), []Packet{ud(10, "a", 1), ud(10, "b", 2), ud(5, "c", 3), ud(900, "d", 4)})
+	if want := []string{"SEND:a@1", "SEND:b@2", "SEND:c@3", "SEND:d@4"}; !slices.Equal(got, want) {
+		t.Errorf("UD: got %q, want %q", got, want)
+	}
+	uc := func(op uint8, psn uint32, data string, frame uint64) Packet {
+		return Packet{Src: a1, Dst: a2, Opcode: 0x20 | op, DestQP: 9, PSN: psn, Payload: []byte(data), Frame: frame}
+	}
+	// UC: a gap drops the message in progress; the next one is taken
+	got = run(New(), []Packet{uc(0x00, 1, "a", 1), uc(0x02, 3, "b", 2), uc(0x04, 7, "c", 3)})
+	if want := []string{"SEND:c@3"}; !slices.Equal(got, want) {
+		t.Errorf("UC: got %q, want %q", got, want)
+	}
+}
