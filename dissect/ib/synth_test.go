@@ -213,3 +213,20 @@ func TestSynthMalformed(t *testing.T) {
 		t.Errorf("complete CmpSwap: %v", f.Findings)
 	}
 }
+
+// TestSynthReadSentAgain: a READ request sent again by go-back-N after a
+// later one (the same PSN, VA and length) is behind the expected PSN: the
+// summary names the PSN expected (it said "PSN expected 0").
+func TestSynthReadSentAgain(t *testing.T) {
+	s := newSynth()
+	req := func(psn uint32, va uint64) []byte {
+		p := (&ib.BTHFields{Opcode: 0x0C, PKey: 0xFFFF, DestQP: 7, PSN: psn}).Encode(nil)
+		return roceV2(false, 0, (&ib.RETHFields{VA: va, RKey: 3, DMALen: 20480}).Encode(p))
+	}
+	s.decode(req(100, 0x10000))
+	s.decode(req(120, 0x15000))
+	sum, _, _ := s.decode(req(100, 0x10000))
+	if !strings.Contains(sum, "[PSN expected 121]") {
+		t.Errorf("summary %q", sum)
+	}
+}
