@@ -214,9 +214,10 @@ func TestSynthMalformed(t *testing.T) {
 	}
 }
 
-// TestSynthReadSentAgain: a READ request sent again by go-back-N after a
-// later one (the same PSN, VA and length) is behind the expected PSN: the
-// summary names the PSN expected (it said "PSN expected 0").
+// TestSynthReadSentAgain: a READ request sent again by go-back-N (the same
+// PSN, VA and length) is behind the expected PSN: the summary names the
+// PSN expected (it said "PSN expected 0"), for the last READ and for an
+// earlier one.
 func TestSynthReadSentAgain(t *testing.T) {
 	s := newSynth()
 	req := func(psn uint32, va uint64) []byte {
@@ -224,9 +225,11 @@ func TestSynthReadSentAgain(t *testing.T) {
 		return roceV2(false, 0, (&ib.RETHFields{VA: va, RKey: 3, DMALen: 20480}).Encode(p))
 	}
 	s.decode(req(100, 0x10000))
+	if sum, _, _ := s.decode(req(100, 0x10000)); !strings.Contains(sum, "[PSN expected 101]") {
+		t.Errorf("the last READ again: summary %q", sum)
+	}
 	s.decode(req(120, 0x15000))
-	sum, _, _ := s.decode(req(100, 0x10000))
-	if !strings.Contains(sum, "[PSN expected 121]") {
-		t.Errorf("summary %q", sum)
+	if sum, _, _ := s.decode(req(100, 0x10000)); !strings.Contains(sum, "[PSN expected 121]") {
+		t.Errorf("an earlier READ again: summary %q", sum)
 	}
 }
