@@ -12,6 +12,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/mpa"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -20,14 +21,24 @@ const (
 	TaggedLen      = 14
 	UntaggedLen    = 18
 	ReadReqLen     = 28
-	maxMessage     = 1 << 20 // Send bytes kept per message for upper layers
-	maxOpenMessage = 1024
+	maxMessage     = 1 << 20 // Send bytes kept per message for upper layers (grown as segments arrive)
+	maxOpenMessage = 1024    // Send messages in progress; beyond it the least recently active is dropped
+	maxReads       = 4096    // Read Requests awaiting responses; beyond it the oldest is dropped
+	maxQueues      = 4096    // queues whose last MSN is remembered; beyond it they are forgotten
+	maxLearned     = 1 << 16 // request → response frames learned in the first pass
+	msgCost        = 160     // budget estimate per message besides its data
+	readCost       = 128     // per Read Request
 )
 
 func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: "iwarp_ddp_rdmap",
-		New:  func(e *dissect.Engine) dissect.Dissector { d := New(); d.eng = e; return d },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := New()
+			d.eng = e
+			d.acct = e.Budget().Register("iwarp_ddp", d)
+			return d
+		},
 	})
 }
 
@@ -158,6 +169,10 @@ type readReq struct {
 	sinkTO uint64 // as requested
 	src    uint32 // data source STag and TO
 	srcTO  uint64
+
+	key        readKey
+	stamp      uint64
+	prev, next *readReq // oldest first
 }
 
 type msgKey struct {
@@ -172,6 +187,11 @@ type message struct {
 	data   []byte
 	frames []uint64
 	bad    bool
+
+	key          msgKey
+	stamp        uint64
+	charged      int64
+	lprev, lnext *message // least recently active first
 }
 
 type qKey struct {
@@ -192,6 +212,10 @@ type State struct {
 	// learned in pass 1: request frame -> first response frame
 	learned map[uint64]uint64
 	msg     Message
+
+	msgList  message // sentinels of the LRU lists
+	readList readReq
+	acct     *budget.Account
 }
 
 // New creates the dissector.
@@ -202,6 +226,9 @@ func New() *State {
 }
 
 func (d *State) reset() {
+	d.msgList.lprev, d.msgList.lnext = &d.msgList, &d.msgList
+	d.readList.prev, d.readList.next = &d.readList, &d.readList
+	d.acct.Reset()
 	if d.reads == nil {
 		d.reads, d.msgs, d.lastMSN = map[readKey]*readReq{}, map[msgKey]*message{}, map[qKey]uint32{}
 		return
@@ -209,6 +236,52 @@ func (d *State) reset() {
 	clear(d.reads) // keep the maps: a rewind must not allocate
 	clear(d.msgs)
 	clear(d.lastMSN)
+}
+
+// unlinkMsg takes m out of the table and uncharges it.
+func (d *State) unlinkMsg(m *message) {
+	m.lprev.lnext, m.lnext.lprev = m.lnext, m.lprev
+	m.lprev, m.lnext = nil, nil
+	delete(d.msgs, m.key)
+	d.acct.Charge(-m.charged)
+	m.charged = 0
+}
+
+func (d *State) removeRead(r *readReq) {
+	r.prev.next, r.next.prev = r.next, r.prev
+	r.prev, r.next = nil, nil
+	delete(d.reads, r.key)
+	d.acct.Charge(-readCost)
+}
+
+// Oldest implements budget.Table: the least recently active Send message
+// or the oldest Read Request.
+func (d *State) Oldest() (uint64, bool) {
+	m, r := d.msgList.lnext, d.readList.next
+	switch {
+	case m == &d.msgList && r == &d.readList:
+		return 0, false
+	case m == &d.msgList:
+		return r.stamp, true
+	case r == &d.readList || m.stamp <= r.stamp:
+		return m.stamp, true
+	}
+	return r.stamp, true
+}
+
+// DropOldest implements budget.Table.
+func (d *State) DropOldest() string {
+	m, r := d.msgList.lnext, d.readList.next
+	if m != &d.msgList && (r == &d.readList || m.stamp <= r.stamp) {
+		d.unlinkMsg(m)
+		return "DDP Send message in progress (queue " + strconv.FormatUint(uint64(m.key.qn), 10) + ", MSN " +
+			strconv.FormatUint(uint64(m.key.msn), 10) + ", " + strconv.Itoa(len(m.data)) + " octets)"
+	}
+	if r != &d.readList {
+		d.removeRead(r)
+		return "RDMAP Read Request of frame " + strconv.FormatUint(r.frame, 10) + " awaiting its response"
+	}
+	return "nothing"
 }
 
 // Rewind implements dissect.Rewinder.
@@ -279,8 +352,21 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		sink := binary.BigEndian.Uint32(r)
 		rk := readKey{u.Key, u.Dir ^ 1, sink}
 		to := binary.BigEndian.Uint64(r[4:])
-		d.reads[rk] = &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
-			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:])}
+		if old := d.reads[rk]; old != nil {
+			d.removeRead(old)
+		} else if len(d.reads) >= maxReads {
+			old := d.readList.next
+			add(dissect.Warn, dissect.GroupResponse, nil, "more than "+strconv.Itoa(maxReads)+
+				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.frame, 10))
+			d.removeRead(old)
+		}
+		req := &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
+			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk, stamp: d.acct.Now()}
+		req.prev, req.next = d.readList.prev, &d.readList
+		d.readList.prev.next = req
+		d.readList.prev = req
+		d.reads[rk] = req
+		d.acct.Charge(readCost)
 		s.respIn = d.learned[f.Num]
 	case OpTerminate:
 		if len(b) < UntaggedLen+4 {
@@ -345,6 +431,9 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
 	s.reqIn = r.frame
 	if _, ok := d.learned[r.frame]; !ok {
+		if len(d.learned) >= maxLearned {
+			clear(d.learned) // only links requests to responses in the second pass
+		}
 		d.learned[r.frame] = f.Num
 	}
 	if TO(b) != r.to {
@@ -362,7 +451,7 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 		if r.left != 0 {
 			add(dissect.Warn, dissect.GroupResponse, nil, "last Read Response segment leaves "+strconv.FormatUint(r.left, 10)+" requested octets unsent")
 		}
-		delete(d.reads, rk)
+		d.removeRead(r)
 	}
 }
 
@@ -378,12 +467,31 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 			add(dissect.Warn, dissect.GroupSequence, fMSN, "MSN "+strconv.FormatUint(uint64(msn), 10)+" on queue "+
 				strconv.FormatUint(uint64(qn), 10)+" after "+strconv.FormatUint(uint64(last), 10)+" (messages missing or reordered)")
 		}
+		if len(d.lastMSN) >= maxQueues {
+			clear(d.lastMSN) // MSN continuity is checked again from the next message of each queue
+		}
 		d.lastMSN[qk] = msn
 		if len(d.msgs) >= maxOpenMessage {
-			d.msgs = map[msgKey]*message{}
+			old := d.msgList.lnext
+			add(dissect.Warn, dissect.GroupReassembly, nil, "more than "+strconv.Itoa(maxOpenMessage)+
+				" DDP Send messages in progress: dropped the least recently active (MSN "+strconv.FormatUint(uint64(old.key.msn), 10)+
+				", "+strconv.Itoa(len(old.data))+" octets)")
+			d.unlinkMsg(old)
 		}
-		m = &message{}
+		m = &message{key: mk}
+		m.lprev, m.lnext = d.msgList.lprev, &d.msgList
+		d.msgList.lprev.lnext = m
+		d.msgList.lprev = m
 		d.msgs[mk] = m
+		d.acct.Charge(msgCost)
+		m.charged = msgCost
+	}
+	m.stamp = d.acct.Now()
+	if d.msgList.lprev != m {
+		m.lprev.lnext, m.lnext.lprev = m.lnext, m.lprev
+		m.lprev, m.lnext = d.msgList.lprev, &d.msgList
+		d.msgList.lprev.lnext = m
+		d.msgList.lprev = m
 	}
 	if mo != m.next {
 		add(dissect.Warn, dissect.GroupReassembly, fMO, "MO "+strconv.FormatUint(uint64(mo), 10)+" where "+
@@ -394,6 +502,8 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	m.next = mo + uint32(len(pl))
 	if isSend(op) && len(m.data)+len(pl) <= maxMessage {
 		m.data = append(m.data, pl...)
+		m.charged += int64(len(pl))
+		d.acct.Charge(int64(len(pl)))
 	}
 	if len(m.frames) < 64 {
 		m.frames = append(m.frames, f.Num)
@@ -401,7 +511,7 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	if !Last(b) {
 		return
 	}
-	delete(d.msgs, mk)
+	d.unlinkMsg(m)
 	s.msgLen, s.msgFrags = int(m.next), len(m.frames)
 	if !isSend(op) || m.bad {
 		return

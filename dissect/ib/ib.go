@@ -572,7 +572,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 				"RDMA READ re-issued at PSN "+strconv.Itoa(int(psn))+" on QP 0x"+hex32(h.DestQP())[2:]+
 					" (inside the READ from PSN "+strconv.Itoa(int(st.readFrom))+": its responses from here were lost)")
 			if diff >= 1<<23 {
-				p.psnBroken, p.psnDup = true, true
+				p.psnBroken, p.psnDup, p.psnExpected = true, true, st.expected
 			}
 		case diff == 0:
 		case diff < 1<<23:

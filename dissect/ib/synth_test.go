@@ -213,3 +213,23 @@ func TestSynthMalformed(t *testing.T) {
 		t.Errorf("complete CmpSwap: %v", f.Findings)
 	}
 }
+
+// TestSynthReadSentAgain: a READ request sent again by go-back-N (the same
+// PSN, VA and length) is behind the expected PSN: the summary names the
+// PSN expected (it said "PSN expected 0"), for the last READ and for an
+// earlier one.
+func TestSynthReadSentAgain(t *testing.T) {
+	s := newSynth()
+	req := func(psn uint32, va uint64) []byte {
+		p := (&ib.BTHFields{Opcode: 0x0C, PKey: 0xFFFF, DestQP: 7, PSN: psn}).Encode(nil)
+		return roceV2(false, 0, (&ib.RETHFields{VA: va, RKey: 3, DMALen: 20480}).Encode(p))
+	}
+	s.decode(req(100, 0x10000))
+	if sum, _, _ := s.decode(req(100, 0x10000)); !strings.Contains(sum, "[PSN expected 101]") {
+		t.Errorf("the last READ again: summary %q", sum)
+	}
+	s.decode(req(120, 0x15000))
+	if sum, _, _ := s.decode(req(100, 0x10000)); !strings.Contains(sum, "[PSN expected 121]") {
+		t.Errorf("an earlier READ again: summary %q", sum)
+	}
+}

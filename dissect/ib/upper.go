@@ -74,6 +74,7 @@ func (u *upperState) resolve() {
 	}
 	if len(u.ups) > 0 {
 		u.asm = ibasm.New()
+		u.asm.SetBudget(u.eng.Budget())
 	}
 }
 
@@ -101,10 +102,26 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	if b := p.Header(ExtIETH); b != nil {
 		q.HasInv, q.InvRKey = true, IETH(b).RKey()
 	}
+	if b := p.Header(ExtAETH); b != nil {
+		q.HasAETH, q.Syndrome = true, AETH(b).Syndrome()
+	}
+	ev0 := u.asm.Evictions
 	m, ev := u.asm.Add(q)
+	if u.asm.Evictions != ev0 {
+		f.AddFinding(p.idx, dissect.Warn, dissect.GroupReassembly, fPSN, "infiniband", "InfiniBand table full: dropped "+u.asm.LastEviction.String())
+	}
 	if ev != ibasm.Complete {
 		return
 	}
+	// A packet that fills a gap completes the held messages behind it too.
+	for ; m != nil; m = u.asm.Next() {
+		d.offer(f, p, m)
+	}
+}
+
+// offer hands a completed message to the upper layers.
+func (d *State) offer(f *dissect.Frame, p *Packet, m *ibasm.Message) {
+	u := &d.up
 	if m.Reissued > 0 {
 		f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband", "RDMA READ of "+strconv.Itoa(m.Len)+
 			" octets (request frame "+strconv.FormatUint(m.ReqFrame, 10)+") completed after "+strconv.Itoa(m.Reissued)+

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math/bits"
+	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
@@ -768,7 +769,7 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 	if x.t != nil && !c.cb { // tshark shows no count in CB_COMPOUND
 		x.t.Uint(fOpsCount, o, 4, uint64(n))
 	}
-	for i := 0; i < n; i++ {
+	for i := 0; i < min(n, MaxOps); i++ {
 		s := x.r.Off
 		op := x.r.U32()
 		if !x.ok() {
@@ -820,7 +821,60 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 			return status, false
 		}
 	}
+	if n > MaxOps {
+		if x.t != nil && x.r.Remaining() > 0 {
+			x.t.Bytes(fOpsUndec, x.r.Off, x.r.Remaining(), x.r.B[x.r.Off:])
+		}
+		return status, false
+	}
 	return status, true
+}
+
+// MaxOps is the most operations of a COMPOUND decoded. Servers accept far
+// fewer (Linux: 200; sessions negotiate ca_maxoperations, typically 16 to
+// 50); a COMPOUND claiming more gets a finding (Validate) and the rest is
+// left undecoded.
+const MaxOps = 1024
+
+// Validate implements oncrpc.Validator: the tag and the operation count of
+// a COMPOUND must fit in what the message holds.
+func (c compound4) Validate(f *dissect.Frame, idx int, m *oncrpc.Msg) {
+	if m.Proc != 1 || (m.Type != oncrpc.Call && !m.Matched()) {
+		return
+	}
+	r := xdr.NewReader(m.Body())
+	bad := func(msg string) { f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fOpsCount, "nfs", msg) }
+	if m.Type != oncrpc.Call {
+		r.U32() // status
+	}
+	if r.Err() != nil {
+		return
+	}
+	if n := r.U32(); r.Err() == nil && (n > maxName || int64(n) > int64(r.Remaining())) {
+		bad("COMPOUND tag length " + strconv.FormatUint(uint64(n), 10) + " exceeds the " + strconv.Itoa(r.Remaining()) +
+			" octets left (at most " + strconv.Itoa(maxName) + " decoded): not decoded further")
+		return
+	} else if r.Err() == nil {
+		r.Skip((int(n) + 3) &^ 3)
+	}
+	if m.Type == oncrpc.Call {
+		r.U32() // minorversion
+		if c.cb {
+			r.U32() // callback_ident
+		}
+	}
+	if r.Err() != nil {
+		return
+	}
+	n := r.U32()
+	switch {
+	case r.Err() != nil:
+	case int64(n)*4 > int64(r.Remaining()):
+		bad("COMPOUND claims " + strconv.FormatUint(uint64(n), 10) + " operations but only " + strconv.Itoa(r.Remaining()) +
+			" octets follow: not decoded")
+	case n > MaxOps:
+		bad("COMPOUND of " + strconv.FormatUint(uint64(n), 10) + " operations: only the first " + strconv.Itoa(MaxOps) + " are decoded")
+	}
 }
 
 // opTier ranks operations as Wireshark's nfs.main_opcode does: the

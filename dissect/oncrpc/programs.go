@@ -67,6 +67,14 @@ type CallExtractor interface {
 	CallExtra(m *Msg) uint64
 }
 
+// Validator is implemented by programs that check a message as it is
+// dissected (summaries and trees are built later, lazily, and cannot add
+// findings): counts and lengths a body claims that its octets cannot hold.
+// idx is the program PDU's index in f.
+type Validator interface {
+	Validate(f *dissect.Frame, idx int, m *Msg)
+}
+
 type progKey struct{ prog, vers uint32 }
 
 var (

@@ -203,7 +203,10 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 		if p := lookupProgram(m.Prog, m.Vers); p != nil {
 			m.prog = p
 			m.progPDU = progPDU{m: m}
-			f.AddPDU(&m.progPDU)
+			idx := f.AddPDU(&m.progPDU)
+			if v, ok := p.(Validator); ok {
+				v.Validate(f, idx, m)
+			}
 			if ce, ok := p.(CallExtractor); ok && m.Type == Call {
 				d.SetCallExtra(f, m, ce.CallExtra(m))
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -25,7 +26,13 @@ const (
 	CMPortOld = 18634 // historical RDS_PORT
 )
 
+// maxIBQPs bounds the RDS/IB connections (QP and direction) tracked; beyond
+// it the least recently active is forgotten, with a finding. They are also
+// charged to the engine's memory budget as "rds".
 const maxIBQPs = 1 << 12
+
+// ibQPCost is the budget estimate of a tracked QP besides its frame lists.
+const ibQPCost = 320
 
 func init() {
 	ib.RegisterUpper("rds")
@@ -62,6 +69,11 @@ type ibQP struct {
 
 	haveSeq bool
 	lastSeq uint64
+
+	key        ibKey
+	stamp      uint64 // budget stamp of its last fragment
+	charged    int64
+	prev, next *ibQP // least recently active first
 }
 
 type ibState struct {
@@ -70,19 +82,28 @@ type ibState struct {
 	last  *ibQP
 	free  []*ibQP // kept over Rewind so their slices are reused
 	pool  dissect.Pool[IBMsg]
+	lru   ibQP // sentinel of the tracked QPs, least recently active first
+	acct  *budget.Account
 }
 
-func (s *ibState) qp(k ibKey) *ibQP {
+// qp finds or starts the state of k; starting one when maxIBQPs are
+// tracked forgets the least recently active (a finding on f).
+func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 	if s.last != nil && s.lastK == k {
 		return s.last
 	}
 	if s.qps == nil {
 		s.qps = map[ibKey]*ibQP{}
 	}
+	if s.lru.next == nil {
+		s.lru.prev, s.lru.next = &s.lru, &s.lru
+	}
 	q := s.qps[k]
 	if q == nil {
 		if len(s.qps) >= maxIBQPs {
-			clear(s.qps)
+			what := s.dropOldest()
+			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fIBQP, findingsProto, "more than "+
+				strconv.Itoa(maxIBQPs)+" RDS/IB connections tracked: forgot "+what)
 		}
 		if n := len(s.free); n > 0 {
 			q = s.free[n-1]
@@ -91,11 +112,64 @@ func (s *ibState) qp(k ibKey) *ibQP {
 		} else {
 			q = &ibQP{}
 		}
+		q.key = k
+		q.prev, q.next = s.lru.prev, &s.lru
+		s.lru.prev.next = q
+		s.lru.prev = q
 		s.qps[k] = q
 	}
 	s.lastK, s.last = k, q
 	return q
 }
+
+// touch makes q the most recently active QP and charges what it holds.
+func (s *ibState) touch(q *ibQP) {
+	q.stamp = s.acct.Now()
+	if s.lru.prev != q {
+		q.prev.next, q.next.prev = q.next, q.prev
+		q.prev, q.next = s.lru.prev, &s.lru
+		s.lru.prev.next = q
+		s.lru.prev = q
+	}
+	c := int64(ibQPCost + 8*cap(q.frames) + 8*cap(q.fragFrame) + 2*cap(q.cong))
+	s.acct.Charge(c - q.charged)
+	q.charged = c
+}
+
+// dropOldest forgets the least recently active QP and says which.
+func (s *ibState) dropOldest() string {
+	q := s.lru.next
+	if q == &s.lru || q == nil {
+		return "nothing"
+	}
+	q.prev.next, q.next.prev = q.next, q.prev
+	q.prev, q.next = nil, nil
+	delete(s.qps, q.key)
+	if s.last == q {
+		s.last = nil
+	}
+	s.acct.Charge(-q.charged)
+	q.charged = 0
+	what := "RDS/IB QP 0x" + strconv.FormatUint(uint64(q.key.qp), 16) + " " + q.key.src.String() + " → " + q.key.dst.String()
+	if q.open {
+		what += " (message seq " + strconv.FormatUint(Header(q.hdr[:]).Seq(), 10) + " in progress, " + strconv.Itoa(q.nfrag) + " fragments)"
+	}
+	if len(s.free) < 64 {
+		s.free = append(s.free, q)
+	}
+	return what
+}
+
+// Oldest implements budget.Table.
+func (s *ibState) Oldest() (uint64, bool) {
+	if s.lru.next == nil || s.lru.next == &s.lru {
+		return 0, false
+	}
+	return s.lru.next.stamp, true
+}
+
+// DropOldest implements budget.Table.
+func (s *ibState) DropOldest() string { return s.dropOldest() }
 
 func (s *ibState) rewind() {
 	for _, q := range s.qps {
@@ -104,8 +178,10 @@ func (s *ibState) rewind() {
 		}
 	}
 	clear(s.qps)
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	s.last = nil
 	s.pool.Reset()
+	s.acct.Reset()
 }
 
 // IBMsg is an RDS message (or a fragment of one) carried in IB SENDs.
@@ -217,13 +293,17 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 	if !csumOK && (q == nil || !q.known) {
 		return false // an unknown QP needs a verified header
 	}
+	if d.ibs.acct == nil && d.e != nil {
+		d.ibs.acct = d.e.Budget().Register("rds", &d.ibs)
+	}
 	if q == nil {
-		q = d.ibs.qp(k)
+		q = d.ibs.qp(f, k)
 	} else {
 		d.ibs.lastK, d.ibs.last = k, q
 	}
 	q.known = true
 	d.ibFragment(f, p, m, q, hv, csumOK)
+	d.ibs.touch(q)
 	return true
 }
 

@@ -9,6 +9,7 @@ package rpcrdma
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/rdx-project/rdx/dissect/xdr"
 )
@@ -115,7 +116,9 @@ var (
 	errVersion = errors.New("version is not 1")
 	errProc    = errors.New("unknown procedure")
 	errList    = errors.New("chunk list discriminator is not 0 or 1")
-	errTooMany = errors.New("too many segments")
+	// ErrCount marks a chunk list whose count or segments do not fit in
+	// the header or exceed maxSegs: the header is RPC-over-RDMA's, broken.
+	ErrCount   = errors.New("chunk count")
 	errErrCode = errors.New("unknown RDMA_ERROR code")
 )
 
@@ -162,7 +165,7 @@ func Parse(b []byte, h *Header) (int, error) {
 			break
 		}
 		if len(h.Reads) >= maxSegs {
-			return 0, errTooMany
+			return 0, fmt.Errorf("%w: read list of more than %d segments", ErrCount, maxSegs)
 		}
 		var s ReadSegment
 		s.Position, s.Handle, s.Length, s.Offset = r.U32(), r.U32(), r.U32(), r.U64()
@@ -177,10 +180,11 @@ func Parse(b []byte, h *Header) (int, error) {
 			}
 			break
 		}
+		o := r.Off
 		n := r.Count(16)
 		nseg += n
 		if r.Err() != nil || nseg > maxSegs {
-			return 0, errTooMany
+			return 0, countErr("write chunk", b, o, nseg-n)
 		}
 		var w []Segment
 		if len(h.Writes) < cap(h.Writes) {
@@ -195,9 +199,10 @@ func Parse(b []byte, h *Header) (int, error) {
 	}
 	if more {
 		h.HasReply = true
+		o := r.Off
 		n := r.Count(16)
 		if r.Err() != nil || n > maxSegs {
-			return 0, errTooMany
+			return 0, countErr("reply chunk", b, o, 0)
 		}
 		h.Reply = appendSegments(&r, h.Reply, n)
 	}
@@ -205,6 +210,18 @@ func Parse(b []byte, h *Header) (int, error) {
 		return 0, err
 	}
 	return r.Off, nil
+}
+
+// countErr describes a chunk's segment count at b[o:] that does not fit.
+func countErr(what string, b []byte, o, before int) error {
+	if o+4 > len(b) {
+		return fmt.Errorf("%w: %s truncated", ErrCount, what)
+	}
+	n := binary.BigEndian.Uint32(b[o:])
+	if int64(n)*16 > int64(len(b)-o-4) {
+		return fmt.Errorf("%w: %s of %d segments (%d octets) does not fit in the %d octets left", ErrCount, what, n, int64(n)*16, len(b)-o-4)
+	}
+	return fmt.Errorf("%w: %s of %d segments: more than %d in the header", ErrCount, what, uint64(n)+uint64(before), maxSegs)
 }
 
 // present reads an XDR optional-data discriminator (RFC 4506 §4.19), which

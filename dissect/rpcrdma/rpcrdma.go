@@ -2,31 +2,41 @@ package rpcrdma
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
 // Name is the registration name (and Wireshark's protocol abbreviation).
 const Name = "rpcordma"
 
-// Bounds on chunk state.
+// Bounds on chunk state. Buffers grow as data arrives: a length a peer
+// announces is never allocated before the data is there. All of it is
+// charged to the engine's memory budget as "rpcordma".
 const (
-	maxPending = 256      // calls waiting for read chunk data
-	maxStore   = 32 << 20 // RDMA WRITE data kept for write/reply chunks
-	maxExtents = 4096
-	maxChunk   = 16 << 20 // a read chunk longer than this is not rebuilt
+	maxPending  = 256      // calls waiting for read chunk data; beyond it the oldest is dropped
+	maxStore    = 32 << 20 // RDMA WRITE data kept for write/reply chunks; beyond it the oldest is dropped
+	maxExtents  = 4096     // RDMA WRITEs kept (and handles advertised)
+	maxChunk    = 16 << 20 // a read chunk longer than this is not rebuilt
+	maxSpans    = 64       // disjoint pieces a read segment may arrive in
+	pendingCost = 256      // budget estimate per pending call, on top of its octets
+	extentCost  = 96       // per RDMA WRITE kept, on top of its octets
 )
 
 func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
-			return &State{eng: e, pending: map[uint32]*pending{}, advertised: map[uint32]bool{}}
+			d := &State{eng: e, pending: map[uint32]*pending{}, advertised: map[uint32]bool{}}
+			d.calls.prev, d.calls.next = &d.calls, &d.calls
+			d.acct = e.Budget().Register(Name, d)
+			return d
 		},
 	})
 	ib.RegisterUpper(Name)
@@ -52,8 +62,11 @@ type State struct {
 	reas       Reasm
 	pending    map[uint32]*pending // by read segment handle
 	advertised map[uint32]bool     // handles of write/reply chunks offered by requesters
-	extents    []extent            // RDMA WRITE data into advertised handles
+	extents    []extent            // RDMA WRITE data into advertised handles, oldest first
 	stored     int
+	calls      pending // sentinel of the pending calls, oldest first
+	ncalls     int
+	acct       *budget.Account
 	buf        []byte // message rebuilt in the current frame
 	// Calls whose read chunks are complete are kept until the next frame
 	// (their frame lists back the Reasm PDU), then reused: a read chunk
@@ -65,14 +78,50 @@ type State struct {
 }
 
 type pending struct {
-	xid    uint32
-	inline []byte
-	reads  []ReadSegment
-	data   [][]byte // per read segment
-	filled []int
-	frames []uint64
-	sizes  []int
-	done   bool
+	xid        uint32
+	inline     []byte
+	reads      []ReadSegment
+	data       [][]byte // per read segment, grown as responses place data
+	filled     []int    // octets of each segment covered (a response placed twice counts once)
+	spans      [][]span // the pieces of each segment covered, in order
+	frames     []uint64
+	sizes      []int
+	done       bool
+	stamp      uint64
+	charged    int64
+	prev, next *pending // oldest first
+}
+
+// span is a piece [lo, hi) of a read segment that responses covered.
+type span struct{ lo, hi int }
+
+// cover adds [lo, hi) to spans and returns the spans and how many octets
+// were not covered before; ok is false when the segment is in more than
+// maxSpans pieces.
+func cover(spans []span, lo, hi int) ([]span, int, bool) {
+	i := 0
+	for i < len(spans) && spans[i].hi < lo {
+		i++
+	}
+	j := i
+	added := hi - lo
+	for j < len(spans) && spans[j].lo <= hi {
+		// overlapping or adjacent: merge, not counting what it had
+		added -= max(0, min(hi, spans[j].hi)-max(lo, spans[j].lo))
+		lo, hi = min(lo, spans[j].lo), max(hi, spans[j].hi)
+		j++
+	}
+	if i == j && len(spans) >= maxSpans {
+		return spans, 0, false
+	}
+	if i == j {
+		spans = append(spans, span{})
+		copy(spans[i+1:], spans[i:])
+	} else {
+		spans = append(spans[:i+1], spans[j:]...)
+	}
+	spans[i] = span{lo, hi}
+	return spans, added, true
 }
 
 type extent struct {
@@ -80,6 +129,8 @@ type extent struct {
 	va     uint64
 	data   []byte
 	frames []uint64
+	stamp  uint64
+	used   bool // claimed by the reply being gathered
 }
 
 // Dissect implements dissect.Dissector; RPC-over-RDMA arrives only through
@@ -88,9 +139,13 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
 // Rewind implements dissect.Rewinder.
 func (d *State) Rewind() {
+	for d.calls.next != &d.calls {
+		d.dropCall(d.calls.next)
+	}
 	clear(d.pending)
 	clear(d.advertised)
 	d.extents, d.stored, d.pframe = d.extents[:0], 0, 0
+	d.acct.Reset()
 }
 
 func (d *State) rpcState() *oncrpc.State {
@@ -134,7 +189,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 		return d.send(f, p, m)
 	case ibasm.KindWrite:
 		if d.advertised[m.RKey] && !m.Truncated() {
-			d.store(m.RKey, m.VA, m.Data, m.Frames)
+			d.store(f, m.RKey, m.VA, m.Data, m.Frames)
 		}
 	case ibasm.KindRead:
 		return d.read(f, m.RKey, m.VA, m.Data, m.Len, m.Frames, m.Sizes)
@@ -154,7 +209,7 @@ func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
 	case ddp.OpWrite:
 		if d.advertised[p.STag] {
 			d.one[0] = p.Frame
-			d.store(p.STag, p.TO, p.Data, d.one[:])
+			d.store(f, p.STag, p.TO, p.Data, d.one[:])
 		}
 	case ddp.OpReadResponse:
 		if p.Matched {
@@ -244,7 +299,7 @@ func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
 // frame, or assembled from frames (off -1).
 func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, forced bool) bool {
 	if !forced && !heuristic(data, &d.probe) {
-		return false
+		return d.brokenCounts(f, data)
 	}
 	h := d.newHdr(f)
 	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
@@ -324,7 +379,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 	switch {
 	case hd.Proc == MSG && len(hd.Reads) > 0, hd.Proc == NOMSG && len(hd.Reads) > 0:
 		// the call completes when its read chunks have been read
-		d.expect(h, payload, frames)
+		d.expect(f, h, payload, frames)
 	case hd.Proc == MSG && isReply && len(hd.Writes) > 0:
 		ddp, frames, got := d.gather(hd.Writes)
 		h.ddpFrames, h.ddpLen, h.hasDDP = frames, got, true
@@ -360,6 +415,23 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		r.idx = f.AddPDU(r)
 		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: frames})
 	}
+	return true
+}
+
+// brokenCounts reports a message whose header is RPC-over-RDMA v1 (version
+// 1, RDMA_MSG, RDMA_NOMSG or RDMA_MSGP, a read list that parses) but whose
+// chunk lists count more segments than the header holds: a malformed
+// finding, not silence. The rest is not decoded.
+func (d *State) brokenCounts(f *dissect.Frame, data []byte) bool {
+	if len(data) < MinHeader || binary.BigEndian.Uint32(data[4:]) != 1 || binary.BigEndian.Uint32(data[12:]) > MSGP {
+		return false
+	}
+	_, err := Parse(data, &d.probe)
+	if !errors.Is(err, ErrCount) {
+		return false
+	}
+	f.AddFinding(-1, dissect.Error, dissect.GroupMalformed, fXID, Name, "RPC-over-RDMA header of XID 0x"+
+		hex32(binary.BigEndian.Uint32(data))+": "+err.Error()+": not decoded")
 	return true
 }
 
@@ -406,45 +478,92 @@ func (d *State) advertise(h uint32) {
 
 // store keeps RDMA WRITE data placed at handle/va for the reply that will
 // announce it.
-func (d *State) store(handle uint32, va uint64, data []byte, frames []uint64) {
-	for len(d.extents) > 0 && (d.stored+len(data) > maxStore || len(d.extents) >= maxExtents) {
-		d.stored -= len(d.extents[0].data)
-		d.extents = d.extents[1:]
-	}
+func (d *State) store(f *dissect.Frame, handle uint32, va uint64, data []byte, frames []uint64) {
 	if len(data) > maxStore {
 		return
 	}
+	dropped := 0
+	for len(d.extents) > 0 && (d.stored+len(data) > maxStore || len(d.extents) >= maxExtents) {
+		d.dropExtent()
+		dropped++
+	}
+	if dropped > 0 {
+		f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, nil, Name, "RDMA WRITE data not yet claimed by a reply over "+
+			strconv.Itoa(maxStore>>20)+" MiB or "+strconv.Itoa(maxExtents)+" writes: dropped the "+strconv.Itoa(dropped)+" oldest")
+	}
 	d.extents = append(d.extents, extent{handle: handle, va: va, data: append([]byte(nil), data...),
-		frames: append([]uint64(nil), frames...)})
+		frames: append([]uint64(nil), frames...), stamp: d.acct.Now()})
 	d.stored += len(data)
+	d.acct.Charge(int64(extentCost + len(data) + 8*len(frames)))
+}
+
+func (d *State) dropExtent() {
+	e := &d.extents[0]
+	d.stored -= len(e.data)
+	d.acct.Charge(-int64(extentCost + len(e.data) + 8*len(e.frames)))
+	d.extents[0] = extent{}
+	d.extents = d.extents[1:]
 }
 
 // gather collects the data written into the segments of chunks, up to each
-// segment's length, and the frames that carried it.
+// segment's length, and the frames that carried it. The data is copied
+// into the frame's buffer, sized by what was written, not by what the
+// segments announce; the slices are valid until the next frame.
 func (d *State) gather(chunks [][]Segment) (ddp [][]byte, frames []uint64, total int) {
-	for _, w := range chunks {
-		var buf []byte
+	size := 0
+	d.segments(chunks, func(_ int, b []byte, _ []uint64) { size += len(b) })
+	buf := d.room(size)
+	ddp = make([][]byte, 0, len(chunks)) // kept by the PDUs of this frame
+	for i := range chunks {
+		start := len(buf)
+		d.segments(chunks[i:i+1], func(_ int, b []byte, fr []uint64) {
+			buf = append(buf, b...)
+			frames = appendFrames(frames, fr)
+		})
+		ddp = append(ddp, buf[start:len(buf):len(buf)])
+		total += len(buf) - start
+	}
+	d.commit(buf)
+	// The reply claimed what it gathered: forget it, so the next replies
+	// scan only what is still unclaimed.
+	n := 0
+	for i := range d.extents {
+		e := &d.extents[i]
+		if e.used {
+			d.stored -= len(e.data)
+			d.acct.Charge(-int64(extentCost + len(e.data) + 8*len(e.frames)))
+			continue
+		}
+		d.extents[n] = *e
+		n++
+	}
+	clear(d.extents[n:])
+	d.extents = d.extents[:n]
+	return ddp, frames, total
+}
+
+// segments calls fn with each piece of RDMA WRITE data that continues a
+// segment of chunks, in order: the extents written into the segment's
+// handle, from its offset on, one after the other.
+func (d *State) segments(chunks [][]Segment, fn func(chunk int, b []byte, frames []uint64)) {
+	for c, w := range chunks {
 		for _, s := range w {
-			seg := make([]byte, 0, min(int(s.Length), maxChunk))
+			at := uint64(0) // octets of the segment filled so far
 			for i := range d.extents {
 				e := &d.extents[i]
 				if e.handle != s.Handle || e.va < s.Offset || e.va-s.Offset >= uint64(s.Length) {
 					continue
 				}
-				at := int(e.va - s.Offset)
-				if at != len(seg) {
-					continue // keep it simple: extents must follow each other
+				if e.va-s.Offset != at {
+					continue // keep it simple: extents must follow each other (a copy written twice is skipped)
 				}
-				n := min(len(e.data), int(s.Length)-at)
-				seg = append(seg, e.data[:n]...)
-				frames = appendFrames(frames, e.frames)
+				n := min(uint64(len(e.data)), uint64(s.Length)-at)
+				fn(c, e.data[:n], e.frames)
+				e.used = true
+				at += n
 			}
-			buf = append(buf, seg...)
 		}
-		total += len(buf)
-		ddp = append(ddp, buf)
 	}
-	return ddp, frames, total
 }
 
 func appendFrames(dst, src []uint64) []uint64 {
@@ -457,15 +576,18 @@ func appendFrames(dst, src []uint64) []uint64 {
 }
 
 // expect records a call whose read chunks are still to be read.
-func (d *State) expect(h *Hdr, payload []byte, frames []uint64) {
-	if len(d.pending) >= maxPending {
-		clear(d.pending)
-	}
+func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64) {
 	hd := &h.hdr
 	for _, r := range hd.Reads {
 		if r.Length > maxChunk {
 			return
 		}
+	}
+	if d.ncalls >= maxPending {
+		old := d.calls.next
+		f.AddFinding(h.idx, dissect.Warn, dissect.GroupReassembly, nil, Name, "more than "+strconv.Itoa(maxPending)+
+			" calls wait for read chunks: dropped the oldest, XID 0x"+hex32(old.xid))
+		d.dropCall(old)
 	}
 	var p *pending
 	if n := len(d.free); n > 0 {
@@ -473,24 +595,82 @@ func (d *State) expect(h *Hdr, payload []byte, frames []uint64) {
 	} else {
 		p = new(pending)
 	}
-	p.xid, p.done = hd.XID, false
+	p.xid, p.done, p.stamp = hd.XID, false, d.acct.Now()
 	p.inline = append(p.inline[:0], payload...)
 	p.reads = append(p.reads[:0], hd.Reads...)
 	p.frames = append(p.frames[:0], frames...)
 	p.sizes = append(p.sizes[:0], len(payload))
 	if cap(p.data) < len(p.reads) {
 		p.data = make([][]byte, len(p.reads))
+		p.spans = make([][]span, len(p.reads))
 	}
-	p.data = p.data[:len(p.reads)]
+	p.data, p.spans = p.data[:len(p.reads)], p.spans[:len(p.reads)]
 	p.filled = append(p.filled[:0], make([]int, len(p.reads))...) // no allocation: make is folded into append
 	for i, r := range p.reads {
-		if cap(p.data[i]) < int(r.Length) {
-			p.data[i] = make([]byte, r.Length)
+		p.data[i] = p.data[i][:0] // grows as responses place data (reused: no allocation once warm)
+		p.spans[i] = p.spans[i][:0]
+		if old := d.pending[r.Handle]; old != nil && old != p {
+			d.dropCall(old) // the handle was offered again: the old call will not be read
 		}
-		p.data[i] = p.data[i][:r.Length]
-		clear(p.data[i]) // octets no response covers read as zero, as before pooling
 		d.pending[r.Handle] = p
 	}
+	p.charged = int64(pendingCost + len(p.inline))
+	d.acct.Charge(p.charged)
+	p.prev, p.next = d.calls.prev, &d.calls
+	d.calls.prev.next = p
+	d.calls.prev = p
+	d.ncalls++
+}
+
+// unlinkCall takes p out of the pending calls and uncharges it.
+func (d *State) unlinkCall(p *pending) {
+	for _, r := range p.reads {
+		if d.pending[r.Handle] == p {
+			delete(d.pending, r.Handle)
+		}
+	}
+	p.prev.next, p.next.prev = p.next, p.prev
+	p.prev, p.next = nil, nil
+	d.ncalls--
+	d.acct.Charge(-p.charged)
+	p.charged = 0
+}
+
+// dropCall forgets a call whose chunks will not be read.
+func (d *State) dropCall(p *pending) {
+	d.unlinkCall(p)
+	d.free = append(d.free, p)
+}
+
+// Oldest implements budget.Table: the oldest pending call or kept RDMA WRITE.
+func (d *State) Oldest() (uint64, bool) {
+	c := d.calls.next
+	switch {
+	case c == &d.calls && len(d.extents) == 0:
+		return 0, false
+	case c == &d.calls:
+		return d.extents[0].stamp, true
+	case len(d.extents) == 0 || c.stamp <= d.extents[0].stamp:
+		return c.stamp, true
+	}
+	return d.extents[0].stamp, true
+}
+
+// DropOldest implements budget.Table.
+func (d *State) DropOldest() string {
+	c := d.calls.next
+	if c != &d.calls && (len(d.extents) == 0 || c.stamp <= d.extents[0].stamp) {
+		n := c.charged
+		d.dropCall(c)
+		return "RPC-over-RDMA call XID 0x" + hex32(c.xid) + " waiting for its read chunks (" + strconv.FormatInt(n, 10) + " octets)"
+	}
+	if len(d.extents) > 0 {
+		e := &d.extents[0]
+		what := "RDMA WRITE of " + strconv.Itoa(len(e.data)) + " octets to handle 0x" + hex32(e.handle) + " not yet claimed by a reply"
+		d.dropExtent()
+		return what
+	}
+	return "nothing"
 }
 
 // read places data read from handle at va (an RDMA READ response, or an
@@ -507,7 +687,23 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 			continue
 		}
 		at := int(va - r.Offset)
-		p.filled[i] += copy(p.data[i][at:], data)
+		end := min(at+len(data), int(r.Length))
+		spans, added, ok := cover(p.spans[i], at, end)
+		if !ok {
+			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "read segment 0x"+hex32(r.Handle)+
+				" arrives in more than "+strconv.Itoa(maxSpans)+" pieces: not rebuilt")
+			d.dropCall(p)
+			return true
+		}
+		p.spans[i] = spans
+		if grow := end - len(p.data[i]); grow > 0 {
+			// grow with what arrived, zero-filled where nothing has yet
+			p.data[i] = append(p.data[i], make([]byte, grow)...)
+			p.charged += int64(grow)
+			d.acct.Charge(int64(grow))
+		}
+		copy(p.data[i][at:end], data)
+		p.filled[i] += added // a response placed again (a retransmission) counts once
 		used = true
 		if n > int(r.Length)-at {
 			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(n)+
@@ -518,17 +714,17 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 	if !used {
 		return false
 	}
-	p.frames = append(p.frames, frames...)
-	p.sizes = append(p.sizes, sizes...)
+	if len(p.frames) < ibasm.MaxFrames {
+		p.frames = append(p.frames, frames...)
+		p.sizes = append(p.sizes, sizes...)
+	}
 	for i, r := range p.reads {
 		if p.filled[i] < int(r.Length) {
 			return true
 		}
 	}
 	p.done = true
-	for _, r := range p.reads {
-		delete(d.pending, r.Handle)
-	}
+	d.unlinkCall(p)
 	// rebuild: inline bytes with each chunk (plus XDR pad) inserted at its position
 	d.begin(f)
 	d.retired = append(d.retired, p)

@@ -9,7 +9,12 @@
 // tables of open messages and outstanding READ requests are capped.
 package ib
 
-import "net/netip"
+import (
+	"net/netip"
+	"strconv"
+
+	"github.com/rdx-project/rdx/reassembly/budget"
+)
 
 // Kind is what a message is.
 type Kind uint8
@@ -32,13 +37,33 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Limits.
+// Limits. Every table is also charged to the engine's memory budget
+// (SetBudget), which may drop its least recently active entries sooner.
 const (
-	MaxMessage = 4 << 20 // octets stored per message
+	MaxMessage = 4 << 20 // octets stored per message; data grows as packets arrive, never pre-sized
 	MaxFrames  = 4096    // frame numbers listed per message
-	maxOpen    = 1024    // messages in progress
-	maxReads   = 4096    // outstanding READ requests
+	maxOpen    = 1024    // messages in progress; beyond it the least recently active is dropped
+	maxReads   = 4096    // outstanding READ requests; beyond it the oldest is dropped
+	maxStreams = 1 << 14 // PSN spaces (QP and direction) remembered; beyond it the least recently active is forgotten
+	// maxHeld is how many packets ahead of the next PSN a stream holds
+	// while it waits for the missing ones; maxHeldAll bounds them over all
+	// streams. When a stream is full, the missing PSNs are taken as lost
+	// by the capture and the held packets go on.
+	maxHeld    = 512
+	maxHeldAll = 8192
 	psnMask    = 0xFFFFFF
+	// window is how many PSNs behind the highest one taken a stream
+	// remembers one by one, to tell a retransmission of a packet already
+	// taken from a late first copy of one that never was. Go-back-N
+	// resends at most what was in flight; a PSN further behind is taken
+	// for a retransmission.
+	window = 2048
+	// Budget charges: a fixed estimate per entry (struct, map slot, list
+	// links) on top of the octets of data held.
+	streamCost = 448
+	readCost   = 128
+	frameCost  = 16  // a frame number and a size per packet of an open message
+	heldCost   = 160 // a held packet's header, on top of its payload
 )
 
 // Packet is what the assembler needs of one IB packet.
@@ -55,8 +80,11 @@ type Packet struct {
 	// ImmDt or IETH.
 	HasImm, HasInv bool
 	Imm, InvRKey   uint32
-	Payload        []byte
-	Frame          uint64
+	// AETH (Acknowledge): the receiver's word on what it has taken.
+	HasAETH  bool
+	Syndrome uint8
+	Payload  []byte
+	Frame    uint64
 }
 
 // Message is one assembled message. The assembler reuses it and its Data:
@@ -92,21 +120,32 @@ func (m *Message) Truncated() bool { return len(m.Data) < m.Len }
 type Event uint8
 
 const (
-	None        Event = iota // not part of a message (ACK, atomic, unknown opcode)
-	Partial                  // stored in a message still open
-	Complete                 // finished a message (returned)
-	Orphan                   // Middle/Last with no matching First (capture started late, or lost)
-	Gap                      // PSN ahead of the open message's next one: the packet is discarded, as the receiver does, and the message waits for the retransmission (or, for a READ, the re-issued request's responses)
-	Duplicate                // PSN behind the open message's next one: a retransmission of a packet already taken
-	Restarted                // a First arrived while another message was open: the old one was dropped
-	Unmatched                // READ response with no recorded request
-	ReadRequest              // a READ request was recorded
+	None     Event = iota // not part of a message (ACK, atomic, unknown opcode)
+	Partial               // stored in a message still open
+	Complete              // finished a message (returned)
+	Orphan                // Middle/Last with no matching First (capture started late, or lost)
+	// Gap: PSN ahead of the next one. A request is held until the missing
+	// PSNs come (then it is taken in order), the receiver says it has them,
+	// or the sender's retransmission shows they were lost by the capture; a
+	// READ response ahead of its open message is dropped (the requester
+	// re-issues the READ).
+	Gap
+	Duplicate   // a retransmission of a packet already taken (go-back-N): never handed on twice
+	Restarted   // a First arrived while another message was open: the old one was dropped
+	Unmatched   // READ response with no recorded request
+	ReadRequest // a READ request was recorded
 )
 
-type qpKey struct {
+// streamKey names one PSN space: the packets one side sends to a QP, either
+// its requests (SEND, RDMA WRITE, READ requests) or its responses to the
+// other side's READs, which carry the other side's PSNs.
+type streamKey struct {
 	src, dst netip.Addr
 	qp       uint32
+	resp     bool
 }
+
+type pairKey struct{ src, dst netip.Addr }
 
 type readKey struct {
 	src, dst netip.Addr // of the request
@@ -114,41 +153,246 @@ type readKey struct {
 }
 
 type readReq struct {
+	key         readKey
 	va          uint64
 	rkey, len   uint32
-	frame, seq  uint64
+	frame       uint64
 	responderQP uint32
+	stamp       uint64
+	prev, next  *readReq // oldest first
 }
 
 type open struct {
 	msg     Message
 	nextPSN uint32
-	seq     uint64
+	charged int64 // octets charged to the budget for it
+	// READ: the requests' stream, whose PSNs its responses use
+	reqS   *stream
+	reqKey streamKey
+}
+
+// held is a request packet ahead of the next PSN, kept (with a copy of its
+// payload) until it can be taken in order.
+type held struct {
+	p   Packet
+	buf []byte
+}
+
+// stream is the state of one PSN space: the message in progress, which
+// PSNs were taken (a retransmitted packet is never taken twice), and for
+// requests the packets held ahead of a gap.
+type stream struct {
+	key   streamKey
+	msg   *open
+	seen  bool
+	hi    uint32              // highest PSN taken
+	top   uint32              // highest PSN seen, taken or held
+	taken [window / 64]uint64 // PSNs taken in (hi-window, hi], bit psn%window
+	// readWin is how many PSNs after hi the next request may skip: a READ
+	// request's responses use up to one PSN per 256 octets.
+	readWin uint32
+	held    []held // ahead of hi, in PSN order
+	stamp   uint64 // budget stamp of the last packet
+	// all streams, least recently active first; and those with a message
+	// in progress, in the same order
+	prev, next   *stream
+	oprev, onext *stream
+}
+
+// dup reports whether psn was taken already: at or behind the highest PSN
+// taken (modulo 2^24) and either marked, or too far behind to know.
+func (s *stream) dup(psn uint32) bool {
+	if !s.seen {
+		return false
+	}
+	d := (psn - s.hi) & psnMask
+	switch {
+	case d == 0:
+		return true
+	case d < 1<<23:
+		return false // ahead
+	case psnMask+1-d >= window:
+		return true
+	}
+	return s.taken[psn%window/64]&(1<<(psn%64)) != 0
+}
+
+// next reports whether a request at psn is the next one (allowing for
+// the PSNs a READ request's responses use) or behind it, not yet taken.
+func (s *stream) inOrder(psn uint32) bool {
+	if !s.seen {
+		return true
+	}
+	d := (psn - s.hi) & psnMask
+	return d <= 1+s.readWin || d >= 1<<23
+}
+
+// sentBefore reports whether psn is not beyond the highest PSN seen: a
+// packet ahead of the next PSN that the sender had sent already is a
+// retransmission, and go-back-N senders go back to the PSN the receiver
+// asks for, so the receiver has everything before it.
+func (s *stream) sentBefore(psn uint32) bool { return (s.top-psn)&psnMask < 1<<23 }
+
+func (s *stream) seeTop(psn uint32) {
+	if !s.seen || (psn-s.top)&psnMask < 1<<23 {
+		s.top = psn
+	}
+}
+
+// take marks psn taken, moving the window when it is ahead.
+func (s *stream) take(psn uint32) {
+	if !s.seen {
+		s.seen, s.hi, s.top = true, psn, psn
+		clear(s.taken[:])
+	} else if d := (psn - s.hi) & psnMask; d != 0 && d < 1<<23 {
+		s.skip(psn)
+	}
+	s.seeTop(psn)
+	s.taken[psn%window/64] |= 1 << (psn % 64)
+}
+
+// skip moves hi ahead to psn; the PSNs between are not taken.
+func (s *stream) skip(psn uint32) {
+	d := (psn - s.hi) & psnMask
+	if d >= window {
+		clear(s.taken[:])
+	} else {
+		for q := (s.hi + 1) & psnMask; q != psn; q = (q + 1) & psnMask {
+			s.taken[q%window/64] &^= 1 << (q % 64)
+		}
+	}
+	s.hi = psn
+	s.readWin = 0
+}
+
+// Eviction is what a table limit or the memory budget made the assembler
+// drop: the engine reports it as a finding.
+type Eviction struct {
+	What   string // "message", "READ request", "PSN state"
+	Kind   Kind
+	Src    netip.Addr
+	Dst    netip.Addr
+	QP     uint32 // destination QP (READ request: the responder's)
+	PSN    uint32
+	Octets int // message octets lost
+	Reason string
+}
+
+// String describes the eviction for a finding.
+func (e *Eviction) String() string {
+	b := make([]byte, 0, 128)
+	if e.What == "message" {
+		b = append(b, e.Kind.String()...)
+		b = append(b, " message in progress"...)
+	} else {
+		b = append(b, e.What...)
+	}
+	b = append(b, " on QP 0x"...)
+	b = strconv.AppendUint(b, uint64(e.QP), 16)
+	b = append(b, ' ')
+	b = e.Src.AppendTo(b)
+	b = append(b, " → "...)
+	b = e.Dst.AppendTo(b)
+	b = append(b, " (PSN "...)
+	b = strconv.AppendUint(b, uint64(e.PSN), 10)
+	if e.Octets > 0 {
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(e.Octets), 10)
+		b = append(b, " octets"...)
+	}
+	b = append(b, ')')
+	if e.Reason != "" {
+		b = append(b, ": "...)
+		b = append(b, e.Reason...)
+	}
+	return string(b)
 }
 
 // Assembler assembles messages for one engine. It is not safe for concurrent use.
 type Assembler struct {
-	open  map[qpKey]*open
-	reads map[readKey]readReq
-	free  []*open
-	out   *open // last completed message, recycled on the next Add
-	seq   uint64
-	// Dropped counts messages abandoned (gap, restart, table full).
+	streams  map[streamKey]*stream
+	lru      stream // sentinel of the list of all streams (lru.next is the least recently active)
+	openList stream // sentinel of the list of streams with a message in progress
+	nopen    int
+	reads    map[readKey]*readReq
+	readList readReq // sentinel: oldest request first
+	// the streams of the last packets: a connection's requests and
+	// responses interleave, and these skip hashing the key
+	recent [4]*stream
+	nextRc uint8
+	// stalled is, per address pair, the last stream that held packets: an
+	// ACK from the receiver finds it there.
+	stalled map[pairKey]*stream
+	nheld   int
+	free    []*open
+	freeS   []*stream
+	freeR   []*readReq
+	bufs    [][]byte
+	outs    []*open // messages completed by the last Add, recycled on the next
+	nout    int     // how many of outs Next has returned
+	ev      Event   // event of the packet being added
+	acct    *budget.Account
+	// Dropped counts messages abandoned (gap, restart, table full, budget).
 	Dropped int
+	// Evictions counts entries dropped by a table limit; LastEviction
+	// says what the last drop (limit or budget) was.
+	Evictions    uint64
+	LastEviction Eviction
 }
 
 // New makes an empty assembler.
 func New() *Assembler {
-	return &Assembler{open: map[qpKey]*open{}, reads: map[readKey]readReq{}}
+	a := &Assembler{streams: map[streamKey]*stream{}, reads: map[readKey]*readReq{}, stalled: map[pairKey]*stream{}}
+	a.initLists()
+	return a
+}
+
+func (a *Assembler) initLists() {
+	a.lru.prev, a.lru.next = &a.lru, &a.lru
+	a.openList.oprev, a.openList.onext = &a.openList, &a.openList
+	a.readList.prev, a.readList.next = &a.readList, &a.readList
+	a.nopen, a.nheld = 0, 0
+	a.recent = [4]*stream{}
+}
+
+// SetBudget charges the assembler's tables to b as "infiniband"; the
+// budget may then drop the least recently active stream or READ request.
+func (a *Assembler) SetBudget(b *budget.Budget) {
+	if a.acct != nil {
+		a.acct.Close()
+	}
+	a.acct = b.Register("infiniband", a)
 }
 
 // Reset forgets everything (a second pass starts afresh).
 func (a *Assembler) Reset() {
-	for k, o := range a.open {
-		a.free = append(a.free, o)
-		delete(a.open, k)
+	a.recycle()
+	for k, s := range a.streams {
+		a.release(s)
+		a.freeS = append(a.freeS, s)
+		delete(a.streams, k)
 	}
-	clear(a.reads)
+	for k, r := range a.reads {
+		a.freeR = append(a.freeR, r)
+		delete(a.reads, k)
+	}
+	clear(a.stalled)
+	a.initLists()
+	a.acct.Reset()
+}
+
+// release frees what s holds (its message and held packets) without
+// uncharging: the caller does.
+func (a *Assembler) release(s *stream) {
+	if s.msg != nil {
+		a.put(s.msg)
+		s.msg = nil
+	}
+	for i := range s.held {
+		a.bufs = append(a.bufs, s.held[i].buf[:0])
+		s.held[i] = held{}
+	}
+	s.held = s.held[:0]
 }
 
 func (a *Assembler) get() *open {
@@ -160,31 +404,140 @@ func (a *Assembler) get() *open {
 	return &open{}
 }
 
-// start takes a message buffer for a First or Only packet. The caller puts
-// it in the open table only when more packets are to come: an Only packet
-// (most SENDs) then costs no table insertion and deletion.
-func (a *Assembler) start(p *Packet, kind Kind) *open {
-	if len(a.open) >= maxOpen {
-		// evict the oldest open message: bounded memory beats completeness
-		var ok qpKey
-		var oldest *open
-		for key, o := range a.open {
-			if oldest == nil || o.seq < oldest.seq {
-				ok, oldest = key, o
-			}
+// touch makes s the most recently active stream (O(1)).
+func (a *Assembler) touch(s *stream) {
+	s.stamp = a.acct.Now()
+	if a.lru.prev == s {
+		return
+	}
+	s.prev.next, s.next.prev = s.next, s.prev
+	s.prev, s.next = a.lru.prev, &a.lru
+	a.lru.prev.next = s
+	a.lru.prev = s
+	if s.msg != nil {
+		s.oprev.onext, s.onext.oprev = s.onext, s.oprev
+		s.oprev, s.onext = a.openList.oprev, &a.openList
+		a.openList.oprev.onext = s
+		a.openList.oprev = s
+	}
+}
+
+// lookup finds or creates the stream of k; a new one may make room by
+// forgetting the least recently active stream.
+func (a *Assembler) lookup(k *streamKey) *stream {
+	for _, s := range a.recent {
+		if s != nil && s.key.qp == k.qp && s.key.resp == k.resp && s.key == *k {
+			a.touch(s)
+			return s
 		}
-		delete(a.open, ok)
-		a.free = append(a.free, oldest)
+	}
+	s := a.streams[*k]
+	if s == nil {
+		if len(a.streams) >= maxStreams {
+			a.dropStream(a.lru.next, "more than 16384 QP directions tracked")
+		}
+		if n := len(a.freeS); n > 0 {
+			s, a.freeS = a.freeS[n-1], a.freeS[:n-1]
+		} else {
+			s = new(stream)
+		}
+		s.key, s.msg, s.seen, s.readWin = *k, nil, false, 0
+		s.prev, s.next = a.lru.prev, &a.lru
+		a.lru.prev.next = s
+		a.lru.prev = s
+		a.streams[*k] = s
+		a.acct.Charge(streamCost)
+		s.stamp = a.acct.Now()
+	} else {
+		a.touch(s)
+	}
+	a.recent[a.nextRc] = s
+	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
+	return s
+}
+
+// evicted records a drop; only those of a table limit (with a reason)
+// count in Evictions: the engine reports budget drops itself.
+func (a *Assembler) evicted(e Eviction) {
+	if e.Reason != "" {
+		a.Evictions++
+	}
+	a.LastEviction = e
+}
+
+// dropStream forgets s, its message in progress and its held packets.
+func (a *Assembler) dropStream(s *stream, reason string) {
+	e := Eviction{What: "PSN state", Src: s.key.src, Dst: s.key.dst, QP: s.key.qp, PSN: s.hi, Reason: reason}
+	if s.msg != nil {
+		e.What, e.Kind, e.PSN, e.Octets = "message", s.msg.msg.Kind, s.msg.msg.FirstPSN, s.msg.msg.Len
+		a.dropMessage(s)
 		a.Dropped++
 	}
+	for i := range s.held {
+		e.Octets += len(s.held[i].p.Payload)
+	}
+	a.dropHeld(s)
+	a.evicted(e)
+	s.prev.next, s.next.prev = s.next, s.prev
+	s.prev, s.next = nil, nil
+	delete(a.streams, s.key)
+	for i, r := range a.recent {
+		if r == s {
+			a.recent[i] = nil
+		}
+	}
+	a.freeS = append(a.freeS, s)
+	a.acct.Charge(-streamCost)
+}
+
+// setOpen makes o the message in progress of s.
+func (a *Assembler) setOpen(s *stream, o *open) {
+	s.msg = o
+	s.oprev, s.onext = a.openList.oprev, &a.openList
+	a.openList.oprev.onext = s
+	a.openList.oprev = s
+	a.nopen++
+}
+
+// unlinkOpen takes s's message out of the open list and uncharges it; the
+// caller recycles or returns it.
+func (a *Assembler) unlinkOpen(s *stream) *open {
+	o := s.msg
+	s.oprev.onext, s.onext.oprev = s.onext, s.oprev
+	s.oprev, s.onext, s.msg = nil, nil, nil
+	a.nopen--
+	a.acct.Charge(-o.charged)
+	o.charged = 0
+	return o
+}
+
+func (a *Assembler) dropMessage(s *stream) {
+	a.put(a.unlinkOpen(s))
+}
+
+// keepCap is the most buffer a recycled message keeps: a large one goes to
+// the garbage collector, so what the budget dropped is really released.
+const keepCap = 256 << 10
+
+// put recycles o.
+func (a *Assembler) put(o *open) {
+	if cap(o.msg.Data) > keepCap {
+		o.msg.Data = nil
+	}
+	if cap(o.msg.Frames) > keepCap/8 {
+		o.msg.Frames, o.msg.Sizes = nil, nil
+	}
+	a.free = append(a.free, o)
+}
+
+// start takes a message buffer for a First or Only packet.
+func (a *Assembler) start(p *Packet, kind Kind) *open {
 	o := a.get()
-	a.seq++
 	m := &o.msg
 	data, frames, sizes := m.Data[:0], m.Frames[:0], m.Sizes[:0]
 	*m = Message{Kind: kind, Src: p.Src, Dst: p.Dst, QP: p.DestQP, FirstPSN: p.PSN, LastPSN: p.PSN,
 		Data: data, Frames: frames, Sizes: sizes}
-	o.seq = a.seq
-	o.nextPSN = p.PSN
+	o.nextPSN, o.charged = p.PSN, 0
 	return o
 }
 
@@ -208,18 +561,28 @@ func (o *open) add(p *Packet) {
 	}
 }
 
-func (a *Assembler) finish(k qpKey, o *open) *Message {
-	delete(a.open, k)
-	return a.done(o)
+// grow adds p to s's open message, charging what it holds: the capacity
+// of its buffers, which append grows ahead of their length.
+func (a *Assembler) grow(s *stream, p *Packet) {
+	o := s.msg
+	o.add(p)
+	c := int64(cap(o.msg.Data) + frameCost*cap(o.msg.Frames))
+	a.acct.Charge(c - o.charged)
+	o.charged = c
 }
 
-// done returns the completed message o, kept until the next Add.
-func (a *Assembler) done(o *open) *Message {
-	if a.out != nil {
-		a.free = append(a.free, a.out)
+// done queues the completed message o for the caller.
+func (a *Assembler) done(o *open) Event {
+	a.outs = append(a.outs, o)
+	return Complete
+}
+
+func (a *Assembler) recycle() {
+	for i, o := range a.outs {
+		a.put(o)
+		a.outs[i] = nil
 	}
-	a.out = o
-	return &o.msg
+	a.outs, a.nout = a.outs[:0], 0
 }
 
 // position of an opcode inside its message.
@@ -265,83 +628,418 @@ func classify(op uint8) (kind Kind, pos int, ok bool) {
 	return 0, 0, false
 }
 
-// Add feeds one packet. When it completes a message, the message is returned
-// (valid until the next Add) with ev == Complete.
+// Add feeds one packet. When messages complete, the first is returned with
+// ev == Complete and Next returns the others (a packet that fills a gap
+// completes the held packets behind it too); all are valid until the next
+// Add. A packet whose PSN was taken already (a go-back-N retransmission)
+// gives Duplicate and is never part of a second message; a READ request
+// sent again is recorded again (the responder executes it again), but its
+// responses are taken once.
 func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
-	if a.out != nil {
-		a.free = append(a.free, a.out)
-		a.out = nil
+	a.recycle()
+	ev = a.add(p)
+	if len(a.outs) > 0 {
+		a.nout = 1
+		return &a.outs[0].msg, Complete
 	}
-	if p.Opcode&0x1F == 0x0C && p.Opcode>>5 != 3 && p.HasRETH { // RDMA READ Request
-		a.recordRead(p)
-		return nil, ReadRequest
+	if ev == Complete { // cannot happen: done queues every completed message
+		ev = Partial
 	}
+	return nil, ev
+}
+
+// Next returns the next message the last Add completed, or nil.
+func (a *Assembler) Next() *Message {
+	if a.nout >= len(a.outs) {
+		return nil
+	}
+	a.nout++
+	return &a.outs[a.nout-1].msg
+}
+
+func isReadRequest(p *Packet) bool { return p.Opcode&0x1F == 0x0C && p.Opcode>>5 != 3 && p.HasRETH }
+
+func (a *Assembler) add(p *Packet) Event {
+	if p.Opcode&0x1F == 0x11 && p.Opcode>>5 != 3 && p.HasAETH { // Acknowledge
+		if len(a.stalled) > 0 {
+			a.ack(p)
+		}
+		return None
+	}
+	readReq := isReadRequest(p)
 	kind, pos, ok := classify(p.Opcode)
-	if !ok {
-		return nil, None
+	if !ok && !readReq {
+		return None
 	}
-	k := qpKey{src: p.Src, dst: p.Dst, qp: p.DestQP}
-	var o *open
-	if len(a.open) > 0 { // often empty between messages: skip hashing the key
-		o = a.open[k]
+	k := streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: kind == KindRead}
+	s := a.lookup(&k)
+	if readReq {
+		// Recorded even when sent again (the responder executes it
+		// again) or ahead (the sender will send it again).
+		a.recordRead(p)
 	}
+	if c := p.Opcode >> 5; c == 1 || c == 3 {
+		// UC and UD: nothing is sent again, and a UD QP hears many
+		// senders' PSNs: packets are taken as they come.
+		return a.unreliable(s, p, kind, pos)
+	}
+	if s.dup(p.PSN) {
+		if kind == KindRead && (pos == posFirst || pos == posOnly) {
+			a.matchRead(p) // the request was sent again; its answer is not new
+		}
+		return Duplicate
+	}
+	if kind == KindRead {
+		return a.response(s, p, pos)
+	}
+	if !s.inOrder(p.PSN) {
+		if !s.sentBefore(p.PSN) {
+			// The receiver discards what is ahead of the PSN it expects
+			// and asks for the missing ones: hold it until they come.
+			if a.hold(s, p) {
+				return Gap
+			}
+			// full: the capture lost the missing ones; go on from the first held
+			q := p.PSN
+			if len(s.held) > 0 {
+				q = s.held[0].p.PSN
+			}
+			a.resync(s, (q-1)&psnMask)
+		} else {
+			// A retransmission past the PSN we wait for: the receiver has
+			// all before it, some of which the capture lost.
+			a.resync(s, (p.PSN-1)&psnMask)
+		}
+		if s.dup(p.PSN) {
+			return Duplicate
+		}
+	}
+	ev := a.request(s, p, kind, pos, readReq)
+	if len(s.held) > 0 {
+		a.drain(s)
+	}
+	return ev
+}
+
+// request takes a SEND, RDMA WRITE or READ request packet in PSN order.
+func (a *Assembler) request(s *stream, p *Packet, kind Kind, pos int, readReq bool) Event {
+	s.take(p.PSN)
+	if readReq {
+		if p.DMALen > 256 {
+			s.readWin = min((p.DMALen+255)/256-1, 1<<22)
+		}
+		return ReadRequest
+	}
+	s.readWin = 0
+	o := s.msg
 	switch pos {
 	case posFirst, posOnly:
-		var req readReq
-		if kind == KindRead {
-			var found bool
-			if req, found = a.matchRead(p); !found {
-				return nil, Unmatched
-			}
-			if o != nil && o.continuedBy(p, req) {
-				// The requester lost responses, discarded what followed,
-				// and asked again for the rest (IBA 9.7.5.1.3): one transfer.
-				o.msg.Reissued++
-				o.add(p)
-				if pos == posOnly {
-					return a.finish(k, o), Complete
-				}
-				return nil, Partial
-			}
-		}
-		ev = Partial
+		ev := Partial
 		if o != nil {
-			delete(a.open, k)
-			a.free = append(a.free, o)
+			a.dropMessage(s)
 			a.Dropped++
 			ev = Restarted
 		}
 		o = a.start(p, kind)
-		if kind == KindRead {
-			o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame = req.va, req.rkey, req.len, req.frame
-		} else if p.HasRETH {
+		if p.HasRETH {
 			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
 		}
-		o.add(p)
 		if pos == posOnly {
-			return a.done(o), Complete
+			o.add(p)
+			return a.done(o)
 		}
-		a.open[k] = o
-		return nil, ev
+		a.open(s, o, p)
+		return ev
+	default:
+		if o == nil || o.msg.Kind != kind || p.PSN != o.nextPSN {
+			if o != nil {
+				a.dropMessage(s) // a piece of it is missing for good
+				a.Dropped++
+			}
+			return Orphan
+		}
+		a.grow(s, p)
+		if pos == posLast {
+			return a.done(a.unlinkOpen(s))
+		}
+		return Partial
+	}
+}
+
+// unreliable takes a UC or UD packet: a First starts a message, a Middle
+// or Last must follow the one before (UC drops a message with a gap).
+func (a *Assembler) unreliable(s *stream, p *Packet, kind Kind, pos int) Event {
+	o := s.msg
+	switch pos {
+	case posFirst, posOnly:
+		ev := Partial
+		if o != nil {
+			a.dropMessage(s)
+			a.Dropped++
+			ev = Restarted
+		}
+		o = a.start(p, kind)
+		if p.HasRETH {
+			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
+		}
+		if pos == posOnly {
+			o.add(p)
+			return a.done(o)
+		}
+		a.open(s, o, p)
+		return ev
 	default:
 		if o == nil || o.msg.Kind != kind {
-			return nil, Orphan
+			return Orphan
 		}
 		if p.PSN != o.nextPSN {
-			// Receivers take packets strictly in PSN order (go-back-N):
-			// one ahead is dropped until the missing ones come again,
-			// one behind was taken already.
-			if (p.PSN-o.nextPSN)&psnMask >= 1<<23 {
-				return nil, Duplicate
-			}
-			return nil, Gap
+			a.dropMessage(s)
+			a.Dropped++
+			return Gap
 		}
-		o.add(p)
+		a.grow(s, p)
 		if pos == posLast {
-			return a.finish(k, o), Complete
+			return a.done(a.unlinkOpen(s))
 		}
-		return nil, Partial
+		return Partial
 	}
+}
+
+// open makes o, started by p, the message in progress of s.
+func (a *Assembler) open(s *stream, o *open, p *Packet) {
+	if a.nopen >= maxOpen {
+		// bounded memory beats completeness
+		old := a.openList.onext
+		a.evicted(Eviction{What: "message", Kind: old.msg.msg.Kind, Src: old.key.src, Dst: old.key.dst, QP: old.key.qp,
+			PSN: old.msg.msg.FirstPSN, Octets: old.msg.msg.Len, Reason: "more than 1024 messages in progress"})
+		a.dropMessage(old)
+		a.Dropped++
+	}
+	a.setOpen(s, o)
+	a.grow(s, p)
+}
+
+// response takes a READ response packet. Responses are not held: a
+// requester that misses one re-issues the READ for the rest.
+func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
+	o := s.msg
+	switch pos {
+	case posFirst, posOnly:
+		if o != nil {
+			if d := (p.PSN - o.nextPSN) & psnMask; d != 0 && d < 1<<23 {
+				// The requester discards what is ahead of the PSN it
+				// expects and re-issues the READs from there.
+				return Gap
+			}
+		}
+		req, found := a.matchRead(p)
+		if !found {
+			return Unmatched
+		}
+		s.take(p.PSN)
+		rk := streamKey{src: req.key.src, dst: req.key.dst, qp: req.responderQP}
+		rs := a.streams[rk]
+		consumed(rs, rk, p.PSN)
+		if o != nil && o.continuedBy(p, req) {
+			// The requester lost responses, discarded what followed,
+			// and asked again for the rest (IBA 9.7.5.1.3): one transfer.
+			o.msg.Reissued++
+			o.reqS, o.reqKey = rs, rk
+			a.grow(s, p)
+			if pos == posOnly {
+				return a.done(a.unlinkOpen(s))
+			}
+			return Partial
+		}
+		ev := Partial
+		if o != nil {
+			a.dropMessage(s)
+			a.Dropped++
+			ev = Restarted
+		}
+		o = a.start(p, KindRead)
+		o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame = req.va, req.rkey, req.len, req.frame
+		o.reqS, o.reqKey = rs, rk
+		if pos == posOnly {
+			o.add(p)
+			return a.done(o)
+		}
+		a.open(s, o, p)
+		return ev
+	default:
+		if o == nil || o.msg.Kind != KindRead {
+			return Orphan
+		}
+		if p.PSN != o.nextPSN {
+			if (p.PSN-o.nextPSN)&psnMask >= 1<<23 {
+				return Duplicate
+			}
+			return Gap
+		}
+		s.take(p.PSN)
+		consumed(o.reqS, o.reqKey, p.PSN)
+		a.grow(s, p)
+		if pos == posLast {
+			return a.done(a.unlinkOpen(s))
+		}
+		return Partial
+	}
+}
+
+// consumed notes that a READ response used psn of the requests' stream rs
+// (when it is still the stream of key k): the next request comes after it,
+// whatever the path MTU.
+func consumed(rs *stream, k streamKey, psn uint32) {
+	if rs == nil || rs.key != k || !rs.seen {
+		return
+	}
+	if d := (psn - rs.hi) & psnMask; d < 1<<23 && d > rs.readWin {
+		rs.readWin = d
+	}
+}
+
+// hold keeps p, ahead of the next PSN, in PSN order; false when s or the
+// assembler holds all it may.
+func (a *Assembler) hold(s *stream, p *Packet) bool {
+	s.seeTop(p.PSN)
+	d := (p.PSN - s.hi) & psnMask
+	i := len(s.held)
+	for i > 0 {
+		e := (s.held[i-1].p.PSN - s.hi) & psnMask
+		if e == d {
+			return true // a second copy of a held packet
+		}
+		if e < d {
+			break
+		}
+		i--
+	}
+	if len(s.held) >= maxHeld || a.nheld >= maxHeldAll {
+		return false
+	}
+	var buf []byte
+	if n := len(a.bufs); n > 0 {
+		buf, a.bufs = a.bufs[n-1], a.bufs[:n-1]
+	}
+	buf = append(buf[:0], p.Payload...)
+	h := held{p: *p, buf: buf}
+	h.p.Payload = buf
+	s.held = append(s.held, held{})
+	copy(s.held[i+1:], s.held[i:])
+	s.held[i] = h
+	a.nheld++
+	a.acct.Charge(int64(heldCost + len(buf)))
+	a.stalled[pairKey{p.Src, p.Dst}] = s
+	return true
+}
+
+// unhold removes the first n held packets of s.
+func (a *Assembler) unhold(s *stream, n int) {
+	for i := 0; i < n; i++ {
+		h := &s.held[i]
+		a.acct.Charge(-int64(heldCost + len(h.buf)))
+		if h.buf != nil {
+			a.bufs = append(a.bufs, h.buf[:0])
+		}
+	}
+	m := copy(s.held, s.held[n:])
+	clear(s.held[m:])
+	s.held = s.held[:m]
+	a.nheld -= n
+	if m == 0 {
+		k := pairKey{s.key.src, s.key.dst}
+		if a.stalled[k] == s {
+			delete(a.stalled, k)
+		}
+	}
+}
+
+func (a *Assembler) dropHeld(s *stream) { a.unhold(s, len(s.held)) }
+
+// drain takes the held packets that are now in order.
+func (a *Assembler) drain(s *stream) {
+	for len(s.held) > 0 {
+		h := &s.held[0]
+		if s.dup(h.p.PSN) {
+			a.unhold(s, 1)
+			continue
+		}
+		if !s.inOrder(h.p.PSN) {
+			return
+		}
+		a.takeHeld(s)
+	}
+}
+
+// takeHeld takes the first held packet.
+func (a *Assembler) takeHeld(s *stream) {
+	p := s.held[0].p // the payload stays valid: its buffer is reused only by the next hold
+	kind, pos, _ := classify(p.Opcode)
+	if s.msg != nil && !isReadRequest(&p) && s.msg.nextPSN != p.PSN {
+		a.dropMessage(s) // its missing packets were lost by the capture
+		a.Dropped++
+	}
+	// Keep the payload's buffer until the packet is taken (its octets are
+	// copied into the message), then give it back.
+	buf := s.held[0].buf
+	s.held[0].buf = nil
+	a.unhold(s, 1)
+	a.acct.Charge(-int64(len(buf)))
+	a.request(s, &p, kind, pos, isReadRequest(&p))
+	a.bufs = append(a.bufs, buf[:0])
+}
+
+// resync moves s past a gap up to q that will not be filled: the receiver
+// has every PSN through q, and the capture lost the missing ones. Held
+// packets up to q are taken in order, then the rest in order after q.
+func (a *Assembler) resync(s *stream, q uint32) {
+	for len(s.held) > 0 {
+		h := &s.held[0]
+		if s.dup(h.p.PSN) {
+			a.unhold(s, 1)
+			continue
+		}
+		if d := (q - h.p.PSN) & psnMask; d >= 1<<23 { // beyond q
+			break
+		}
+		s.skip((h.p.PSN - 1) & psnMask)
+		a.takeHeld(s)
+	}
+	if d := (q - s.hi) & psnMask; d != 0 && d < 1<<23 {
+		s.skip(q)
+		if s.msg != nil && (s.msg.nextPSN-q-1)&psnMask != 0 {
+			a.dropMessage(s)
+			a.Dropped++
+		}
+	}
+	a.drain(s)
+}
+
+// ack reads an Acknowledge from the receiver of a stream that holds
+// packets: an ACK says the receiver took every PSN through its PSN, a NAK
+// for a PSN sequence error every PSN before it. What we wait for there was
+// lost by the capture, not on the wire.
+func (a *Assembler) ack(p *Packet) {
+	s := a.stalled[pairKey{p.Dst, p.Src}]
+	if s == nil || len(s.held) == 0 {
+		return
+	}
+	q := p.PSN
+	switch p.Syndrome >> 5 & 3 {
+	case 0: // ACK
+	case 3: // NAK
+		if p.Syndrome&0x1F != 0 { // only a PSN sequence error says what was taken
+			return
+		}
+		q = (q - 1) & psnMask
+	default:
+		return
+	}
+	// It must be one of this stream's PSNs: ahead of hi, not beyond what was sent.
+	if d := (q - s.hi) & psnMask; d == 0 || d >= 1<<23 || !s.sentBefore(q) {
+		return
+	}
+	a.resync(s, q)
 }
 
 // continuedBy reports whether a READ response First/Only answering req
@@ -354,33 +1052,92 @@ func (o *open) continuedBy(p *Packet, req readReq) bool {
 }
 
 func (a *Assembler) recordRead(p *Packet) {
-	if len(a.reads) >= maxReads {
-		// drop the oldest request: its response will show as unmatched
-		var ok readKey
-		var oldest uint64 = ^uint64(0)
-		for key, r := range a.reads {
-			if r.seq < oldest {
-				ok, oldest = key, r.seq
-			}
+	k := readKey{src: p.Src, dst: p.Dst, psn: p.PSN}
+	r := a.reads[k]
+	if r != nil { // sent again: the latest copy counts
+		a.unlinkRead(r)
+	} else {
+		if len(a.reads) >= maxReads {
+			// drop the oldest request: its response will show as unmatched
+			old := a.readList.next
+			a.evicted(Eviction{What: "READ request", Src: old.key.src, Dst: old.key.dst, QP: old.responderQP, PSN: old.key.psn,
+				Reason: "more than 4096 READ requests outstanding"})
+			a.removeRead(old)
 		}
-		delete(a.reads, ok)
+		if n := len(a.freeR); n > 0 {
+			r, a.freeR = a.freeR[n-1], a.freeR[:n-1]
+		} else {
+			r = new(readReq)
+		}
+		a.reads[k] = r
+		a.acct.Charge(readCost)
 	}
-	a.seq++
-	a.reads[readKey{src: p.Src, dst: p.Dst, psn: p.PSN}] = readReq{va: p.VA, rkey: p.RKey, len: p.DMALen,
-		frame: p.Frame, seq: a.seq, responderQP: p.DestQP}
+	*r = readReq{key: k, va: p.VA, rkey: p.RKey, len: p.DMALen, frame: p.Frame, responderQP: p.DestQP, stamp: a.acct.Now()}
+	r.prev, r.next = a.readList.prev, &a.readList
+	a.readList.prev.next = r
+	a.readList.prev = r
+}
+
+func (a *Assembler) unlinkRead(r *readReq) {
+	r.prev.next, r.next.prev = r.next, r.prev
+	r.prev, r.next = nil, nil
+}
+
+func (a *Assembler) removeRead(r *readReq) {
+	a.unlinkRead(r)
+	delete(a.reads, r.key)
+	a.freeR = append(a.freeR, r)
+	a.acct.Charge(-readCost)
 }
 
 // matchRead finds the request a READ response First/Only answers: same
 // address pair reversed, and the response's PSN equal to the request's
 // (responses reuse the request's PSN range, IBA 9.7.5.1.3).
 func (a *Assembler) matchRead(p *Packet) (readReq, bool) {
-	k := readKey{src: p.Dst, dst: p.Src, psn: p.PSN}
-	r, ok := a.reads[k]
-	if ok {
-		delete(a.reads, k)
+	if len(a.reads) == 0 {
+		return readReq{}, false
 	}
-	return r, ok
+	r := a.reads[readKey{src: p.Dst, dst: p.Src, psn: p.PSN}]
+	if r == nil {
+		return readReq{}, false
+	}
+	v := *r
+	a.removeRead(r)
+	return v, true
 }
 
 // Open is the number of messages in progress and READ requests outstanding.
-func (a *Assembler) Open() (messages, reads int) { return len(a.open), len(a.reads) }
+func (a *Assembler) Open() (messages, reads int) { return a.nopen, len(a.reads) }
+
+// Held is the number of packets held ahead of a gap.
+func (a *Assembler) Held() int { return a.nheld }
+
+// Oldest implements budget.Table: the least recently active stream or
+// oldest READ request.
+func (a *Assembler) Oldest() (uint64, bool) {
+	s, r := a.lru.next, a.readList.next
+	switch {
+	case s == &a.lru && r == &a.readList:
+		return 0, false
+	case s == &a.lru:
+		return r.stamp, true
+	case r == &a.readList || s.stamp <= r.stamp:
+		return s.stamp, true
+	}
+	return r.stamp, true
+}
+
+// DropOldest implements budget.Table.
+func (a *Assembler) DropOldest() string {
+	s, r := a.lru.next, a.readList.next
+	switch {
+	case s != &a.lru && (r == &a.readList || s.stamp <= r.stamp):
+		a.dropStream(s, "")
+	case r != &a.readList:
+		a.evicted(Eviction{What: "READ request", Src: r.key.src, Dst: r.key.dst, QP: r.responderQP, PSN: r.key.psn})
+		a.removeRead(r)
+	default:
+		return "nothing"
+	}
+	return "InfiniBand " + a.LastEviction.String()
+}
