@@ -72,13 +72,19 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 			}
 			treeGSSBody(t, m)
 		} else {
-			t.Uint(fReject, 12, 4, uint64(m.RejectStat))
+			// A denied reply cut short shows only the words that are there.
+			word := func(fd *dissect.Field, off int, v uint32) {
+				if off+4 <= len(m.data) {
+					t.Uint(fd, off, 4, uint64(v))
+				}
+			}
+			word(fReject, 12, uint32(m.RejectStat))
 			switch m.RejectStat {
 			case RPCMismatch:
-				t.Uint(fVersLow, 16, 4, uint64(m.low))
-				t.Uint(fVersHigh, 20, 4, uint64(m.high))
+				word(fVersLow, 16, m.low)
+				word(fVersHigh, 20, m.high)
 			case AuthError:
-				t.Uint(fAuthState, 16, 4, uint64(m.authStat))
+				word(fAuthState, 16, uint32(m.authStat))
 			}
 		}
 	}
