@@ -102,8 +102,11 @@ func procLabel(m *Msg) string {
 // treeAuth adds a credential or verifier.
 func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred bool) {
 	o := a.off
-	if o+8+len(a.body) > len(data) {
-		// Cut short (readAuth failed): show the words that are there.
+	// Cut short (readAuth failed, so a.body is empty): judged by the length
+	// on the wire, not by what readAuth kept.
+	short := o+8 > len(data) || o+8+int(binary.BigEndian.Uint32(data[o+4:])) > len(data)
+	if short || o+8+len(a.body) > len(data) {
+		// Show the words that are there.
 		t.Uint(node, o, min(len(data)-o, 8), 0)
 		t.Open()
 		if o+4 <= len(data) {
