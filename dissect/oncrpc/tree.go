@@ -135,21 +135,22 @@ func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred b
 	switch {
 	case a.flavor == AuthSys && cred:
 		r := xdr.NewReader(a.body)
-		t.Uint(fStamp, bo, 4, uint64(r.U32()))
-		TreeString(t, fMachine, &r, bo, 255)
-		t.Uint(fUID, bo+r.Off, 4, uint64(r.U32()))
-		t.Uint(fGID, bo+r.Off, 4, uint64(r.U32()))
-		n := r.Count(4)
-		t.Uint(fAuxGIDs, bo+r.Off-4, 4, uint64(n))
-		for i := 0; i < n && r.Err() == nil; i++ {
-			t.Uint(fGID, bo+r.Off, 4, uint64(r.U32()))
+		word := treeWord(t, &r, bo)
+		word(fStamp)
+		if r.Err() == nil && TreeString(t, fMachine, &r, bo, 255) != nil {
+			word(fUID)
+			word(fGID)
+			n := r.Count(4)
+			if r.Err() == nil {
+				t.Uint(fAuxGIDs, bo+r.Off-4, 4, uint64(n))
+			}
+			for i := 0; i < n && word(fGID); i++ {
+			}
 		}
 	case a.flavor == RPCSecGSS && cred:
 		r := xdr.NewReader(a.body)
-		t.Uint(fGSSVers, bo, 4, uint64(r.U32()))
-		t.Uint(fGSSProc, bo+4, 4, uint64(r.U32()))
-		t.Uint(fGSSSeq, bo+8, 4, uint64(r.U32()))
-		t.Uint(fGSSService, bo+12, 4, uint64(r.U32()))
+		word := treeWord(t, &r, bo)
+		_ = word(fGSSVers) && word(fGSSProc) && word(fGSSSeq) && word(fGSSService)
 		s := r.Off
 		h := r.Opaque(maxAuth)
 		if r.Err() == nil {
@@ -160,6 +161,21 @@ func treeAuth(t *dissect.Tree, node *dissect.Field, data []byte, a *auth, cred b
 		t.Bytes(fAuthBody, bo, len(a.body), a.body)
 	}
 	t.Close()
+}
+
+// treeWord returns a function that reads the next word of r and shows it as
+// a field at base+offset, or shows nothing and reports false when the body
+// ends first: a short credential never shows words it does not have.
+func treeWord(t *dissect.Tree, r *xdr.Reader, base int) func(*dissect.Field) bool {
+	return func(fd *dissect.Field) bool {
+		at := base + r.Off
+		v := r.U32()
+		if r.Err() != nil {
+			return false
+		}
+		t.Uint(fd, at, 4, uint64(v))
+		return true
+	}
 }
 
 // TreeString adds an XDR string read from r (at tree offset base+r.Off) as
