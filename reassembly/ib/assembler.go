@@ -734,22 +734,7 @@ func (a *Assembler) request(s *stream, p *Packet, kind Kind, pos int, readReq bo
 	o := s.msg
 	switch pos {
 	case posFirst, posOnly:
-		ev := Partial
-		if o != nil {
-			a.dropMessage(s)
-			a.Dropped++
-			ev = Restarted
-		}
-		o = a.start(p, kind)
-		if p.HasRETH {
-			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
-		}
-		if pos == posOnly {
-			o.add(p)
-			return a.done(o)
-		}
-		a.open(s, o, p)
-		return ev
+		return a.begin(s, p, kind, pos)
 	default:
 		if o == nil || o.msg.Kind != kind || p.PSN != o.nextPSN {
 			if o != nil {
@@ -766,28 +751,34 @@ func (a *Assembler) request(s *stream, p *Packet, kind Kind, pos int, readReq bo
 	}
 }
 
+// begin starts a message with a First or Only packet, dropping (and
+// counting) one still in progress on s; an Only packet completes it.
+func (a *Assembler) begin(s *stream, p *Packet, kind Kind, pos int) Event {
+	ev := Partial
+	if s.msg != nil {
+		a.dropMessage(s)
+		a.Dropped++
+		ev = Restarted
+	}
+	o := a.start(p, kind)
+	if p.HasRETH {
+		o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
+	}
+	if pos == posOnly {
+		o.add(p)
+		return a.done(o)
+	}
+	a.open(s, o, p)
+	return ev
+}
+
 // unreliable takes a UC or UD packet: a First starts a message, a Middle
 // or Last must follow the one before (UC drops a message with a gap).
 func (a *Assembler) unreliable(s *stream, p *Packet, kind Kind, pos int) Event {
 	o := s.msg
 	switch pos {
 	case posFirst, posOnly:
-		ev := Partial
-		if o != nil {
-			a.dropMessage(s)
-			a.Dropped++
-			ev = Restarted
-		}
-		o = a.start(p, kind)
-		if p.HasRETH {
-			o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
-		}
-		if pos == posOnly {
-			o.add(p)
-			return a.done(o)
-		}
-		a.open(s, o, p)
-		return ev
+		return a.begin(s, p, kind, pos)
 	default:
 		if o == nil || o.msg.Kind != kind {
 			return Orphan
