@@ -2,7 +2,6 @@ package all_test
 
 import (
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,13 +12,11 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/internal/enginecheck"
+	"github.com/rdx-project/rdx/internal/strict"
 )
 
 // TestMain runs every engine strict: a dissector panic fails.
-func TestMain(m *testing.M) {
-	os.Setenv(dissect.StrictEnv, "1")
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { strict.Main(m) }
 
 // fuzzLinkTypes are the link types FuzzEngine's first octet picks from:
 // Ethernet (and VLAN inside it), Linux SLL and SLL2, raw IPv4 and IPv6,

@@ -1,15 +1,10 @@
 package rds_test
 
 import (
-	"os"
 	"testing"
 
-	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/strict"
 )
 
-// TestMain runs every engine strict, also those the tested code builds
-// itself: a dissector panic fails the test instead of becoming a finding.
-func TestMain(m *testing.M) {
-	os.Setenv(dissect.StrictEnv, "1")
-	os.Exit(m.Run())
-}
+// TestMain runs every engine strict: a dissector panic fails the test.
+func TestMain(m *testing.M) { strict.Main(m) }

@@ -8,6 +8,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/internal/strict"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
@@ -65,7 +66,4 @@ func TestGeneratedDecodes(t *testing.T) {
 
 // TestMain runs every engine strict: a dissector panic fails the test
 // instead of becoming a finding.
-func TestMain(m *testing.M) {
-	os.Setenv(dissect.StrictEnv, "1")
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { strict.Main(m) }
