@@ -20,6 +20,9 @@ cd "$(dirname "$0")/.."
 # finding (dissect.Options.Strict).
 export RDX_STRICT=1
 t=${FUZZTIME:-3s}
+# go test's own deadline (10m by default) must not cut a long duration run.
+timeout=10m
+case "$t" in *x) ;; *) timeout=3h ;; esac
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 bare_deadline() {
@@ -34,7 +37,7 @@ for pkg in $(go list ./...); do
     fi
     printf 'fuzz %s %s (%s)' "$pkg" "$fz" "$t"
     for try in 1 2; do
-      if go test -run '^$' -fuzz "^${fz}\$" -fuzztime "$t" -fuzzminimizetime 0x "$pkg" >"$log" 2>&1; then
+      if go test -run '^$' -fuzz "^${fz}\$" -fuzztime "$t" -fuzzminimizetime 0x -timeout "$timeout" "$pkg" >"$log" 2>&1; then
         execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
         echo ": ${execs:-?} executions"
         break
