@@ -62,6 +62,18 @@ func (l *LRU[T]) Charge(e *Elem[T], n int64) {
 	e.charged = n
 }
 
+// Hold sets what e (the Elem of owner) holds to n octets: an entry holding
+// something is touched, one holding nothing is taken off the list, for
+// tables that list only the entries that hold memory.
+func (l *LRU[T]) Hold(e *Elem[T], owner *T, n int64) {
+	if n > 0 {
+		l.Charge(e, n)
+		l.Touch(e, owner)
+	} else {
+		l.Remove(e)
+	}
+}
+
 // Remove takes e off the list (if on it) and uncharges what it held.
 func (l *LRU[T]) Remove(e *Elem[T]) {
 	if e.prev != nil {

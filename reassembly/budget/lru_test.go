@@ -148,3 +148,29 @@ func BenchmarkLRU(b *testing.B) {
 		}
 	}
 }
+
+// TestLRUHold: an entry holding octets is listed and touched, one holding
+// none is off the list and charges nothing.
+func TestLRUHold(t *testing.T) {
+	b := New(1 << 20)
+	var tab lruTable
+	tab.l.Init(b.Register("t", &tab))
+	var x, y item
+	x.id, y.id = 1, 2
+	b.Tick(1)
+	tab.l.Hold(&x.Elem, &x, 100)
+	tab.l.Hold(&y.Elem, &y, 0)
+	if got := order(&tab.l); !slices.Equal(got, []int{1}) || y.Linked() || b.Used() != 100 {
+		t.Fatalf("order %v, used %d", got, b.Used())
+	}
+	b.Tick(2)
+	tab.l.Hold(&y.Elem, &y, 40)
+	tab.l.Hold(&x.Elem, &x, 60)
+	if got := order(&tab.l); !slices.Equal(got, []int{2, 1}) || b.Used() != 100 || x.Stamp() != 2 {
+		t.Fatalf("order %v, used %d", got, b.Used())
+	}
+	tab.l.Hold(&x.Elem, &x, 0)
+	if got := order(&tab.l); !slices.Equal(got, []int{2}) || x.Linked() || b.Used() != 40 {
+		t.Fatalf("order %v, used %d", got, b.Used())
+	}
+}
