@@ -31,8 +31,11 @@ func BenchmarkIBFragments(b *testing.B) {
 		i := n % (2 * qps)
 		if i == 0 && n > 0 {
 			seq++
+			h := HeaderFields{Seq: seq, Len: 5000, Sport: 4000, Dport: 4001, SetCsum: true}
+			if h.Encode(first[0][:0]); Header(first[0]).Csum() == 0 {
+				h.Sport = 4002 // a checksum of 0 reads as unset: change the header
+			}
 			for q := range qps {
-				h := HeaderFields{Seq: seq, Len: 5000, Sport: 4000, Dport: 4001, SetCsum: true}
 				h.Encode(first[q][:0])
 				h.Encode(last[q][:0])
 			}
