@@ -28,7 +28,8 @@ type LRU[T any] struct {
 	acct *Account
 }
 
-// Init empties l (as Reset) and charges it to a from now on (nil: nothing).
+// Init empties l (as Reset) and charges its entries to a from now on (nil:
+// to nothing).
 func (l *LRU[T]) Init(a *Account) {
 	l.Reset()
 	l.acct = a
@@ -101,13 +102,14 @@ func (l *LRU[T]) Oldest() (stamp uint64, ok bool) {
 	return 0, false
 }
 
-// Reset takes every entry off l and uncharges what they held (a table
-// cleared by a rewind), so entries reused later start on no list.
+// Reset takes every entry off l and forgets their charges, so entries reused
+// later start on no list. It does not uncharge them: the table resets its
+// Account (Account.Reset) too, which clears its whole share at once, also
+// when several lists share the account or the account was closed first.
 func (l *LRU[T]) Reset() {
 	r := &l.root
 	for e := r.next; e != nil && e != r; {
 		next := e.next
-		l.acct.Charge(-e.charged)
 		e.prev, e.next, e.charged = nil, nil, 0
 		e = next
 	}

@@ -74,6 +74,7 @@ func TestLRUOrderAndCharges(t *testing.T) {
 		t.Fatalf("after relink: order %v, used %d", got, b.Used())
 	}
 	tab.l.Reset()
+	tab.l.Account().Reset()
 	if b.Used() != 0 || tab.l.Back() != nil || items[1].Linked() || items[1].Charged() != 0 {
 		t.Fatalf("after reset: used %d", b.Used())
 	}
