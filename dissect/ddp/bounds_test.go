@@ -15,7 +15,7 @@ import (
 func TestOpenSendsBounded(t *testing.T) {
 	b := budget.New(512 << 20)
 	d := New()
-	d.acct = b.Register("iwarp_ddp", d)
+	d.register(b.Register("iwarp_ddp", d))
 	pay := make([]byte, 64<<10)
 	drops := 0
 	for msn := uint32(1); msn <= maxOpenMessage+76; msn++ {
@@ -39,7 +39,7 @@ func TestOpenSendsBounded(t *testing.T) {
 	b2 := budget.New(1 << 20)
 	d.acct.Close()
 	d.Rewind()
-	d.acct = b2.Register("iwarp_ddp", d)
+	d.register(b2.Register("iwarp_ddp", d))
 	for msn := uint32(1); msn <= 100; msn++ {
 		b2.Tick(uint64(msn))
 		seg(d, uint64(msn), 0, EncodeUntagged(nil, false, OpSend, 0, 0, msn, 0, pay))

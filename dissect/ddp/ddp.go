@@ -36,7 +36,7 @@ func init() {
 		New: func(e *dissect.Engine) dissect.Dissector {
 			d := New()
 			d.eng = e
-			d.acct = e.Budget().Register("iwarp_ddp", d)
+			d.register(e.Budget().Register("iwarp_ddp", d))
 			return d
 		},
 	})
@@ -170,9 +170,8 @@ type readReq struct {
 	src    uint32 // data source STag and TO
 	srcTO  uint64
 
-	key        readKey
-	stamp      uint64
-	prev, next *readReq // oldest first
+	key readKey
+	lru budget.Elem[readReq] // charged readCost
 }
 
 type msgKey struct {
@@ -188,10 +187,8 @@ type message struct {
 	frames []uint64
 	bad    bool
 
-	key          msgKey
-	stamp        uint64
-	charged      int64
-	lprev, lnext *message // least recently active first
+	key msgKey
+	lru budget.Elem[message]
 }
 
 type qKey struct {
@@ -213,8 +210,8 @@ type State struct {
 	learned map[uint64]uint64
 	msg     Message
 
-	msgList  message // sentinels of the LRU lists
-	readList readReq
+	msgList  budget.LRU[message] // least recently active first
+	readList budget.LRU[readReq] // oldest first
 	acct     *budget.Account
 }
 
@@ -225,9 +222,16 @@ func New() *State {
 	return d
 }
 
+// register charges both lists to a.
+func (d *State) register(a *budget.Account) {
+	d.acct = a
+	d.msgList.Init(a)
+	d.readList.Init(a)
+}
+
 func (d *State) reset() {
-	d.msgList.lprev, d.msgList.lnext = &d.msgList, &d.msgList
-	d.readList.prev, d.readList.next = &d.readList, &d.readList
+	d.msgList.Reset()
+	d.readList.Reset()
 	d.acct.Reset()
 	if d.reads == nil {
 		d.reads, d.msgs, d.lastMSN = map[readKey]*readReq{}, map[msgKey]*message{}, map[qKey]uint32{}
@@ -240,44 +244,38 @@ func (d *State) reset() {
 
 // unlinkMsg takes m out of the table and uncharges it.
 func (d *State) unlinkMsg(m *message) {
-	m.lprev.lnext, m.lnext.lprev = m.lnext, m.lprev
-	m.lprev, m.lnext = nil, nil
+	d.msgList.Remove(&m.lru)
 	delete(d.msgs, m.key)
-	d.acct.Charge(-m.charged)
-	m.charged = 0
 }
 
 func (d *State) removeRead(r *readReq) {
-	r.prev.next, r.next.prev = r.next, r.prev
-	r.prev, r.next = nil, nil
+	d.readList.Remove(&r.lru)
 	delete(d.reads, r.key)
-	d.acct.Charge(-readCost)
 }
 
 // Oldest implements budget.Table: the least recently active Send message
 // or the oldest Read Request.
 func (d *State) Oldest() (uint64, bool) {
-	m, r := d.msgList.lnext, d.readList.next
-	switch {
-	case m == &d.msgList && r == &d.readList:
-		return 0, false
-	case m == &d.msgList:
-		return r.stamp, true
-	case r == &d.readList || m.stamp <= r.stamp:
-		return m.stamp, true
+	ms, mok := d.msgList.Oldest()
+	rs, rok := d.readList.Oldest()
+	if mok && (!rok || ms <= rs) {
+		return ms, true
 	}
-	return r.stamp, true
+	return rs, rok
 }
 
 // DropOldest implements budget.Table.
 func (d *State) DropOldest() string {
-	m, r := d.msgList.lnext, d.readList.next
-	if m != &d.msgList && (r == &d.readList || m.stamp <= r.stamp) {
+	ms, mok := d.msgList.Oldest()
+	rs, rok := d.readList.Oldest()
+	if mok && (!rok || ms <= rs) {
+		m := d.msgList.Back()
 		d.unlinkMsg(m)
 		return "DDP Send message in progress (queue " + strconv.FormatUint(uint64(m.key.qn), 10) + ", MSN " +
 			strconv.FormatUint(uint64(m.key.msn), 10) + ", " + strconv.Itoa(len(m.data)) + " octets)"
 	}
-	if r != &d.readList {
+	if rok {
+		r := d.readList.Back()
 		d.removeRead(r)
 		return "RDMAP Read Request of frame " + strconv.FormatUint(r.frame, 10) + " awaiting its response"
 	}
@@ -355,18 +353,16 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		if old := d.reads[rk]; old != nil {
 			d.removeRead(old)
 		} else if len(d.reads) >= maxReads {
-			old := d.readList.next
+			old := d.readList.Back()
 			add(dissect.Warn, dissect.GroupResponse, nil, "more than "+strconv.Itoa(maxReads)+
 				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.frame, 10))
 			d.removeRead(old)
 		}
 		req := &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
-			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk, stamp: d.acct.Now()}
-		req.prev, req.next = d.readList.prev, &d.readList
-		d.readList.prev.next = req
-		d.readList.prev = req
+			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
+		d.readList.Touch(&req.lru, req)
+		d.readList.Charge(&req.lru, readCost)
 		d.reads[rk] = req
-		d.acct.Charge(readCost)
 		s.respIn = d.learned[f.Num]
 	case OpTerminate:
 		if len(b) < UntaggedLen+4 {
@@ -472,27 +468,17 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 		}
 		d.lastMSN[qk] = msn
 		if len(d.msgs) >= maxOpenMessage {
-			old := d.msgList.lnext
+			old := d.msgList.Back()
 			add(dissect.Warn, dissect.GroupReassembly, nil, "more than "+strconv.Itoa(maxOpenMessage)+
 				" DDP Send messages in progress: dropped the least recently active (MSN "+strconv.FormatUint(uint64(old.key.msn), 10)+
 				", "+strconv.Itoa(len(old.data))+" octets)")
 			d.unlinkMsg(old)
 		}
 		m = &message{key: mk}
-		m.lprev, m.lnext = d.msgList.lprev, &d.msgList
-		d.msgList.lprev.lnext = m
-		d.msgList.lprev = m
 		d.msgs[mk] = m
-		d.acct.Charge(msgCost)
-		m.charged = msgCost
+		d.msgList.Charge(&m.lru, msgCost)
 	}
-	m.stamp = d.acct.Now()
-	if d.msgList.lprev != m {
-		m.lprev.lnext, m.lnext.lprev = m.lnext, m.lprev
-		m.lprev, m.lnext = d.msgList.lprev, &d.msgList
-		d.msgList.lprev.lnext = m
-		d.msgList.lprev = m
-	}
+	d.msgList.Touch(&m.lru, m)
 	if mo != m.next {
 		add(dissect.Warn, dissect.GroupReassembly, fMO, "MO "+strconv.FormatUint(uint64(mo), 10)+" where "+
 			strconv.FormatUint(uint64(m.next), 10)+" was expected (segment missing)")
@@ -502,8 +488,7 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	m.next = mo + uint32(len(pl))
 	if isSend(op) && len(m.data)+len(pl) <= maxMessage {
 		m.data = append(m.data, pl...)
-		m.charged += int64(len(pl))
-		d.acct.Charge(int64(len(pl)))
+		d.msgList.Charge(&m.lru, m.lru.Charged()+int64(len(pl)))
 	}
 	if len(m.frames) < 64 {
 		m.frames = append(m.frames, f.Num)

@@ -13,8 +13,7 @@ import (
 // active buffer, and that direction searches for FPDU alignment again, as
 // after a TCP gap.
 type fpduBuffers struct {
-	acct *budget.Account
-	lru  half // sentinel
+	lru budget.LRU[half]
 }
 
 // keepFPDUBuf is the largest buffer kept between FPDUs; a bigger one
@@ -22,32 +21,16 @@ type fpduBuffers struct {
 const keepFPDUBuf = 128 << 10
 
 func (r *fpduBuffers) init(b *budget.Budget) {
-	r.lru.prev, r.lru.next = &r.lru, &r.lru
-	r.acct = b.Register("mpa", r)
+	r.lru.Init(b.Register("mpa", r))
 }
 
-// held updates h's charge and place after its buffer changed.
+// held updates h's charge and place after its buffer changed: a direction
+// holding nothing is on no list.
 func (r *fpduBuffers) held(h *half) {
-	if r.lru.next == nil {
-		r.lru.prev, r.lru.next = &r.lru, &r.lru // a State made without an engine
-	}
 	if h.buf.Len() == 0 && h.buf.Cap() > keepFPDUBuf {
 		h.buf.Free()
 	}
-	if c := h.buf.Cap(); c != h.charged {
-		r.acct.Charge(int64(c - h.charged))
-		h.charged = c
-	}
-	if h.prev != nil {
-		h.prev.next, h.next.prev = h.next, h.prev
-		h.prev, h.next = nil, nil
-	}
-	if h.charged > 0 {
-		h.stamp = r.acct.Now()
-		h.prev, h.next = &r.lru, r.lru.next
-		r.lru.next.prev = h
-		r.lru.next = h
-	}
+	r.lru.Hold(&h.lru, h, int64(h.buf.Cap()))
 }
 
 // release gives h's buffer back (its connection is forgotten).
@@ -58,22 +41,17 @@ func (r *fpduBuffers) release(h *half) {
 
 // reset forgets every buffer (the connections are being thrown away).
 func (r *fpduBuffers) reset() {
-	r.lru.prev, r.lru.next = &r.lru, &r.lru
-	r.acct.Reset()
+	r.lru.Reset()
+	r.lru.Account().Reset()
 }
 
 // Oldest implements budget.Table.
-func (r *fpduBuffers) Oldest() (uint64, bool) {
-	if h := r.lru.prev; h != nil && h != &r.lru {
-		return h.stamp, true
-	}
-	return 0, false
-}
+func (r *fpduBuffers) Oldest() (uint64, bool) { return r.lru.Oldest() }
 
 // DropOldest implements budget.Table.
 func (r *fpduBuffers) DropOldest() string {
-	h := r.lru.prev
-	if h == nil || h == &r.lru {
+	h := r.lru.Back()
+	if h == nil {
 		return "no MPA buffer"
 	}
 	what := "MPA buffer of " + h.key.Src(h.dir).String() + " → " + h.key.Dst(h.dir).String() +

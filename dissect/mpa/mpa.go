@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -90,11 +91,9 @@ type half struct {
 	legacy, legacyKnown bool
 	nfpdu               uint32
 
-	key        tcp.FlowKey
-	dir        tcp.Dir
-	prev, next *half // LRU of directions holding buffer memory (fpduBuffers)
-	stamp      uint64
-	charged    int // h.buf.Cap() charged to the budget
+	key tcp.FlowKey
+	dir tcp.Dir
+	lru budget.Elem[half] // among the directions holding buffer memory (fpduBuffers), charged h.buf.Cap()
 }
 
 type conn struct {

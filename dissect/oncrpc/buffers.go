@@ -12,8 +12,7 @@ import (
 // can drop the least recently active buffer: that stream loses sync, as
 // after a TCP gap.
 type recBuffers struct {
-	acct *budget.Account
-	lru  stream // sentinel
+	lru budget.LRU[stream]
 }
 
 // keepBuf is the largest buffer kept for the next record once one is
@@ -21,32 +20,16 @@ type recBuffers struct {
 const keepBuf = 64 << 10
 
 func (r *recBuffers) init(b *budget.Budget) {
-	r.lru.prev, r.lru.next = &r.lru, &r.lru
-	r.acct = b.Register("rpc", r)
+	r.lru.Init(b.Register("rpc", r))
 }
 
-// held updates st's charge and place after its buffer changed.
+// held updates st's charge and place after its buffer changed: a stream
+// holding nothing is on no list.
 func (r *recBuffers) held(st *stream) {
-	if r.lru.next == nil {
-		r.lru.prev, r.lru.next = &r.lru, &r.lru // a State made without an engine
-	}
 	if st.bad {
 		st.buf = nil // a stream out of sync decodes nothing more: keep nothing
 	}
-	if c := cap(st.buf); c != st.charged {
-		r.acct.Charge(int64(c - st.charged))
-		st.charged = c
-	}
-	if st.prev != nil {
-		st.prev.next, st.next.prev = st.next, st.prev
-		st.prev, st.next = nil, nil
-	}
-	if st.charged > 0 {
-		st.stamp = r.acct.Now()
-		st.prev, st.next = &r.lru, r.lru.next
-		r.lru.next.prev = st
-		r.lru.next = st
-	}
+	r.lru.Hold(&st.lru, st, int64(cap(st.buf)))
 }
 
 // growBuf makes room for n more octets, doubling but never past the end of
@@ -69,23 +52,18 @@ func (r *recBuffers) release(st *stream) {
 
 // reset forgets every buffer (the streams are being thrown away).
 func (r *recBuffers) reset() {
-	r.lru.prev, r.lru.next = &r.lru, &r.lru
-	r.acct.Reset()
+	r.lru.Reset()
+	r.lru.Account().Reset()
 }
 
 // Oldest implements budget.Table.
-func (r *recBuffers) Oldest() (uint64, bool) {
-	if st := r.lru.prev; st != nil && st != &r.lru {
-		return st.stamp, true
-	}
-	return 0, false
-}
+func (r *recBuffers) Oldest() (uint64, bool) { return r.lru.Oldest() }
 
 // DropOldest implements budget.Table: the stream's partial record is lost
 // and the stream is no longer decoded, as after a gap.
 func (r *recBuffers) DropOldest() string {
-	st := r.lru.prev
-	if st == nil || st == &r.lru {
+	st := r.lru.Back()
+	if st == nil {
 		return "no RPC record buffer"
 	}
 	what := "ONC RPC record buffer of " + st.key.key.Src(st.key.dir).String() + " → " +

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/xdr"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -485,10 +486,8 @@ type stream struct {
 	bad     bool     // lost sync: ignore the rest
 	lastHdr uint32
 
-	key        streamKey
-	prev, next *stream // LRU of streams holding buf (recBuffers)
-	stamp      uint64
-	charged    int // cap(buf) charged to the budget
+	key streamKey
+	lru budget.Elem[stream] // among the streams holding buf (recBuffers), charged cap(buf)
 }
 
 // gssWrap finds the program's part of an RPCSEC_GSS message body.

@@ -70,10 +70,8 @@ type ibQP struct {
 	haveSeq bool
 	lastSeq uint64
 
-	key        ibKey
-	stamp      uint64 // budget stamp of its last fragment
-	charged    int64
-	prev, next *ibQP // least recently active first
+	key ibKey
+	lru budget.Elem[ibQP] // stamped at its last fragment
 }
 
 type ibState struct {
@@ -82,8 +80,9 @@ type ibState struct {
 	last  *ibQP
 	free  []*ibQP // kept over Rewind so their slices are reused
 	pool  dissect.Pool[IBMsg]
-	lru   ibQP // sentinel of the tracked QPs, least recently active first
-	acct  *budget.Account
+	lru   budget.LRU[ibQP] // the tracked QPs, least recently active first
+
+	registered bool // lru charges the engine's budget
 }
 
 // qp finds or starts the state of k; starting one when maxIBQPs are
@@ -94,9 +93,6 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 	}
 	if s.qps == nil {
 		s.qps = map[ibKey]*ibQP{}
-	}
-	if s.lru.next == nil {
-		s.lru.prev, s.lru.next = &s.lru, &s.lru
 	}
 	q := s.qps[k]
 	if q == nil {
@@ -113,9 +109,7 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 			q = &ibQP{}
 		}
 		q.key = k
-		q.prev, q.next = s.lru.prev, &s.lru
-		s.lru.prev.next = q
-		s.lru.prev = q
+		s.lru.Touch(&q.lru, q)
 		s.qps[k] = q
 	}
 	s.lastK, s.last = k, q
@@ -124,32 +118,21 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 
 // touch makes q the most recently active QP and charges what it holds.
 func (s *ibState) touch(q *ibQP) {
-	q.stamp = s.acct.Now()
-	if s.lru.prev != q {
-		q.prev.next, q.next.prev = q.next, q.prev
-		q.prev, q.next = s.lru.prev, &s.lru
-		s.lru.prev.next = q
-		s.lru.prev = q
-	}
-	c := int64(ibQPCost + 8*cap(q.frames) + 8*cap(q.fragFrame) + 2*cap(q.cong))
-	s.acct.Charge(c - q.charged)
-	q.charged = c
+	s.lru.Touch(&q.lru, q)
+	s.lru.Charge(&q.lru, int64(ibQPCost+8*cap(q.frames)+8*cap(q.fragFrame)+2*cap(q.cong)))
 }
 
 // dropOldest forgets the least recently active QP and says which.
 func (s *ibState) dropOldest() string {
-	q := s.lru.next
-	if q == &s.lru || q == nil {
+	q := s.lru.Back()
+	if q == nil {
 		return "nothing"
 	}
-	q.prev.next, q.next.prev = q.next, q.prev
-	q.prev, q.next = nil, nil
+	s.lru.Remove(&q.lru)
 	delete(s.qps, q.key)
 	if s.last == q {
 		s.last = nil
 	}
-	s.acct.Charge(-q.charged)
-	q.charged = 0
 	what := "RDS/IB QP 0x" + strconv.FormatUint(uint64(q.key.qp), 16) + " " + q.key.src.String() + " → " + q.key.dst.String()
 	if q.open {
 		what += " (message seq " + strconv.FormatUint(Header(q.hdr[:]).Seq(), 10) + " in progress, " + strconv.Itoa(q.nfrag) + " fragments)"
@@ -161,12 +144,7 @@ func (s *ibState) dropOldest() string {
 }
 
 // Oldest implements budget.Table.
-func (s *ibState) Oldest() (uint64, bool) {
-	if s.lru.next == nil || s.lru.next == &s.lru {
-		return 0, false
-	}
-	return s.lru.next.stamp, true
-}
+func (s *ibState) Oldest() (uint64, bool) { return s.lru.Oldest() }
 
 // DropOldest implements budget.Table.
 func (s *ibState) DropOldest() string { return s.dropOldest() }
@@ -178,10 +156,10 @@ func (s *ibState) rewind() {
 		}
 	}
 	clear(s.qps)
-	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	s.lru.Reset()
 	s.last = nil
 	s.pool.Reset()
-	s.acct.Reset()
+	s.lru.Account().Reset()
 }
 
 // IBMsg is an RDS message (or a fragment of one) carried in IB SENDs.
@@ -293,8 +271,9 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 	if !csumOK && (q == nil || !q.known) {
 		return false // an unknown QP needs a verified header
 	}
-	if d.ibs.acct == nil && d.e != nil {
-		d.ibs.acct = d.e.Budget().Register("rds", &d.ibs)
+	if !d.ibs.registered && d.e != nil {
+		d.ibs.registered = true
+		d.ibs.lru.Init(d.e.Budget().Register("rds", &d.ibs))
 	}
 	if q == nil {
 		q = d.ibs.qp(f, k)

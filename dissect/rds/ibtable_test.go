@@ -15,7 +15,7 @@ import (
 func TestIBQPTableBounded(t *testing.T) {
 	b := budget.New(64 << 20)
 	var s ibState
-	s.acct = b.Register("rds", &s)
+	s.lru.Init(b.Register("rds", &s))
 	src, dst := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	evictions := 0
 	for i := 0; i < maxIBQPs+100; i++ {
