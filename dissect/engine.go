@@ -172,6 +172,31 @@ func (d *DecodeAs) checkProto(s, proto string) error {
 	return fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
 }
 
+// ipv4 and ipv6 stop the layer parser at an IP header inside IP (protocols 4
+// and 41): the engine keeps one decoded header per IP version, and an inner
+// one would overwrite the outer header's fields and offsets. The tunnelled
+// packet is left undissected, with a note.
+type ipv4 struct{ layers.IPv4 }
+type ipv6 struct{ layers.IPv6 }
+
+func (l *ipv4) NextLayerType() gopacket.LayerType {
+	if isIPinIP(l.Protocol) {
+		return gopacket.LayerTypePayload
+	}
+	return l.IPv4.NextLayerType()
+}
+
+func (l *ipv6) NextLayerType() gopacket.LayerType {
+	if isIPinIP(l.NextHeader) {
+		return gopacket.LayerTypePayload
+	}
+	return l.IPv6.NextLayerType()
+}
+
+func isIPinIP(p layers.IPProtocol) bool {
+	return p == layers.IPProtocolIPv4 || p == layers.IPProtocolIPv6
+}
+
 // ipoibLen is the LINKTYPE_IPOIB pseudo-header.
 const ipoibLen = 44
 
@@ -236,8 +261,8 @@ type Engine struct {
 	sll    layers.LinuxSLL
 	sll2   layers.LinuxSLL2
 	loop   layers.Loopback
-	ip4    layers.IPv4
-	ip6    layers.IPv6
+	ip4    ipv4
+	ip6    ipv6
 	udp    layers.UDP
 	tcp    layers.TCP
 	parser [maxLinkType]*gopacket.DecodingLayerParser
@@ -388,7 +413,7 @@ func (e *Engine) Rewind() {
 
 // Layers gives read access to the gopacket layers of the current frame.
 func (e *Engine) Layers() (*layers.Ethernet, *layers.IPv4, *layers.IPv6, *layers.UDP, *layers.TCP) {
-	return &e.eth, &e.ip4, &e.ip6, &e.udp, &e.tcp
+	return &e.eth, &e.ip4.IPv4, &e.ip6.IPv6, &e.udp, &e.tcp
 }
 
 // Times returns the first frame's time and the previous frame's time, in ns.
@@ -570,6 +595,9 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 				return
 			}
 		}
+	case n.HasIP && !n.HasL4 && isIPinIP(layers.IPProtocol(n.IPProto)) && e.ipProto[n.IPProto] == 0:
+		f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP in IP (protocol "+strconv.Itoa(int(n.IPProto))+
+			"): the tunnelled packet is not dissected")
 	case n.HasIP && e.ipProto[n.IPProto] != 0:
 		if n.Fragment {
 			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected")

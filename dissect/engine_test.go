@@ -332,3 +332,37 @@ func TestBudgetDropPanic(t *testing.T) {
 		t.Errorf("strict: %+v, want an InternalError from the budget drop", ie)
 	}
 }
+
+// An IPv4 packet inside IPv4 (protocol 4) is not dissected: the engine holds
+// one decoded header per IP version, and the inner one used to overwrite
+// the outer's fields, so the outer header's tree pointed past the frame
+// (found by FuzzEngine).
+func TestIPinIPNotDissected(t *testing.T) {
+	udp := make([]byte, 9)
+	binary.BigEndian.PutUint16(udp[2:], 9) // the test UDP sink
+	binary.BigEndian.PutUint16(udp[4:], 9)
+	inner := ipv4(17, 2, 0, false, udp)
+	p := ipv4(4, 1, 0, false, inner)
+	eng := dissect.NewEngine(dissect.Options{})
+	f := eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	if f.Net.HasL4 || f.Net.IPProto != 4 {
+		t.Fatalf("net %+v: want the outer header only", f.Net)
+	}
+	if len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "IP in IP (protocol 4)") {
+		t.Fatalf("findings %+v", f.Findings)
+	}
+	var tree dissect.Tree
+	eng.BuildTree(&tree, f)
+	ips := 0
+	for _, n := range tree.Nodes {
+		if n.F != nil && n.F.Abbrev == "ip" {
+			ips++
+			if n.Off != 0 || n.Len != 20 {
+				t.Errorf("ip node at %d length %d, want 0, 20", n.Off, n.Len)
+			}
+		}
+	}
+	if ips != 1 {
+		t.Errorf("%d ip nodes, want 1", ips)
+	}
+}
