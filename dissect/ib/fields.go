@@ -104,7 +104,7 @@ var (
 	fSynKind   = Register(&Field{Abbrev: "infiniband.aeth.syndrome.opcode", Name: "OpCode", Type: TUint8, Mask: 0x60, Bits: 8, Names: aethKindNames})
 	fSynCredit = Register(&Field{Abbrev: "infiniband.aeth.syndrome.credit_count", Name: "Credit Count", Type: TUint8, Mask: 0x1F, Bits: 8, Desc: "ACK: credit code (31 = invalid/unlimited)"})
 	fSynTimer  = Register(&Field{Abbrev: "infiniband.aeth.syndrome.timer", Name: "RNR NAK Timer", Type: TUint8, Mask: 0x1F, Bits: 8})
-	fSynNAK    = Register(&Field{Abbrev: "infiniband.aeth.syndrome.nak_code", Name: "NAK Code", Type: TUint8, Mask: 0x1F, Bits: 8, Names: nakCodeNames})
+	fSynNAK    = Register(&Field{Abbrev: "infiniband.aeth.syndrome.error_code", Name: "NAK Code", Type: TUint8, Mask: 0x1F, Bits: 8, Names: nakCodeNames, Desc: "NAK: the NAK code (tshark names the field error_code)"})
 	fMSN       = Register(&Field{Abbrev: "infiniband.aeth.msn", Name: "Message Sequence Number", Type: TUint24})
 	fAtAck     = Register(&Field{Abbrev: "infiniband.atomicacketh", Name: "Atomic ACK Extended Transport Header", Type: TBytes})
 	fAtOrig    = Register(&Field{Abbrev: "infiniband.atomicacketh.orig_rem_dt", Name: "Original Remote Data", Type: TUint64, Base: BaseHex})

@@ -168,18 +168,25 @@ func TestSynthAETH(t *testing.T) {
 		g    dissect.Group
 		msg  string
 		summ string
+		// The low 5 bits under tshark's field name (tshark -G fields):
+		// lossy_nfs3_rdma_roce's NAKs are compared with tshark's
+		// infiniband.aeth.syndrome.error_code.
+		field, val string
 	}{
-		{0x60 | ib.NAKPSNSeqError, dissect.Warn, dissect.GroupSequence, "NAK: PSN Sequence Error at PSN 9", "NAK PSN Sequence Error MSN 4"},
-		{0x60 | ib.NAKRemoteAccess, dissect.Warn, dissect.GroupProtocol, "NAK: Remote Access Error at PSN 9", "NAK Remote Access Error MSN 4"},
-		{0x20 | 14, dissect.Note, dissect.GroupProtocol, "RNR NAK (receiver not ready), timer code 14, MSN 4", "RNR-NAK timer 14 MSN 4"},
-		{0x40, dissect.Warn, dissect.GroupMalformed, "AETH syndrome of reserved type 0x40", "syndrome 0x40 MSN 4"},
-		{0x05, 0, 0, "", "ACK credits 6 MSN 4"},
+		{0x60 | ib.NAKPSNSeqError, dissect.Warn, dissect.GroupSequence, "NAK: PSN Sequence Error at PSN 9", "NAK PSN Sequence Error MSN 4", "infiniband.aeth.syndrome.error_code", "0"},
+		{0x60 | ib.NAKRemoteAccess, dissect.Warn, dissect.GroupProtocol, "NAK: Remote Access Error at PSN 9", "NAK Remote Access Error MSN 4", "infiniband.aeth.syndrome.error_code", "2"},
+		{0x20 | 14, dissect.Note, dissect.GroupProtocol, "RNR NAK (receiver not ready), timer code 14, MSN 4", "RNR-NAK timer 14 MSN 4", "infiniband.aeth.syndrome.timer", "14"},
+		{0x40, dissect.Warn, dissect.GroupMalformed, "AETH syndrome of reserved type 0x40", "syndrome 0x40 MSN 4", "infiniband.aeth.syndrome", "64"},
+		{0x05, 0, 0, "", "ACK credits 6 MSN 4", "infiniband.aeth.syndrome.credit_count", "5"},
 	} {
 		p := (&ib.BTHFields{Opcode: 0x11, PKey: 0xFFFF, DestQP: 7, PSN: 9}).Encode(nil)
 		p = (&ib.AETHFields{Syndrome: c.syn, MSN: 4}).Encode(p)
-		sum, f, _ := s.decode(roceV2(false, 0, p))
+		sum, f, m := s.decode(roceV2(false, 0, p))
 		if !strings.Contains(sum, c.summ) {
 			t.Errorf("%#x: summary %q", c.syn, sum)
+		}
+		if m[c.field] != c.val {
+			t.Errorf("%#x: %s = %q, want %q", c.syn, c.field, m[c.field], c.val)
 		}
 		if c.msg == "" {
 			if len(f.Findings) != 0 {
