@@ -90,7 +90,8 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fMissing, -1, 0, m.missing)
 	}
 	if m.kind == KindCong && !m.trunc {
-		t.Uint(fCongCount, o+HeaderLen, CongMapLen, uint64(m.congN))
+		// the map's octets, which a malformed message may not have
+		t.Uint(fCongCount, o+HeaderLen, min(CongMapLen, int(m.Header().Len())), uint64(m.congN))
 		t.Open()
 		for _, p := range m.cong {
 			t.Uint(fCongPort, o+HeaderLen+int(p)/8, 1, uint64(p))
