@@ -269,6 +269,10 @@ func (x *d) aclEntries(cnt *dissect.Field) {
 			x.r.U32() // XDR array length of the entries
 		}
 		o := x.r.Off
+		if x.r.Remaining() < 12 {
+			x.r.Fixed(12) // an entry cut short: the reader's error ends the decode
+			break
+		}
 		x.t.Uint(fAclEnt, o, 12, 0)
 		x.t.Open()
 		x.u32(fAclEntType)
