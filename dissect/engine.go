@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
@@ -286,7 +287,7 @@ type Engine struct {
 
 	defrag     defragger
 	linkOff    int // octets of a link header rdx parses itself (IPoIB)
-	convs      map[convKey]*convStat
+	convs      flows.Conversations
 	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
 	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
 	asm        *tcp.Assembler
@@ -406,7 +407,7 @@ func (e *Engine) Rewind() {
 	e.seenFirst = false
 	e.dropAssembler() // a fresh reassembler: the second pass sees every segment again
 	e.defrag.reset()
-	clear(e.convs) // the second pass counts again
+	e.convs.Reset() // the second pass counts again
 	e.tcpTab.reset()
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
 }
