@@ -92,6 +92,7 @@ func checkRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(eo.MaxMem)
 	all := dissect.Checks()
 	rows := make([]checkRow, len(all))
 	byID := map[int]int{}

@@ -168,7 +168,6 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 		}
 		eo.MaxMem = n
 	}
-	setMemoryLimit(eo.MaxMem)
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -226,6 +225,7 @@ func readRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(eo.MaxMem)
 	var fw *render.Fields
 	switch o.Format {
 	case "text", "json", "jsonl":
