@@ -119,7 +119,7 @@ func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
-	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory all reassembly and tracking state shares (K, M, G); the oldest is dropped, with a finding, beyond it")
+	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory the process aims for (K, M, G); reassembly and tracking state get 25/32 of it, and the oldest is dropped, with a finding, beyond that")
 }
 
 // prefFlag is a flag that stands for one -o preference.
@@ -166,7 +166,7 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 		if err != nil {
 			return eo, usageErr("--max-mem: %v", err)
 		}
-		eo.MaxMem = n
+		eo.MaxMem = budget.StateShare(n)
 	}
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -181,22 +181,17 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 	return eo, nil
 }
 
-// gcHeadroom is what the Go heap may hold beyond the budgeted state (the
-// decoder, read-ahead batches, output buffers) before the collector works
-// harder: without a limit the heap grows to twice the live data, and a full
-// budget meant twice its size in memory.
-const gcHeadroom = 48 << 20
-
-// setMemoryLimit makes the budget the process's size too: a soft limit for
-// Go's collector of the budget plus headroom. GOMEMLIMIT, when set, wins.
-func setMemoryLimit(maxMem int64) {
+// setMemoryLimit makes --max-mem the process's size too: a soft limit for
+// Go's collector (without one the heap grows to twice the live data). share
+// is the tables' part of it (budget.StateShare). GOMEMLIMIT, when set, wins.
+func setMemoryLimit(share int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if maxMem <= 0 {
-		maxMem = budget.DefaultLimit
+	if share <= 0 {
+		share = budget.StateShare(budget.DefaultLimit)
 	}
-	debug.SetMemoryLimit(maxMem + gcHeadroom)
+	debug.SetMemoryLimit(budget.ProcessSize(share))
 }
 
 // writeHeapProfile writes what is live while eng (and so all its state) is
