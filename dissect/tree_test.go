@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"encoding/binary"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -76,4 +77,46 @@ func TestTreeCap(t *testing.T) {
 	}
 	var nilTree *dissect.Tree // nil takes every call, Proto included
 	nilTree.Proto(pLoop, 0, 0, "")
+}
+
+// The Tree type promises that a nil *Tree takes every call: a decoder walks
+// the same bytes with and without a tree. Every exported method is called on
+// a nil tree (found by reflection, so a method added later is covered too),
+// with non-nil pointer arguments so that only the receiver is nil.
+func TestNilTreeTakesEveryCall(t *testing.T) {
+	var nilTree *dissect.Tree
+	v := reflect.ValueOf(nilTree)
+	if v.NumMethod() < 15 {
+		t.Fatalf("only %d methods on *Tree: reflection is not seeing them", v.NumMethod())
+	}
+	for i := 0; i < v.NumMethod(); i++ {
+		name := v.Type().Method(i).Name
+		m := v.Method(i)
+		mt := m.Type()
+		args := make([]reflect.Value, 0, mt.NumIn())
+		for j := 0; j < mt.NumIn(); j++ {
+			at := mt.In(j)
+			if mt.IsVariadic() && j == mt.NumIn()-1 {
+				break // no variadic arguments
+			}
+			if at.Kind() == reflect.Pointer {
+				args = append(args, reflect.New(at.Elem())) // e.g. &ProtoInfo{}, &Field{}
+			} else {
+				args = append(args, reflect.Zero(at))
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("(*Tree)(nil).%s panics: %v", name, r)
+				}
+			}()
+			m.Call(args)
+		}()
+	}
+	// Proto with a real protocol, the call every decoder makes first.
+	nilTree.Proto(pLoop, 0, 4, "label")
+	if nilTree.Cut() || nilTree.Depth() != 0 {
+		t.Errorf("nil tree: cut %v depth %d", nilTree.Cut(), nilTree.Depth())
+	}
 }
