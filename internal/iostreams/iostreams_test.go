@@ -19,6 +19,7 @@ func TestSetColor(t *testing.T) {
 		{"auto on a terminal", true, "-", "xterm", "auto", true},
 		{"auto on a pipe", false, "-", "xterm", "auto", false},
 		{"auto under NO_COLOR", true, "1", "xterm", "auto", false},
+		{"auto under an empty NO_COLOR", true, "", "xterm", "auto", true},
 		{"auto on a dumb terminal", true, "-", "dumb", "auto", false},
 		{"always on a pipe", false, "-", "xterm", "always", true},
 		{"always under NO_COLOR", false, "1", "xterm", "always", true},
