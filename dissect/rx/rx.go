@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 // Ports Rx is looked for on by default: the AFS services (7000-7009) and the
@@ -79,7 +80,7 @@ type State struct {
 	calls dissect.Table[callKey, call]
 	conns dissect.Table[connKey, conn]
 	// learned in a first pass: request-completing frame -> reply frame
-	learned map[uint64]match
+	learned flows.Learned
 	pass2   bool
 
 	callScratch Call
@@ -95,13 +96,8 @@ type State struct {
 	srtTab map[srtKey]*srtStat // per call type, for -z rx,srt
 }
 
-type match struct {
-	rep  uint64
-	time int64
-}
-
 func newDissector() *State {
-	d := &State{learned: map[uint64]match{}}
+	d := &State{}
 	d.initTables()
 	return d
 }
