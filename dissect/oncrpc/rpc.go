@@ -121,12 +121,12 @@ type State struct {
 	streams map[streamKey]*stream
 	arena   []byte // detached message copies for the current frame
 	aframe  uint64
-	srt     map[srtKey]*ProcStat
+	srt     flows.SRT[srtKey]
 	bufs    recBuffers // record buffers charged to the budget
 }
 
 func newState() *State {
-	d := &State{streams: map[streamKey]*stream{}, srt: map[srtKey]*ProcStat{}}
+	d := &State{streams: map[streamKey]*stream{}}
 	d.calls.Init(maxCalls, callTimeout, callOverhead, describeCall)
 	d.pool.Limit = 257
 	return d

@@ -2,9 +2,9 @@ package oncrpc
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 // StatNames implements dissect.StatsProvider.
@@ -18,7 +18,6 @@ func (d *State) Stat(name string) *dissect.StatTable {
 	}
 	t := &dissect.StatTable{Title: "ONC RPC service response time",
 		Header: []string{"Program", "Version", "Procedure", "Calls", "Min", "Avg", "Max"}}
-	dur := func(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
 	for _, p := range d.SRT() {
 		prog, proc := p.Program, p.Procedure
 		if prog == "" {
@@ -28,7 +27,7 @@ func (d *State) Stat(name string) *dissect.StatTable {
 			proc = strconv.FormatUint(uint64(p.Proc), 10)
 		}
 		t.Rows = append(t.Rows, []string{prog, strconv.FormatUint(uint64(p.Vers), 10), proc,
-			strconv.FormatUint(p.Count, 10), dur(p.MinNS), dur(p.AvgNS()), dur(p.MaxNS)})
+			flows.U(p.Count), flows.Dur(p.MinNS), flows.Dur(p.AvgNS()), flows.Dur(p.MaxNS)})
 	}
 	return t
 }

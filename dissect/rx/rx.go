@@ -93,7 +93,7 @@ type State struct {
 	callsFull   bool // the call table reached maxCalls (said once per pass)
 	connsFull   bool
 
-	srtTab map[srtKey]*srtStat // per call type, for -z rx,srt
+	srtTab flows.SRT[srtKey] // per call type, for -z rx,srt
 }
 
 func newDissector() *State {
@@ -108,7 +108,7 @@ func (d *State) Rewind() {
 	d.initTables()
 	d.callsFull, d.connsFull = false, false
 	d.lastConn, d.lastCall = nil, nil
-	d.srtTab = nil // the second pass counts again
+	d.srtTab.Reset() // the second pass counts again
 	d.pass2 = true
 	d.pool.Reset()
 }
@@ -147,6 +147,12 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	}
 	h := Header(data[:HeaderLen])
 	p.hdr = h
+	if c := f.Conversations(); c != nil {
+		// one Rx connection: its epoch and ID (the low two bits are the channel)
+		c.Between(flows.Rx, flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)},
+			flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)}, uint64(h.Epoch())<<32|uint64(h.CID()&^3),
+			f.WireLen, f.TimeNS, f.Num)
+	}
 	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
 	p.body, p.boff = data[HeaderLen:], off+HeaderLen
 	if h.Type() == TypeData && h.Flags()&FlagJumbo != 0 {
