@@ -18,7 +18,9 @@ func (e *Engine) StatNames() []string {
 	out := append(flows.ConvNames(), "tcp,analysis")
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
-			out = append(out, p.StatNames()...)
+			for _, s := range p.Stats() {
+				out = append(out, s.Name)
+			}
 		}
 	}
 	sort.Strings(out)
@@ -35,9 +37,9 @@ func (e *Engine) Stat(name string) *StatTable {
 	}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
-			for _, n := range p.StatNames() {
-				if n == name {
-					return p.Stat(name)
+			for _, s := range p.Stats() {
+				if s.Name == name {
+					return s.Table()
 				}
 			}
 		}

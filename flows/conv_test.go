@@ -79,3 +79,17 @@ func TestTableNames(t *testing.T) {
 		t.Error("rpc,srt is a statistics table, not a flow table")
 	}
 }
+
+// Counting a packet of a known conversation allocates nothing (the -z conv
+// path runs per packet).
+func TestConversationsAllocs(t *testing.T) {
+	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	p := &Packet{Src: a, Dst: b, Proto: UDP, HasPorts: true, SrcPort: 1, DstPort: 2, WireLen: 60}
+	ea, eb := Endpoint{Addr: netip.AddrPortFrom(a, 0), QP: NoQP}, Endpoint{Addr: netip.AddrPortFrom(b, 0), QP: 0x11}
+	var c Conversations
+	c.Count(p)
+	c.Between(IB, ea, eb, 0, 60, 0, 1)
+	if n := testing.AllocsPerRun(100, func() { c.Count(p); c.Between(IB, ea, eb, 0, 60, 0, 1) }); n != 0 {
+		t.Errorf("%v allocations per counted packet", n)
+	}
+}

@@ -15,12 +15,16 @@ type Table struct {
 	Rows   [][]string
 }
 
+// Stat is one table a dissector offers: its -z name ("rdp,conv") and how to
+// build it (called once, at the end).
+type Stat struct {
+	Name  string
+	Table func() *Table
+}
+
 // Provider is implemented by dissectors that keep statistics.
 type Provider interface {
-	// StatNames lists the -z names offered, e.g. "rdp,conv".
-	StatNames() []string
-	// Stat builds the table for one name (called once, at the end).
-	Stat(name string) *Table
+	Stats() []Stat
 }
 
 // flowTables are the protocols' own per-connection tables, shown by

@@ -141,15 +141,13 @@ func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	}
 }
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"infiniband,flows"} }
+// Stats implements flows.Provider: -z infiniband,flows.
+func (d *State) Stats() []flows.Stat {
+	return []flows.Stat{{Name: "infiniband,flows", Table: d.flowsTable}}
+}
 
-// Stat implements dissect.StatsProvider.
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "infiniband,flows" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "InfiniBand flows (source -> destination, destination QP)",
+func (d *State) flowsTable() *flows.Table {
+	t := &flows.Table{Title: "InfiniBand flows (source -> destination, destination QP)",
 		Header: []string{"Flow", "QP", "Transport", "Packets", "Payload", "PSN gaps", "Dup PSNs", "ACKs", "Coalesced ACKs",
 			"NAKs", "RNR NAKs", "ECN CE", "FECN", "BECN", "CNPs", "Frames"}}
 	keys := make([]flowKey, 0, len(d.flows.m))

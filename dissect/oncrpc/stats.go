@@ -3,20 +3,16 @@ package oncrpc
 import (
 	"strconv"
 
-	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 )
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"rpc,srt"} }
+// Stats implements flows.Provider: -z rpc,srt.
+func (d *State) Stats() []flows.Stat { return []flows.Stat{{Name: "rpc,srt", Table: d.srtTable}} }
 
-// Stat implements dissect.StatsProvider: service response time per program,
-// version and procedure, as tshark's -z rpc,srt (over TCP and RDMA alike).
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "rpc,srt" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "ONC RPC service response time",
+// srtTable is the service response time per program, version and
+// procedure, as tshark's -z rpc,srt (over TCP and RDMA alike).
+func (d *State) srtTable() *flows.Table {
+	t := &flows.Table{Title: "ONC RPC service response time",
 		Header: []string{"Program", "Version", "Procedure", "Calls", "Min", "Avg", "Max"}}
 	for _, p := range d.SRT() {
 		prog, proc := p.Program, p.Procedure

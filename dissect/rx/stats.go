@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 )
 
@@ -45,16 +44,13 @@ func (d *State) srt(c *Call) {
 	}
 }
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"rx,srt"} }
+// Stats implements flows.Provider: -z rx,srt.
+func (d *State) Stats() []flows.Stat { return []flows.Stat{{Name: "rx,srt", Table: d.srtTable}} }
 
-// Stat implements dissect.StatsProvider: service response time per call
-// type (as tshark's -z rpc,srt), from request to reply or abort.
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "rx,srt" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "Rx service response time (request to reply or abort)",
+// srtTable is the service response time per call type (as tshark's
+// -z rpc,srt), from request to reply or abort.
+func (d *State) srtTable() *flows.Table {
+	t := &flows.Table{Title: "Rx service response time (request to reply or abort)",
 		Header: []string{"Call", "Service ID", "Server port", "Calls", "Aborts", "Min", "Avg", "Max"}}
 	keys := d.srtTab.Keys()
 	sort.Slice(keys, func(i, j int) bool {
