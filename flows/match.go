@@ -65,18 +65,17 @@ type Pending[K comparable, V any] struct {
 // Key is the request's key.
 func (p *Pending[K, V]) Key() K { return p.key }
 
-// maxFreePending bounds the answered entries kept for reuse.
-const maxFreePending = 256
-
 // Matcher matches replies to requests by the protocol's own ids (K: an RPC
 // XID with the addresses, an Rx call number with its connection, ...). It
 // holds only outstanding requests, at most limit of them, least recently
 // made first: a new request when full drops the oldest (Call says which, for
 // a finding), a request older than the timeout (capture time) is forgotten
 // unanswered, and the entries are charged to the engine's memory budget,
-// which may drop the oldest too. Every operation is O(1) amortised, and a
-// warm matcher allocates nothing. A first pass's answers are kept in Learned
-// for the second.
+// which may drop the oldest too. Every operation is O(1) amortised.
+// Answered and dropped entries are kept for reuse (at most limit of them, as
+// a map keeps its buckets), so a matcher allocates only when more requests
+// are outstanding than ever before, and a second pass not at all. A first
+// pass's answers are kept in Learned for the second.
 //
 // The zero value is not ready: call Init. A Matcher must not be copied once
 // used. It is not safe for concurrent use.
@@ -204,7 +203,7 @@ func (m *Matcher[K, V]) remove(p *Pending[K, V]) {
 func (m *Matcher[K, V]) recycle(p *Pending[K, V]) {
 	var zero V
 	p.V = zero
-	if len(m.free) < maxFreePending {
+	if len(m.free) < m.limit {
 		m.free = append(m.free, p)
 	}
 }

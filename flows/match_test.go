@@ -156,3 +156,20 @@ func TestMatcherAllocs(t *testing.T) {
 		t.Errorf("%v allocations per 32 calls and replies", n)
 	}
 }
+
+// A second pass (Rewind) reuses the entries of the first: as many calls
+// outstanding as before allocate nothing.
+func TestMatcherRewindReuses(t *testing.T) {
+	m := newMatcher(1<<12, 0)
+	pass := func() {
+		for i := 0; i < 1000; i++ {
+			m.Call(xid{uint32(i)}, 1, 1)
+		}
+		m.Rewind()
+	}
+	pass()
+	pass() // the map grown once
+	if n := testing.AllocsPerRun(5, pass); n != 0 {
+		t.Errorf("%v allocations for a pass of 1000 outstanding calls after the first", n)
+	}
+}
