@@ -126,14 +126,32 @@ func (c *Conversations) add(k key, n int, timeNS int64, frame uint64) {
 	s.last, s.frN = timeNS, frame
 }
 
+func (k key) less(o key) bool {
+	if c := k.a.Addr.Compare(o.a.Addr); c != 0 {
+		return c < 0
+	}
+	if c := k.b.Addr.Compare(o.b.Addr); c != 0 {
+		return c < 0
+	}
+	if k.a.QP != o.a.QP {
+		return k.a.QP < o.a.QP
+	}
+	if k.b.QP != o.b.QP {
+		return k.b.QP < o.b.QP
+	}
+	return k.conn < o.conn
+}
+
 // Reset forgets every conversation (a second pass counts again).
 func (c *Conversations) Reset() { clear(c.m) }
 
 // Header names the columns of Rows.
 var Header = []string{"A", "B", "Packets A→B", "Bytes A→B", "Packets B→A", "Bytes B→A", "Frames", "Duration"}
 
-// Rows lists the conversations of one kind, most bytes first (then first
-// seen first). Rx rows start with the connection (epoch and ID).
+// Rows lists the conversations of one kind, most bytes first, then first
+// seen first, then by endpoints: the same input gives the same order (it
+// did not when only bytes were compared). Rx rows start with the connection
+// (epoch and ID).
 func (c *Conversations) Rows(kind uint8) [][]string {
 	var keys []key
 	for k := range c.m {
@@ -146,7 +164,10 @@ func (c *Conversations) Rows(kind uint8) [][]string {
 		if x, y := a.bytes[0]+a.bytes[1], b.bytes[0]+b.bytes[1]; x != y {
 			return x > y
 		}
-		return a.frame0 < b.frame0
+		if a.frame0 != b.frame0 {
+			return a.frame0 < b.frame0
+		}
+		return keys[i].less(keys[j])
 	})
 	ep := func(e Endpoint) string {
 		switch kind {

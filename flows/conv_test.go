@@ -93,3 +93,23 @@ func TestConversationsAllocs(t *testing.T) {
 		t.Errorf("%v allocations per counted packet", n)
 	}
 }
+
+// Conversations with as many bytes are listed first seen first, then by
+// endpoints, the same way every time (map order once decided it).
+func TestRowsOrder(t *testing.T) {
+	var c Conversations
+	for i := 0; i < 20; i++ {
+		a := netip.AddrPortFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(20 - i)}), 1)
+		b := netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 51, 100, 1}), 2)
+		c.Between(RDP, Endpoint{Addr: a}, Endpoint{Addr: b}, 0, 10, 0, uint64(i/2))
+	}
+	want := c.Rows(RDP)
+	if want[0][0] != "192.0.2.19:1" || want[1][0] != "192.0.2.20:1" || want[19][0] != "192.0.2.2:1" {
+		t.Fatalf("order %q", want)
+	}
+	for i := 0; i < 10; i++ {
+		if got := c.Rows(RDP); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("run %d: order changed:\n%q\n%q", i, got, want)
+		}
+	}
+}
