@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 // A connection is (epoch, cid without channel bits), plus the two endpoints
@@ -105,8 +106,7 @@ type call struct {
 	dir        [2]dirState
 	opcode     uint32
 	hasOp      bool
-	reqFrame   uint64
-	reqTime    int64
+	req        flows.Request // the request, once complete (reqSeen); a reply or abort is matched to it
 	reqSeen    bool
 	serverPort uint16
 	clientPort uint16
@@ -533,7 +533,7 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c := &e.V
 		c.dir[0].reset()
 		c.dir[1].reset()
-		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
+		c.hasOp, c.reqSeen, c.req = false, false, flows.Request{}
 		c.serverPort, c.clientPort = 0, 0
 		c.epoch, c.cid = p.hdr.Epoch(), p.hdr.CID()&^3
 		// A call number not above the channel's highest was seen before and
@@ -583,18 +583,19 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 		}
 	}
 	if dir == 0 && !abort {
-		c.reqFrame, c.reqTime, c.reqSeen = f.Num, f.TimeNS, true
+		c.req, c.reqSeen = flows.Request{Frame: f.Num, TimeNS: f.TimeNS}, true
 		cl.ReqFrame = f.Num
 		if !d.pass2 {
 			// nothing learned yet: only a second pass knows the reply
-		} else if m, ok := d.learned[f.Num]; ok {
-			cl.RepFrame, cl.RespTime, cl.HasRespTime = m.rep, m.time, true
+		} else if a, ok := d.learned.Recall(f.Num); ok {
+			cl.RepFrame, cl.RespTime, cl.HasRespTime = a.Frame, a.RTT, true
 		}
 	} else if c.reqSeen {
-		cl.ReqFrame, cl.RepFrame = c.reqFrame, f.Num
-		cl.RespTime, cl.HasRespTime = f.TimeNS-c.reqTime, true
-		if !d.pass2 && len(d.learned) < maxLearned {
-			d.learned[c.reqFrame] = match{rep: f.Num, time: cl.RespTime}
+		a := c.req.Answer(f.Num, f.TimeNS)
+		cl.ReqFrame, cl.RepFrame = c.req.Frame, a.Frame
+		cl.RespTime, cl.HasRespTime = a.RTT, true
+		if !d.pass2 {
+			d.learned.Learn(c.req.Frame, a)
 		}
 	}
 	for _, svc := range services {
@@ -605,6 +606,3 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	// be recognised as one, not taken for a reply without request. The table's
 	// generations bound it.
 }
-
-// maxLearned bounds the request->reply table kept between passes (about 40 MB).
-const maxLearned = 1 << 20
