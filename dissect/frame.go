@@ -68,6 +68,8 @@ type Frame struct {
 	// end-of-input flush, which all have number 0: a Pool starts over when
 	// it changes.
 	seq uint64
+	// arena holds Keep's and Alloc's copies (pool.go).
+	arena arena
 }
 
 // AppendTransportInfo appends what the transport layer says when no
@@ -136,6 +138,7 @@ func (f *Frame) reset() {
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
+	f.arena.reset()
 }
 
 // AddPDU appends a PDU and returns its index.

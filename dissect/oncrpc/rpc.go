@@ -112,8 +112,6 @@ type State struct {
 	calls   map[callKey]CallInfo
 	replyOf map[uint64]uint64 // call frame -> reply frame, learned in pass 1
 	streams map[streamKey]*stream
-	arena   []byte // detached message copies for the current frame
-	aframe  uint64
 	srt     map[srtKey]*ProcStat
 	bufs    recBuffers // record buffers charged to the budget
 }
@@ -121,7 +119,6 @@ type State struct {
 func newState() *State {
 	d := &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{},
 		srt: map[srtKey]*ProcStat{}}
-	d.pool.Limit = 257
 	return d
 }
 
@@ -138,21 +135,6 @@ func (d *State) newMsg(f *dissect.Frame) *Msg {
 	frames := m.frames[:0]
 	*m = Msg{d: d, frames: frames}
 	return m
-}
-
-// keep copies b into the frame's arena so it outlives the caller's buffer
-// until the next frame.
-func (d *State) keep(f *dissect.Frame, b []byte) []byte {
-	if f.Num != d.aframe {
-		d.aframe = f.Num
-		d.arena = d.arena[:0]
-	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, max(2*cap(d.arena), len(b))) // old copies stay valid: they hold the old array
-	}
-	s := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[s:len(d.arena):len(d.arena)]
 }
 
 // Dissect implements dissect.Dissector for UDP (one message per datagram)
