@@ -265,23 +265,14 @@ func (d *State) run(f *dissect.Frame, c *conn, k tcp.FlowKey, dir tcp.Dir) {
 // frameOff returns the offset in the current frame of n stream octets at
 // buffer index i, or -1 when they did not all come in this frame.
 func (d *State) frameOff(f *dissect.Frame, h *half, i, n int) int {
-	if d.e == nil || f.Num == 0 {
+	if f.Num == 0 {
 		return -1
 	}
 	d.spans = h.buf.Frames(d.spans[:0], i, n)
 	if len(d.spans) != 1 || d.spans[0].Frame != f.Num || d.spans[0].Len != n {
 		return -1
 	}
-	_, _, _, _, t := d.e.Layers()
-	pseq := t.Seq
-	if t.SYN {
-		pseq++
-	}
-	idx := int(int32(h.buf.Seq() + uint32(i) - pseq))
-	if idx < 0 || idx+n > len(t.Payload) {
-		return -1
-	}
-	return f.Net.PayloadOff + idx
+	return f.TCPPayloadOffset(h.buf.Seq()+uint32(i), n)
 }
 
 // bytesFor returns n buffered octets at i that stay valid for the frame:

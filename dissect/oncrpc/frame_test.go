@@ -15,7 +15,7 @@ func TestManyRecordsOneFrame(t *testing.T) {
 	const records = 300
 	eng := dissect.NewEngine(dissect.Options{})
 	syn := tcpFrame(700, 99, 0x02, nil)
-	eng.Decode(1, 0, len(syn), len(syn), 228, 0, syn, 0)
+	eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: syn})
 	seq := uint32(100)
 	// twice: the first frame grows the pool (moving its values), the
 	// second finds it warm, where a pool that wraps overwrites PDUs
@@ -34,7 +34,7 @@ func TestManyRecordsOneFrame(t *testing.T) {
 		}
 		p := tcpFrame(700, seq, 0x18, seg)
 		seq += uint32(len(seg))
-		f := eng.Decode(uint64(2+pass), int64(1+pass), len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(2 + pass), TimeNS: int64(1 + pass), LinkType: dissect.LinkTypeIPv4, Data: p})
 		var got []string
 		for _, pdu := range f.PDUs {
 			if pdu.Proto().Abbrev == "rpc" {

@@ -140,7 +140,7 @@ func (d *State) newMsg(f *dissect.Frame) *Msg {
 // Dissect implements dissect.Dissector for UDP (one message per datagram)
 // and for TCP segments handed over without reassembly.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
-	if f.Net.IPProto == 6 {
+	if f.Net.IPProto == dissect.IPProtoTCP {
 		d.record(f, data, off, true)
 		return
 	}

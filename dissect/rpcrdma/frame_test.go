@@ -101,7 +101,7 @@ func TestManyMessagesOneFrameIWARP(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	var last *dissect.Frame
 	for i, fr := range frames {
-		last = eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		last = eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1000, LinkType: dissect.LinkTypeEthernet, Data: fr})
 	}
 	sameList(t, "iWARP frame", rpcPDUs(last), wantMsgs(0x7000, manyMsgs))
 	for _, fd := range last.Findings {
@@ -122,7 +122,7 @@ func TestManyMessagesOneFrameRoCE(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	var last *dissect.Frame
 	for i, fr := range frames {
-		last = eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		last = eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1000, LinkType: dissect.LinkTypeEthernet, Data: fr})
 	}
 	sameList(t, "RoCE frame", rpcPDUs(last), wantMsgs(0x9000, manyMsgs+1))
 }
