@@ -184,6 +184,14 @@ func (f *Frame) reset() {
 	f.arena.reset()
 }
 
+// Reset empties f for another frame when dissectors run without an engine
+// (tests, benchmarks): what the last frame added goes, and its frame-owned
+// memory (Keep, Alloc, pools) starts over. The engine does this itself.
+func (f *Frame) Reset() {
+	f.reset()
+	f.seq++
+}
+
 // AddPDU appends a PDU and returns its index.
 func (f *Frame) AddPDU(p PDU) int {
 	f.PDUs = append(f.PDUs, p)

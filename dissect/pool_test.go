@@ -37,6 +37,13 @@ func TestPool(t *testing.T) {
 		t.Fatal("the next flush call did not start over")
 	}
 
+	// Frame.Reset (dissectors run without an engine) starts a new scope
+	// even under the same number.
+	f.Reset()
+	if _, fresh := p.Get(f); !fresh {
+		t.Fatal("Get after Frame.Reset did not start over")
+	}
+
 	// No cap: one frame gets a distinct value for every Get (a pool that
 	// wrapped would hand out the frame's first PDUs again).
 	var q Pool[int]
