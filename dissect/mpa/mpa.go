@@ -265,7 +265,7 @@ func (d *State) run(f *dissect.Frame, c *conn, k tcp.FlowKey, dir tcp.Dir) {
 // frameOff returns the offset in the current frame of n stream octets at
 // buffer index i, or -1 when they did not all come in this frame.
 func (d *State) frameOff(f *dissect.Frame, h *half, i, n int) int {
-	if f.Num == 0 {
+	if f.Num == 0 || !f.Net.HasL4 { // the flush, or a frame built without an engine
 		return -1
 	}
 	d.spans = h.buf.Frames(d.spans[:0], i, n)
