@@ -91,8 +91,8 @@ func TestArena(t *testing.T) {
 	}
 	next := f.Keep([]byte{0xEE})
 	m = append(m, make([]byte, 10)...)
-	if next[0] != 0xEE {
-		t.Fatal("filling an Alloc'd slice overwrote the next copy")
+	if next[0] != 0xEE || cap(m) != 10 {
+		t.Fatalf("filling an Alloc'd slice overwrote the next copy (%#x) or moved it (cap %d)", next[0], cap(m))
 	}
 
 	blocks := len(f.arena.blocks)
