@@ -55,7 +55,7 @@ func TestTreeCap(t *testing.T) {
 	}
 	var tr dissect.Tree
 	p := frame(1 << 20)
-	eng.BuildTree(&tr, eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0))
+	eng.BuildTree(&tr, eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p}))
 	if len(tr.Nodes) != dissect.MaxTreeNodes+1 || !tr.Cut() {
 		t.Fatalf("%d nodes, cut %v", len(tr.Nodes), tr.Cut())
 	}
@@ -71,7 +71,7 @@ func TestTreeCap(t *testing.T) {
 		}
 	}
 	p = frame(100)
-	eng.BuildTree(&tr, eng.Decode(2, 0, len(p), len(p), 228, 0, p, 0))
+	eng.BuildTree(&tr, eng.Decode(dissect.Packet{Num: 2, LinkType: dissect.LinkTypeIPv4, Data: p}))
 	if tr.Cut() || len(tr.Nodes) < 200 || strings.Contains(tr.Nodes[len(tr.Nodes)-1].Label, "tree cut") {
 		t.Errorf("a small tree after a cut one: %d nodes, cut %v", len(tr.Nodes), tr.Cut())
 	}

@@ -452,7 +452,7 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 			return c, &exitError{code: exitUsage, err: err}
 		}
 		c.frames++
-		f := eng.Decode(c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, n)
+		f := eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
 		for i := range f.Findings {
 			c.Add(f.Findings[i].Sev)
 		}

@@ -119,8 +119,6 @@ type State struct {
 	pool    dissect.Pool[Msg]
 	calls   flows.Matcher[callKey, CallInfo] // outstanding calls; Learned: call frame -> reply, from pass 1
 	streams map[streamKey]*stream
-	arena   []byte // detached message copies for the current frame
-	aframe  uint64
 	srt     flows.SRT[srtKey]
 	bufs    recBuffers // record buffers charged to the budget
 }
@@ -128,7 +126,6 @@ type State struct {
 func newState() *State {
 	d := &State{streams: map[streamKey]*stream{}}
 	d.calls.Init(maxCalls, callTimeout, callOverhead, describeCall)
-	d.pool.Limit = 257
 	return d
 }
 
@@ -147,25 +144,10 @@ func (d *State) newMsg(f *dissect.Frame) *Msg {
 	return m
 }
 
-// keep copies b into the frame's arena so it outlives the caller's buffer
-// until the next frame.
-func (d *State) keep(f *dissect.Frame, b []byte) []byte {
-	if f.Num != d.aframe {
-		d.aframe = f.Num
-		d.arena = d.arena[:0]
-	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, max(2*cap(d.arena), len(b))) // old copies stay valid: they hold the old array
-	}
-	s := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[s:len(d.arena):len(d.arena)]
-}
-
 // Dissect implements dissect.Dissector for UDP (one message per datagram)
 // and for TCP segments handed over without reassembly.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
-	if f.Net.IPProto == 6 {
+	if f.Net.IPProto == dissect.IPProtoTCP {
 		d.record(f, data, off, true)
 		return
 	}

@@ -56,7 +56,7 @@ func TestLossyRxRPC(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		f := eng.Decode(n, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+		f := eng.Decode(dissect.Packet{Num: n, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
 		for _, fd := range f.Findings {
 			if fd.Sev == dissect.Error || fd.Group == dissect.GroupResponse && fd.Sev != dissect.Note {
 				t.Errorf("frame %d: %s", n, fd.Msg)

@@ -41,7 +41,7 @@ func (p *Pair) Decode(t testing.TB, num uint64, lt uint16, data []byte) *dissect
 	t.Helper()
 	p.in = append(p.in[:0], data...)
 	ts := int64(num) * 1000
-	fa := p.A.Decode(num, ts, len(data), len(data), lt, 0, data, 0)
+	fa := p.A.Decode(dissect.Packet{Num: num, TimeNS: ts, LinkType: lt, Data: data})
 	if !bytes.Equal(data, p.in) {
 		t.Fatalf("frame %d (link type %d): decoding changed the input bytes", num, lt)
 	}
@@ -51,7 +51,7 @@ func (p *Pair) Decode(t testing.TB, num uint64, lt uint16, data []byte) *dissect
 	Tree(t, fa, &p.ta)
 	treeHasPDUs(t, fa, &p.ta)
 
-	fb := p.B.Decode(num, ts, len(data), len(data), lt, 0, data, 0)
+	fb := p.B.Decode(dissect.Packet{Num: num, TimeNS: ts, LinkType: lt, Data: data})
 	p.sb = render.Summary(p.sb[:0], fb, 0, nil)
 	if !bytes.Equal(p.sa, p.sb) {
 		t.Fatalf("frame %d (link type %d): the same frames decoded twice give different summaries:\n%s%s", num, lt, p.sa, p.sb)

@@ -88,7 +88,7 @@ func decode(path string, opts dissect.Options, findings bool) (map[uint64]map[st
 				r.Close()
 				return nil, err
 			}
-			f := eng.Decode(num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pass)
+			f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: pass})
 			if pass == 1 {
 				continue
 			}
