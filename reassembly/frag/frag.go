@@ -1,0 +1,438 @@
+// Package frag assembles one unit (an IPv4 datagram, a direction of an Rx
+// call, an RDS/IB message) from pieces that say where they go: an offset in
+// octets (IPv4, RDS) or in units such as packet sequence numbers (Rx, where
+// every piece is one unit). It knows nothing of the protocols; their
+// dissectors decide what a piece is and word the findings from the verdicts
+// Add returns.
+//
+// Pieces are held sorted and disjoint. The data of the contiguous prefix
+// (every position from the start up to Next) is kept in one buffer in order,
+// so a unit that arrives in order is never copied twice; pieces that arrive
+// ahead of a hole wait in an arena until the hole fills. Because held pieces
+// never overlap, a unit is complete exactly when Next reaches its end: no
+// rescans. Finding where a piece goes is a binary search (in-order arrival
+// appends without one), so the cost per piece is O(log n) plus a move of the
+// pieces above it, bounded by Config.MaxPieces.
+//
+// Memory is bounded per assembly by Config.MaxPieces and Config.MaxBytes;
+// Table bounds the assemblies in flight and charges them to the engine's
+// memory budget (reassembly/budget).
+package frag
+
+import "bytes"
+
+// Dup says which pieces are duplicates of held ones.
+type Dup uint8
+
+const (
+	// DupExact: only a piece with the offsets and bytes of a held one is a
+	// duplicate; any other overlap is a conflict (RFC 5722, Linux IPv4
+	// since CVE-2018-5391): which bytes a receiver kept is ambiguous.
+	DupExact Dup = iota
+	// DupPosition: a piece at a position already held is a resend of it,
+	// whatever its bytes (Rx: same seq, new serial).
+	DupPosition
+)
+
+// Config is an assembly's policy.
+type Config struct {
+	Start     int64 // the first position of a unit (0 for octets, 1 for Rx seqs)
+	MaxPieces int   // pieces with a record at once (Records: all of them; otherwise those ahead of a hole)
+	// MaxBytes bounds the data kept, in order and ahead of holes together.
+	// In-order data comes first: data held ahead of a hole is let go (its
+	// position still counts) from the highest position down to make room,
+	// and once data is lost the kept data is the unit's prefix (Truncated).
+	MaxBytes  int
+	Dup       Dup
+	Records   bool // keep every piece's record until Reset (to name it in findings), not only those ahead of a hole
+	MaxFrames int  // frame numbers listed (NoteFrame); NFrames counts all
+	// MergeFrames lists consecutive pieces of one frame once (Rx jumbograms).
+	MergeFrames bool
+}
+
+// Piece is a held piece: positions [Off, End) from frame Frame.
+type Piece struct {
+	Off, End int64
+	Frame    uint64
+	at, n    int32 // its data: out[at:at+n] when merged, else arena[at:at+n]; n < 0 when not kept
+	merged   bool
+}
+
+// Verdict is what Add did with a piece.
+type Verdict uint8
+
+const (
+	Added         Verdict = iota // held (Complete tells whether the unit is now whole)
+	Duplicate                    // repeats a held piece (Other, when it has a record): ignored
+	Overlap                      // overlaps Other without repeating it
+	PastEnd                      // ends past the end the last piece set (End, EndFrame)
+	EndConflict                  // a last piece with an end other than the one set (End, EndFrame)
+	EndBeforeData                // a last piece ending before data already held (Other, when it has a record)
+	TooMany                      // would exceed MaxPieces: not held, and the kept data stops before it (Truncated)
+)
+
+// pieceCost is what a piece record occupies, for Held.
+const pieceCost = 32
+
+// Assembly is one unit being put together. The zero value is unusable: call
+// Reset with the policy first.
+type Assembly struct {
+	cfg    *Config
+	pieces []Piece // sorted by Off, disjoint; pieces[:done] are merged into out
+	done   int
+	out    []byte // the contiguous prefix's data
+	arena  []byte // data of pieces ahead of a hole
+	dead   int    // arena octets no longer referenced
+	pbytes int    // arena octets still referenced
+	next   int64  // every position in [Start, next) is held
+	hi     int64  // the highest end held
+	end    int64  // the unit's end, -1 until a last piece set it
+	endFr  uint64 // the frame that set end
+	n      int    // pieces accepted
+	trunc  bool
+	frames []uint64
+	nfr    int
+}
+
+// Reset starts a new unit under cfg, keeping the buffers.
+func (a *Assembly) Reset(cfg *Config) {
+	a.cfg = cfg
+	a.pieces, a.done = a.pieces[:0], 0
+	a.out, a.arena, a.dead, a.pbytes = a.out[:0], a.arena[:0], 0, 0
+	a.next, a.hi, a.end, a.endFr = cfg.Start, cfg.Start, -1, 0
+	a.n, a.trunc = 0, false
+	a.frames, a.nfr = a.frames[:0], 0
+}
+
+// Release lets go of buffers larger than keep octets (a unit dropped or
+// done whose memory should not wait, uncharged, for the next user).
+func (a *Assembly) Release(keep int) {
+	if cap(a.out) > keep {
+		a.out = nil
+	}
+	if cap(a.arena) > keep {
+		a.arena = nil
+	}
+	if cap(a.pieces)*pieceCost > keep {
+		a.pieces = nil
+	}
+	a.pieces, a.done, a.out, a.arena = a.pieces[:0], 0, a.out[:0], a.arena[:0]
+}
+
+// Next is the position up to which the unit is contiguous.
+func (a *Assembly) Next() int64 { return a.next }
+
+// End is the unit's end (-1 while unknown) and EndFrame the frame that set it.
+func (a *Assembly) End() int64 { return a.end }
+
+// EndFrame is the frame whose piece set End.
+func (a *Assembly) EndFrame() uint64 { return a.endFr }
+
+// SetEnd sets the unit's end when it is known from elsewhere (an RDS header's
+// h_len) rather than from a last piece.
+func (a *Assembly) SetEnd(end int64, frame uint64) { a.end, a.endFr = end, frame }
+
+// Complete reports whether every position from the start to the end is held.
+func (a *Assembly) Complete() bool { return a.end >= 0 && a.next >= a.end }
+
+// N is the number of pieces accepted.
+func (a *Assembly) N() int { return a.n }
+
+// Held is the sum of the held pieces' lengths in positions.
+func (a *Assembly) Held() int64 {
+	h := a.next - a.cfg.Start
+	for _, p := range a.pieces[a.done:] {
+		h += p.End - p.Off
+	}
+	return h
+}
+
+// Data is the kept data of the contiguous prefix (all of it once Complete,
+// unless Truncated). It is valid until the next Reset or Release.
+func (a *Assembly) Data() []byte { return a.out }
+
+// Truncated reports that Data stops short: later data was counted, not kept.
+func (a *Assembly) Truncated() bool { return a.trunc }
+
+// Last is the held piece with the highest offset, if it has a record.
+func (a *Assembly) Last() (Piece, bool) {
+	if len(a.pieces) == 0 {
+		return Piece{}, false
+	}
+	return a.pieces[len(a.pieces)-1], true
+}
+
+// Frames lists the frames noted (at most MaxFrames); NFrames counts them all.
+func (a *Assembly) Frames() []uint64 { return a.frames }
+
+// NFrames is the number of frames noted.
+func (a *Assembly) NFrames() int { return a.nfr }
+
+// NoteFrame records that frame num carried a piece of the unit.
+func (a *Assembly) NoteFrame(num uint64) {
+	if a.cfg.MergeFrames && a.nfr > 0 && len(a.frames) > 0 && a.frames[len(a.frames)-1] == num {
+		return
+	}
+	a.nfr++
+	if len(a.frames) < a.cfg.MaxFrames {
+		a.frames = append(a.frames, num)
+	}
+}
+
+// Bytes is what the assembly occupies, for budget charges.
+func (a *Assembly) Bytes() int {
+	return cap(a.out) + cap(a.arena) + cap(a.pieces)*pieceCost + cap(a.frames)*8
+}
+
+// Seen reports whether position pos is held already.
+func (a *Assembly) Seen(pos int64) bool {
+	if pos >= a.cfg.Start && pos < a.next {
+		return true
+	}
+	i := a.search(pos + 1) // the first piece starting after pos
+	return i > a.done && a.pieces[i-1].End > pos
+}
+
+// search returns the index of the first piece at or after done whose Off is
+// not below off. In-order arrival is answered without a search.
+func (a *Assembly) search(off int64) int {
+	ps := a.pieces
+	lo, hi := a.done, len(ps)
+	if hi == lo || ps[hi-1].Off < off {
+		return hi
+	}
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ps[mid].Off < off {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// Pass takes the in-order piece [Next, end) without keeping its data: the
+// caller has it elsewhere (a unit of one piece) or keeps none (RDS counts
+// octets only).
+func (a *Assembly) Pass(end int64, frame uint64) {
+	if a.cfg.Records {
+		a.pieces = append(a.pieces, Piece{})
+		copy(a.pieces[a.done+1:], a.pieces[a.done:])
+		a.pieces[a.done] = Piece{Off: a.next, End: end, Frame: frame, n: -1, merged: true}
+		a.done++
+	}
+	a.accept(end, false, frame)
+	a.next = end
+	a.drain()
+}
+
+// Add offers the piece [off, end) with its data from frame. last says it ends the unit. Anything but Added leaves
+// the assembly as it was; other is the held piece the verdict is about,
+// when it has a record.
+func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v Verdict, other Piece) {
+	if last {
+		if a.end >= 0 && a.end != end {
+			return EndConflict, Piece{}
+		}
+		if a.hi > end {
+			p, _ := a.Last()
+			return EndBeforeData, p
+		}
+	} else if a.end >= 0 && end > a.end {
+		return PastEnd, Piece{}
+	}
+	if off == end { // an empty piece: nothing to hold
+		a.accept(end, last, frame)
+		return Added, Piece{}
+	}
+	// Records of the prefix are searched too (Records: to name them).
+	i := a.searchAll(off)
+	ps := a.pieces
+	if off < a.next && !a.cfg.Records || off < a.cfg.Start {
+		if a.cfg.Dup == DupPosition || off < a.cfg.Start {
+			return Duplicate, Piece{}
+		}
+		return Overlap, Piece{}
+	}
+	if i < len(ps) && ps[i].Off == off && ps[i].End == end &&
+		(a.cfg.Dup == DupPosition || bytes.Equal(a.data(&ps[i]), data)) {
+		return Duplicate, ps[i]
+	}
+	switch {
+	case i > 0 && ps[i-1].End > off:
+		return a.clash(ps[i-1])
+	case i < len(ps) && ps[i].Off < end:
+		return a.clash(ps[i])
+	}
+	inOrder := off == a.next
+	if (!inOrder || a.cfg.Records) && len(ps)-a.recordsGone() >= a.cfg.MaxPieces {
+		a.trunc = true
+		return TooMany, Piece{}
+	}
+	p := Piece{Off: off, End: end, Frame: frame, n: -1}
+	if inOrder {
+		p.at, p.n = int32(len(a.out)), int32(a.keep(data))
+		p.merged = true
+	} else {
+		if a.trunc || len(a.out)+a.pbytes+len(data) > a.cfg.MaxBytes {
+			// counted, not kept: in-order data has the room
+		} else {
+			p.at, p.n = a.stash(data), int32(len(data))
+		}
+	}
+	if a.cfg.Records || !inOrder {
+		ps = append(ps, Piece{})
+		copy(ps[i+1:], ps[i:])
+		ps[i] = p
+		a.pieces = ps
+		if inOrder {
+			a.done++
+		}
+	}
+	a.accept(end, last, frame)
+	if inOrder {
+		a.next = end
+		a.drain()
+	}
+	return Added, Piece{}
+}
+
+func (a *Assembly) clash(p Piece) (Verdict, Piece) {
+	if a.cfg.Dup == DupPosition {
+		return Duplicate, p
+	}
+	return Overlap, p
+}
+
+// recordsGone is how many records do not count against MaxPieces: none
+// when Records (every piece counts), else the merged ones not yet removed.
+func (a *Assembly) recordsGone() int {
+	if a.cfg.Records {
+		return 0
+	}
+	return a.done
+}
+
+// searchAll is search over every record, merged ones included.
+func (a *Assembly) searchAll(off int64) int {
+	d := a.done
+	if !a.cfg.Records {
+		return a.search(off)
+	}
+	a.done = 0
+	i := a.search(off)
+	a.done = d
+	return i
+}
+
+func (a *Assembly) accept(end int64, last bool, frame uint64) {
+	a.n++
+	a.hi = max(a.hi, end)
+	if last {
+		a.end, a.endFr = end, frame
+	}
+}
+
+// data is p's kept data.
+func (a *Assembly) data(p *Piece) []byte {
+	switch {
+	case p.n < 0:
+		return nil
+	case p.merged:
+		return a.out[p.at : p.at+p.n]
+	}
+	return a.arena[p.at : p.at+p.n]
+}
+
+// keep appends in-order data to out, making room by letting go of the data
+// held ahead of holes (highest first), and returns how much it kept.
+func (a *Assembly) keep(b []byte) int {
+	if a.trunc {
+		return 0 // out is a prefix: nothing after a hole is kept
+	}
+	for len(a.out)+a.pbytes+len(b) > a.cfg.MaxBytes && a.pbytes > 0 {
+		a.dropHighest()
+	}
+	if room := a.cfg.MaxBytes - len(a.out); len(b) > room {
+		b = b[:room]
+		a.trunc = true
+	}
+	if len(a.out)+len(b) > cap(a.out) {
+		// grow as data arrives, never past MaxBytes
+		n := min(max(2*cap(a.out), len(a.out)+len(b), 512), a.cfg.MaxBytes)
+		nb := make([]byte, len(a.out), n)
+		copy(nb, a.out)
+		a.out = nb
+	}
+	a.out = append(a.out, b...)
+	return len(b)
+}
+
+// dropHighest lets go of the kept data of the highest held piece.
+func (a *Assembly) dropHighest() {
+	for i := len(a.pieces) - 1; i >= a.done; i-- {
+		if p := &a.pieces[i]; p.n >= 0 {
+			a.pbytes -= int(p.n)
+			a.dead += int(p.n)
+			p.n = -1
+			return
+		}
+	}
+	a.pbytes = 0
+}
+
+// stash copies data held ahead of a hole into the arena. Space of data
+// since merged or let go is reclaimed by compacting when it is at least
+// half the arena, so the arena stays within twice what is held.
+func (a *Assembly) stash(b []byte) int32 {
+	if len(a.arena)+len(b) > cap(a.arena) && a.dead > 0 && a.dead >= len(a.arena)/2 {
+		w := 0
+		for i := a.done; i < len(a.pieces); i++ {
+			p := &a.pieces[i]
+			if p.n >= 0 {
+				copy(a.arena[w:], a.arena[p.at:p.at+p.n])
+				p.at = int32(w)
+				w += int(p.n)
+			}
+		}
+		a.arena, a.dead = a.arena[:w], 0
+	}
+	at := len(a.arena)
+	a.arena = append(a.arena, b...)
+	a.pbytes += len(b)
+	return int32(at)
+}
+
+// drain merges the held pieces that the prefix now reaches.
+func (a *Assembly) drain() {
+	for a.done < len(a.pieces) && a.pieces[a.done].Off == a.next {
+		p := &a.pieces[a.done]
+		if p.n < 0 {
+			a.trunc = true
+		} else {
+			src := a.arena[p.at : p.at+p.n]
+			a.pbytes -= len(src)
+			a.dead += len(src)
+			p.n = -1 // not a candidate for dropHighest while it is kept
+			p.at = int32(len(a.out))
+			p.n = int32(a.keep(src))
+		}
+		p.merged = true
+		a.next = p.End
+		a.done++
+	}
+	if a.done == len(a.pieces) {
+		a.arena, a.dead, a.pbytes = a.arena[:0], 0, 0
+	}
+	if !a.cfg.Records && a.done > 0 {
+		// merged records are forgotten; moved down only when they are at
+		// least half the list, so the move is paid for by the merges
+		if a.done == len(a.pieces) {
+			a.pieces, a.done = a.pieces[:0], 0
+		} else if a.done >= len(a.pieces)/2 {
+			n := copy(a.pieces, a.pieces[a.done:])
+			a.pieces, a.done = a.pieces[:n], 0
+		}
+	}
+}
