@@ -135,6 +135,9 @@ func (a *Assembly) SetEnd(end int64, frame uint64) { a.end, a.endFr = end, frame
 // Complete reports whether every position from the start to the end is held.
 func (a *Assembly) Complete() bool { return a.end >= 0 && a.next >= a.end }
 
+// Waiting is the number of pieces held ahead of a hole.
+func (a *Assembly) Waiting() int { return len(a.pieces) - a.done }
+
 // N is the number of pieces accepted.
 func (a *Assembly) N() int { return a.n }
 
@@ -397,6 +400,12 @@ func (a *Assembly) stash(b []byte) int32 {
 			}
 		}
 		a.arena, a.dead = a.arena[:w], 0
+	}
+	if need := len(a.arena) + len(b); need > cap(a.arena) {
+		// grow as data arrives, to MaxBytes (beyond only while let-go data waits)
+		nb := make([]byte, len(a.arena), max(min(max(2*cap(a.arena), need, 512), a.cfg.MaxBytes), need))
+		copy(nb, a.arena)
+		a.arena = nb
 	}
 	at := len(a.arena)
 	a.arena = append(a.arena, b...)
