@@ -100,8 +100,8 @@ func FuzzRDSIB(f *testing.F) {
 		d := New(nil)
 		ibFeed(t, d, sends)
 		for _, q := range d.ibs.qps {
-			if len(q.frames) > maxMsgFrames || len(q.cong) > maxCongPorts || q.got > MaxMsgLen {
-				t.Fatalf("unbounded state %d %d %d", len(q.frames), len(q.cong), q.got)
+			if len(q.frames) > maxMsgFrames || len(q.cong) > maxCongPorts || q.asm.Next() > MaxMsgLen || len(q.asm.Frames()) > maxMsgFrames {
+				t.Fatalf("unbounded state %d %d %d", len(q.frames), len(q.cong), q.asm.Next())
 			}
 		}
 	})
