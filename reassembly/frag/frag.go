@@ -85,7 +85,6 @@ type Assembly struct {
 	dead   int    // arena octets no longer referenced
 	pbytes int    // arena octets still referenced
 	next   int64  // every position in [Start, next) is held
-	hi     int64  // the highest end held
 	end    int64  // the unit's end, -1 until a last piece set it
 	endFr  uint64 // the frame that set end
 	n      int    // pieces accepted
@@ -99,7 +98,7 @@ func (a *Assembly) Reset(cfg *Config) {
 	a.cfg = cfg
 	a.pieces, a.done = a.pieces[:0], 0
 	a.out, a.arena, a.dead, a.pbytes = a.out[:0], a.arena[:0], 0, 0
-	a.next, a.hi, a.end, a.endFr = cfg.Start, cfg.Start, -1, 0
+	a.next, a.end, a.endFr = cfg.Start, -1, 0
 	a.n, a.trunc = 0, false
 	a.frames, a.nfr = a.frames[:0], 0
 }
@@ -230,15 +229,17 @@ func (a *Assembly) Pass(end int64, frame uint64) {
 	a.drain()
 }
 
-// Add offers the piece [off, end) with its data from frame. last says it ends the unit. Anything but Added leaves
-// the assembly as it was; other is the held piece the verdict is about,
-// when it has a record.
+// Add offers the piece [off, end) with its data from frame; last says it
+// ends the unit. Anything but Added leaves the assembly as it was (TooMany
+// marks it Truncated); other is the held piece the verdict is about, when it
+// has a record. The caller drops the unit or ignores the piece as its
+// protocol says.
 func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v Verdict, other Piece) {
 	if last {
 		if a.end >= 0 && a.end != end {
 			return EndConflict, Piece{}
 		}
-		if a.hi > end {
+		if a.hi() > end {
 			p, _ := a.Last()
 			return EndBeforeData, p
 		}
@@ -249,15 +250,16 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.accept(end, last, frame)
 		return Added, Piece{}
 	}
-	// Records of the prefix are searched too (Records: to name them).
-	i := a.searchAll(off)
-	ps := a.pieces
 	if off < a.next && !a.cfg.Records || off < a.cfg.Start {
+		// inside the prefix, whose records are gone
 		if a.cfg.Dup == DupPosition || off < a.cfg.Start {
 			return Duplicate, Piece{}
 		}
 		return Overlap, Piece{}
 	}
+	// Records of the prefix are searched too (Records: to name them).
+	i := a.searchAll(off)
+	ps := a.pieces
 	if i < len(ps) && ps[i].Off == off && ps[i].End == end &&
 		(a.cfg.Dup == DupPosition || bytes.Equal(a.data(&ps[i]), data)) {
 		return Duplicate, ps[i]
@@ -301,6 +303,14 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 	return Added, Piece{}
 }
 
+// hi is the highest position held.
+func (a *Assembly) hi() int64 {
+	if n := len(a.pieces); n > 0 {
+		return max(a.next, a.pieces[n-1].End)
+	}
+	return a.next
+}
+
 func (a *Assembly) clash(p Piece) (Verdict, Piece) {
 	if a.cfg.Dup == DupPosition {
 		return Duplicate, p
@@ -331,7 +341,6 @@ func (a *Assembly) searchAll(off int64) int {
 
 func (a *Assembly) accept(end int64, last bool, frame uint64) {
 	a.n++
-	a.hi = max(a.hi, end)
 	if last {
 		a.end, a.endFr = end, frame
 	}

@@ -196,3 +196,49 @@ func TestTableLimitAndBudget(t *testing.T) {
 		t.Fatalf("still charged %d", b.Used())
 	}
 }
+
+// A reordering that never lets the held list empty (2, 4, 1, 6, 3, 8, 5,
+// ...) keeps reusing the arena: merged data is reclaimed, so the arena
+// stays the size of what is held, not of the whole unit.
+func TestArenaReclaimed(t *testing.T) {
+	cfg := Config{Start: 1, MaxPieces: 4, MaxBytes: 4 << 20, Dup: DupPosition}
+	var a Assembly
+	a.Reset(&cfg)
+	piece := unit(100)
+	add := func(s int64) {
+		if v, _ := a.Add(s, s+1, piece, false, 1); v != Added {
+			t.Fatalf("seq %d: %d", s, v)
+		}
+	}
+	add(2)
+	for s := int64(4); s <= 20000; s += 2 {
+		add(s)
+		add(s - 3)
+	}
+	if a.Next() != 19999 || a.Waiting() != 1 || a.Truncated() {
+		t.Fatalf("next %d waiting %d", a.Next(), a.Waiting())
+	}
+	if c := cap(a.arena); c > 4096 {
+		t.Fatalf("arena grew to %d octets for one held piece of 100", c)
+	}
+	if len(a.Data()) != 19998*100 {
+		t.Fatalf("kept %d octets", len(a.Data()))
+	}
+}
+
+// Reused for unit after unit, an assembly allocates nothing.
+func TestNoAllocsWhenReused(t *testing.T) {
+	var a Assembly
+	d := unit(48)
+	run := func() {
+		a.Reset(&octets)
+		a.Add(32, 48, d[32:], true, 1)
+		a.Add(0, 16, d[:16], false, 2)
+		a.Add(16, 32, d[16:32], false, 3)
+		a.NoteFrame(3)
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 || !a.Complete() {
+		t.Fatalf("%v allocations per unit", n)
+	}
+}
