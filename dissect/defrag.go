@@ -117,26 +117,14 @@ func (d *defragger) add(f *Frame, k defragKey, off int, more bool, data []byte) 
 		f.AddFinding(-1, Note, GroupReassembly, nil, "ip", string(b))
 		return nil, nil, false
 	case frag.EndConflict:
-		b = d.fragMsg("IPv4 last fragment", k, off, end, " disagrees with the end ")
-		b = strconv.AppendInt(b, en.End(), 10)
-		b = append(b, " set by frame "...)
-		b = strconv.AppendUint(b, en.EndFrame(), 10)
+		b = appendEnd(d.fragMsg("IPv4 last fragment", k, off, end, " disagrees with the end "), en)
 	case frag.EndBeforeData:
-		b = d.fragMsg("IPv4 last fragment", k, off, end, " ends before data already held (offset ")
-		b = appendRange(b, int(other.Off), int(other.End))
-		b = append(b, " from frame "...)
-		b = strconv.AppendUint(b, other.Frame, 10)
+		b = appendPiece(d.fragMsg("IPv4 last fragment", k, off, end, " ends before data already held (offset "), other)
 		b = append(b, ')')
 	case frag.PastEnd:
-		b = d.fragMsg("IPv4 fragment", k, off, end, " ends past the datagram's end ")
-		b = strconv.AppendInt(b, en.End(), 10)
-		b = append(b, " set by frame "...)
-		b = strconv.AppendUint(b, en.EndFrame(), 10)
+		b = appendEnd(d.fragMsg("IPv4 fragment", k, off, end, " ends past the datagram's end "), en)
 	case frag.Overlap:
-		b = d.fragMsg("IPv4 fragment", k, off, end, " overlaps offset ")
-		b = appendRange(b, int(other.Off), int(other.End))
-		b = append(b, " from frame "...)
-		b = strconv.AppendUint(b, other.Frame, 10)
+		b = appendPiece(d.fragMsg("IPv4 fragment", k, off, end, " overlaps offset "), other)
 	case frag.TooMany:
 		b = d.fragMsg("IPv4 fragment", k, off, end, " would be fragment ")
 		b = strconv.AppendInt(b, int64(en.N()+1), 10)
@@ -148,6 +136,20 @@ func (d *defragger) add(f *Frame, k defragKey, off int, more bool, data []byte) 
 	}
 	f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
 	return nil, nil, false
+}
+
+// appendPiece appends "0-24 from frame 3" for a held fragment.
+func appendPiece(b []byte, p frag.Piece) []byte {
+	b = appendRange(b, int(p.Off), int(p.End))
+	b = append(b, " from frame "...)
+	return strconv.AppendUint(b, p.Frame, 10)
+}
+
+// appendEnd appends "48 set by frame 2": the datagram's end and its source.
+func appendEnd(b []byte, en *defragEntry) []byte {
+	b = strconv.AppendInt(b, en.End(), 10)
+	b = append(b, " set by frame "...)
+	return strconv.AppendUint(b, en.EndFrame(), 10)
 }
 
 // reset forgets every datagram (a rewind for a second pass).
