@@ -372,7 +372,7 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 	copy(q.hdr[:], hv)
 	q.open = true
 	q.asm.Reset(&msgPolicy)
-	q.asm.SetEnd(int64(hv.Len()), f.Num)
+	q.asm.SetEnd(int64(hv.Len()))
 	q.frames, q.cong, q.congN = q.frames[:0], q.cong[:0], 0
 	d.ibAdd(q, hv, data, am.Frames, f.Num)
 	m.frag = 1

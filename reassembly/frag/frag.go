@@ -71,82 +71,108 @@ const (
 	TooMany                      // would exceed MaxPieces: not held, and the kept data stops before it (Truncated)
 )
 
-// pieceCost is what a piece record occupies, for Held.
-const pieceCost = 32
+// pieceCost is what a piece record occupies, for Bytes; heldCost is the
+// struct of pieces and arena, allocated for the first piece that needs one.
+const (
+	pieceCost = 32
+	heldCost  = 80
+)
 
 // Assembly is one unit being put together. The zero value is unusable: call
 // Reset with the policy first.
 type Assembly struct {
 	cfg    *Config
+	out    []byte // the contiguous prefix's data
+	frames []uint64
+	h      *held // nil until a piece needs a record: units that arrive in order never need one
+	next   int64 // every position in [Start, next) is held
+	end    int64 // the unit's end, -1 until a last piece (or SetEnd) set it
+	n      int32 // pieces accepted
+	nfr    int32 // frames noted
+	trunc  bool
+}
+
+// held is the pieces with records and the data of those ahead of a hole.
+type held struct {
 	pieces []Piece // sorted by Off, disjoint; pieces[:done] are merged into out
 	done   int
-	out    []byte // the contiguous prefix's data
 	arena  []byte // data of pieces ahead of a hole
 	dead   int    // arena octets no longer referenced
 	pbytes int    // arena octets still referenced
-	next   int64  // every position in [Start, next) is held
-	end    int64  // the unit's end, -1 until a last piece set it
-	endFr  uint64 // the frame that set end
-	n      int    // pieces accepted
-	trunc  bool
-	frames []uint64
-	nfr    int
+}
+
+// hold returns the piece records, allocating them on first use.
+func (a *Assembly) hold() *held {
+	if a.h == nil {
+		a.h = &held{}
+	}
+	return a.h
 }
 
 // Reset starts a new unit under cfg, keeping the buffers.
 func (a *Assembly) Reset(cfg *Config) {
 	a.cfg = cfg
-	a.pieces, a.done = a.pieces[:0], 0
-	a.out, a.arena, a.dead, a.pbytes = a.out[:0], a.arena[:0], 0, 0
-	a.next, a.end, a.endFr = cfg.Start, -1, 0
-	a.n, a.trunc = 0, false
-	a.frames, a.nfr = a.frames[:0], 0
+	if h := a.h; h != nil {
+		h.pieces, h.done, h.arena, h.dead, h.pbytes = h.pieces[:0], 0, h.arena[:0], 0, 0
+	}
+	a.out, a.frames = a.out[:0], a.frames[:0]
+	a.next, a.end = cfg.Start, -1
+	a.n, a.nfr, a.trunc = 0, 0, false
 }
 
 // Release lets go of buffers larger than keep octets (a unit dropped or
-// done whose memory should not wait, uncharged, for the next user).
+// done whose memory should not wait, uncharged, for the next user). The
+// assembly must be Reset before it is used again.
 func (a *Assembly) Release(keep int) {
 	if cap(a.out) > keep {
 		a.out = nil
 	}
-	if cap(a.arena) > keep {
-		a.arena = nil
+	if h := a.h; h != nil && cap(h.arena)+cap(h.pieces)*pieceCost > keep {
+		a.h = nil
 	}
-	if cap(a.pieces)*pieceCost > keep {
-		a.pieces = nil
-	}
-	a.pieces, a.done, a.out, a.arena = a.pieces[:0], 0, a.out[:0], a.arena[:0]
 }
 
 // Next is the position up to which the unit is contiguous.
 func (a *Assembly) Next() int64 { return a.next }
 
-// End is the unit's end (-1 while unknown) and EndFrame the frame that set it.
+// End is the unit's end, -1 while unknown.
 func (a *Assembly) End() int64 { return a.end }
 
-// EndFrame is the frame whose piece set End.
-func (a *Assembly) EndFrame() uint64 { return a.endFr }
+// EndFrame is the frame of the last piece that set End (0 without records).
+func (a *Assembly) EndFrame() uint64 {
+	if p, ok := a.Last(); ok && p.End == a.end {
+		return p.Frame
+	}
+	return 0
+}
 
 // SetEnd sets the unit's end when it is known from elsewhere (an RDS header's
 // h_len) rather than from a last piece.
-func (a *Assembly) SetEnd(end int64, frame uint64) { a.end, a.endFr = end, frame }
+func (a *Assembly) SetEnd(end int64) { a.end = end }
 
 // Complete reports whether every position from the start to the end is held.
 func (a *Assembly) Complete() bool { return a.end >= 0 && a.next >= a.end }
 
 // Waiting is the number of pieces held ahead of a hole.
-func (a *Assembly) Waiting() int { return len(a.pieces) - a.done }
+func (a *Assembly) Waiting() int {
+	if a.h == nil {
+		return 0
+	}
+	return len(a.h.pieces) - a.h.done
+}
 
 // N is the number of pieces accepted.
-func (a *Assembly) N() int { return a.n }
+func (a *Assembly) N() int { return int(a.n) }
 
 // Held is the sum of the held pieces' lengths in positions.
 func (a *Assembly) Held() int64 {
-	h := a.next - a.cfg.Start
-	for _, p := range a.pieces[a.done:] {
-		h += p.End - p.Off
+	n := a.next - a.cfg.Start
+	if h := a.h; h != nil {
+		for _, p := range h.pieces[h.done:] {
+			n += p.End - p.Off
+		}
 	}
-	return h
+	return n
 }
 
 // Data is the kept data of the contiguous prefix (all of it once Complete,
@@ -158,21 +184,21 @@ func (a *Assembly) Truncated() bool { return a.trunc }
 
 // Last is the held piece with the highest offset, if it has a record.
 func (a *Assembly) Last() (Piece, bool) {
-	if len(a.pieces) == 0 {
+	if a.h == nil || len(a.h.pieces) == 0 {
 		return Piece{}, false
 	}
-	return a.pieces[len(a.pieces)-1], true
+	return a.h.pieces[len(a.h.pieces)-1], true
 }
 
 // Frames lists the frames noted (at most MaxFrames); NFrames counts them all.
 func (a *Assembly) Frames() []uint64 { return a.frames }
 
 // NFrames is the number of frames noted.
-func (a *Assembly) NFrames() int { return a.nfr }
+func (a *Assembly) NFrames() int { return int(a.nfr) }
 
 // NoteFrame records that frame num carried a piece of the unit.
 func (a *Assembly) NoteFrame(num uint64) {
-	if a.cfg.MergeFrames && a.nfr > 0 && len(a.frames) > 0 && a.frames[len(a.frames)-1] == num {
+	if a.cfg.MergeFrames && len(a.frames) > 0 && a.frames[len(a.frames)-1] == num {
 		return
 	}
 	a.nfr++
@@ -183,7 +209,11 @@ func (a *Assembly) NoteFrame(num uint64) {
 
 // Bytes is what the assembly occupies, for budget charges.
 func (a *Assembly) Bytes() int {
-	return cap(a.out) + cap(a.arena) + cap(a.pieces)*pieceCost + cap(a.frames)*8
+	n := cap(a.out) + cap(a.frames)*8
+	if h := a.h; h != nil {
+		n += heldCost + cap(h.arena) + cap(h.pieces)*pieceCost
+	}
+	return n
 }
 
 // Seen reports whether position pos is held already.
@@ -191,15 +221,19 @@ func (a *Assembly) Seen(pos int64) bool {
 	if pos >= a.cfg.Start && pos < a.next {
 		return true
 	}
-	i := a.search(pos + 1) // the first piece starting after pos
-	return i > a.done && a.pieces[i-1].End > pos
+	h := a.h
+	if h == nil {
+		return false
+	}
+	i := h.search(pos+1, h.done) // the first piece starting after pos
+	return i > h.done && h.pieces[i-1].End > pos
 }
 
-// search returns the index of the first piece at or after done whose Off is
+// search returns the index of the first piece at or after from whose Off is
 // not below off. In-order arrival is answered without a search.
-func (a *Assembly) search(off int64) int {
-	ps := a.pieces
-	lo, hi := a.done, len(ps)
+func (h *held) search(off int64, from int) int {
+	ps := h.pieces
+	lo, hi := from, len(ps)
 	if hi == lo || ps[hi-1].Off < off {
 		return hi
 	}
@@ -219,12 +253,13 @@ func (a *Assembly) search(off int64) int {
 // octets only).
 func (a *Assembly) Pass(end int64, frame uint64) {
 	if a.cfg.Records {
-		a.pieces = append(a.pieces, Piece{})
-		copy(a.pieces[a.done+1:], a.pieces[a.done:])
-		a.pieces[a.done] = Piece{Off: a.next, End: end, Frame: frame, n: -1, merged: true}
-		a.done++
+		h := a.hold()
+		h.pieces = append(h.pieces, Piece{})
+		copy(h.pieces[h.done+1:], h.pieces[h.done:])
+		h.pieces[h.done] = Piece{Off: a.next, End: end, Frame: frame, n: -1, merged: true}
+		h.done++
 	}
-	a.accept(end, false, frame)
+	a.n++
 	a.next = end
 	a.drain()
 }
@@ -247,7 +282,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		return PastEnd, Piece{}
 	}
 	if off == end { // an empty piece: nothing to hold
-		a.accept(end, last, frame)
+		a.accept(end, last)
 		return Added, Piece{}
 	}
 	if off < a.next && !a.cfg.Records || off < a.cfg.Start {
@@ -257,9 +292,15 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		}
 		return Overlap, Piece{}
 	}
-	// Records of the prefix are searched too (Records: to name them).
-	i := a.searchAll(off)
-	ps := a.pieces
+	var ps []Piece
+	i, recs := 0, 0 // where the piece goes, and the records that count against MaxPieces
+	if h := a.h; h != nil {
+		from := h.done
+		if a.cfg.Records {
+			from = 0 // records of the prefix are searched too, to name them
+		}
+		ps, i, recs = h.pieces, h.search(off, from), len(h.pieces)-from
+	}
 	if i < len(ps) && ps[i].Off == off && ps[i].End == end &&
 		(a.cfg.Dup == DupPosition || bytes.Equal(a.data(&ps[i]), data)) {
 		return Duplicate, ps[i]
@@ -271,7 +312,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		return a.clash(ps[i])
 	}
 	inOrder := off == a.next
-	if (!inOrder || a.cfg.Records) && len(ps)-a.recordsGone() >= a.cfg.MaxPieces {
+	if (!inOrder || a.cfg.Records) && recs >= a.cfg.MaxPieces {
 		a.trunc = true
 		return TooMany, Piece{}
 	}
@@ -279,23 +320,19 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 	if inOrder {
 		p.at, p.n = int32(len(a.out)), int32(a.keep(data))
 		p.merged = true
-	} else {
-		if a.trunc || len(a.out)+a.pbytes+len(data) > a.cfg.MaxBytes {
-			// counted, not kept: in-order data has the room
-		} else {
-			p.at, p.n = a.stash(data), int32(len(data))
-		}
-	}
+	} else if !a.trunc && len(a.out)+a.pbytes()+len(data) <= a.cfg.MaxBytes {
+		p.at, p.n = a.hold().stash(data, a.cfg.MaxBytes), int32(len(data))
+	} // else counted, not kept: in-order data has the room
 	if a.cfg.Records || !inOrder {
-		ps = append(ps, Piece{})
-		copy(ps[i+1:], ps[i:])
-		ps[i] = p
-		a.pieces = ps
+		h := a.hold()
+		h.pieces = append(h.pieces, Piece{})
+		copy(h.pieces[i+1:], h.pieces[i:])
+		h.pieces[i] = p
 		if inOrder {
-			a.done++
+			h.done++
 		}
 	}
-	a.accept(end, last, frame)
+	a.accept(end, last)
 	if inOrder {
 		a.next = end
 		a.drain()
@@ -305,8 +342,8 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 
 // hi is the highest position held.
 func (a *Assembly) hi() int64 {
-	if n := len(a.pieces); n > 0 {
-		return max(a.next, a.pieces[n-1].End)
+	if p, ok := a.Last(); ok {
+		return max(a.next, p.End)
 	}
 	return a.next
 }
@@ -318,32 +355,19 @@ func (a *Assembly) clash(p Piece) (Verdict, Piece) {
 	return Overlap, p
 }
 
-// recordsGone is how many records do not count against MaxPieces: none
-// when Records (every piece counts), else the merged ones not yet removed.
-func (a *Assembly) recordsGone() int {
-	if a.cfg.Records {
-		return 0
-	}
-	return a.done
-}
-
-// searchAll is search over every record, merged ones included.
-func (a *Assembly) searchAll(off int64) int {
-	d := a.done
-	if !a.cfg.Records {
-		return a.search(off)
-	}
-	a.done = 0
-	i := a.search(off)
-	a.done = d
-	return i
-}
-
-func (a *Assembly) accept(end int64, last bool, frame uint64) {
+func (a *Assembly) accept(end int64, last bool) {
 	a.n++
 	if last {
-		a.end, a.endFr = end, frame
+		a.end = end
 	}
+}
+
+// pbytes is the data held ahead of holes.
+func (a *Assembly) pbytes() int {
+	if a.h == nil {
+		return 0
+	}
+	return a.h.pbytes
 }
 
 // data is p's kept data.
@@ -354,7 +378,7 @@ func (a *Assembly) data(p *Piece) []byte {
 	case p.merged:
 		return a.out[p.at : p.at+p.n]
 	}
-	return a.arena[p.at : p.at+p.n]
+	return a.h.arena[p.at : p.at+p.n]
 }
 
 // keep appends in-order data to out, making room by letting go of the data
@@ -363,8 +387,8 @@ func (a *Assembly) keep(b []byte) int {
 	if a.trunc {
 		return 0 // out is a prefix: nothing after a hole is kept
 	}
-	for len(a.out)+a.pbytes+len(b) > a.cfg.MaxBytes && a.pbytes > 0 {
-		a.dropHighest()
+	for len(a.out)+a.pbytes()+len(b) > a.cfg.MaxBytes && a.pbytes() > 0 {
+		a.h.dropHighest()
 	}
 	if room := a.cfg.MaxBytes - len(a.out); len(b) > room {
 		b = b[:room]
@@ -382,75 +406,79 @@ func (a *Assembly) keep(b []byte) int {
 }
 
 // dropHighest lets go of the kept data of the highest held piece.
-func (a *Assembly) dropHighest() {
-	for i := len(a.pieces) - 1; i >= a.done; i-- {
-		if p := &a.pieces[i]; p.n >= 0 {
-			a.pbytes -= int(p.n)
-			a.dead += int(p.n)
+func (h *held) dropHighest() {
+	for i := len(h.pieces) - 1; i >= h.done; i-- {
+		if p := &h.pieces[i]; p.n >= 0 {
+			h.pbytes -= int(p.n)
+			h.dead += int(p.n)
 			p.n = -1
 			return
 		}
 	}
-	a.pbytes = 0
+	h.pbytes = 0
 }
 
 // stash copies data held ahead of a hole into the arena. Space of data
 // since merged or let go is reclaimed by compacting when it is at least
 // half the arena, so the arena stays within twice what is held.
-func (a *Assembly) stash(b []byte) int32 {
-	if len(a.arena)+len(b) > cap(a.arena) && a.dead > 0 && a.dead >= len(a.arena)/2 {
+func (h *held) stash(b []byte, maxBytes int) int32 {
+	if len(h.arena)+len(b) > cap(h.arena) && h.dead > 0 && h.dead >= len(h.arena)/2 {
 		w := 0
-		for i := a.done; i < len(a.pieces); i++ {
-			p := &a.pieces[i]
+		for i := h.done; i < len(h.pieces); i++ {
+			p := &h.pieces[i]
 			if p.n >= 0 {
-				copy(a.arena[w:], a.arena[p.at:p.at+p.n])
+				copy(h.arena[w:], h.arena[p.at:p.at+p.n])
 				p.at = int32(w)
 				w += int(p.n)
 			}
 		}
-		a.arena, a.dead = a.arena[:w], 0
+		h.arena, h.dead = h.arena[:w], 0
 	}
-	if need := len(a.arena) + len(b); need > cap(a.arena) {
+	if need := len(h.arena) + len(b); need > cap(h.arena) {
 		// grow as data arrives, to MaxBytes (beyond only while let-go data waits)
-		nb := make([]byte, len(a.arena), max(min(max(2*cap(a.arena), need, 512), a.cfg.MaxBytes), need))
-		copy(nb, a.arena)
-		a.arena = nb
+		nb := make([]byte, len(h.arena), max(min(max(2*cap(h.arena), need, 512), maxBytes), need))
+		copy(nb, h.arena)
+		h.arena = nb
 	}
-	at := len(a.arena)
-	a.arena = append(a.arena, b...)
-	a.pbytes += len(b)
+	at := len(h.arena)
+	h.arena = append(h.arena, b...)
+	h.pbytes += len(b)
 	return int32(at)
 }
 
 // drain merges the held pieces that the prefix now reaches.
 func (a *Assembly) drain() {
-	for a.done < len(a.pieces) && a.pieces[a.done].Off == a.next {
-		p := &a.pieces[a.done]
+	h := a.h
+	if h == nil {
+		return
+	}
+	for h.done < len(h.pieces) && h.pieces[h.done].Off == a.next {
+		p := &h.pieces[h.done]
 		if p.n < 0 {
 			a.trunc = true
 		} else {
-			src := a.arena[p.at : p.at+p.n]
-			a.pbytes -= len(src)
-			a.dead += len(src)
+			src := h.arena[p.at : p.at+p.n]
+			h.pbytes -= len(src)
+			h.dead += len(src)
 			p.n = -1 // not a candidate for dropHighest while it is kept
 			p.at = int32(len(a.out))
 			p.n = int32(a.keep(src))
 		}
 		p.merged = true
 		a.next = p.End
-		a.done++
+		h.done++
 	}
-	if a.done == len(a.pieces) {
-		a.arena, a.dead, a.pbytes = a.arena[:0], 0, 0
+	if h.done == len(h.pieces) {
+		h.arena, h.dead, h.pbytes = h.arena[:0], 0, 0
 	}
-	if !a.cfg.Records && a.done > 0 {
+	if !a.cfg.Records && h.done > 0 {
 		// merged records are forgotten; moved down only when they are at
 		// least half the list, so the move is paid for by the merges
-		if a.done == len(a.pieces) {
-			a.pieces, a.done = a.pieces[:0], 0
-		} else if a.done >= len(a.pieces)/2 {
-			n := copy(a.pieces, a.pieces[a.done:])
-			a.pieces, a.done = a.pieces[:n], 0
+		if h.done == len(h.pieces) {
+			h.pieces, h.done = h.pieces[:0], 0
+		} else if h.done >= len(h.pieces)/2 {
+			n := copy(h.pieces, h.pieces[h.done:])
+			h.pieces, h.done = h.pieces[:n], 0
 		}
 	}
 }

@@ -152,7 +152,7 @@ func TestPassAndSetEnd(t *testing.T) {
 	cfg := Config{MaxPieces: 1, MaxBytes: 0, MaxFrames: 8}
 	var a Assembly
 	a.Reset(&cfg)
-	a.SetEnd(5000, 1)
+	a.SetEnd(5000)
 	a.Pass(4096, 1)
 	if a.Complete() {
 		t.Fatal("complete after one fragment")
@@ -162,7 +162,7 @@ func TestPassAndSetEnd(t *testing.T) {
 		t.Fatalf("complete %v n %d", a.Complete(), a.N())
 	}
 	a.Reset(&cfg)
-	a.SetEnd(0, 3)
+	a.SetEnd(0)
 	a.Pass(0, 3)
 	if !a.Complete() || a.N() != 1 {
 		t.Fatal("an empty unit completes with its one empty piece")
@@ -218,7 +218,7 @@ func TestArenaReclaimed(t *testing.T) {
 	if a.Next() != 19999 || a.Waiting() != 1 || a.Truncated() {
 		t.Fatalf("next %d waiting %d", a.Next(), a.Waiting())
 	}
-	if c := cap(a.arena); c > 4096 {
+	if c := cap(a.h.arena); c > 4096 {
 		t.Fatalf("arena grew to %d octets for one held piece of 100", c)
 	}
 	if len(a.Data()) != 19998*100 {

@@ -56,17 +56,21 @@ func FuzzAssembly(f *testing.F) {
 }
 
 func check(t *testing.T, a *Assembly, whole []byte, seq bool) {
-	ps := a.pieces
+	var h held
+	if a.h != nil {
+		h = *a.h
+	}
+	ps := h.pieces
 	for i := 1; i < len(ps); i++ {
 		if ps[i-1].End > ps[i].Off {
 			t.Fatalf("pieces %+v and %+v overlap or are out of order", ps[i-1], ps[i])
 		}
 	}
-	if len(ps) > a.cfg.MaxPieces+a.recordsGone() {
-		t.Fatalf("%d pieces held, limit %d", len(ps)-a.recordsGone(), a.cfg.MaxPieces)
+	if n := len(ps) - h.done; n > a.cfg.MaxPieces || a.cfg.Records && len(ps) > a.cfg.MaxPieces {
+		t.Fatalf("%d pieces held, limit %d", n, a.cfg.MaxPieces)
 	}
-	if len(a.out) > a.cfg.MaxBytes || a.pbytes < 0 || a.pbytes > a.cfg.MaxBytes || len(a.arena) > 2*a.cfg.MaxBytes+64 {
-		t.Fatalf("kept %d in order, %d held, arena %d (limit %d)", len(a.out), a.pbytes, len(a.arena), a.cfg.MaxBytes)
+	if len(a.out) > a.cfg.MaxBytes || h.pbytes < 0 || h.pbytes > a.cfg.MaxBytes || len(h.arena) > 2*a.cfg.MaxBytes+64 {
+		t.Fatalf("kept %d in order, %d held, arena %d (limit %d)", len(a.out), h.pbytes, len(h.arena), a.cfg.MaxBytes)
 	}
 	if seq {
 		// data of corrupt resends never gets in: duplicates are refused
