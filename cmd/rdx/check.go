@@ -9,9 +9,7 @@ import (
 	"github.com/rdx-project/rdx/pipeline"
 )
 
-func init() {
-	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdCheck(io, nil) })
-}
+func init() { verbs = append(verbs, verb(newCmdCheck)) }
 
 // CheckOptions are `rdx check`'s flags.
 type CheckOptions struct {

@@ -46,17 +46,7 @@ func TestCheckUsage(t *testing.T) {
 func TestCheckFlags(t *testing.T) {
 	var got *CheckOptions
 	runF := func(o *CheckOptions) error { got = o; return nil }
-	check := func(io *iostreams.IO, args []string) int {
-		cmd := newCmdCheck(io, runF)
-		cmd.SetArgs(args[1:])
-		cmd.SetOut(io.Out)
-		cmd.SetErr(io.ErrOut)
-		cmd.SilenceUsage, cmd.SilenceErrors = true, true
-		if err := cmd.Execute(); err != nil {
-			return exitUsage
-		}
-		return exitOK
-	}
+	check := func(io *iostreams.IO, args []string) int { return execCmd(newCmdCheck(io, runF), args[1:]) }
 	io, _, _, _ := iostreams.Test()
 	if code := check(io, []string{"check", "-i", "eth1", "-f", "tcp port 4210", "-c", "50", "-T", "json"}); code != 0 || got == nil {
 		t.Fatalf("check -i: exit %d", code)

@@ -8,11 +8,7 @@ import (
 	"github.com/rdx-project/rdx/pipeline"
 )
 
-func init() {
-	verbs = append(verbs,
-		func(io *iostreams.IO) *cobra.Command { return newCmdStats(io, nil) },
-		func(io *iostreams.IO) *cobra.Command { return newCmdFlows(io, nil) })
-}
+func init() { verbs = append(verbs, verb(newCmdStats), verb(newCmdFlows)) }
 
 // StatsOptions are the flags of `rdx stats` and `rdx flows`: rdx read -q
 // with a set of -z tables, printing those that have rows.
