@@ -147,6 +147,12 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	eo := cfg.Engine
+	if eo.Source == "" && cfg.Input.File != "" { // findings name the file
+		eo.Source = cfg.Input.File
+		if eo.Source == "-" {
+			eo.Source = "<stdin>"
+		}
+	}
 	for _, z := range cfg.Stats {
 		if strings.HasPrefix(z, "conv,") {
 			eo.Conversations = true

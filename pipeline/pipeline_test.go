@@ -24,9 +24,6 @@ func run(t *testing.T, cfg pipeline.Config) (pipeline.Result, string) {
 	t.Helper()
 	var out bytes.Buffer
 	cfg.Out = &out
-	if cfg.Engine.Source == "" {
-		cfg.Engine.Source = cfg.Input.File
-	}
 	res, err := pipeline.Run(cfg)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", cfg.Input.File, err)
