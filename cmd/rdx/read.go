@@ -33,14 +33,12 @@ type ReadOptions struct {
 	Quiet      bool
 	Filter     string
 	Stats      []string // -z NAME
-	// SkipEmptyStats leaves out -z tables without rows (stats and flows verbs).
-	SkipEmptyStats bool
-	Write          string // -w FILE: frames that pass -Y, as pcapng
-	Print          bool   // -P: print frames even when writing
-	CPUProfile     string
-	MemProfile     string
-	Iface          string // live capture instead of File
-	CapFilter      string
+	Write      string   // -w FILE: frames that pass -Y, as pcapng
+	Print      bool     // -P: print frames even when writing
+	CPUProfile string
+	MemProfile string
+	Iface      string // live capture instead of File
+	CapFilter  string
 	EngineFlags
 }
 
@@ -228,7 +226,7 @@ func readRun(o *ReadOptions) error {
 			Style: style},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
-		Stats: o.Stats, SkipEmptyStats: o.SkipEmptyStats,
+		Stats: o.Stats,
 	}, o.MemProfile)
 }
 
