@@ -49,7 +49,7 @@ type Config struct {
 	SkipEmptyStats bool     // leave out -z tables without rows
 
 	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
-	// with Report, prints the table at the end.
+	// with a Format, prints the report at the end.
 	Check *CheckReport
 
 	// Sinks are more sinks (an exporter, a test), after the built-in ones.
@@ -94,7 +94,8 @@ type Sink interface {
 	// nil. f and t are only valid during the call; errors are kept for End.
 	Frame(f *dissect.Frame, t *dissect.Tree)
 	// End is called once after the last frame; err says why reading ended
-	// early (nil at the end of input).
+	// early or why a sink before this one failed (nil when all went well).
+	// A sink whose Start succeeded gets End even if a later Start failed.
 	End(err error) error
 }
 
@@ -181,11 +182,16 @@ func Run(cfg Config) (res Result, err error) {
 	if ck != nil {
 		sinks = append(sinks, ck)
 	}
+	if len(cfg.Stats) > 0 {
+		sinks = append(sinks, &statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, out: cfg.Out})
+	}
 	sinks = append(sinks, cfg.Sinks...)
 	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo)
 	for _, s := range sinks {
 		if s != Sink(pr) || printing {
-			perFrame = append(perFrame, s)
+			if _, endOnly := s.(*statsSink); !endOnly {
+				perFrame = append(perFrame, s)
+			}
 		}
 	}
 	needTree := flt != nil || (!cfg.Quiet && pr.needsTree())
@@ -212,11 +218,16 @@ func Run(cfg Config) (res Result, err error) {
 	if err := pr.Start(eng); err != nil {
 		return res, err
 	}
-	for _, s := range sinks {
+	for i, s := range sinks {
 		if s == Sink(pr) {
 			continue
 		}
 		if err := s.Start(eng); err != nil {
+			for _, started := range sinks[:i] {
+				if started != Sink(pr) { // the printer's closing "]" is not for a run that did not start
+					started.End(err)
+				}
+			}
 			return res, err
 		}
 	}
@@ -226,13 +237,6 @@ func Run(cfg Config) (res Result, err error) {
 	for _, s := range sinks {
 		if e := s.End(err); e != nil && err == nil {
 			err = e
-		}
-	}
-	if err == nil {
-		for _, z := range cfg.Stats {
-			if t := eng.Stat(z); !cfg.SkipEmptyStats || t != nil && len(t.Rows) > 0 {
-				writeStat(cfg.Out, t)
-			}
 		}
 	}
 	if ferr := flushOut(cfg.Out); ferr != nil && err == nil {

@@ -123,15 +123,35 @@ func (pr *printer) End(error) error {
 	return nil
 }
 
-// writeStat prints a -z table after the frames, as tshark does.
-func writeStat(w io.Writer, t *dissect.StatTable) {
-	if t == nil {
-		return
+// statsSink prints the -z tables after the frames, as tshark does (not
+// after an error: the tables would be of part of the input).
+type statsSink struct {
+	names     []string
+	skipEmpty bool // leave out tables without rows
+	out       io.Writer
+	eng       *dissect.Engine
+}
+
+func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
+func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
+
+func (s *statsSink) End(err error) error {
+	if err != nil {
+		return nil
 	}
-	fmt.Fprintf(w, "\n%s\n", t.Title)
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(w, "(none)")
-		return
+	for _, z := range s.names {
+		t := s.eng.Stat(z)
+		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(s.out, "\n%s\n", t.Title)
+		if len(t.Rows) == 0 {
+			fmt.Fprintln(s.out, "(none)")
+			continue
+		}
+		if err := render.Table(s.out, render.TableASCII, t.Header, t.Rows); err != nil {
+			return err
+		}
 	}
-	_ = render.Table(w, render.TableASCII, t.Header, t.Rows)
+	return nil
 }
