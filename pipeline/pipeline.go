@@ -66,6 +66,10 @@ type Input struct {
 	CapFilter string
 	// ErrOut receives a live capture's start and kernel counters.
 	ErrOut io.Writer
+	// Open, when set, replaces File: it opens the frames afresh for each
+	// pass (frames built in memory, a reader of the caller's), read as a
+	// file is.
+	Open func() (capture.Source, error)
 }
 
 // Name is how findings and reports name the input.
@@ -76,7 +80,7 @@ func (in Input) Name() string {
 	return in.File
 }
 
-func (in Input) rereadable() bool { return in.File != "-" && in.Iface == "" }
+func (in Input) rereadable() bool { return in.Open != nil || in.File != "-" && in.Iface == "" }
 
 // Stopper ends a run early; cmd/rdx's SIGINT handler is one.
 type Stopper interface {
@@ -364,6 +368,9 @@ func (r *runner) idle(sinks []Sink) {
 // read.
 func (in Input) open() (capture.Source, func(), error) {
 	switch {
+	case in.Open != nil:
+		src, err := in.Open()
+		return src, nil, err
 	case in.Iface != "":
 		l, err := openLive(in)
 		if err != nil {

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/active/synth"
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
@@ -358,3 +360,47 @@ func TestNoAllocPerFrame(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// packets is a capture.Source over frames in memory.
+type packets struct {
+	p []capture.Packet
+	i int
+}
+
+func (s *packets) Next(p *capture.Packet) error {
+	if s.i == len(s.p) {
+		return io.EOF
+	}
+	*p = s.p[s.i]
+	s.i++
+	return nil
+}
+func (s *packets) Close() error { return nil }
+
+// TestOpenInput: frames built in memory run through Input.Open exactly as
+// the same frames written to a file, in both passes of -V.
+func TestOpenInput(t *testing.T) {
+	s, err := synth.Find("roce-nfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkts, err := s.BuildWith(synth.Options{Messages: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "roce.pcap")
+	writePcap(t, path, pkts, 1)
+	opens := 0
+	mem := pipeline.Input{Open: func() (capture.Source, error) { opens++; return &packets{p: pkts}, nil }}
+	v := pipeline.Print{Verbose: true}
+	res, fromMem := run(t, pipeline.Config{Input: mem, Print: v, Engine: dissect.Options{Source: path}})
+	_, fromFile := run(t, pipeline.Config{Input: pipeline.Input{File: path}, Print: v})
+	if fromMem != fromFile || opens != 2 || res.Frames != uint64(len(pkts)) || !strings.Contains(fromMem, "rpcordma") {
+		t.Errorf("in memory (%d opens, %d frames) and from a file differ:\n%s", opens, res.Frames, firstLines(fromMem, 20))
+	}
+}
+
+func firstLines(s string, n int) string {
+	l := strings.SplitN(s, "\n", n+1)
+	return strings.Join(l[:min(n, len(l))], "\n")
+}
