@@ -170,8 +170,9 @@ type readReq struct {
 	src    uint32 // data source STag and TO
 	srcTO  uint64
 
-	key readKey
-	lru budget.Elem[readReq] // charged readCost
+	key  readKey
+	next *readReq             // the next request on the same key, issued later
+	lru  budget.Elem[readReq] // charged readCost
 }
 
 type msgKey struct {
@@ -202,7 +203,12 @@ type State struct {
 	eng  *dissect.Engine // handed to upper layers, which keep per-engine state
 	pool dissect.Pool[Segment]
 
+	// Read Requests awaiting responses: per key the oldest, the rest
+	// chained through next in the order they were issued. Responders
+	// answer Read Requests in the order issued (RFC 5040 §5.5, Ordering and Completions), and perftest
+	// issues many with one sink STag and TO, so a key can hold several.
 	reads   map[readKey]*readReq
+	nReads  int // requests in reads, at most maxReads
 	msgs    map[msgKey]*message
 	lastMSN map[qKey]uint32
 	place   Placement
@@ -238,6 +244,7 @@ func (d *State) reset() {
 		return
 	}
 	clear(d.reads) // keep the maps: a rewind must not allocate
+	d.nReads = 0
 	clear(d.msgs)
 	clear(d.lastMSN)
 }
@@ -248,9 +255,25 @@ func (d *State) unlinkMsg(m *message) {
 	delete(d.msgs, m.key)
 }
 
+// removeRead takes r out of its key's queue and uncharges it.
 func (d *State) removeRead(r *readReq) {
 	d.readList.Remove(&r.lru)
-	delete(d.reads, r.key)
+	d.nReads--
+	head := d.reads[r.key]
+	switch {
+	case head == r && r.next == nil:
+		delete(d.reads, r.key)
+	case head == r:
+		d.reads[r.key] = r.next
+	default:
+		for p := head; p != nil; p = p.next {
+			if p.next == r {
+				p.next = r.next
+				break
+			}
+		}
+	}
+	r.next = nil
 }
 
 // Oldest implements budget.Table: the least recently active Send message
@@ -350,9 +373,7 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		sink := binary.BigEndian.Uint32(r)
 		rk := readKey{u.Key, u.Dir ^ 1, sink}
 		to := binary.BigEndian.Uint64(r[4:])
-		if old := d.reads[rk]; old != nil {
-			d.removeRead(old)
-		} else if len(d.reads) >= maxReads {
+		if d.nReads >= maxReads {
 			old := d.readList.Back()
 			add(dissect.Warn, dissect.GroupResponse, nil, "more than "+strconv.Itoa(maxReads)+
 				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.frame, 10))
@@ -362,7 +383,15 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
-		d.reads[rk] = req
+		d.nReads++
+		if p := d.reads[rk]; p == nil {
+			d.reads[rk] = req
+		} else {
+			for p.next != nil {
+				p = p.next
+			}
+			p.next = req
+		}
 		s.respIn = d.learned[f.Num]
 	case OpTerminate:
 		if len(b) < UntaggedLen+4 {
@@ -418,11 +447,19 @@ func (d *State) tagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, add
 // fills in the source of its data.
 func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Placement, add func(dissect.Severity, dissect.Group, *dissect.Field, string)) {
 	b := s.b
-	rk := readKey{u.Key, u.Dir, STag(b)}
-	r := d.reads[rk]
+	r := d.reads[readKey{u.Key, u.Dir, STag(b)}]
 	if r == nil {
 		add(dissect.Note, dissect.GroupResponse, fSTag, "Read Response without a Read Request in the capture")
 		return
+	}
+	// The oldest request expecting this offset: requests are answered in
+	// order, so a later one wins only when the earlier ones' responses
+	// were not captured.
+	for q := r; q != nil; q = q.next {
+		if q.to == TO(b) {
+			r = q
+			break
+		}
 	}
 	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
 	s.reqIn = r.frame

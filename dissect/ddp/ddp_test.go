@@ -88,3 +88,76 @@ func TestPlacement(t *testing.T) {
 		t.Errorf("write: %+v", p)
 	}
 }
+
+// TestReadsSameSinkInOrder: ib_read_bw over siw issues several Read
+// Requests with one sink STag and TO before any response arrives. Each
+// response belongs to the oldest request still open for that (stream,
+// sink STag, offset): five requests, five two-segment responses, every one
+// matched to its own request and none reported as unrequested.
+func TestReadsSameSinkInOrder(t *testing.T) {
+	d := New()
+	rr := []byte{0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 16, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0x50, 0}
+	for i := uint64(1); i <= 5; i++ {
+		if f := seg(d, i, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, uint32(i), 0, rr)); len(f.Findings) != 0 {
+			t.Fatalf("request %d: %+v", i, f.Findings)
+		}
+	}
+	for i := uint64(0); i < 5; i++ {
+		for j, last := range []bool{false, true} {
+			n := 10 + 2*i + uint64(j)
+			f := seg(d, n, 1, EncodeTagged(nil, last, OpReadResponse, 0x1234, 0x1000+8*uint64(j), make([]byte, 8)))
+			if s := f.PDUs[0].(*Segment); s.reqIn != i+1 || len(f.Findings) != 0 {
+				t.Errorf("response frame %d: request %d, want %d; %+v", n, s.reqIn, i+1, f.Findings)
+			}
+		}
+	}
+	if len(d.reads) != 0 {
+		t.Errorf("%d keys still open", len(d.reads))
+	}
+	// Second pass: each request names its own first response.
+	d.Rewind()
+	for i := uint64(1); i <= 5; i++ {
+		f := seg(d, i, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, uint32(i), 0, rr))
+		if s := f.PDUs[0].(*Segment); s.respIn != 10+2*(i-1) {
+			t.Errorf("request %d: response in %d, want %d", i, s.respIn, 10+2*(i-1))
+		}
+	}
+}
+
+// TestReadOffsets: requests on one sink STag with different offsets: a
+// response goes to the oldest open request expecting its offset.
+func TestReadOffsets(t *testing.T) {
+	d := New()
+	req := func(num uint64, to byte) {
+		rr := []byte{0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, to, 0, 0, 0, 0, 8, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0x50, 0}
+		seg(d, num, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, uint32(num), 0, rr))
+	}
+	req(1, 0x10)
+	req(2, 0x20)
+	req(3, 0x10)
+	for _, c := range []struct{ num, to, want uint64 }{{10, 0x2000, 2}, {11, 0x1000, 1}, {12, 0x1000, 3}} {
+		f := seg(d, c.num, 1, EncodeTagged(nil, true, OpReadResponse, 0x1234, c.to, make([]byte, 8)))
+		if s := f.PDUs[0].(*Segment); s.reqIn != c.want || len(f.Findings) != 0 {
+			t.Errorf("response frame %d: request %d, want %d; %+v", c.num, s.reqIn, c.want, f.Findings)
+		}
+	}
+}
+
+// TestReadQueueLimit: requests on one key count against maxReads; the
+// oldest is forgotten with a finding and the next response goes to the
+// second oldest.
+func TestReadQueueLimit(t *testing.T) {
+	d := New()
+	rr := []byte{0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 8, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0x50, 0}
+	var f *dissect.Frame
+	for i := uint64(1); i <= maxReads+1; i++ {
+		f = seg(d, i, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, uint32(i), 0, rr))
+	}
+	if len(f.Findings) != 1 || d.nReads != maxReads {
+		t.Fatalf("%d open, findings %+v", d.nReads, f.Findings)
+	}
+	f = seg(d, maxReads+2, 1, EncodeTagged(nil, true, OpReadResponse, 0x1234, 0x1000, make([]byte, 8)))
+	if s := f.PDUs[0].(*Segment); s.reqIn != 2 || d.nReads != maxReads-1 {
+		t.Errorf("response matched %d, %d open", s.reqIn, d.nReads)
+	}
+}
