@@ -111,16 +111,13 @@ func readTSV(t *testing.T, path string) (map[uint64]map[string]string, []string)
 	return out, hdr
 }
 
-// tsharkDiffers lists fields where rdx deliberately differs from tshark 4.0.17:
-//   - infiniband.deth.q_key: tshark prints the 32-bit Q_Key as a 64-bit hex
-//     number (0x0000000080010000); rdx prints 0x80010000.
-//   - infiniband.deth.srcqp: tshark prints the 24-bit source QP with 8 hex
-//     digits; rdx with 6, as it does infiniband.bth.destqp.
-//   - any field tshark leaves empty in a frame it marks malformed: its
-//     RPC-over-RDMA heuristic claims the 4-octet payload of perftest's
-//     SEND Only packets (roce_send_bw_rdmacm frames 8-18), throws, and never
-//     shows the ICRC that follows (rdx verifies it good).
-var tsharkDiffers = map[string]bool{"infiniband.deth.q_key": true, "infiniband.deth.srcqp": true}
+// tsharkDiffers lists fields where rdx deliberately differs from tshark 4.0.17
+// (none since the DETH Q_Key and source QP took Wireshark's 64- and 32-bit
+// types); besides, a field tshark leaves empty in a frame it marks
+// malformed: its RPC-over-RDMA heuristic claims the 4-octet payload of
+// perftest's SEND Only packets (roce_send_bw_rdmacm frames 8-18), throws,
+// and never shows the ICRC that follows (rdx verifies it good).
+var tsharkDiffers = map[string]bool{}
 
 // TestTsharkAgreement compares every infiniband.bth.* field (and the RETH,
 // AETH, DETH, ICRC fields tshark shows) with tshark's stored decode.

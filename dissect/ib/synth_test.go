@@ -136,7 +136,7 @@ func TestSynthIPv6(t *testing.T) {
 	if sum != want || len(f.Findings) != 0 {
 		t.Errorf("summary %q findings %v", sum, f.Findings)
 	}
-	if m["infiniband.reth.dmalen"] != "3" || m["infiniband.immdt"] != "0x0000cafe" || m["infiniband.payload"] != "616263" ||
+	if m["infiniband.reth.dmalen"] != "3" || m["infiniband.immdt"] != "0000cafe" || m["infiniband.payload"] != "616263" ||
 		m["infiniband.pad"] != "00" || m["ipv6.src"] == "" {
 		t.Errorf("fields %v", m)
 	}

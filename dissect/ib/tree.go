@@ -155,8 +155,8 @@ func (p *Packet) extTree(t *dissect.Tree) {
 			a := AtomicETH(b)
 			t.Bytes(fAtomicETH, o, len(b), b)
 			t.Open()
-			t.Uint(fAtVA, o, 8, a.VA())
-			t.Uint(fAtRKey, o+8, 4, uint64(a.RKey()))
+			t.Uint(fRETHVA, o, 8, a.VA())
+			t.Uint(fRETHRKey, o+8, 4, uint64(a.RKey()))
 			t.Uint(fAtSwap, o+12, 8, a.SwapAdd())
 			t.Uint(fAtCmp, o+20, 8, a.Compare())
 			t.Close()
@@ -185,9 +185,9 @@ func (p *Packet) extTree(t *dissect.Tree) {
 			t.Uint(fAtOrig, o, 8, AtomicAckETH(b).OrigData())
 			t.Close()
 		case ExtImmDt:
-			t.Uint(fImmDt, o, 4, uint64(ImmDt(b).Value()))
+			t.Bytes(fImmDt, o, 4, b[:4])
 		case ExtIETH:
-			t.Uint(fIETH, o, 4, uint64(IETH(b).RKey()))
+			t.Bytes(fIETH, o, 4, b[:4])
 		case ExtFETH:
 			t.Uint(fFETH, o, 4, uint64(FETH(b).Value()))
 		case ExtCNP:

@@ -1,7 +1,6 @@
 package ibcm_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,14 +23,6 @@ func TestRDSRoCEAgainstTshark(t *testing.T) {
 
 func notDecoded(_ uint64, rdx, _ string) bool { return rdx == "" }
 
-// sameNumber: the same value printed with another width (0x80010000 and
-// 0x0000000080010000).
-func sameNumber(_ uint64, rdx, ts string) bool {
-	a, err1 := strconv.ParseUint(strings.TrimPrefix(rdx, "0x"), 16, 64)
-	b, err2 := strconv.ParseUint(strings.TrimPrefix(ts, "0x"), 16, 64)
-	return err1 == nil && err2 == nil && a == b
-}
-
 // rdsKnown lists the accepted differences with tshark 4.0.17, with reasons.
 var rdsKnown = []tsharktest.Known{
 	// tshark's RPC-over-RDMA heuristic claims the RDS ping (frame 18) and
@@ -39,10 +30,6 @@ var rdsKnown = []tsharktest.Known{
 	// version 1. It then marks them malformed and never reaches the ICRC.
 	{Field: "infiniband.invariant.crc", Reason: "tshark misclaims the RDS ping/pong as rpcordma and stops (malformed)",
 		Match: func(n uint64, rdx, ts string) bool { return ts == "" && (n == 18 || n == 35) }},
-	// tshark 4.0.17 registers the DETH Q_Key as a 64-bit and the source QP
-	// as a 32-bit field: same value, other width.
-	{Field: "infiniband.deth.q_key", Reason: "tshark prints the Q_Key as 64 bits", Match: sameNumber},
-	{Field: "infiniband.deth.srcqp", Reason: "tshark prints the source QP as 32 bits", Match: sameNumber},
 	// tshark reads the REQ's flow label / reserved / packet rate word
 	// (c3 96 f0 00) as 24 bits: label 0xc39, reserved 3, rate 3. IBA
 	// (and Linux cm_msgs.h): label = the top 20 of 32 bits = 0xc396f, then

@@ -88,9 +88,6 @@ func TestLossyRoCEAgainstTshark(t *testing.T) {
 				heldIn[m] = true
 			}
 			known := []tsharktest.Known{
-				// As in dissect/ib's TestTsharkAgreement.
-				{Field: "infiniband.deth.q_key", Reason: "tshark prints the 32-bit Q_Key with 16 hex digits"},
-				{Field: "infiniband.deth.srcqp", Reason: "tshark prints the 24-bit source QP with 8 hex digits"},
 				// tshark expects an NFS READ reply's data inline, throws
 				// (malformed) and never shows the ICRC after it; rdx checks
 				// it (good).
