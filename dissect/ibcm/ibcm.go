@@ -455,6 +455,21 @@ func (m *MAD) cmTree(t *dissect.Tree, o int, b []byte) {
 		t.Uint(fReqRes1, o+118, 1, uint64(b[118]&7))
 		t.Uint(fReqAckTO, o+119, 1, uint64(b[119]>>3))
 		t.Uint(fReqRes2, o+119, 1, uint64(b[119]&7))
+		t.Uint(fAltLLID, o+120, 2, uint64(be16(b[120:])))
+		t.Uint(fAltRLID, o+122, 2, uint64(be16(b[122:])))
+		t.Bytes(fAltLGID, o+124, 16, b[124:140])
+		t.Bytes(fAltRGID, o+140, 16, b[140:156])
+		afl := be32(b[156:])
+		t.Uint(fAltFlow, o+156, 4, uint64(afl>>12))
+		t.Uint(fAltRes0, o+156, 4, uint64(afl>>6&0x3f))
+		t.Uint(fAltRate, o+156, 4, uint64(afl&0x3f))
+		t.Uint(fAltTClass, o+160, 1, uint64(b[160]))
+		t.Uint(fAltHop, o+161, 1, uint64(b[161]))
+		t.Uint(fAltSL, o+162, 1, uint64(b[162]>>4))
+		t.Uint(fAltSubnet, o+162, 1, uint64(b[162]>>3&1))
+		t.Uint(fAltRes1, o+162, 1, uint64(b[162]&7))
+		t.Uint(fAltAckTO, o+163, 1, uint64(b[163]>>3))
+		t.Uint(fAltRes1, o+163, 1, uint64(b[163]&7)) // Wireshark files both under alt_reserved1
 		pd := b[offReqPriv:]
 		if m.ps == RDMAPSTCP || m.ps == RDMAPSUDP {
 			po := o + offReqPriv

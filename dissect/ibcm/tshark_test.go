@@ -1,7 +1,6 @@
 package ibcm_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -40,6 +39,4 @@ var rdsKnown = []tsharktest.Known{
 	// Not decoded by rdx.
 	{Field: "infiniband.reserved", Reason: "tshark's generic reserved-bits field (rdx names them per header)", Match: notDecoded},
 	{Field: "infiniband.smplid.smpdata", Reason: "tshark also shows the CM MAD data as LID-routed SMP data", Match: notDecoded},
-	{Field: "*", Reason: "REQ alternate path not decoded (all zero: RoCE rdma_cm sets none)",
-		Match: func(n uint64, rdx, ts string) bool { return n == 5 && rdx == "" && strings.Trim(ts, "0x;") == "" }},
 }
