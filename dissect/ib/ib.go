@@ -123,6 +123,7 @@ type State struct {
 	crc    scratch
 	up     upperState
 	flows  flowTable // per-flow counters for -z infiniband,flows
+	icrc   icrcTable // bad ICRCs per flow, to tell rewritten addresses from corruption
 }
 
 func newState() *State {
@@ -186,6 +187,7 @@ func (st *qpState) reissuedBy(psn uint32, r RETH) bool {
 func (d *State) Rewind() {
 	d.clearQPs()
 	d.flows.reset()
+	d.icrc.reset()
 	d.pool.Reset()
 	if d.up.asm != nil {
 		d.up.asm.Reset()
@@ -427,8 +429,11 @@ func (d *State) checkICRC(f *dissect.Frame, p *Packet, crc uint32, ok bool) {
 		return
 	}
 	p.icrcStatus = CRCBad
-	f.AddFinding(p.idx, dissect.Error, dissect.GroupChecksum, fICRC, "infiniband",
-		"bad ICRC: computed 0x"+hex32(p.icrcCalc)+", on the wire 0x"+hex32(p.icrcWire)+" (octets in wire order)")
+	var ip []byte
+	if p.encap == EncRoCEv2 {
+		ip = ipHeader(f)
+	}
+	d.badICRC(f, p, ip)
 }
 
 // transport decodes the BTH at p.bth, its extended headers and the payload,
