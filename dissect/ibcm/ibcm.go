@@ -50,7 +50,13 @@ func init() {
 			return d
 		},
 	})
-	ib.RegisterUpper(Name)
+	// SENDs to QP1 by heuristic, or wherever -d infiniband.destqp puts them.
+	dissect.AddHeuristic(ib.DestQP.Name(), Name, ibMessage)
+	dissect.AddHandler(ib.DestQP.Name(), Name, nil, ibMessage)
+}
+
+func ibMessage(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+	return d.(*State).IBMessage(f, m.Packet, m.Msg)
 }
 
 // Consumer decodes the private data an RDMA CM user puts after the CMA header
@@ -184,7 +190,7 @@ func Heuristic(b []byte) bool {
 	return len(b) == MADLen && b[0] == 1 && b[1] == ClassCM && b[2] == 2 && be16(b[16:]) >= AttrREQ && be16(b[16:]) <= AttrAPR
 }
 
-// IBMessage implements ib.Upper: SENDs to QP1 that are CM MADs.
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp): SENDs to QP1 that are CM MADs.
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, am *ibasm.Message) bool {
 	if am.Kind != ibasm.KindSend || am.QP != 1 || am.Truncated() || len(am.Data) < MADHdrLen ||
 		am.Data[0] != 1 || am.Data[1] != ClassCM {

@@ -39,16 +39,22 @@ func init() {
 			return d
 		},
 	})
-	ib.RegisterUpper(Name)
-	ddp.RegisterUpper(func(e *dissect.Engine, f *dissect.Frame, m *ddp.Message) {
-		if d, ok := e.Instance(Name).(*State); ok {
-			d.DDPSend(f, m)
-		}
+	// InfiniBand and RoCE: by heuristic, or forced on a QP by -d.
+	dissect.AddHeuristic(ib.DestQP.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		return d.(*State).IBMessage(f, m.Packet, m.Msg)
 	})
-	ddp.RegisterTagged(func(e *dissect.Engine, f *dissect.Frame, p *ddp.Placement) {
-		if d, ok := e.Instance(Name).(*State); ok {
-			d.DDPPlacement(f, p)
-		}
+	dissect.AddHandler(ib.DestQP.Name(), Name, nil, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		d.(*State).IBMessageForced(f, m.Packet, m.Msg)
+		return true
+	})
+	// iWARP: every Send message and every placed segment (chunks), whatever
+	// the queue or STag; DDPSend checks the header itself.
+	dissect.AddHeuristic(ddp.UntaggedTable.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, m *ddp.Message) bool {
+		return d.(*State).DDPSend(f, m)
+	})
+	dissect.AddHeuristic(ddp.TaggedTable.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, p *ddp.Placement) bool {
+		d.(*State).DDPPlacement(f, p)
+		return true
 	})
 }
 
@@ -182,7 +188,7 @@ func (d *State) newHdr(f *dissect.Frame) *Hdr {
 	return h
 }
 
-// IBMessage implements ib.Upper.
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	switch m.Kind {
 	case ibasm.KindSend:
@@ -270,7 +276,7 @@ func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	return d.message(f, m.Data, off, m.Frames, false)
 }
 
-// IBMessageForced implements ib.ForcedUpper (-d infiniband.destqp==N,rpcordma):
+// IBMessageForced is the infiniband.destqp handler (-d infiniband.destqp==N,rpcordma):
 // SENDs on that QP are RPC-over-RDMA whatever the heuristic says, and one
 // that does not parse is reported as such; other messages go the usual way.
 func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) {

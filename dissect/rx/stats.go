@@ -8,11 +8,6 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 )
 
-// CallName names a call for statistics ("FS FetchStatus"); the service
-// package (AFS) installs it. Without one, calls are named by service ID and
-// opcode.
-var CallName func(c *Call) string
-
 type srtKey struct {
 	service uint16
 	port    uint16
@@ -41,8 +36,8 @@ func (d *State) srt(c *Call) {
 			return
 		}
 		s = &srtStat{min: c.RespTime}
-		if CallName != nil {
-			s.name = CallName(c)
+		if c.Namer != nil {
+			s.name = c.Namer.CallName(c)
 		}
 		if s.name == "" {
 			s.name = "service " + strconv.Itoa(int(c.ServiceID))
