@@ -255,7 +255,7 @@ func FuzzDecodeAs(f *testing.F) {
 			t.Fatalf("%q: accepted unknown table %q", rule, d.Table)
 		case ti.DecodeAs == nil && !slices.Contains(names, d.Proto), ti.DecodeAs != nil && !slices.Contains(ti.DecodeAs, d.Proto):
 			t.Fatalf("%q: accepted protocol %q, not a candidate of %s", rule, d.Proto, d.Table)
-		case d.Hi >= 1<<ti.Bits:
+		case ti.Bits < 64 && d.Hi >= 1<<ti.Bits:
 			t.Fatalf("%q: key %#x beyond %d bits", rule, d.Hi, ti.Bits)
 		case d.Lo > d.Hi:
 			t.Fatalf("%q: keys %d-%d", rule, d.Lo, d.Hi)

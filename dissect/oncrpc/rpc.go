@@ -43,6 +43,12 @@ func init() {
 			return d
 		},
 	})
+	// RPC-over-RDMA (RFC 8166) carries ONC RPC messages; its table is named
+	// here, not imported: rpcrdma imports this package.
+	dissect.AddHeuristic("rpcordma.message", Name, func(d dissect.Dissector, f *dissect.Frame, r *Record) bool {
+		d.(*State).DissectMessage(f, r.Data, r.Off, &r.Ctx)
+		return true
+	})
 }
 
 // heuristicTCP accepts a stream whose first record-marked fragment holds an
@@ -82,6 +88,15 @@ type Context struct {
 	Conv uint64
 	// Transport is "tcp", "udp" or "rdma".
 	Transport string
+}
+
+// Record is an RPC message a transport that frames messages itself hands
+// on (the context of rpcrdma's rpcordma.message table): Data at frame
+// offset Off (-1: not in the frame), with what the transport knows.
+type Record struct {
+	Data []byte
+	Off  int
+	Ctx  Context
 }
 
 type callKey struct {

@@ -61,7 +61,7 @@ func init() {
 // State is the per-engine RPC-over-RDMA state.
 type State struct {
 	eng        *dissect.Engine
-	rpc        *oncrpc.State
+	rec        oncrpc.Record // the rpcordma.message context
 	pool       []Hdr
 	npool      int
 	pframe     uint64
@@ -154,11 +154,14 @@ func (d *State) Rewind() {
 	d.acct.Reset()
 }
 
-func (d *State) rpcState() *oncrpc.State {
-	if d.rpc == nil {
-		d.rpc, _ = d.eng.Instance(oncrpc.Name).(*oncrpc.State)
-	}
-	return d.rpc
+// Messages is the table of what RPC-over-RDMA carries: ONC RPC messages
+// (oncrpc registers its heuristic by this table's name).
+var Messages = dissect.NewDissectorTable[*oncrpc.Record]("rpcordma.message", "RPC-over-RDMA payload (RPC messages)", 0)
+
+// rpcMessage hands an RPC message on, in d.rec so the call does not allocate.
+func (d *State) rpcMessage(f *dissect.Frame, msg []byte, off int, ctx oncrpc.Context) {
+	d.rec = oncrpc.Record{Data: msg, Off: off, Ctx: ctx}
+	Messages.Call(f, 0, &d.rec)
 }
 
 // begin starts a new frame: the previous frame's buffers and completed calls
@@ -378,8 +381,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			d.advertise(s.Handle)
 		}
 	}
-	rpc := d.rpcState()
-	if rpc == nil {
+	if !Messages.Has(f) {
 		return true
 	}
 	switch {
@@ -399,9 +401,9 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			f.AddFinding(h.idx, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "write list announces "+
 				strconv.Itoa(want)+" octets but RDMA WRITEs to its segments carried "+strconv.Itoa(got))
 		}
-		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma", DDP: ddp})
+		d.rpcMessage(f, payload, h.payOff(), oncrpc.Context{Transport: "rdma", DDP: ddp})
 	case hd.Proc == MSG || hd.Proc == MSGP:
-		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma"})
+		d.rpcMessage(f, payload, h.payOff(), oncrpc.Context{Transport: "rdma"})
 	case hd.Proc == NOMSG && hd.HasReply:
 		// long reply: the RPC reply was written into the reply chunk
 		ddp, frames, got := d.gather([][]Segment{hd.Reply})
@@ -419,7 +421,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			r.sizes = append(r.sizes, len(b))
 		}
 		r.idx = f.AddPDU(r)
-		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: frames})
+		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: frames})
 	}
 	return true
 }
@@ -762,8 +764,8 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 	r := &d.reas
 	*r = Reasm{frames: p.frames, sizes: p.sizes, data: msg}
 	r.idx = f.AddPDU(r)
-	if rpc := d.rpcState(); rpc != nil {
-		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: p.frames})
+	if Messages.Has(f) {
+		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: p.frames})
 	}
 	return true
 }

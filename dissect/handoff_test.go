@@ -1,0 +1,152 @@
+package dissect_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// handoffLog is the context of the test table: each handler appends its name.
+type handoffLog struct{ got []string }
+
+var testTable = dissect.NewDissectorTable[*handoffLog]("test.handoff", "a test table", 16)
+
+func init() {
+	logAs := func(name string, take bool) dissect.Handler[*handoffLog] {
+		return func(_ dissect.Dissector, _ *dissect.Frame, l *handoffLog) bool {
+			l.got = append(l.got, name)
+			return take
+		}
+	}
+	dissect.AddHandler(testTable.Name(), "t-exact", []dissect.KeyRange{{Lo: 5, Hi: 5}}, logAs("t-exact", true))
+	dissect.AddHandler(testTable.Name(), "t-decline", []dissect.KeyRange{{Lo: 6, Hi: 6}}, logAs("t-decline", false))
+	dissect.AddHandler(testTable.Name(), "t-cand", nil, logAs("t-cand", true))
+	dissect.AddHeuristic(testTable.Name(), "t-h1", logAs("t-h1", false))
+	dissect.AddHeuristic(testTable.Name(), "t-h2", logAs("t-h2", true))
+}
+
+// An exact key wins over the heuristics; a handler that declines passes on
+// to them, in order; a decode-as rule adds a key and overrides a registered
+// one; a frame outside any engine reaches nothing.
+func TestDissectorTable(t *testing.T) {
+	var das []dissect.DecodeAs
+	for _, r := range []string{"test.handoff==7,t-cand", "test.handoff==0x5,t-cand"} {
+		da, err := dissect.ParseDecodeAs(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		das = append(das, da)
+	}
+	for _, tc := range []struct {
+		opts dissect.Options
+		key  uint64
+		want string
+		took bool
+	}{
+		{dissect.Options{}, 5, "t-exact", true},
+		{dissect.Options{}, 6, "t-decline t-h1 t-h2", true},
+		{dissect.Options{}, 7, "t-h1 t-h2", true},
+		{dissect.Options{DecodeAs: das}, 7, "t-cand", true},
+		{dissect.Options{DecodeAs: das}, 5, "t-cand", true},
+		{dissect.Options{DecodeAs: das}, 6, "t-decline t-h1 t-h2", true},
+	} {
+		e := dissect.NewEngine(tc.opts)
+		var f dissect.Frame
+		e.Bind(&f)
+		if !testTable.Has(&f) {
+			t.Fatal("Has: the test table is empty")
+		}
+		var l handoffLog
+		took := testTable.Call(&f, tc.key, &l)
+		if got := strings.Join(l.got, " "); got != tc.want || took != tc.took {
+			t.Errorf("rules %d, key %d: %q (took %v), want %q", len(tc.opts.DecodeAs), tc.key, got, took, tc.want)
+		}
+	}
+	var l handoffLog
+	if testTable.Call(&dissect.Frame{}, 5, &l) || len(l.got) != 0 {
+		t.Errorf("a frame of no engine reached %v", l.got)
+	}
+}
+
+// The hand-off does not allocate: the context is the caller's.
+func TestDissectorTableAllocs(t *testing.T) {
+	e := dissect.NewEngine(dissect.Options{})
+	var f dissect.Frame
+	e.Bind(&f)
+	l := &handoffLog{got: make([]string, 0, 4)}
+	if n := testing.AllocsPerRun(100, func() {
+		l.got = l.got[:0]
+		testTable.Call(&f, 5, l)
+	}); n != 0 {
+		t.Errorf("%v allocations per call", n)
+	}
+}
+
+// -d works on every keyed table, with the key width and candidates of that
+// table; errors name the rule and say what is known.
+func TestParseDecodeAsTables(t *testing.T) {
+	for _, tc := range []struct {
+		rule string
+		want dissect.DecodeAs
+		err  string
+	}{
+		{rule: "udp.port==7000,test-udp9", want: dissect.DecodeAs{Table: "udp.port", Lo: 7000, Hi: 7000, Proto: "test-udp9"}},
+		{rule: "tcp.port==4000-4010,test-tcp9", want: dissect.DecodeAs{Table: "tcp.port", Lo: 4000, Hi: 4010, Proto: "test-tcp9"}},
+		{rule: "udp.port==7000:3,test-udp9", want: dissect.DecodeAs{Table: "udp.port", Lo: 7000, Hi: 7002, Proto: "test-udp9"}},
+		{rule: "ip.proto==253,test-udp9", want: dissect.DecodeAs{Table: "ip.proto", Lo: 253, Hi: 253, Proto: "test-udp9"}},
+		{rule: "ethertype==0x88b5,test-udp9", want: dissect.DecodeAs{Table: "ethertype", Lo: 0x88b5, Hi: 0x88b5, Proto: "test-udp9"}},
+		{rule: "test.handoff==0x10,t-cand", want: dissect.DecodeAs{Table: "test.handoff", Lo: 16, Hi: 16, Proto: "t-cand"}},
+		{rule: "ip.proto==256,test-udp9", err: `bad key "256" (8 bits`},
+		{rule: "udp.port==70000,test-udp9", err: `bad port "70000"`},
+		{rule: "udp.port==65535:2,test-udp9", err: "bad port count"},
+		{rule: "udp.port==9-8,test-udp9", err: "empty port range"},
+		{rule: "test.handoff==1,t-h1", err: `unknown protocol "t-h1" for test.handoff (known: t-cand, t-decline, t-exact)`},
+		{rule: "test.handoff==1,test-udp9", err: `unknown protocol "test-udp9"`},
+		{rule: "nosuch.table==1,t-cand", err: `unknown table "nosuch.table" (known: ethertype, `},
+		{rule: "udp.port=7000,test-udp9", err: "want TABLE==KEY,PROTOCOL"},
+		{rule: "udp.port==7000", err: "want TABLE==KEY,PROTOCOL"},
+	} {
+		d, err := dissect.ParseDecodeAs(tc.rule)
+		switch {
+		case tc.err == "" && (err != nil || d != tc.want):
+			t.Errorf("%s: %+v, %v; want %+v", tc.rule, d, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "decode-as \""+tc.rule+"\"")):
+			t.Errorf("%s: error %v, want one containing %q", tc.rule, err, tc.err)
+		}
+	}
+}
+
+// -d ip.proto==N,PROTO reaches PROTO with the IP payload.
+func TestDecodeAsIPProto(t *testing.T) {
+	da, err := dissect.ParseDecodeAs("ip.proto==253,test-udp9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []dissect.Options{{}, {DecodeAs: []dissect.DecodeAs{da}}} {
+		eng := dissect.NewEngine(opts)
+		p := ipv4(253, 1, 0, false, []byte("payload"))
+		eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+		if got := len(udpSink.got); got != len(opts.DecodeAs) || got == 1 && string(udpSink.got[0]) != "payload" {
+			t.Errorf("%d rules: %d payloads", len(opts.DecodeAs), got)
+		}
+	}
+}
+
+// Tables lists what the registrations put in each table, heuristics in the
+// order they are tried.
+func TestTablesListing(t *testing.T) {
+	var ti *dissect.TableInfo
+	for _, x := range dissect.Tables() {
+		if x.Name == testTable.Name() {
+			ti = &x
+		}
+	}
+	if ti == nil {
+		t.Fatal("test.handoff not listed")
+	}
+	if len(ti.Entries) != 2 || ti.Entries[0].Proto != "t-exact" || ti.KeyString(ti.Entries[0].Keys) != "5" ||
+		strings.Join(ti.Heuristics, " ") != "t-h1 t-h2" || strings.Join(ti.DecodeAs, " ") != "t-cand t-decline t-exact" {
+		t.Errorf("%+v", *ti)
+	}
+}
