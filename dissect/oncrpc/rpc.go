@@ -130,7 +130,8 @@ type State struct {
 	arena   []byte // detached message copies for the current frame
 	aframe  uint64
 	srt     map[srtKey]*ProcStat
-	bufs    recBuffers // record buffers charged to the budget
+	bufs    recBuffers     // record buffers charged to the budget
+	pv      ProgramVersion // the rpc.program context
 }
 
 func newState() *State {
@@ -216,7 +217,9 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 	m.idx = f.AddPDU(m)
 	d.match(f, m)
 	if m.bodyOK {
-		if p := lookupProgram(m.Prog, m.Vers); p != nil {
+		d.pv = ProgramVersion{Prog: m.Prog, Vers: m.Vers}
+		if Programs.Call(f, uint64(m.Prog), &d.pv) {
+			p := d.pv.Program
 			m.prog = p
 			m.progPDU = progPDU{m: m}
 			idx := f.AddPDU(&m.progPDU)
