@@ -1,10 +1,13 @@
 package dissect_test
 
 import (
+	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
 // handoffLog is the context of the test table: each handler appends its name.
@@ -148,5 +151,43 @@ func TestTablesListing(t *testing.T) {
 	if len(ti.Entries) != 2 || ti.Entries[0].Proto != "t-exact" || ti.KeyString(ti.Entries[0].Keys) != "5" ||
 		strings.Join(ti.Heuristics, " ") != "t-h1 t-h2" || strings.Join(ti.DecodeAs, " ") != "t-cand t-decline t-exact" {
 		t.Errorf("%+v", *ti)
+	}
+}
+
+// flushCaller hands every chunk of its TCP stream to the test table and
+// records, per chunk, its frame number and whether a handler took it.
+type flushCaller struct{ calls []string }
+
+func (c *flushCaller) Dissect(*dissect.Frame, []byte, int) {}
+func (c *flushCaller) StreamData(f *dissect.Frame, ch *tcp.Chunk) {
+	var l handoffLog
+	took := testTable.Call(f, 5, &l)
+	c.calls = append(c.calls, strconv.FormatUint(f.Num, 10)+":"+strconv.FormatBool(took))
+}
+func (c *flushCaller) StreamGap(*dissect.Frame, *tcp.Gap)                       {}
+func (c *flushCaller) StreamClose(*dissect.Frame, tcp.FlowKey, tcp.CloseReason) {}
+
+var flushTest *flushCaller
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-flushcall", TCPPorts: []dissect.PortRange{{Lo: 13, Hi: 13}},
+		New: func(*dissect.Engine) dissect.Dissector { flushTest = &flushCaller{}; return flushTest }})
+}
+
+// Data the end-of-input flush delivers (after a hole nobody filled) is
+// handed on like any other: the flush frame belongs to the engine too.
+func TestHandoffAtFlush(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	seg := func(seq uint32, flags byte, payload []byte) []byte {
+		p := tcpSeg(seq, flags, payload)
+		binary.BigEndian.PutUint16(p[22:], 13) // the TCP destination port, after the 20-octet IPv4 header
+		return p
+	}
+	for i, s := range [][]byte{seg(100, 0x02, nil), seg(101, 0x18, []byte("AAAA")), seg(109, 0x18, []byte("CCCC"))} {
+		eng.Decode(uint64(i+1), int64(i), len(s), len(s), 228, 0, s, 0)
+	}
+	eng.Finish()
+	if got := strings.Join(flushTest.calls, " "); got != "2:true 0:true" {
+		t.Errorf("hand-offs (frame:taken) %q, want 2:true 0:true", got)
 	}
 }
