@@ -233,7 +233,10 @@ func (e *Engine) buildTables() {
 		t := &e.tabs[i]
 		t.def = d
 		for _, r := range regs[i] {
-			if d.check != nil && !d.check(r.h) {
+			if d.engine {
+				panic("dissect: " + r.proto + " registered in " + d.name + " by AddHandler: engine-level tables take the Registration's fields")
+			}
+			if !d.check(r.h) {
 				panic(fmt.Sprintf("dissect: %s registered a %T in table %s, which wants another context type", r.proto, r.h, d.name))
 			}
 			en := engEntry{d: e.instanceOf(r.proto), h: r.h, proto: r.proto}
@@ -296,8 +299,20 @@ func (e *Engine) buildTables() {
 		if !ok {
 			continue
 		}
-		t.set(KeyRange{da.Lo, da.Hi}, t.addEntry(en))
+		t.set(KeyRange{da.Lo, da.Hi}, t.entryFor(en))
 	}
+}
+
+// entryFor gives the index of proto's entry, added if new: however many
+// rules name it, a protocol has one entry per table (a table cannot hold
+// more than there are protocols, which stay far below maxTableEntries).
+func (t *engTable) entryFor(en engEntry) int {
+	for i := range t.ents {
+		if t.ents[i].proto == en.proto {
+			return i
+		}
+	}
+	return t.addEntry(en)
 }
 
 func tabByNameLocked(name string) *tableDef {

@@ -191,3 +191,24 @@ func TestHandoffAtFlush(t *testing.T) {
 		t.Errorf("hand-offs (frame:taken) %q, want 2:true 0:true", got)
 	}
 }
+
+// Many rules for one table (more than a table has entries) are fine: a
+// protocol keeps one entry however many rules name it.
+func TestManyDecodeAsRules(t *testing.T) {
+	var das []dissect.DecodeAs
+	for p := 20000; p < 20600; p += 2 {
+		da, err := dissect.ParseDecodeAs("udp.port==" + strconv.Itoa(p) + ",test-udp9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		das = append(das, da)
+	}
+	eng := dissect.NewEngine(dissect.Options{DecodeAs: das})
+	u := udpDatagram(1, 'x'-8)
+	binary.BigEndian.PutUint16(u[2:], 20598) // the last rule's port
+	p := ipv4(17, 1, 0, false, u)
+	eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	if len(udpSink.got) != 1 || string(udpSink.got[0]) != "x" {
+		t.Errorf("the last rule's port: %q", udpSink.got)
+	}
+}
