@@ -33,7 +33,10 @@ type Rewinder interface{ Rewind() }
 // PortRange is an inclusive range of ports.
 type PortRange struct{ Lo, Hi uint16 }
 
-// Registration tells the engine when to call a protocol's dissector.
+// Registration tells the engine when to call a protocol's dissector: its
+// keys and heuristics in the engine-level hand-off tables (wtap_encap,
+// ethertype, ip.proto, udp.port, tcp.port; see handoff.go). Tables above the
+// transport take registrations through AddHandler and AddHeuristic.
 type Registration struct {
 	Name       string // decode-as name, e.g. "rx"
 	UDPPorts   []PortRange

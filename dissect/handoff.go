@@ -16,9 +16,9 @@ import (
 // the protocol and applying decode-as rules (-d TABLE==KEY,PROTO); the lower
 // protocol hands on with one call on the handle it declared:
 //
-//	var services = dissect.NewDissectorTable[*Call]("rx.service", "Rx service ID", 16)
+//	var Services = dissect.NewDissectorTable[*Call]("rx.service", "Rx service ID (call data)", 16)
 //	...
-//	services.Call(f, uint64(c.ServiceID), c)
+//	Services.Call(f, uint64(cl.ServiceID), cl)
 //
 // Keys up to 16 bits are looked up in an array per engine, wider ones in a
 // map. Nothing is allocated per call: hand the context as a pointer to a
@@ -41,8 +41,9 @@ const maxTableEntries = 255
 // keyed wider than 16 bits (a map entry each).
 const maxSparseKeys = 1 << 16
 
-// engine-level tables: the engine dispatches on them itself, calling the
-// entry's Dissector.Dissect with the layer's payload.
+// The engine-level tables: the engine dispatches on them itself, calling
+// the entry's Dissector.Dissect with the layer's payload. Protocols enter
+// them through their Registration's fields (UDPPorts, HeuristicUDP, ...).
 const (
 	TableLinkType  = "wtap_encap"
 	TableEtherType = "ethertype"
