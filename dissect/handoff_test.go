@@ -212,3 +212,24 @@ func TestManyDecodeAsRules(t *testing.T) {
 		t.Errorf("the last rule's port: %q", udpSink.got)
 	}
 }
+
+// BenchmarkDissectorTableCall is the cost of one hand-off: an exact key
+// (array lookup, one handler) and a miss that runs two heuristics.
+func BenchmarkDissectorTableCall(b *testing.B) {
+	e := dissect.NewEngine(dissect.Options{})
+	var f dissect.Frame
+	e.Bind(&f)
+	l := &handoffLog{got: make([]string, 0, 4)}
+	for _, bc := range []struct {
+		name string
+		key  uint64
+	}{{"exact", 5}, {"heuristics", 7}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				l.got = l.got[:0]
+				testTable.Call(&f, bc.key, l)
+			}
+		})
+	}
+}
