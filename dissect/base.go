@@ -114,14 +114,14 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		}
 	}
 	off := 0
-	if f.LinkType == 242 && len(f.Data) >= ipoibLen {
+	if f.LinkType == LinkTypeIPoIB && len(f.Data) >= ipoibLen {
 		t.Proto(pIPoIB, 0, ipoibLen, "")
 		t.Bytes(fIPoIBDst, 0, 20, f.Data[0:20])
 		t.Bytes(fIPoIBSrc, 20, 20, f.Data[20:40])
 		t.Uint(fIPoIBType, 40, 2, uint64(f.Net.EtherType))
 		off = ipoibLen
 	}
-	for _, lt := range e.Decoded {
+	for _, lt := range e.decoded {
 		switch lt {
 		case layers.LayerTypeEthernet:
 			t.Proto(pEth, off, 14, "")
@@ -248,10 +248,10 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 		}
 		dst = append(dst, s...)
 	}
-	if f.LinkType == 242 {
+	if f.LinkType == LinkTypeIPoIB {
 		add("ipoib")
 	}
-	for _, lt := range e.Decoded {
+	for _, lt := range e.decoded {
 		switch lt {
 		case layers.LayerTypeEthernet:
 			add("eth")

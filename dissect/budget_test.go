@@ -45,13 +45,13 @@ func TestEngineEnforcesBudget(t *testing.T) {
 	tab.acct = e.Budget().Register("test", tab)
 	pkt := ipv4(253, 1, 0, false, []byte("x")) // a protocol nobody dissects
 	for i := 1; i <= 3; i++ {
-		f := e.Decode(uint64(i), 0, len(pkt), len(pkt), 228, 0, pkt, 1)
+		f := e.Decode(dissect.Packet{Num: uint64(i), LinkType: dissect.LinkTypeIPv4, Data: pkt, Pass: 1})
 		if len(f.Findings) != 0 {
 			t.Fatalf("frame %d: findings %v before anything is held", i, f.Findings)
 		}
 		tab.hold(1000) // held by "frame i", after its decode
 	}
-	f := e.Decode(4, 0, len(pkt), len(pkt), 228, 0, pkt, 1)
+	f := e.Decode(dissect.Packet{Num: 4, LinkType: dissect.LinkTypeIPv4, Data: pkt, Pass: 1})
 	if e.Budget().Used() > 2500 {
 		t.Fatalf("used %d after enforcement", e.Budget().Used())
 	}

@@ -2,11 +2,9 @@ package dissect
 
 import "github.com/rdx-project/rdx/flows"
 
-// Conversations (as tshark -z conv,ip|tcp|udp) are kept by package flows,
-// counted only when Options.Conversations is set, so reads that do not ask
-// pay nothing.
-var convNames = map[string]uint8{"conv,ip": flows.IP, "conv,tcp": flows.TCP, "conv,udp": flows.UDP}
-
+// Conversations (as tshark -z conv,ip|tcp|udp, and rdx's conv,ib|rdp|rx|rds)
+// are kept by package flows, counted only when Options.Conversations is set,
+// so reads that do not ask pay nothing.
 func (e *Engine) countConv(f *Frame) {
 	n := &f.Net
 	if !n.HasIP {
@@ -16,6 +14,12 @@ func (e *Engine) countConv(f *Frame) {
 		SrcPort: n.SrcPort, DstPort: n.DstPort, WireLen: f.WireLen, TimeNS: f.TimeNS, Frame: f.Num})
 }
 
-func (e *Engine) convTable(name string) *StatTable {
-	return &StatTable{Title: "Conversations (" + name[5:] + ")", Header: flows.Header, Rows: e.convs.Rows(convNames[name])}
+// Conversations is where a dissector counts the conversations of its own
+// kind (flows.IB, RDP, Rx, RDS) for -z conv,...; nil when the read did not
+// ask for them, so counting costs nothing then.
+func (f *Frame) Conversations() *flows.Conversations {
+	if f.eng == nil || !f.eng.Opts.Conversations {
+		return nil
+	}
+	return &f.eng.convs
 }

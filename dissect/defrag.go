@@ -1,12 +1,12 @@
 package dissect
 
 import (
-	"bytes"
 	"encoding/binary"
 	"net/netip"
 	"strconv"
 
 	"github.com/rdx-project/rdx/reassembly/budget"
+	"github.com/rdx-project/rdx/reassembly/frag"
 )
 
 // IPv4 reassembly (RFC 791 §3.2): fragments are held per (src, dst, id,
@@ -42,13 +42,10 @@ const (
 	maxDefragPieces = 1024
 	// maxDefragFrames is how many frame numbers the reassembly finding lists.
 	maxDefragFrames = 64
-	// Budget charges besides the held octets: an entry (struct, map slot,
-	// list links) and a piece (its slice element). Estimates, so that many
-	// tiny datagrams count too.
+	// defragEntryCost is the budget charge of a datagram besides its
+	// buffers (struct, map slot, list links), so that many tiny datagrams
+	// count too.
 	defragEntryCost = 192
-	defragPieceCost = 24
-	// maxDefragFree is how many finished entries are kept for reuse.
-	maxDefragFree = 16
 )
 
 type defragKey struct {
@@ -57,34 +54,19 @@ type defragKey struct {
 	proto    uint8
 }
 
-// fragPiece is a held fragment: octets [off, end) of the datagram, stored at
-// arena[at:at+end-off] of its entry.
-type fragPiece struct {
-	off, end, at int32
-	frame        uint64
-}
-
-type defragEntry struct {
-	key        defragKey
-	pieces     []fragPiece // sorted by off, disjoint
-	arena      []byte
-	total      int    // the datagram's end, -1 until the last fragment is seen
-	lastFrame  uint64 // the frame that set total
-	held       int    // octets held (pieces are disjoint)
-	frames     []uint64
-	charged    int64 // what this entry charged to the budget
-	stamp      uint64
-	prev, next *defragEntry
-}
+// defragPolicy: fragments in octets from 0, exact duplicates ignored, every
+// piece's record kept to name it when a later one clashes.
+var defragPolicy = frag.Config{MaxPieces: maxDefragPieces, MaxBytes: maxDefragBytes, Dup: frag.DupExact,
+	Records: true, MaxFrames: maxDefragFrames}
 
 type defragger struct {
-	m          map[defragKey]*defragEntry
-	head, tail *defragEntry // least recently active first
-	buf        []byte
-	free       []*defragEntry
-	acct       *budget.Account
-	msg        []byte // scratch for finding messages
+	tab  frag.Table[defragKey] // charged to the engine's budget as "ip"
+	init bool
+	acct *budget.Account
+	msg  []byte // scratch for finding messages
 }
+
+type defragEntry = frag.Entry[defragKey]
 
 // add takes one fragment of frame f. It returns the reassembled payload
 // (valid until the next call) and the frames it came from when the fragment
@@ -97,10 +79,11 @@ func (d *defragger) add(f *Frame, k defragKey, off int, more bool, data []byte) 
 		f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.fragMsg("empty IPv4 fragment", k, off, end, ": ignored")))
 		return nil, nil, false
 	}
-	if d.m == nil {
-		d.m = map[defragKey]*defragEntry{}
+	if !d.init {
+		d.init = true
+		d.tab.Init(maxDefrag, defragEntryCost, &defragPolicy, d.acct, describeDatagram)
 	}
-	en := d.m[k]
+	en := d.tab.Get(k)
 	if end > maxDefragBytes {
 		b := d.fragMsg("IPv4 fragment", k, off, end, " ends past the largest datagram (")
 		b = strconv.AppendInt(b, maxDefragBytes, 10)
@@ -109,226 +92,100 @@ func (d *defragger) add(f *Frame, k defragKey, off int, more bool, data []byte) 
 		return nil, nil, false
 	}
 	if en == nil {
-		if len(d.m) >= maxDefrag {
-			what := d.DropOldest()
+		var what string
+		if en, what = d.tab.Add(k); what != "" {
 			f.AddFinding(-1, Warn, GroupReassembly, nil, "ip", "IPv4 reassembly table full ("+strconv.Itoa(maxDefrag)+
 				" datagrams): dropped the least recently active, "+what)
 		}
-		en = d.newEntry(k)
 	}
-	d.touch(en)
-	// The end of the datagram.
-	if !more {
-		if en.total >= 0 && en.total != end {
-			b := d.fragMsg("IPv4 last fragment", k, off, end, " disagrees with the end ")
-			b = strconv.AppendInt(b, int64(en.total), 10)
-			b = append(b, " set by frame "...)
-			b = strconv.AppendUint(b, en.lastFrame, 10)
-			f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
-			return nil, nil, false
+	v, other := en.Add(int64(off), int64(end), data, !more, f.Num)
+	var b []byte
+	switch v {
+	case frag.Added:
+		en.NoteFrame(f.Num)
+		if !en.Complete() {
+			d.tab.Touch(en)
+			return nil, nil, true
 		}
-		if p := len(en.pieces); p > 0 && int(en.pieces[p-1].end) > end {
-			last := &en.pieces[p-1]
-			b := d.fragMsg("IPv4 last fragment", k, off, end, " ends before data already held (offset ")
-			b = appendRange(b, int(last.off), int(last.end))
-			b = append(b, " from frame "...)
-			b = strconv.AppendUint(b, last.frame, 10)
-			b = append(b, ')')
-			f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
-			return nil, nil, false
-		}
-	} else if en.total >= 0 && end > en.total {
-		b := d.fragMsg("IPv4 fragment", k, off, end, " ends past the datagram's end ")
-		b = strconv.AppendInt(b, int64(en.total), 10)
-		b = append(b, " set by frame "...)
-		b = strconv.AppendUint(b, en.lastFrame, 10)
-		f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
-		return nil, nil, false
-	}
-	// Where the piece goes: after every piece that starts before it. In-order
-	// arrival (the usual case) appends without a search.
-	ps := en.pieces
-	i := len(ps)
-	if i > 0 && int(ps[i-1].off) >= off {
-		lo, hi := 0, i
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if int(ps[mid].off) < off {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		i = lo
-	}
-	if i < len(ps) && int(ps[i].off) == off && int(ps[i].end) == end &&
-		bytes.Equal(en.arena[ps[i].at:int(ps[i].at)+n], data) {
-		b := d.fragMsg("IPv4 fragment", k, off, end, " repeats frame ")
-		b = strconv.AppendUint(b, ps[i].frame, 10)
+		d.tab.Done(en)
+		return en.Data(), en.Frames(), false
+	case frag.Duplicate:
+		d.tab.Touch(en)
+		b = d.fragMsg("IPv4 fragment", k, off, end, " repeats frame ")
+		b = strconv.AppendUint(b, other.Frame, 10)
 		b = append(b, " exactly: ignored"...)
 		f.AddFinding(-1, Note, GroupReassembly, nil, "ip", string(b))
 		return nil, nil, false
-	}
-	var clash *fragPiece
-	if i > 0 && int(ps[i-1].end) > off {
-		clash = &ps[i-1]
-	} else if i < len(ps) && int(ps[i].off) < end {
-		clash = &ps[i]
-	}
-	if clash != nil {
-		b := d.fragMsg("IPv4 fragment", k, off, end, " overlaps offset ")
-		b = appendRange(b, int(clash.off), int(clash.end))
-		b = append(b, " from frame "...)
-		b = strconv.AppendUint(b, clash.frame, 10)
-		f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
-		return nil, nil, false
-	}
-	if len(ps) >= maxDefragPieces {
-		b := d.fragMsg("IPv4 fragment", k, off, end, " would be fragment ")
-		b = strconv.AppendInt(b, int64(len(ps)+1), 10)
+	case frag.EndConflict:
+		b = appendEnd(d.fragMsg("IPv4 last fragment", k, off, end, " disagrees with the end "), en)
+	case frag.EndBeforeData:
+		b = appendPiece(d.fragMsg("IPv4 last fragment", k, off, end, " ends before data already held (offset "), other)
+		b = append(b, ')')
+	case frag.PastEnd:
+		b = appendEnd(d.fragMsg("IPv4 fragment", k, off, end, " ends past the datagram's end "), en)
+	case frag.Overlap:
+		b = appendPiece(d.fragMsg("IPv4 fragment", k, off, end, " overlaps offset "), other)
+	case frag.TooMany:
+		b = d.fragMsg("IPv4 fragment", k, off, end, " would be fragment ")
+		b = strconv.AppendInt(b, int64(en.N()+1), 10)
 		b = append(b, " of one datagram (limit "...)
 		b = strconv.AppendInt(b, maxDefragPieces, 10)
 		b = append(b, ')')
 		f.AddFinding(-1, Warn, GroupReassembly, nil, "ip", string(d.dropMsg(b, en, f.Num)))
 		return nil, nil, false
 	}
-	pc := fragPiece{off: int32(off), end: int32(end), at: int32(len(en.arena)), frame: f.Num}
-	en.arena = append(en.arena, data...)
-	ps = append(ps, fragPiece{})
-	copy(ps[i+1:], ps[i:])
-	ps[i] = pc
-	en.pieces = ps
-	en.held += n
-	en.charge(d.acct, int64(n)+defragPieceCost)
-	if len(en.frames) < maxDefragFrames {
-		en.frames = append(en.frames, f.Num)
-	}
-	if !more {
-		en.total, en.lastFrame = end, f.Num
-	}
-	if en.held != en.total { // disjoint pieces: equal octet counts mean full cover
-		return nil, nil, true
-	}
-	if cap(d.buf) < en.total {
-		d.buf = make([]byte, maxDefragBytes)
-	}
-	buf := d.buf[:en.total]
-	for _, p := range en.pieces {
-		copy(buf[p.off:p.end], en.arena[p.at:])
-	}
-	frames = en.frames
-	d.release(en)
-	return buf, frames, false
+	f.AddFinding(-1, Warn, GroupMalformed, nil, "ip", string(d.dropMsg(b, en, f.Num)))
+	return nil, nil, false
 }
 
-func (en *defragEntry) charge(a *budget.Account, n int64) {
-	en.charged += n
-	a.Charge(n)
+// appendPiece appends "0-24 from frame 3" for a held fragment.
+func appendPiece(b []byte, p frag.Piece) []byte {
+	b = appendRange(b, int(p.Off), int(p.End))
+	b = append(b, " from frame "...)
+	return strconv.AppendUint(b, p.Frame, 10)
 }
 
-func (d *defragger) newEntry(k defragKey) *defragEntry {
-	var en *defragEntry
-	if n := len(d.free); n > 0 {
-		en = d.free[n-1]
-		d.free = d.free[:n-1]
-		*en = defragEntry{pieces: en.pieces[:0], arena: en.arena[:0], frames: en.frames[:0]}
-	} else {
-		en = &defragEntry{}
-	}
-	en.key, en.total = k, -1
-	d.m[k] = en
-	en.charge(d.acct, defragEntryCost)
-	return en
-}
-
-// touch stamps en as active now and moves it to the end of the list.
-func (d *defragger) touch(en *defragEntry) {
-	en.stamp = d.acct.Now()
-	if d.tail == en {
-		return
-	}
-	d.unlink(en)
-	en.prev = d.tail
-	if d.tail != nil {
-		d.tail.next = en
-	} else {
-		d.head = en
-	}
-	d.tail = en
-}
-
-func (d *defragger) unlink(en *defragEntry) {
-	if en.prev != nil {
-		en.prev.next = en.next
-	} else if d.head == en {
-		d.head = en.next
-	}
-	if en.next != nil {
-		en.next.prev = en.prev
-	} else if d.tail == en {
-		d.tail = en.prev
-	}
-	en.prev, en.next = nil, nil
-}
-
-// release forgets en and uncharges what it held.
-func (d *defragger) release(en *defragEntry) {
-	d.unlink(en)
-	delete(d.m, en.key)
-	d.acct.Charge(-en.charged)
-	en.charged = 0
-	if len(d.free) < maxDefragFree {
-		d.free = append(d.free, en)
-	}
+// appendEnd appends "48 set by frame 2": the datagram's end and its source.
+func appendEnd(b []byte, en *defragEntry) []byte {
+	b = strconv.AppendInt(b, en.End(), 10)
+	b = append(b, " set by frame "...)
+	return strconv.AppendUint(b, en.EndFrame(), 10)
 }
 
 // reset forgets every datagram (a rewind for a second pass).
 func (d *defragger) reset() {
-	clear(d.m)
-	d.head, d.tail = nil, nil
-	d.acct.Reset()
+	if d.init {
+		d.tab.Reset()
+	}
 }
 
 // Oldest is the stamp of the least recently active datagram (budget.Table).
-func (d *defragger) Oldest() (uint64, bool) {
-	if d.head == nil {
-		return 0, false
-	}
-	return d.head.stamp, true
-}
+func (d *defragger) Oldest() (uint64, bool) { return d.tab.Oldest() }
 
 // DropOldest drops the least recently active datagram and names it.
-func (d *defragger) DropOldest() string {
-	en := d.head
-	if en == nil {
-		return ""
-	}
-	what := string(en.describe(nil))
-	d.release(en)
-	return what
-}
+func (d *defragger) DropOldest() string { return d.tab.DropOldest() }
 
-// describe appends "IPv4 datagram 192.0.2.1 → 192.0.2.2 id 0x1234 (2
+// describeDatagram appends "IPv4 datagram 192.0.2.1 → 192.0.2.2 id 0x1234 (2
 // fragments, 1480 octets, frames 1, 2)".
-func (en *defragEntry) describe(b []byte) []byte {
+func describeDatagram(b []byte, en *defragEntry) []byte {
 	b = append(b, "IPv4 datagram "...)
-	b = en.key.src.AppendTo(b)
+	b = en.Key.src.AppendTo(b)
 	b = append(b, " → "...)
-	b = en.key.dst.AppendTo(b)
+	b = en.Key.dst.AppendTo(b)
 	b = append(b, " id 0x"...)
-	b = strconv.AppendUint(b, uint64(en.key.id), 16)
+	b = strconv.AppendUint(b, uint64(en.Key.id), 16)
 	b = append(b, " ("...)
-	b = strconv.AppendInt(b, int64(len(en.pieces)), 10)
-	if len(en.pieces) == 1 {
+	b = strconv.AppendInt(b, int64(en.N()), 10)
+	if en.N() == 1 {
 		b = append(b, " fragment, "...)
 	} else {
 		b = append(b, " fragments, "...)
 	}
-	b = strconv.AppendInt(b, int64(en.held), 10)
+	b = strconv.AppendInt(b, en.Held(), 10)
 	b = append(b, " octets"...)
-	if len(en.frames) > 0 {
+	if fr := en.Frames(); len(fr) > 0 {
 		b = append(b, ", frames "...)
-		b = appendFrames(b, en.frames)
+		b = appendFrames(b, fr)
 	}
 	return append(b, ')')
 }
@@ -353,10 +210,10 @@ func (d *defragger) dropMsg(b []byte, en *defragEntry, num uint64) []byte {
 		b = append(b, ": fragment dropped"...)
 	} else {
 		b = append(b, ": dropped the "...)
-		b = en.describe(b)
+		b = describeDatagram(b, en)
 		b = append(b, " and frame "...)
 		b = strconv.AppendUint(b, num, 10)
-		d.release(en)
+		d.tab.Done(en)
 	}
 	d.msg = b
 	return b

@@ -27,7 +27,7 @@ func newFragTest(t *testing.T, opts dissect.Options) *fragTest {
 func (ft *fragTest) send(id uint16, off int, more bool, data []byte) []string {
 	ft.num++
 	p := ipv4(17, id, off, more, data)
-	f := ft.eng.Decode(ft.num, 0, len(p), len(p), 228, 0, p, 0)
+	f := ft.eng.Decode(dissect.Packet{Num: ft.num, LinkType: dissect.LinkTypeIPv4, Data: p})
 	var out []string
 	for _, fd := range f.Findings {
 		out = append(out, fd.Sev.String()+": "+fd.Msg)
@@ -259,7 +259,7 @@ func BenchmarkDefragHostile(b *testing.B) {
 				for it := 0; it < b.N; it++ {
 					eng.Rewind()
 					for i, p := range pkts {
-						eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+						eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pkts)), "ns/frag")

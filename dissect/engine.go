@@ -176,8 +176,9 @@ type Engine struct {
 	parser [maxLinkType]*gopacket.DecodingLayerParser
 	types  []gopacket.LayerType
 
-	// The link, IP and transport layers decoded in the current frame, in order.
-	Decoded []gopacket.LayerType
+	// The link, IP and transport layers decoded in the current frame, in
+	// order (for the base tree).
+	decoded []gopacket.LayerType
 
 	regs []*Registration
 	inst []Dissector
@@ -227,13 +228,13 @@ func NewEngine(opts Options) *Engine {
 		p.IgnoreUnsupported = true
 		return p
 	}
-	e.parser[1] = mk(layers.LayerTypeEthernet)
-	e.parser[113] = mk(layers.LayerTypeLinuxSLL)
-	e.parser[276] = mk(layers.LayerTypeLinuxSLL2)
-	e.parser[0] = mk(layers.LayerTypeLoopback)
-	e.parser[108] = e.parser[0]
-	e.parser[228] = mk(layers.LayerTypeIPv4)
-	e.parser[229] = mk(layers.LayerTypeIPv6)
+	e.parser[LinkTypeEthernet] = mk(layers.LayerTypeEthernet)
+	e.parser[LinkTypeLinuxSLL] = mk(layers.LayerTypeLinuxSLL)
+	e.parser[LinkTypeLinuxSLL2] = mk(layers.LayerTypeLinuxSLL2)
+	e.parser[LinkTypeNull] = mk(layers.LayerTypeLoopback)
+	e.parser[LinkTypeLoop] = e.parser[LinkTypeNull]
+	e.parser[LinkTypeIPv4] = mk(layers.LayerTypeIPv4)
+	e.parser[LinkTypeIPv6] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
 	e.frame.eng = e
 	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
@@ -266,16 +267,16 @@ func (e *Engine) Rewind() {
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
 }
 
-// Layers gives read access to the gopacket layers of the current frame.
-func (e *Engine) Layers() (*layers.Ethernet, *layers.IPv4, *layers.IPv6, *layers.UDP, *layers.TCP) {
-	return &e.eth, &e.ip4.IPv4, &e.ip6.IPv6, &e.udp, &e.tcp
-}
-
 // Times returns the first frame's time and the previous frame's time, in ns.
 func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
 
-// Decode dissects one frame. The returned Frame is reused by the next call.
-func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType uint16, iface int, data []byte, pass int) (f *Frame) {
+// Decode dissects one frame. The returned Frame, and everything in it, is
+// reused by the next call.
+func (e *Engine) Decode(pkt Packet) (f *Frame) {
+	if pkt.CapLen == 0 && pkt.WireLen == 0 {
+		pkt.CapLen, pkt.WireLen = len(pkt.Data), len(pkt.Data)
+	}
+	num, timeNS, capLen, wireLen, linkType, data := pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
 	f = &e.frame // named: a recovered panic still returns the frame
 	f.reset()
 	e.frames++
@@ -286,8 +287,8 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	} else {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
-	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, iface, data, pass
-	e.Decoded = e.Decoded[:0]
+	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
+	e.decoded = e.decoded[:0]
 	e.inFrame = true
 	defer e.endFrame(f)
 	if capLen > wireLen {
@@ -301,12 +302,12 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	lt := linkType
 	e.linkOff = 0
 	switch lt {
-	case 101, 12, 14: // raw IP: the version nibble says which
-		lt = 228
+	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14: // raw IP: the version nibble says which
+		lt = LinkTypeIPv4
 		if len(data) > 0 && data[0]>>4 == 6 {
-			lt = 229
+			lt = LinkTypeIPv6
 		}
-	case 242: // IP over InfiniBand (RFC 4391): 20-octet destination and source addresses, EtherType, 2 reserved
+	case LinkTypeIPoIB: // IP over InfiniBand (RFC 4391): 20-octet destination and source addresses, EtherType, 2 reserved
 		if len(data) < ipoibLen {
 			f.AddFinding(-1, Error, GroupMalformed, nil, "ipoib", "truncated IPoIB header: "+strconv.Itoa(len(data))+" of 44 octets")
 			f.Proto = "ipoib"
@@ -315,10 +316,10 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 		e.linkOff = ipoibLen
 		f.Net.EtherType = uint16(data[40])<<8 | uint16(data[41])
 		switch f.Net.EtherType {
-		case 0x0800:
-			lt = 228
-		case 0x86dd:
-			lt = 229
+		case EtherTypeIPv4:
+			lt = LinkTypeIPv4
+		case EtherTypeIPv6:
+			lt = LinkTypeIPv6
 		default:
 			f.Proto = "ipoib"
 			return f
@@ -335,7 +336,7 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 	}
 	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.Decoded = e.types // valid until the next Decode, like the layers themselves
+	e.decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
 	if e.Opts.Conversations {
 		e.countConv(f)
@@ -393,6 +394,9 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			n.HasL4, n.L4Off = true, off
 			n.SrcPort, n.DstPort = uint16(e.tcp.SrcPort), uint16(e.tcp.DstPort)
 			n.PayloadOff, n.PayloadLen = off+len(e.tcp.Contents), len(e.tcp.Payload)
+			c := e.tcp.Contents // at least 20 octets once decoded
+			n.TCP = TCPHeader{Seq: e.tcp.Seq, Ack: e.tcp.Ack, Window: e.tcp.Window,
+				Flags: uint16(c[12]&1)<<8 | uint16(c[13]), HdrLen: len(c)}
 			f.Proto = "tcp"
 			e.tcpRelative(f)
 		}
@@ -417,11 +421,11 @@ func addr16(b []byte) netip.Addr {
 func (e *Engine) dispatch(f *Frame, data []byte) {
 	n := &f.Net
 	switch {
-	case n.Fragment && n.IPProto != 6 && len(e.types) > 0 && e.types[len(e.types)-1] == layers.LayerTypeIPv4:
+	case n.Fragment && n.IPProto != IPProtoTCP && len(e.types) > 0 && e.types[len(e.types)-1] == layers.LayerTypeIPv4:
 		e.fragment(f)
-	case n.HasL4 && n.IPProto == 17:
+	case n.HasL4 && n.IPProto == IPProtoUDP:
 		e.ports(e.tUDP, f, e.udp.Payload, n.PayloadOff)
-	case n.HasL4 && n.IPProto == 6:
+	case n.HasL4 && n.IPProto == IPProtoTCP:
 		if n.Fragment {
 			return
 		}

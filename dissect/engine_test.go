@@ -87,7 +87,7 @@ func TestIPv4Reassembly(t *testing.T) {
 			end = len(payload)
 		}
 		p := ipv4(17, 0x1234, fr.off, fr.more, payload[fr.off:end])
-		last = eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+		last = eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 		if i < 2 && len(udpSink.got) != 0 {
 			t.Fatalf("dissected before the datagram was complete (frame %d)", i+1)
 		}
@@ -123,7 +123,7 @@ func TestTCPStream(t *testing.T) {
 		tcpSeg(isn+1+16+4, 0x18, []byte("DDDD")), // 4-byte hole before it
 	}
 	for i, s := range segs {
-		eng.Decode(uint64(i+1), int64(i), len(s), len(s), 228, 0, s, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: s})
 	}
 	eng.Finish()
 	if string(streamTest.data) != "AAAAAAAABBBBBBBBDDDD" {
@@ -180,12 +180,12 @@ func TestPanicBecomesFinding(t *testing.T) {
 	}
 	udp := panicUDP
 	p := udp(0xff)
-	f := eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "internal error in a dissector on frame 1") {
 		t.Fatalf("findings %+v", f.Findings)
 	}
 	p = udp(1)
-	f = eng.Decode(2, 0, len(p), len(p), 228, 0, p, 0)
+	f = eng.Decode(dissect.Packet{Num: 2, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if len(f.PDUs) != 1 {
 		t.Fatalf("next frame: %d PDUs", len(f.PDUs))
 	}
@@ -236,7 +236,7 @@ func strictPanic(t *testing.T, fn func()) (ie *dissect.InternalError) {
 func TestStrictPanics(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{Strict: true})
 	p := panicUDP(0xff)
-	ie := strictPanic(t, func() { eng.Decode(7, 0, len(p), len(p), 228, 0, p, 0) })
+	ie := strictPanic(t, func() { eng.Decode(dissect.Packet{Num: 7, LinkType: dissect.LinkTypeIPv4, Data: p}) })
 	if ie == nil {
 		t.Fatal("Decode: a dissector panic did not fail in strict mode")
 	}
@@ -248,7 +248,7 @@ func TestStrictPanics(t *testing.T) {
 	}
 
 	p = panicUDP(1)
-	f := eng.Decode(8, 0, len(p), len(p), 228, 0, p, 0)
+	f := eng.Decode(dissect.Packet{Num: 8, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if len(f.PDUs) != 1 || len(f.Findings) != 0 {
 		t.Fatalf("after a strict panic: %d PDUs, findings %+v", len(f.PDUs), f.Findings)
 	}
@@ -264,7 +264,7 @@ func TestStrictPanics(t *testing.T) {
 	seg[12], seg[13] = 5<<4, 0x18 // PSH ACK
 	seg = append(seg, 'x')
 	p = ipv4(6, 2, 0, false, seg)
-	eng.Decode(9, 0, len(p), len(p), 228, 0, p, 0)
+	eng.Decode(dissect.Packet{Num: 9, LinkType: dissect.LinkTypeIPv4, Data: p})
 	ie = strictPanic(t, eng.Finish)
 	if ie == nil || ie.Where != "flush" || ie.Value != "close boom" {
 		t.Errorf("Finish: %+v", ie)
@@ -272,7 +272,7 @@ func TestStrictPanics(t *testing.T) {
 
 	t.Setenv(dissect.StrictEnv, "")
 	lax := dissect.NewEngine(dissect.Options{})
-	lax.Decode(9, 0, len(p), len(p), 228, 0, p, 0)
+	lax.Decode(dissect.Packet{Num: 9, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if ie := strictPanic(t, lax.Finish); ie != nil {
 		t.Errorf("Finish without strict mode panicked: %v", ie)
 	}
@@ -289,17 +289,17 @@ func TestTCPRelativeSeq(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	var isn uint32 = 0xfffffff0
 	syn := tcpSeg(isn, 0x02, nil)
-	f := eng.Decode(1, 0, len(syn), len(syn), 228, 0, syn, 0)
+	f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: syn})
 	if f.Net.RelSeq != 0 {
 		t.Errorf("SYN relative seq %d", f.Net.RelSeq)
 	}
 	data := tcpSeg(isn+1+100, 0x18, []byte("x")) // across the 2^32 wrap
-	f = eng.Decode(2, 0, len(data), len(data), 228, 0, data, 0)
+	f = eng.Decode(dissect.Packet{Num: 2, LinkType: dissect.LinkTypeIPv4, Data: data})
 	if f.Net.RelSeq != 101 {
 		t.Errorf("data relative seq %d, want 101", f.Net.RelSeq)
 	}
 	eng = dissect.NewEngine(dissect.Options{})
-	f = eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+	f = eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: data})
 	if f.Net.RelSeq != 1 {
 		t.Errorf("mid-stream first segment relative seq %d, want 1", f.Net.RelSeq)
 	}
@@ -317,7 +317,7 @@ func TestBudgetDropPanic(t *testing.T) {
 	feed := func(eng *dissect.Engine) (found bool) {
 		for i := range 3000 {
 			p := seg(uint16(2000 + i))
-			f := eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 			for _, fd := range f.Findings {
 				found = found || strings.Contains(fd.Msg, "internal error while dropping state for the memory budget")
 			}
@@ -344,7 +344,7 @@ func TestIPinIPNotDissected(t *testing.T) {
 	inner := ipv4(17, 2, 0, false, udp)
 	p := ipv4(4, 1, 0, false, inner)
 	eng := dissect.NewEngine(dissect.Options{})
-	f := eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if f.Net.HasL4 || f.Net.IPProto != 4 {
 		t.Fatalf("net %+v: want the outer header only", f.Net)
 	}

@@ -16,10 +16,32 @@ type PDU interface {
 	Tree(t *Tree, f *Frame)
 }
 
+// Packet is one captured frame as the engine's input (Engine.Decode).
+type Packet struct {
+	Num      uint64 // frame number (1 for the first)
+	TimeNS   int64  // Unix time in nanoseconds
+	CapLen   int    // octets captured; with WireLen, 0 means len(Data)
+	WireLen  int    // octets on the wire
+	LinkType uint16 // LinkTypeEthernet, ...
+	Iface    int    // pcapng interface index
+	Data     []byte // valid for the call only
+	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
+	Pass int
+}
+
+// TCPHeader holds the values of a TCP segment's header dissectors need, so
+// they do not parse it again.
+type TCPHeader struct {
+	Seq, Ack uint32 // as on the wire (Net.RelSeq/RelAck are relative)
+	Window   uint16
+	Flags    uint16 // TCPFlagSYN, ...
+	HdrLen   int    // octets, options included
+}
+
 // Net is a frame's network and transport context.
 type Net struct {
 	Src, Dst         netip.Addr
-	IPProto          uint8 // 6 TCP, 17 UDP, 27 RDP, ...
+	IPProto          uint8 // IPProtoTCP, IPProtoUDP, IPProtoRDP, ...
 	SrcPort, DstPort uint16
 	HasIP, HasL4     bool
 	L3Off, L4Off     int // offsets of the IP and transport headers in the frame
@@ -40,6 +62,27 @@ type Net struct {
 	TCPAnalysis uint16
 	DupAckNum   uint32
 	DupAckFrame uint64
+	// TCP is the segment's header when IPProto is IPProtoTCP and HasL4.
+	TCP TCPHeader
+}
+
+// TCPPayloadOffset returns the offset in f.Data of the n stream octets that
+// start at TCP sequence number seq, or -1 when they do not all lie in this
+// frame's TCP payload (stream dissectors show PDUs at their frame offsets).
+func (f *Frame) TCPPayloadOffset(seq uint32, n int) int {
+	net := &f.Net
+	if !net.HasL4 || net.IPProto != IPProtoTCP {
+		return -1
+	}
+	first := net.TCP.Seq
+	if net.TCP.Flags&TCPFlagSYN != 0 {
+		first++ // the SYN takes the first number
+	}
+	i := int(int32(seq - first))
+	if i < 0 || n < 0 || i+n > net.PayloadLen || net.PayloadOff+i+n > len(f.Data) {
+		return -1
+	}
+	return net.PayloadOff + i
 }
 
 // Frame is one captured frame with everything the engine and the protocol
@@ -68,6 +111,8 @@ type Frame struct {
 	// end-of-input flush, which all have number 0: a Pool starts over when
 	// it changes.
 	seq uint64
+	// arena holds Keep's and Alloc's copies (pool.go).
+	arena arena
 }
 
 // AppendTransportInfo appends what the transport layer says when no
@@ -93,15 +138,15 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 	dst = append(dst, " → "...)
 	dst = strconv.AppendUint(dst, uint64(n.DstPort), 10)
 	switch n.IPProto {
-	case 6:
-		t := &f.eng.tcp
+	case IPProtoTCP:
+		t := &n.TCP
 		dst = append(dst, " ["...)
 		first := true
 		for _, fl := range [...]struct {
-			on   bool
+			bit  uint16
 			name string
-		}{{t.SYN, "SYN"}, {t.FIN, "FIN"}, {t.RST, "RST"}, {t.PSH, "PSH"}, {t.ACK, "ACK"}, {t.URG, "URG"}, {t.ECE, "ECE"}, {t.CWR, "CWR"}} {
-			if fl.on {
+		}{{TCPFlagSYN, "SYN"}, {TCPFlagFIN, "FIN"}, {TCPFlagRST, "RST"}, {TCPFlagPSH, "PSH"}, {TCPFlagACK, "ACK"}, {TCPFlagURG, "URG"}, {TCPFlagECE, "ECE"}, {TCPFlagCWR, "CWR"}} {
+			if t.Flags&fl.bit != 0 {
 				if !first {
 					dst = append(dst, ", "...)
 				}
@@ -111,7 +156,7 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 		}
 		dst = append(dst, "] Seq="...)
 		dst = strconv.AppendUint(dst, uint64(n.RelSeq), 10)
-		if t.ACK {
+		if t.Flags&TCPFlagACK != 0 {
 			dst = append(dst, " Ack="...)
 			if n.HasRelAck {
 				dst = strconv.AppendUint(dst, uint64(n.RelAck), 10)
@@ -122,8 +167,8 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 		dst = append(dst, " Win="...)
 		dst = strconv.AppendUint(dst, uint64(t.Window), 10)
 		dst = append(dst, " Len="...)
-		dst = strconv.AppendInt(dst, int64(len(t.Payload)), 10)
-	case 17:
+		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
+	case IPProtoUDP:
 		dst = append(dst, " Len="...)
 		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
 	}
@@ -136,6 +181,15 @@ func (f *Frame) reset() {
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
+	f.arena.reset()
+}
+
+// Reset empties f for another frame when dissectors run without an engine
+// (tests, benchmarks): what the last frame added goes, and its frame-owned
+// memory (Keep, Alloc, pools) starts over. The engine does this itself.
+func (f *Frame) Reset() {
+	f.reset()
+	f.seq++
 }
 
 // AddPDU appends a PDU and returns its index.

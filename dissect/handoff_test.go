@@ -126,7 +126,7 @@ func TestDecodeAsIPProto(t *testing.T) {
 	for _, opts := range []dissect.Options{{}, {DecodeAs: []dissect.DecodeAs{da}}} {
 		eng := dissect.NewEngine(opts)
 		p := ipv4(253, 1, 0, false, []byte("payload"))
-		eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+		eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p})
 		if got := len(udpSink.got); got != len(opts.DecodeAs) || got == 1 && string(udpSink.got[0]) != "payload" {
 			t.Errorf("%d rules: %d payloads", len(opts.DecodeAs), got)
 		}
@@ -181,7 +181,7 @@ func TestHandoffAtFlush(t *testing.T) {
 		return p
 	}
 	for i, s := range [][]byte{seg(100, 0x02, nil), seg(101, 0x18, []byte("AAAA")), seg(109, 0x18, []byte("CCCC"))} {
-		eng.Decode(uint64(i+1), int64(i), len(s), len(s), 228, 0, s, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: s})
 	}
 	eng.Finish()
 	if got := strings.Join(flushTest.calls, " "); got != "2:true 0:true" {
@@ -204,7 +204,7 @@ func TestManyDecodeAsRules(t *testing.T) {
 	u := udpDatagram(1, 'x'-8)
 	binary.BigEndian.PutUint16(u[2:], 20598) // the last rule's port
 	p := ipv4(17, 1, 0, false, u)
-	eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0)
+	eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p})
 	if len(udpSink.got) != 1 || string(udpSink.got[0]) != "x" {
 		t.Errorf("the last rule's port: %q", udpSink.got)
 	}

@@ -89,7 +89,7 @@ func TestLinkTypes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			eng := dissect.NewEngine(dissect.Options{})
 			udpSink.got, udpSink.offs = nil, nil
-			f := eng.Decode(1, 0, len(c.data), len(c.data), c.lt, 0, c.data, 0)
+			f := eng.Decode(dissect.Packet{Num: 1, LinkType: c.lt, Data: c.data})
 			if len(udpSink.got) != 1 || string(udpSink.got[0]) != "rx!" {
 				t.Fatalf("payload %q, findings %+v", udpSink.got, f.Findings)
 			}
@@ -102,7 +102,7 @@ func TestLinkTypes(t *testing.T) {
 		})
 	}
 	eng := dissect.NewEngine(dissect.Options{})
-	f := eng.Decode(1, 0, 4, 4, 9999, 0, []byte{1, 2, 3, 4}, 0)
+	f := eng.Decode(dissect.Packet{Num: 1, CapLen: 4, WireLen: 4, LinkType: 9999, Data: []byte{1, 2, 3, 4}})
 	if len(f.Findings) != 1 || f.Findings[0].Msg != "link type 9999 is not supported" {
 		t.Errorf("unknown link type: %+v", f.Findings)
 	}

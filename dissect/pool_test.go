@@ -37,16 +37,77 @@ func TestPool(t *testing.T) {
 		t.Fatal("the next flush call did not start over")
 	}
 
-	// Limit bounds the values handed out under one frame number.
-	q := Pool[int]{Limit: 3}
-	f.Num = 5
-	for i := range 10 {
-		_, fresh := q.Get(f)
-		if want := i%3 == 0; fresh != want {
-			t.Fatalf("Get %d: fresh=%v, want %v", i, fresh, want)
+	// Frame.Reset (dissectors run without an engine) starts a new scope
+	// even under the same number.
+	f.Reset()
+	if _, fresh := p.Get(f); !fresh {
+		t.Fatal("Get after Frame.Reset did not start over")
+	}
+
+	// No cap: one frame gets a distinct value for every Get (a pool that
+	// wrapped would hand out the frame's first PDUs again).
+	var q Pool[int]
+	f.Num, f.seq = 5, 0
+	seen := map[*int]bool{}
+	for i := range 300 {
+		v, fresh := q.Get(f)
+		if fresh != (i == 0) || seen[v] {
+			t.Fatalf("Get %d in one frame: fresh=%v, handed out before=%v", i, fresh, seen[v])
+		}
+		*v = i
+		seen[v] = true
+	}
+}
+
+// TestArena: copies the frame keeps stay intact while the arena grows (it
+// grows by new blocks, never by moving old ones), the engine's reset starts
+// it over, and a warm arena allocates nothing.
+func TestArena(t *testing.T) {
+	f := &Frame{Num: 1}
+	var kept [][]byte
+	for i := range 200 {
+		b := make([]byte, 1+i*97%5000)
+		for j := range b {
+			b[j] = byte(i)
+		}
+		kept = append(kept, f.Keep(b))
+	}
+	if len(f.arena.blocks) < 2 {
+		t.Fatalf("the test did not make the arena grow (%d blocks)", len(f.arena.blocks))
+	}
+	for i, k := range kept {
+		if len(k) != 1+i*97%5000 || cap(k) != len(k) {
+			t.Fatalf("copy %d: len %d cap %d", i, len(k), cap(k))
+		}
+		for _, c := range k {
+			if c != byte(i) {
+				t.Fatalf("copy %d overwritten (octet %d) after the arena grew", i, c)
+			}
 		}
 	}
-	if len(q.items) != 3 {
-		t.Fatalf("pool grew to %d values past its limit 3", len(q.items))
+	m := f.Alloc(10)
+	if len(m) != 0 || cap(m) != 10 {
+		t.Fatalf("Alloc(10): len %d cap %d", len(m), cap(m))
+	}
+	next := f.Keep([]byte{0xEE})
+	m = append(m, make([]byte, 10)...)
+	if next[0] != 0xEE || cap(m) != 10 {
+		t.Fatalf("filling an Alloc'd slice overwrote the next copy (%#x) or moved it (cap %d)", next[0], cap(m))
+	}
+
+	blocks := len(f.arena.blocks)
+	payload := make([]byte, 3000)
+	allocs := testing.AllocsPerRun(50, func() {
+		f.reset()
+		for range 200 {
+			f.Keep(payload)
+		}
+	})
+	if allocs != 0 || len(f.arena.blocks) != blocks {
+		t.Fatalf("warm arena: %v allocs per frame, %d blocks (was %d)", allocs, len(f.arena.blocks), blocks)
+	}
+	f.reset()
+	if f.arena.cur != 0 || len(f.arena.blocks[0]) != 0 {
+		t.Fatal("reset did not start the arena over")
 	}
 }

@@ -1,29 +1,26 @@
 package dissect
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/rdx-project/rdx/flows"
+)
 
 // StatTable is a statistics table a protocol offers for `rdx read -z NAME`
-// (as tshark's -z): what the dissector tracked over the whole input.
-type StatTable struct {
-	Title  string
-	Header []string
-	Rows   [][]string
-}
+// (as tshark's -z); the type lives in flows with the tables it builds.
+type StatTable = flows.Table
 
 // StatsProvider is implemented by dissectors that keep statistics.
-type StatsProvider interface {
-	// StatNames lists the -z names offered, e.g. "rdp,conv".
-	StatNames() []string
-	// Stat builds the table for one name (called once, at the end).
-	Stat(name string) *StatTable
-}
+type StatsProvider = flows.Provider
 
 // StatNames lists every -z name the engine's dissectors offer.
 func (e *Engine) StatNames() []string {
-	out := []string{"conv,ip", "conv,tcp", "conv,udp", "tcp,analysis"}
+	out := append(flows.ConvNames(), "tcp,analysis")
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
-			out = append(out, p.StatNames()...)
+			for _, s := range p.Stats() {
+				out = append(out, s.Name)
+			}
 		}
 	}
 	sort.Strings(out)
@@ -32,17 +29,17 @@ func (e *Engine) StatNames() []string {
 
 // Stat builds the table for a -z name, nil if no dissector offers it.
 func (e *Engine) Stat(name string) *StatTable {
-	if _, ok := convNames[name]; ok {
-		return e.convTable(name)
+	if flows.IsConv(name) {
+		return e.convs.Table(name)
 	}
 	if name == "tcp,analysis" {
 		return e.tcpAnalysisTable()
 	}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
-			for _, n := range p.StatNames() {
-				if n == name {
-					return p.Stat(name)
+			for _, s := range p.Stats() {
+				if s.Name == name {
+					return s.Table()
 				}
 			}
 		}

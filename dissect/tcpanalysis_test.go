@@ -87,7 +87,7 @@ func TestTCPAnalysis(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	for i, s := range steps {
 		p := anSeg(s.client, s.seq, s.ack, s.flags, s.win, s.n)
-		f := eng.Decode(uint64(i+1), s.at*ms, len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: s.at * ms, LinkType: dissect.LinkTypeIPv4, Data: p})
 		n := &f.Net
 		if n.TCPAnalysis != s.want || n.DupAckNum != s.dup || n.DupAckFrame != s.dupOf {
 			t.Errorf("frame %d: analysis %#x dup #%d of %d, want %#x #%d of %d", i+1, n.TCPAnalysis, n.DupAckNum, n.DupAckFrame, s.want, s.dup, s.dupOf)
@@ -120,7 +120,7 @@ func TestTCPAnalysisFindings(t *testing.T) {
 	var tree dissect.Tree
 	var fields []string
 	for i, p := range segs {
-		f := eng.Decode(uint64(i+1), int64(i)*1e9, len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1e9, LinkType: dissect.LinkTypeIPv4, Data: p})
 		for _, fd := range f.Findings {
 			msgs = append(msgs, fd.Msg+" ["+fd.Field.Abbrev+"]")
 		}
@@ -153,7 +153,7 @@ func TestTCPAnalysisNoAlloc(t *testing.T) {
 		// a retransmission (after the first), then ACKs each followed by its duplicate
 		for _, p := range [][]byte{data, ackA, ackA, ackB, ackB} {
 			n++
-			eng.Decode(n, int64(n), len(p), len(p), 228, 0, p, 0)
+			eng.Decode(dissect.Packet{Num: n, TimeNS: int64(n), LinkType: dissect.LinkTypeIPv4, Data: p})
 		}
 	}
 	for range 10 {
@@ -177,7 +177,7 @@ func TestTCPAnalysisBounded(t *testing.T) {
 		// a new client port each time, above the test dissectors' ports
 		binary.BigEndian.PutUint16(p[20:], uint16(1024+i))
 		binary.BigEndian.PutUint16(p[16:], uint16((1024+i)>>16))
-		f := eng.Decode(uint64(i+1), int64(i), len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: p})
 		for _, fd := range f.Findings {
 			if strings.Contains(fd.Msg, "memory budget") && strings.Contains(fd.Msg, "TCP analysis state of 192.0.2.1:") {
 				dropped++
@@ -206,7 +206,7 @@ func TestTCPAnalysisTableLimit(t *testing.T) {
 	for i := range 1<<16 + 10 {
 		binary.BigEndian.PutUint16(p[20:], uint16(i))
 		binary.BigEndian.PutUint16(p[16:], uint16(i>>16))
-		f := eng.Decode(uint64(i+1), int64(i), len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: p})
 		for _, fd := range f.Findings {
 			if strings.HasPrefix(fd.Msg, "TCP analysis table full (65536 directions)") {
 				full++
@@ -229,11 +229,11 @@ func TestTCPAnalysisTableLimit(t *testing.T) {
 func TestStreamLimitFinding(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	syn := tcpSeg(1000, 0x02, nil)
-	eng.Decode(1, 0, len(syn), len(syn), 228, 0, syn, 0)
+	eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: syn})
 	first := 0
 	for i := range 40000 {
 		p := tcpSeg(1001+2+uint32(2*i), 0x18, []byte{'x'}) // octets 1001, 1002 never come
-		f := eng.Decode(uint64(i+2), int64(i+1), len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 2), TimeNS: int64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 		for _, fd := range f.Findings {
 			if strings.HasPrefix(fd.Msg, "TCP stream gap: 2 bytes skipped, reassembly limit reached") && strings.HasSuffix(fd.Msg, "stream-limit)") {
 				first = i

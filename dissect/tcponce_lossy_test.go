@@ -2,7 +2,6 @@ package dissect_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -11,13 +10,9 @@ import (
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
-// lossyOrSkip returns the path of a lossy capture, or skips loudly.
-func lossyOrSkip(t *testing.T, name string) string {
-	p := "../pcaps/kernel/" + name
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("LOUD: %s is missing (the lossy captures are committed by another branch): %v", p, err)
-	}
-	return p
+// lossyCapture returns the path of a lossy capture; a missing one fails.
+func lossyCapture(t *testing.T, name string) string {
+	return tsharktest.Capture(t, "../pcaps/kernel/"+name)
 }
 
 // TestLossyRDSOnce: on a real RDS/TCP capture made with netem loss,
@@ -27,7 +22,7 @@ func lossyOrSkip(t *testing.T, name string) string {
 // octets from port 4001 to 4000 (then 4 octets, seq 10; seq 9 went
 // elsewhere) and got each echoed back from 4000.
 func TestLossyRDSOnce(t *testing.T) {
-	pcap := lossyOrSkip(t, "lossy_rds_tcp.pcap")
+	pcap := lossyCapture(t, "lossy_rds_tcp.pcap")
 	got, err := tsharktest.Decode(pcap, dissect.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +61,7 @@ func TestLossyRDSOnce(t *testing.T) {
 // (direction, STag, tagged offset), untagged ones by (direction, queue,
 // MSN, message offset).
 func TestLossyMPAOnce(t *testing.T) {
-	pcap := lossyOrSkip(t, "lossy_nfs3_rdma_iwarp.pcap")
+	pcap := lossyCapture(t, "lossy_nfs3_rdma_iwarp.pcap")
 	got, err := tsharktest.Decode(pcap, dissect.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,9 @@ const MaxTreeNodes = 1 << 16
 
 // Reset empties the tree, keeping its storage.
 func (t *Tree) Reset() {
+	if t == nil {
+		return
+	}
 	t.Nodes = t.Nodes[:0]
 	t.depth = 0
 	t.base = 0

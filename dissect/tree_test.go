@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"encoding/binary"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestTreeCap(t *testing.T) {
 	}
 	var tr dissect.Tree
 	p := frame(1 << 20)
-	eng.BuildTree(&tr, eng.Decode(1, 0, len(p), len(p), 228, 0, p, 0))
+	eng.BuildTree(&tr, eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: p}))
 	if len(tr.Nodes) != dissect.MaxTreeNodes+1 || !tr.Cut() {
 		t.Fatalf("%d nodes, cut %v", len(tr.Nodes), tr.Cut())
 	}
@@ -70,10 +71,52 @@ func TestTreeCap(t *testing.T) {
 		}
 	}
 	p = frame(100)
-	eng.BuildTree(&tr, eng.Decode(2, 0, len(p), len(p), 228, 0, p, 0))
+	eng.BuildTree(&tr, eng.Decode(dissect.Packet{Num: 2, LinkType: dissect.LinkTypeIPv4, Data: p}))
 	if tr.Cut() || len(tr.Nodes) < 200 || strings.Contains(tr.Nodes[len(tr.Nodes)-1].Label, "tree cut") {
 		t.Errorf("a small tree after a cut one: %d nodes, cut %v", len(tr.Nodes), tr.Cut())
 	}
 	var nilTree *dissect.Tree // nil takes every call, Proto included
 	nilTree.Proto(pLoop, 0, 0, "")
+}
+
+// The Tree type promises that a nil *Tree takes every call: a decoder walks
+// the same bytes with and without a tree. Every exported method is called on
+// a nil tree (found by reflection, so a method added later is covered too),
+// with non-nil pointer arguments so that only the receiver is nil.
+func TestNilTreeTakesEveryCall(t *testing.T) {
+	var nilTree *dissect.Tree
+	v := reflect.ValueOf(nilTree)
+	if v.NumMethod() < 15 {
+		t.Fatalf("only %d methods on *Tree: reflection is not seeing them", v.NumMethod())
+	}
+	for i := 0; i < v.NumMethod(); i++ {
+		name := v.Type().Method(i).Name
+		m := v.Method(i)
+		mt := m.Type()
+		args := make([]reflect.Value, 0, mt.NumIn())
+		for j := 0; j < mt.NumIn(); j++ {
+			at := mt.In(j)
+			if mt.IsVariadic() && j == mt.NumIn()-1 {
+				break // no variadic arguments
+			}
+			if at.Kind() == reflect.Pointer {
+				args = append(args, reflect.New(at.Elem())) // e.g. &ProtoInfo{}, &Field{}
+			} else {
+				args = append(args, reflect.Zero(at))
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("(*Tree)(nil).%s panics: %v", name, r)
+				}
+			}()
+			m.Call(args)
+		}()
+	}
+	// Proto with a real protocol, the call every decoder makes first.
+	nilTree.Proto(pLoop, 0, 4, "label")
+	if nilTree.Cut() || nilTree.Depth() != 0 {
+		t.Errorf("nil tree: cut %v depth %d", nilTree.Cut(), nilTree.Depth())
+	}
 }

@@ -1,28 +1,67 @@
 // Package flows keeps what rdx knows about conversations, as opposed to
-// single packets: per-conversation counters (tshark's -z conv,ip|tcp|udp).
-// It parses no bytes; the engine hands it addresses, ports and lengths.
+// single packets: per-conversation counters (tshark's -z conv,ip|tcp|udp,
+// and rdx's own kinds above the transport: InfiniBand QPs, RDP connections,
+// Rx connections, RDS paths), the one request/response matcher the RPC
+// protocols share (Matcher), the response-time tables (SRT) and the table
+// type behind -z, rdx stats and rdx flows. It parses no bytes and imports no
+// dissector: the engine and the dissectors hand it addresses, ids and
+// lengths.
 package flows
 
 import (
 	"net/netip"
 	"sort"
 	"strconv"
-	"time"
 )
 
-// Kinds of conversation, by the IP protocol that keys them (0: addresses only).
+// Kinds of conversation. IP, TCP and UDP are keyed by the IP protocol
+// number (0: addresses only); the kinds above the transport use numbers no
+// IP protocol that rdx counts uses.
 const (
 	IP  uint8 = 0
 	TCP uint8 = 6
 	UDP uint8 = 17
+	IB  uint8 = 0xF1 // InfiniBand/RoCE: (address, QP) pairs
+	RDP uint8 = 0xF2 // RDP connections: RDP port pairs
+	Rx  uint8 = 0xF3 // Rx connections: epoch and connection ID
+	RDS uint8 = 0xF4 // RDS paths: the TCP connection carrying them
 )
 
-// MaxConversations bounds the table; later conversations are not counted.
+// kinds names each kind's -z table (conv,NAME) and what it counts.
+var kinds = []struct {
+	kind        uint8
+	name, title string
+}{
+	{IP, "ip", "Conversations (ip)"},
+	{TCP, "tcp", "Conversations (tcp)"},
+	{UDP, "udp", "Conversations (udp)"},
+	{IB, "ib", "Conversations (ib: InfiniBand QPs, packets)"},
+	{RDP, "rdp", "Conversations (rdp: RDP connections, segments)"},
+	{Rx, "rx", "Conversations (rx: Rx connections, datagrams)"},
+	{RDS, "rds", "Conversations (rds: RDS paths over TCP, messages and message octets)"},
+}
+
+// MaxConversations bounds the table (all kinds together); later
+// conversations are not counted.
 const MaxConversations = 1 << 16
 
+// NoQP marks an InfiniBand endpoint whose QP the packet does not carry (the
+// source QP of a connected transport: only datagram packets carry it, in
+// the DETH).
+const NoQP = 1 << 24
+
+// Endpoint is one side of a conversation above IP: an address and port, or
+// for InfiniBand an address (GID, IP, or LID as 0.0.x.y) and a QP (NoQP:
+// not known).
+type Endpoint struct {
+	Addr netip.AddrPort
+	QP   uint32
+}
+
 type key struct {
-	proto uint8
-	a, b  netip.AddrPort
+	kind uint8
+	a, b Endpoint
+	conn uint64 // tells apart conversations between the same endpoints (Rx: epoch<<32 | CID)
 }
 
 type stat struct {
@@ -50,18 +89,28 @@ type Packet struct {
 
 // Count adds p to its IP conversation and, for TCP and UDP, to its port pair.
 func (c *Conversations) Count(p *Packet) {
-	if c.m == nil {
-		c.m = map[key]*stat{}
-	}
-	c.add(key{a: netip.AddrPortFrom(p.Src, 0), b: netip.AddrPortFrom(p.Dst, 0)}, p)
+	c.add(key{a: Endpoint{Addr: netip.AddrPortFrom(p.Src, 0)}, b: Endpoint{Addr: netip.AddrPortFrom(p.Dst, 0)}},
+		p.WireLen, p.TimeNS, p.Frame)
 	if p.HasPorts && (p.Proto == TCP || p.Proto == UDP) {
-		c.add(key{proto: p.Proto, a: netip.AddrPortFrom(p.Src, p.SrcPort), b: netip.AddrPortFrom(p.Dst, p.DstPort)}, p)
+		c.add(key{kind: p.Proto, a: Endpoint{Addr: netip.AddrPortFrom(p.Src, p.SrcPort)},
+			b: Endpoint{Addr: netip.AddrPortFrom(p.Dst, p.DstPort)}}, p.WireLen, p.TimeNS, p.Frame)
 	}
 }
 
-func (c *Conversations) add(k key, p *Packet) {
+// Between counts one unit of a conversation of kind (an IB packet, an RDP
+// segment, an Rx datagram, an RDS message) of n octets sent from src to dst
+// in frame at timeNS; conn tells apart conversations between the same
+// endpoints (0 if none).
+func (c *Conversations) Between(kind uint8, src, dst Endpoint, conn uint64, n int, timeNS int64, frame uint64) {
+	c.add(key{kind: kind, a: src, b: dst, conn: conn}, n, timeNS, frame)
+}
+
+func (c *Conversations) add(k key, n int, timeNS int64, frame uint64) {
+	if c.m == nil {
+		c.m = map[key]*stat{}
+	}
 	dir := 0
-	if k.b.Compare(k.a) < 0 {
+	if d := k.b.Addr.Compare(k.a.Addr); d < 0 || d == 0 && k.b.QP < k.a.QP {
 		k.a, k.b, dir = k.b, k.a, 1
 	}
 	s := c.m[k]
@@ -69,12 +118,28 @@ func (c *Conversations) add(k key, p *Packet) {
 		if len(c.m) >= MaxConversations {
 			return
 		}
-		s = &stat{first: p.TimeNS, frame0: p.Frame}
+		s = &stat{first: timeNS, frame0: frame}
 		c.m[k] = s
 	}
 	s.pkts[dir]++
-	s.bytes[dir] += uint64(p.WireLen)
-	s.last, s.frN = p.TimeNS, p.Frame
+	s.bytes[dir] += uint64(n)
+	s.last, s.frN = timeNS, frame
+}
+
+func (k key) less(o key) bool {
+	if c := k.a.Addr.Compare(o.a.Addr); c != 0 {
+		return c < 0
+	}
+	if c := k.b.Addr.Compare(o.b.Addr); c != 0 {
+		return c < 0
+	}
+	if k.a.QP != o.a.QP {
+		return k.a.QP < o.a.QP
+	}
+	if k.b.QP != o.b.QP {
+		return k.b.QP < o.b.QP
+	}
+	return k.conn < o.conn
 }
 
 // Reset forgets every conversation (a second pass counts again).
@@ -83,30 +148,93 @@ func (c *Conversations) Reset() { clear(c.m) }
 // Header names the columns of Rows.
 var Header = []string{"A", "B", "Packets A→B", "Bytes A→B", "Packets B→A", "Bytes B→A", "Frames", "Duration"}
 
-// Rows lists the conversations of one kind, most bytes first.
+// Rows lists the conversations of one kind, most bytes first, then first
+// seen first, then by endpoints: the same input gives the same order (it
+// did not when only bytes were compared). Rx rows start with the connection
+// (epoch and ID).
 func (c *Conversations) Rows(kind uint8) [][]string {
 	var keys []key
 	for k := range c.m {
-		if k.proto == kind {
+		if k.kind == kind {
 			keys = append(keys, k)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := c.m[keys[i]], c.m[keys[j]]
-		return a.bytes[0]+a.bytes[1] > b.bytes[0]+b.bytes[1]
-	})
-	ep := func(a netip.AddrPort) string {
-		if kind == IP {
-			return a.Addr().String()
+		if x, y := a.bytes[0]+a.bytes[1], b.bytes[0]+b.bytes[1]; x != y {
+			return x > y
 		}
-		return a.String()
+		if a.frame0 != b.frame0 {
+			return a.frame0 < b.frame0
+		}
+		return keys[i].less(keys[j])
+	})
+	ep := func(e Endpoint) string {
+		switch kind {
+		case IP:
+			return e.Addr.Addr().String()
+		case IB:
+			s := e.Addr.Addr().Unmap().String()
+			if e.QP != NoQP {
+				s += " QP 0x" + hex6(e.QP)
+			}
+			return s
+		}
+		return e.Addr.String()
 	}
-	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	var rows [][]string
 	for _, k := range keys {
 		s := c.m[k]
-		rows = append(rows, []string{ep(k.a), ep(k.b), u(s.pkts[0]), u(s.bytes[0]), u(s.pkts[1]), u(s.bytes[1]),
-			u(s.frame0) + "-" + u(s.frN), time.Duration(s.last - s.first).Round(time.Microsecond).String()})
+		row := []string{ep(k.a), ep(k.b), U(s.pkts[0]), U(s.bytes[0]), U(s.pkts[1]), U(s.bytes[1]),
+			U(s.frame0) + "-" + U(s.frN), Dur(s.last - s.first)}
+		if kind == Rx {
+			row = append([]string{"epoch 0x" + hex8(uint32(k.conn>>32)) + " cid 0x" + hex8(uint32(k.conn))}, row...)
+		}
+		rows = append(rows, row)
 	}
 	return rows
+}
+
+// ConvNames lists the -z names of the conversation tables.
+func ConvNames() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = "conv," + k.name
+	}
+	return out
+}
+
+// IsConv reports whether name is a conversation table of this package.
+func IsConv(name string) bool {
+	for _, k := range kinds {
+		if name == "conv,"+k.name {
+			return true
+		}
+	}
+	return false
+}
+
+// Table builds the -z table of a conversation kind by name ("conv,ib"),
+// nil if name is none.
+func (c *Conversations) Table(name string) *Table {
+	for _, k := range kinds {
+		if name == "conv,"+k.name {
+			t := &Table{Title: k.title, Header: Header, Rows: c.Rows(k.kind)}
+			if k.kind == Rx {
+				t.Header = append([]string{"Connection"}, Header...)
+			}
+			return t
+		}
+	}
+	return nil
+}
+
+func hex6(v uint32) string { return pad(strconv.FormatUint(uint64(v), 16), 6) }
+func hex8(v uint32) string { return pad(strconv.FormatUint(uint64(v), 16), 8) }
+
+func pad(s string, n int) string {
+	for len(s) < n {
+		s = "0" + s
+	}
+	return s
 }

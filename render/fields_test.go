@@ -21,7 +21,7 @@ func FuzzFieldsOpt(f *testing.F) {
 	eng := dissect.NewEngine(dissect.Options{Strict: true})
 	ip := make([]byte, 20)
 	ip[0], ip[3] = 0x45, 20
-	fr := eng.Decode(7, 0, len(ip), len(ip), 228, 0, ip, 0)
+	fr := eng.Decode(dissect.Packet{Num: 7, LinkType: dissect.LinkTypeIPv4, Data: ip})
 	var tree dissect.Tree
 	eng.BuildTree(&tree, fr)
 	names := []string{"frame.number", "frame.len", "frame.number"}

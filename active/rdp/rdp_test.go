@@ -45,7 +45,7 @@ func (r *recorder) dissectStats(t *testing.T) rdpwire.ConnSummary {
 	t.Helper()
 	eng := dissect.NewEngine(dissect.Options{})
 	for i, f := range r.frames {
-		eng.Decode(uint64(i+1), r.times[i], len(f), len(f), 228, 0, f, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: r.times[i], LinkType: dissect.LinkTypeIPv4, Data: f})
 	}
 	conns := eng.Instance("rdp").(*rdpwire.State).Connections(nil)
 	if len(conns) != 1 {

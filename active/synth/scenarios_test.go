@@ -29,7 +29,7 @@ func decodeAll(pkts []capture.Packet) decoded {
 	d := decoded{pdus: map[string]int{}}
 	for pass := 1; pass <= 2; pass++ {
 		for i, p := range pkts {
-			f := eng.Decode(uint64(i+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, 0, p.Data, pass)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Data: p.Data, Pass: pass})
 			if pass == 1 {
 				continue
 			}

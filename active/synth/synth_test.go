@@ -19,7 +19,7 @@ func findings(t *testing.T, pkts []capture.Packet) []string {
 	var out []string
 	for pass := 1; pass <= 2; pass++ {
 		for i, p := range pkts {
-			f := eng.Decode(uint64(i+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, 0, p.Data, pass)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Data: p.Data, Pass: pass})
 			if pass == 2 {
 				for _, x := range f.Findings {
 					out = append(out, fmt.Sprintf("frame %d: %s %s: %s", i+1, x.Sev, x.Proto, x.Msg))
@@ -49,7 +49,7 @@ func TestRxScenario(t *testing.T) {
 	// Frame 2 is the jumbogram: three Rx packets in one datagram.
 	eng := dissect.NewEngine(dissect.Options{})
 	for i, p := range pkts[:2] {
-		f := eng.Decode(uint64(i+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, 0, p.Data, 2)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Data: p.Data, Pass: 2})
 		if i == 1 && len(f.PDUs) < 3 {
 			t.Errorf("jumbogram decoded as %d PDUs, want at least 3", len(f.PDUs))
 		}

@@ -154,7 +154,7 @@ func dissectPcap(t *testing.T, path string) rdpwire.ConnSummary {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng.Decode(n, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, 0)
+		eng.Decode(dissect.Packet{Num: n, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data})
 	}
 	eng.Finish()
 	conns := eng.Instance("rdp").(*rdpwire.State).Connections(nil)

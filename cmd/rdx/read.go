@@ -122,7 +122,7 @@ func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
-	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory all reassembly and tracking state shares (K, M, G); the oldest is dropped, with a finding, beyond it")
+	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory the process aims for (K, M, G); reassembly and tracking state get 25/32 of it, and the oldest is dropped, with a finding, beyond that")
 }
 
 // prefFlag is a flag that stands for one -o preference.
@@ -169,7 +169,7 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 		if err != nil {
 			return eo, usageErr("--max-mem: %v", err)
 		}
-		eo.MaxMem = n
+		eo.MaxMem = budget.StateShare(n)
 	}
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -184,22 +184,17 @@ func engineOptions(o *ReadOptions) (dissect.Options, error) {
 	return eo, nil
 }
 
-// gcHeadroom is what the Go heap may hold beyond the budgeted state (the
-// decoder, read-ahead batches, output buffers) before the collector works
-// harder: without a limit the heap grows to twice the live data, and a full
-// budget meant twice its size in memory.
-const gcHeadroom = 48 << 20
-
-// setMemoryLimit makes the budget the process's size too: a soft limit for
-// Go's collector of the budget plus headroom. GOMEMLIMIT, when set, wins.
-func setMemoryLimit(maxMem int64) {
+// setMemoryLimit makes --max-mem the process's size too: a soft limit for
+// Go's collector (without one the heap grows to twice the live data). share
+// is the tables' part of it (budget.StateShare). GOMEMLIMIT, when set, wins.
+func setMemoryLimit(share int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if maxMem <= 0 {
-		maxMem = budget.DefaultLimit
+	if share <= 0 {
+		share = budget.StateShare(budget.DefaultLimit)
 	}
-	debug.SetMemoryLimit(maxMem + gcHeadroom)
+	debug.SetMemoryLimit(budget.ProcessSize(share))
 }
 
 // writeHeapProfile writes what is live while eng (and so all its state) is
@@ -460,7 +455,7 @@ func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame))
 			return c, &exitError{code: exitUsage, err: err}
 		}
 		c.frames++
-		f := eng.Decode(c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, n)
+		f := eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
 		for i := range f.Findings {
 			c.Add(f.Findings[i].Sev)
 		}

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
@@ -36,16 +35,12 @@ func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool) 
 	return cmd
 }
 
-func isFlowTable(n string) bool {
-	return strings.HasPrefix(n, "conv,") || n == "infiniband,flows" || n == "rdp,conv"
-}
-
 func newCmdStats(io *iostreams.IO) *cobra.Command {
 	return statVerb(io, "stats", "Print every statistics table that applies (response times, flows), like tshark -q -z",
-		func(n string) bool { return !strings.HasPrefix(n, "conv,") })
+		flows.IsStat)
 }
 
 func newCmdFlows(io *iostreams.IO) *cobra.Command {
-	return statVerb(io, "flows", "Print the conversations (IP, TCP, UDP, InfiniBand QPs, RDP connections) of a capture",
-		isFlowTable)
+	return statVerb(io, "flows", "Print the conversations (IP, TCP, UDP, InfiniBand QPs, RDP and Rx connections, RDS paths) of a capture",
+		flows.IsFlow)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 )
 
 var allServices = []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp,
@@ -14,7 +15,10 @@ var allServices = []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError
 
 // fuzzFrame is reused, as the engine reuses its Frame (a new one per input
 // would also grow the state map).
-var fuzzFrame dissect.Frame
+var (
+	fuzzFrame dissect.Frame
+	fuzzData  []byte
+)
 
 // exercise runs one PDU through check, Summary, Tree and every node's
 // display, as the output paths do.
@@ -80,12 +84,20 @@ func FuzzAFS(f *testing.F) {
 			Opcode: opcode, HasOpcode: flags&4 == 0, Data: data, DataLen: len(data) + int(flags>>4),
 			Truncated: flags&1 != 0, Abort: flags&2 != 0, AbortCode: opcode, SecIdx: flags & 8 >> 2,
 			DataOff: 42, ReqFrame: 3, RespTime: int64(opcode), HasRespTime: reply}
+		// The frame holds the call data at DataOff, so enginecheck can
+		// check every offset, finding and PDU tree against it.
+		frameOf := func(c *rx.Call) {
+			fuzzData = append(append(fuzzData[:0], make([]byte, c.DataOff)...), c.Data...)
+			fr.Data = fuzzData
+		}
 		// The whole path: service choice, pool, findings.
 		c := base
+		frameOf(&c)
 		dissectCall(&c)
 		for _, pdu := range fr.PDUs {
 			exercise(t, pdu.(*PDU), fr)
 		}
+		enginecheck.PDUs(t, fr)
 		// One decoder, directly (a request's data starts with its opcode).
 		d := decoders[int(pick)%len(decoders)]
 		c = base
@@ -95,9 +107,11 @@ func FuzzAFS(f *testing.F) {
 			c.Data = append(c.Data, data...)
 		}
 		fr.PDUs, fr.Findings = fr.PDUs[:0], fr.Findings[:0]
+		frameOf(&c)
 		p := &PDU{Call: c, svc: d.svc}
 		p.idx = fr.AddPDU(p)
 		p.check()
 		exercise(t, p, fr)
+		enginecheck.PDUs(t, fr)
 	})
 }

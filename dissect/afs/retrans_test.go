@@ -49,7 +49,7 @@ func (r *rxFeed) send(h rx.HeaderFields, body []byte, reply bool) {
 		h.Flags |= rx.FlagClientInitiated
 	}
 	data := udp4(reply, append(h.Encode(nil), body...))
-	f := r.eng.Decode(r.n, int64(r.n)*1e6, len(data), len(data), 228, 0, data, 0)
+	f := r.eng.Decode(dissect.Packet{Num: r.n, TimeNS: int64(r.n) * 1e6, LinkType: dissect.LinkTypeIPv4, Data: data})
 	for _, p := range f.PDUs {
 		if a, ok := p.(*afs.PDU); ok {
 			r.afs = append(r.afs, afsSeen{r.n, a.Call})

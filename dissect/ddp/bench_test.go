@@ -55,7 +55,8 @@ func BenchmarkMessages(b *testing.B) {
 			binary.BigEndian.PutUint32(s[10:], msn)
 		}
 		num++
-		f.Num, f.PDUs, f.Findings, f.Checks = num, f.PDUs[:0], f.Findings[:0], f.Checks[:0]
+		f.Reset()
+		f.Num = num
 		u.Key, u.Dir, u.Data = keys[conn[i]], dirs[i], s
 		d.ULPDU(&f, &u)
 		if len(f.Findings) != 0 {

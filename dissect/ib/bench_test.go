@@ -24,7 +24,7 @@ func BenchmarkDissect(b *testing.B) {
 			}
 			// warm up: pools and QP tables reach their steady state
 			for i, fr := range frs {
-				eng.Decode(uint64(i+1), fr.pkt.TimeNS, fr.pkt.CapLen, fr.pkt.WireLen, fr.pkt.LinkType, 0, fr.pkt.Data, 0)
+				eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: fr.pkt.TimeNS, CapLen: fr.pkt.CapLen, WireLen: fr.pkt.WireLen, LinkType: fr.pkt.LinkType, Data: fr.pkt.Data})
 			}
 			b.SetBytes(bytes / int64(len(frs)))
 			b.ReportAllocs()
@@ -34,7 +34,7 @@ func BenchmarkDissect(b *testing.B) {
 					eng.Rewind() // replaying repeats PSNs: start the PSN state afresh
 				}
 				fr := &frs[i%len(frs)]
-				f := eng.Decode(uint64(i+1), fr.pkt.TimeNS, fr.pkt.CapLen, fr.pkt.WireLen, fr.pkt.LinkType, 0, fr.pkt.Data, 0)
+				f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: fr.pkt.TimeNS, CapLen: fr.pkt.CapLen, WireLen: fr.pkt.WireLen, LinkType: fr.pkt.LinkType, Data: fr.pkt.Data})
 				buf = buf[:0]
 				for _, p := range f.PDUs {
 					buf = p.Summary(buf)
@@ -53,7 +53,7 @@ func TestZeroAlloc(t *testing.T) {
 	step := func() {
 		fr := &frs[i%len(frs)]
 		i++
-		f := eng.Decode(uint64(i), fr.pkt.TimeNS, fr.pkt.CapLen, fr.pkt.WireLen, fr.pkt.LinkType, 0, fr.pkt.Data, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i), TimeNS: fr.pkt.TimeNS, CapLen: fr.pkt.CapLen, WireLen: fr.pkt.WireLen, LinkType: fr.pkt.LinkType, Data: fr.pkt.Data})
 		buf = buf[:0]
 		for _, p := range f.PDUs {
 			buf = p.Summary(buf)

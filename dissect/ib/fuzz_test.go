@@ -60,7 +60,7 @@ func TestERFNotIBTreeOffsets(t *testing.T) {
 	rec := make([]byte, 40)
 	rec[8] = 2 // ERF type 2: Ethernet
 	eng := dissect.NewEngine(dissect.Options{})
-	fr := eng.Decode(1, 0, len(rec), len(rec), ib.LinkTypeERF, 0, rec, 0)
+	fr := eng.Decode(dissect.Packet{Num: 1, LinkType: ib.LinkTypeERF, Data: rec})
 	var tree dissect.Tree
 	eng.BuildTree(&tree, fr)
 	enginecheck.Tree(t, fr, &tree)

@@ -42,7 +42,7 @@ func run(t testing.TB, path string, mutate func(num uint64, data []byte)) []fram
 		if mutate != nil {
 			mutate(num, data)
 		}
-		fr := eng.Decode(num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, data, 0)
+		fr := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: data})
 		var s []byte
 		for _, p := range fr.PDUs {
 			s = p.Summary(s)

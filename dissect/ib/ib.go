@@ -111,7 +111,7 @@ type qpState struct {
 
 // State is the per-engine InfiniBand state.
 type State struct {
-	pool dissect.Pool[Packet] // limited: a frame holds one IB packet
+	pool dissect.Pool[Packet]
 	// PSN state per QP and direction: the map gives an index into qpSlab,
 	// so a packet costs at most one map lookup and no allocation (the slab
 	// is reused after Rewind), and the few QPs last seen (a connection's
@@ -127,7 +127,6 @@ type State struct {
 
 func newState() *State {
 	d := &State{qps: map[qpKey]int32{}}
-	d.pool.Limit = 65
 	d.clearQPs()
 	return d
 }

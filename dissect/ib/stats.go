@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 // Per-flow counters (a flow: source and destination address and the
@@ -89,6 +90,15 @@ func (t *flowTable) reset() {
 // count updates the packet's flow after its analysis.
 func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	src, dst := d.flowKey(f, p)
+	if c := f.Conversations(); c != nil {
+		// the source QP is in datagram packets only (DETH)
+		sqp := uint32(flows.NoQP)
+		if p.exts&ExtDETH != 0 {
+			sqp = DETH(p.Header(ExtDETH)).SrcQP()
+		}
+		c.Between(flows.IB, flows.Endpoint{Addr: netip.AddrPortFrom(src, 0), QP: sqp},
+			flows.Endpoint{Addr: netip.AddrPortFrom(dst, 0), QP: h.DestQP()}, 0, f.WireLen, f.TimeNS, f.Num)
+	}
 	s := d.flows.get(flowKey{src: src, dst: dst, qp: h.DestQP()}, f.Num)
 	if s == nil {
 		return
@@ -131,15 +141,13 @@ func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	}
 }
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"infiniband,flows"} }
+// Stats implements flows.Provider: -z infiniband,flows.
+func (d *State) Stats() []flows.Stat {
+	return []flows.Stat{{Name: "infiniband,flows", Table: d.flowsTable}}
+}
 
-// Stat implements dissect.StatsProvider.
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "infiniband,flows" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "InfiniBand flows (source -> destination, destination QP)",
+func (d *State) flowsTable() *flows.Table {
+	t := &flows.Table{Title: "InfiniBand flows (source -> destination, destination QP)",
 		Header: []string{"Flow", "QP", "Transport", "Packets", "Payload", "PSN gaps", "Dup PSNs", "ACKs", "Coalesced ACKs",
 			"NAKs", "RNR NAKs", "ECN CE", "FECN", "BECN", "CNPs", "Frames"}}
 	keys := make([]flowKey, 0, len(d.flows.m))

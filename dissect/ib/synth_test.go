@@ -69,7 +69,7 @@ type synth struct {
 
 func (s *synth) decode(data []byte) (string, *dissect.Frame, map[string]string) {
 	s.num++
-	f := s.eng.Decode(s.num, int64(s.num)*1000, len(data), len(data), 1, 0, data, 0)
+	f := s.eng.Decode(dissect.Packet{Num: s.num, TimeNS: int64(s.num) * 1000, LinkType: dissect.LinkTypeEthernet, Data: data})
 	var sum []byte
 	for _, p := range f.PDUs {
 		sum = p.Summary(sum)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -24,14 +25,17 @@ func mad(attr uint16, local, remote uint32) []byte {
 // tables is an engine whose ibcm.service_id table the fed frames use.
 var tables = sync.OnceValue(func() *dissect.Engine { return dissect.NewEngine(dissect.Options{}) })
 
-func feed(d *State, msgs [][]byte) (out []string) {
+func feed(t testing.TB, d *State, msgs [][]byte) (out []string) {
 	var tr dissect.Tree
 	for i, b := range msgs {
-		f := &dissect.Frame{Num: uint64(i + 1)}
+		// The frame is the message: its payload starts at octet 0, where
+		// the zero ib.Packet says, so the tree's offsets can be checked.
+		f := &dissect.Frame{Num: uint64(i + 1), Data: b}
 		tables().Bind(f)
 		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
 			QP: 1, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
 		d.IBMessage(f, &ib.Packet{}, m)
+		enginecheck.PDUs(t, f)
 		for _, p := range f.PDUs {
 			tr.Reset()
 			p.Tree(&tr, f)
@@ -50,7 +54,7 @@ func TestREQREP(t *testing.T) {
 	rep := mad(AttrREP, 0x22, 0x11)
 	rej := mad(AttrREJ, 0x22, 0x11)
 	rej[35] = 28
-	got := feed(New(), [][]byte{req, rep, mad(AttrRTU, 0x11, 0x22), rej, mad(AttrDREQ, 0x11, 0x22), mad(AttrDREP, 0x22, 0x11), req[:100]})
+	got := feed(t, New(), [][]byte{req, rep, mad(AttrRTU, 0x11, 0x22), rej, mad(AttrDREQ, 0x11, 0x22), mad(AttrDREP, 0x22, 0x11), req[:100]})
 	want := []string{
 		"CM ConnectRequest comm 0x00000011 QPN 0x000000 PSN 0x000000 RDMA CM TCP port 18634 192.0.2.2:59067→192.0.2.1 RDS (no private data)", // rds is linked by the tshark test
 		"CM ConnectReply comm 0x00000022 QPN 0x000000 PSN 0x000000 RDS (no private data)",
@@ -79,12 +83,12 @@ func FuzzCM(f *testing.F) {
 	f.Add(mad(AttrRTU, 1, 2), []byte{1, 7, 2})
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		d := New()
-		out := feed(d, [][]byte{a, b, a})
+		out := feed(t, d, [][]byte{a, b, a})
 		if d.comms.Len() > maxComms {
 			t.Fatal("unbounded")
 		}
 		// The same messages to a fresh state say the same.
-		if again := feed(New(), [][]byte{a, b, a}); !slices.Equal(out, again) {
+		if again := feed(t, New(), [][]byte{a, b, a}); !slices.Equal(out, again) {
 			t.Fatalf("%q, then %q", out, again)
 		}
 	})

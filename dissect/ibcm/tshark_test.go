@@ -1,7 +1,6 @@
 package ibcm_test
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +15,7 @@ const rdsRoCE = "../../pcaps/kernel/rds_rdma_roce.pcap"
 // TestRDSRoCEAgainstTshark compares every infiniband.* field (BTH, DETH,
 // AETH, ICRC, MAD header, CM messages) with tshark 4.0.17's decode.
 func TestRDSRoCEAgainstTshark(t *testing.T) {
-	if _, err := os.Stat(rdsRoCE); err != nil {
-		t.Skip("capture not present")
-	}
-	res := tsharktest.Compare(t, rdsRoCE, rdsRoCE+".tshark-fields.tsv", []string{"infiniband."}, rdsKnown, dissect.Options{})
+	res := tsharktest.Compare(t, tsharktest.Capture(t, rdsRoCE), rdsRoCE+".tshark-fields.tsv", []string{"infiniband."}, rdsKnown, dissect.Options{})
 	t.Logf("%d values compared, %d equal, fields %d", res.Compared, res.Equal, len(res.Fields))
 	for k, n := range res.Known {
 		t.Logf("accepted: %d x %s", n, k)

@@ -26,7 +26,8 @@ func BenchmarkStreams(b *testing.B) {
 	num := uint64(0)
 	feed := func(i int, p []byte) {
 		num++
-		f.Num, f.PDUs, f.Findings, f.Checks = num, f.PDUs[:0], f.Findings[:0], f.Checks[:0]
+		f.Reset()
+		f.Num = num
 		spans[0] = tcp.FrameSpan{Frame: num, Len: len(p)}
 		d.StreamData(&f, &tcp.Chunk{Key: keys[i], Bytes: p, Offset: offs[i], Seq: 1000 + uint32(offs[i]), Frames: spans})
 		offs[i] += uint64(len(p))

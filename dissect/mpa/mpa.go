@@ -127,11 +127,9 @@ type State struct {
 	pass2   bool
 
 	pool  dissect.Pool[FPDU]
-	arena []byte
 	marks []int32
 	lmark []int32
 	spans []tcp.FrameSpan
-	scr   []byte
 
 	checkedMarks int
 
@@ -197,23 +195,9 @@ func (d *State) up(f *dissect.Frame, u ULPDU) {
 func (d *State) SetUpper(u Upper) { d.upper, d.upperSet = u, true }
 
 func (d *State) newPDU(f *dissect.Frame) *FPDU {
-	p, fresh := d.pool.Get(f)
-	if fresh {
-		d.arena = d.arena[:0] // its copies belonged to the previous frame's PDUs
-	}
+	p, _ := d.pool.Get(f)
 	*p = FPDU{d: d}
 	return p
-}
-
-// keep copies b where it stays valid until the next frame. A full block is
-// replaced, not grown, so earlier slices stay intact.
-func (d *State) keep(b []byte) []byte {
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, max(64<<10, len(b)))
-	}
-	s := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[s:len(d.arena):len(d.arena)]
 }
 
 func (d *State) conn(k tcp.FlowKey) *conn {
@@ -290,23 +274,14 @@ func (d *State) run(f *dissect.Frame, c *conn, k tcp.FlowKey, dir tcp.Dir) {
 // frameOff returns the offset in the current frame of n stream octets at
 // buffer index i, or -1 when they did not all come in this frame.
 func (d *State) frameOff(f *dissect.Frame, h *half, i, n int) int {
-	if d.e == nil || f.Num == 0 {
+	if f.Num == 0 || !f.Net.HasL4 { // the flush, or a frame built without an engine
 		return -1
 	}
 	d.spans = h.buf.Frames(d.spans[:0], i, n)
 	if len(d.spans) != 1 || d.spans[0].Frame != f.Num || d.spans[0].Len != n {
 		return -1
 	}
-	_, _, _, _, t := d.e.Layers()
-	pseq := t.Seq
-	if t.SYN {
-		pseq++
-	}
-	idx := int(int32(h.buf.Seq() + uint32(i) - pseq))
-	if idx < 0 || idx+n > len(t.Payload) {
-		return -1
-	}
-	return f.Net.PayloadOff + idx
+	return f.TCPPayloadOffset(h.buf.Seq()+uint32(i), n)
 }
 
 // bytesFor returns n buffered octets at i that stay valid for the frame:
@@ -315,7 +290,7 @@ func (d *State) bytesFor(f *dissect.Frame, h *half, i, n int) ([]byte, int) {
 	if off := d.frameOff(f, h, i, n); off >= 0 && off+n <= len(f.Data) {
 		return f.Data[off : off+n : off+n], off
 	}
-	return d.keep(h.buf.Bytes()[i : i+n]), -1
+	return f.Keep(h.buf.Bytes()[i : i+n]), -1
 }
 
 // startup parses a Request or Reply; false when more bytes are needed.
@@ -517,14 +492,15 @@ func (d *State) check(f *dissect.Frame, p *FPDU) {
 	w := p.wire
 	logical := w[p.lead:]
 	if len(p.marks) > 1 || len(p.marks) == 1 && p.lead == 0 {
-		d.scr = d.scr[:0]
+		// the FPDU without its markers, built in the frame's arena (a
+		// leading marker, at offset 0, added nothing)
+		logical = f.Alloc(len(w))
 		prev := 0
 		for _, m := range p.marks {
-			d.scr = append(d.scr, w[prev:m]...)
+			logical = append(logical, w[prev:m]...)
 			prev = int(m) + MarkerLen
 		}
-		d.scr = append(d.scr, w[prev:]...)
-		logical = d.keep(d.scr) // a leading marker (offset 0) added nothing
+		logical = append(logical, w[prev:]...)
 		p.ulpduOff = -1
 	} else if p.off >= 0 {
 		p.ulpduOff = p.off + p.lead + 2

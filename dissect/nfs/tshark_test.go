@@ -1,7 +1,6 @@
 package nfs_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -17,10 +16,7 @@ const nfsRoCE = "../../pcaps/kernel/nfs3_rdma_roce.pcap"
 var compared = []string{"nfs.", "mount.", "portmap.", "nfsacl.", "rpc.value_follows", "rpc.opaque_length", "rpc.fill_bytes"}
 
 func TestNFSAgainstTshark(t *testing.T) {
-	if _, err := os.Stat(nfsRoCE); err != nil {
-		t.Skip("capture not present")
-	}
-	res := tsharktest.Compare(t, nfsRoCE, nfsRoCE+".tshark-fields.tsv", compared, known, dissect.Options{})
+	res := tsharktest.Compare(t, tsharktest.Capture(t, nfsRoCE), nfsRoCE+".tshark-fields.tsv", compared, known, dissect.Options{})
 	t.Logf("%d values compared, %d equal, %d fields", res.Compared, res.Equal, len(res.Fields))
 	for k, n := range res.Known {
 		t.Logf("accepted: %d x %s", n, k)

@@ -37,7 +37,7 @@ func TestRecordBuffersBudget(t *testing.T) {
 	dropped := 0
 	feed := func(p []byte) {
 		num++
-		f := eng.Decode(num, int64(num), len(p), len(p), 228, 0, p, 0)
+		f := eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num), LinkType: dissect.LinkTypeIPv4, Data: p})
 		for _, fd := range f.Findings {
 			if strings.Contains(fd.Msg, "dropped ONC RPC record buffer of 192.0.2.1:") {
 				dropped++

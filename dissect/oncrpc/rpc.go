@@ -12,9 +12,11 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/xdr"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
@@ -23,8 +25,14 @@ import (
 const (
 	maxAuth    = 400     // RFC 5531: opaque_auth bodies are at most 400 octets
 	maxRecord  = 4 << 20 // record-marked messages kept for decoding
-	maxCalls   = 1 << 16 // outstanding calls remembered
+	maxCalls   = 1 << 16 // outstanding calls remembered; a new one beyond drops the oldest, with a finding
 	maxPending = 1 << 20 // stream bytes buffered per direction before giving up
+	// callTimeout: a call unanswered for an hour of capture time is
+	// forgotten, so its memory comes back without waiting for the limit.
+	callTimeout = int64(time.Hour)
+	// callOverhead is what one outstanding call costs (entry and map slot),
+	// charged to the engine's memory budget.
+	callOverhead = 256
 )
 
 // Name is the dissector's registration name.
@@ -40,6 +48,7 @@ func init() {
 		New: func(e *dissect.Engine) dissect.Dissector {
 			d := newState()
 			d.bufs.init(e.Budget())
+			d.calls.Register(e.Budget(), "rpc")
 			return d
 		},
 	})
@@ -105,10 +114,9 @@ type callKey struct {
 	conv uint64
 }
 
-// CallInfo is what a reply learns from its call.
+// CallInfo is what a reply learns from its call (the call's frame and time
+// are the matcher's flows.Request).
 type CallInfo struct {
-	Frame      uint64
-	TimeNS     int64
 	Prog, Vers uint32
 	Proc       uint32
 	// Extra is for program decoders: what the call's arguments say that the
@@ -124,26 +132,22 @@ type CallInfo struct {
 // State is the per-engine RPC state.
 type State struct {
 	pool    dissect.Pool[Msg]
-	calls   map[callKey]CallInfo
-	replyOf map[uint64]uint64 // call frame -> reply frame, learned in pass 1
+	calls   flows.Matcher[callKey, CallInfo] // outstanding calls; Learned: call frame -> reply, from pass 1
 	streams map[streamKey]*stream
-	arena   []byte // detached message copies for the current frame
-	aframe  uint64
-	srt     map[srtKey]*ProcStat
+	srt     flows.SRT[srtKey]
 	bufs    recBuffers     // record buffers charged to the budget
 	pv      ProgramVersion // the rpc.program context
 }
 
 func newState() *State {
-	d := &State{calls: map[callKey]CallInfo{}, replyOf: map[uint64]uint64{}, streams: map[streamKey]*stream{},
-		srt: map[srtKey]*ProcStat{}}
-	d.pool.Limit = 257
+	d := &State{streams: map[streamKey]*stream{}}
+	d.calls.Init(maxCalls, callTimeout, callOverhead, describeCall)
 	return d
 }
 
 // Rewind implements dissect.Rewinder: calls are forgotten, reply frames kept.
 func (d *State) Rewind() {
-	clear(d.calls)
+	d.calls.Rewind()
 	clear(d.streams)
 	d.bufs.reset()
 	d.pool.Reset()
@@ -156,25 +160,10 @@ func (d *State) newMsg(f *dissect.Frame) *Msg {
 	return m
 }
 
-// keep copies b into the frame's arena so it outlives the caller's buffer
-// until the next frame.
-func (d *State) keep(f *dissect.Frame, b []byte) []byte {
-	if f.Num != d.aframe {
-		d.aframe = f.Num
-		d.arena = d.arena[:0]
-	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, max(2*cap(d.arena), len(b))) // old copies stay valid: they hold the old array
-	}
-	s := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[s:len(d.arena):len(d.arena)]
-}
-
 // Dissect implements dissect.Dissector for UDP (one message per datagram)
 // and for TCP segments handed over without reassembly.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
-	if f.Net.IPProto == 6 {
+	if f.Net.IPProto == dissect.IPProtoTCP {
 		d.record(f, data, off, true)
 		return
 	}
@@ -234,34 +223,45 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 	return m
 }
 
-func (d *State) match(f *dissect.Frame, m *Msg) {
+// describeCall names an outstanding call dropped by the limit or the budget.
+func describeCall(k callKey, ci *CallInfo) string {
+	return "RPC call XID 0x" + strconv.FormatUint(uint64(k.xid), 16) + " (program " +
+		strconv.FormatUint(uint64(ci.Prog), 10) + ") between " + k.a.String() + " and " + k.b.String()
+}
+
+func callKeyOf(f *dissect.Frame, m *Msg) callKey {
 	a, b := f.Net.Src, f.Net.Dst
 	if b.Less(a) {
 		a, b = b, a
 	}
-	k := callKey{xid: m.XID, a: a, b: b, conv: m.conv}
+	return callKey{xid: m.XID, a: a, b: b, conv: m.conv}
+}
+
+func (d *State) match(f *dissect.Frame, m *Msg) {
+	k := callKeyOf(f, m)
 	if m.Type == Call {
-		if len(d.calls) >= maxCalls {
-			clear(d.calls) // bounded: old unanswered calls are forgotten
+		p, dropped := d.calls.Call(k, f.Num, f.TimeNS)
+		p.V = CallInfo{Prog: m.Prog, Vers: m.Vers, Proc: m.Proc, gss: m.gss, gssProc: m.gssProc, gssSvc: m.gssSvc}
+		if dropped != "" {
+			f.AddFinding(m.idx, dissect.Warn, dissect.GroupReassembly, nil, Name, "RPC call table full ("+
+				strconv.Itoa(maxCalls)+" outstanding calls): dropped the least recently made, "+dropped)
 		}
-		d.calls[k] = CallInfo{Frame: f.Num, TimeNS: f.TimeNS, Prog: m.Prog, Vers: m.Vers, Proc: m.Proc,
-			gss: m.gss, gssProc: m.gssProc, gssSvc: m.gssSvc}
 		if f.Pass == 2 {
-			m.replyFrame = d.replyOf[f.Num]
+			a, _ := d.calls.Learned.Recall(f.Num)
+			m.replyFrame = a.Frame
 		}
 		return
 	}
-	ci, ok := d.calls[k]
+	// answered: the matcher forgets the call, so it holds only outstanding
+	// calls (a retransmitted reply then shows as unmatched)
+	req, ci, ans, ok := d.calls.Reply(k, f.Num, f.TimeNS)
 	f.Checked(checkMatch, m.idx, ok)
 	if !ok {
 		return
 	}
-	// answered: forget it, so the table holds only outstanding calls and
-	// stays small (a retransmitted reply then shows as unmatched)
-	delete(d.calls, k)
 	m.matched = true
 	m.Prog, m.Vers, m.Proc = ci.Prog, ci.Vers, ci.Proc
-	m.callFrame, m.rtt = ci.Frame, f.TimeNS-ci.TimeNS
+	m.callFrame, m.rtt = req.Frame, ans.RTT
 	m.CallExtra = ci.Extra
 	if ci.gss {
 		m.gss, m.gssProc, m.gssSvc = true, ci.gssProc, ci.gssSvc
@@ -271,24 +271,15 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		d.addSRT(&ci, m.rtt)
 	}
 	if f.Pass == 1 {
-		if len(d.replyOf) >= maxCalls {
-			clear(d.replyOf)
-		}
-		d.replyOf[ci.Frame] = f.Num
+		d.calls.Learned.Learn(req.Frame, ans)
 	}
 }
 
 // SetCallExtra records program data on the outstanding call m (a call just
 // decoded) for its reply to read as Msg.CallExtra.
 func (d *State) SetCallExtra(f *dissect.Frame, m *Msg, v uint64) {
-	a, b := f.Net.Src, f.Net.Dst
-	if b.Less(a) {
-		a, b = b, a
-	}
-	k := callKey{xid: m.XID, a: a, b: b, conv: m.conv}
-	if ci, ok := d.calls[k]; ok && ci.Frame == f.Num {
-		ci.Extra = v
-		d.calls[k] = ci
+	if p := d.calls.Outstanding(callKeyOf(f, m)); p != nil && p.Frame == f.Num {
+		p.V.Extra = v
 	}
 }
 

@@ -2,6 +2,7 @@ package oncrpc
 
 import (
 	"encoding/binary"
+	"strings"
 	"sync"
 	"testing"
 
@@ -133,6 +134,53 @@ func TestTruncatedVerifierTree(t *testing.T) {
 		if n.F == fAuthLen {
 			t.Errorf("verifier length shown from %d octets", len(b)-16)
 		}
+	}
+}
+
+func replyBytes(xid uint32) []byte {
+	r := binary.BigEndian.AppendUint32(nil, xid)
+	for _, v := range []uint32{1, 0, 0, 0, 0} {
+		r = binary.BigEndian.AppendUint32(r, v)
+	}
+	return r
+}
+
+// The call table is bounded: one call more than maxCalls drops the least
+// recently made, says so, and only that one loses its reply.
+func TestCallTableFull(t *testing.T) {
+	d := newState()
+	for i := 0; i <= maxCalls; i++ {
+		f := &dissect.Frame{Num: uint64(i + 1)}
+		d.DissectMessage(f, callBytes(uint32(i)), 0, nil)
+		if i < maxCalls && len(f.Findings) != 0 {
+			t.Fatalf("call %d: finding %q before the table is full", i, f.Findings[0].Msg)
+		}
+		if i == maxCalls {
+			want := "RPC call table full (65536 outstanding calls): dropped the least recently made, RPC call XID 0x0 (program 100005)"
+			if len(f.Findings) != 1 || !strings.HasPrefix(f.Findings[0].Msg, want) {
+				t.Fatalf("findings %+v, want %q", f.Findings, want)
+			}
+		}
+	}
+	f := &dissect.Frame{Num: maxCalls + 2}
+	if m := d.DissectMessage(f, replyBytes(0), 0, nil); m == nil || m.matched {
+		t.Errorf("reply to the dropped call matched: %+v", m)
+	}
+	if m := d.DissectMessage(f, replyBytes(1), 0, nil); m == nil || !m.matched || m.callFrame != 2 {
+		t.Errorf("reply to call 1 not matched to frame 2: %+v", m)
+	}
+}
+
+// A reply more than callTimeout after its call is not matched to it.
+func TestCallTimeout(t *testing.T) {
+	d := newState()
+	d.DissectMessage(&dissect.Frame{Num: 1}, callBytes(7), 0, nil)
+	d.DissectMessage(&dissect.Frame{Num: 2}, callBytes(8), 0, nil)
+	if m := d.DissectMessage(&dissect.Frame{Num: 3, TimeNS: callTimeout}, replyBytes(8), 0, nil); !m.matched {
+		t.Error("reply at the timeout not matched")
+	}
+	if m := d.DissectMessage(&dissect.Frame{Num: 4, TimeNS: callTimeout + 1}, replyBytes(7), 0, nil); m.matched {
+		t.Error("reply after the timeout matched")
 	}
 }
 

@@ -1,46 +1,25 @@
 package oncrpc
 
-import "sort"
+import (
+	"sort"
 
-// maxSRT bounds the number of procedures tracked (hostile traffic could
-// invent program numbers without end).
-const maxSRT = 4096
+	"github.com/rdx-project/rdx/flows"
+)
 
 type srtKey struct{ prog, vers, proc uint32 }
 
 // ProcStat is the service response time of one procedure of one program
-// version: the time from a call to its reply, over every matched reply.
+// version: the time from a call to its reply, over every matched reply
+// (flows.Times: Count, MinNS, MaxNS, TotalNS, AvgNS).
 type ProcStat struct {
 	Prog, Vers, Proc uint32
 	Program          string // "NFS" ("" if unknown)
 	Procedure        string // "GETATTR" ("" if unknown)
-	Count            uint64 // replies matched to their call
-	MinNS, MaxNS     int64
-	TotalNS          int64
-}
-
-// AvgNS is the mean response time in nanoseconds.
-func (p ProcStat) AvgNS() int64 {
-	if p.Count == 0 {
-		return 0
-	}
-	return p.TotalNS / int64(p.Count)
+	flows.Times
 }
 
 func (d *State) addSRT(ci *CallInfo, rtt int64) {
-	k := srtKey{ci.Prog, ci.Vers, ci.Proc}
-	s, ok := d.srt[k]
-	if !ok {
-		if len(d.srt) >= maxSRT {
-			return
-		}
-		s = &ProcStat{Prog: k.prog, Vers: k.vers, Proc: k.proc, MinNS: rtt, MaxNS: rtt}
-		d.srt[k] = s
-	}
-	s.Count++
-	s.TotalNS += rtt
-	s.MinNS = min(s.MinNS, rtt)
-	s.MaxNS = max(s.MaxNS, rtt)
+	d.srt.Add(srtKey{ci.Prog, ci.Vers, ci.Proc}, rtt)
 }
 
 // SRT returns the response-time statistics per program, version and
@@ -48,12 +27,10 @@ func (d *State) addSRT(ci *CallInfo, rtt int64) {
 // two-pass read), sorted by program, version, procedure (tests reach it
 // with e.Instance(oncrpc.Name).(*oncrpc.State).SRT()).
 func (d *State) SRT() []ProcStat {
-	out := make([]ProcStat, 0, len(d.srt))
-	for _, s := range d.srt {
-		p := *s
-		p.Program = ProgramName(p.Prog)
-		p.Procedure = ProcName(p.Prog, p.Vers, p.Proc)
-		out = append(out, p)
+	out := make([]ProcStat, 0, d.srt.Len())
+	for _, k := range d.srt.Keys() {
+		out = append(out, ProcStat{Prog: k.prog, Vers: k.vers, Proc: k.proc, Program: ProgramName(k.prog),
+			Procedure: ProcName(k.prog, k.vers, k.proc), Times: *d.srt.Get(k)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

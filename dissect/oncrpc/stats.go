@@ -2,23 +2,18 @@ package oncrpc
 
 import (
 	"strconv"
-	"time"
 
-	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"rpc,srt"} }
+// Stats implements flows.Provider: -z rpc,srt.
+func (d *State) Stats() []flows.Stat { return []flows.Stat{{Name: "rpc,srt", Table: d.srtTable}} }
 
-// Stat implements dissect.StatsProvider: service response time per program,
-// version and procedure, as tshark's -z rpc,srt (over TCP and RDMA alike).
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "rpc,srt" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "ONC RPC service response time",
+// srtTable is the service response time per program, version and
+// procedure, as tshark's -z rpc,srt (over TCP and RDMA alike).
+func (d *State) srtTable() *flows.Table {
+	t := &flows.Table{Title: "ONC RPC service response time",
 		Header: []string{"Program", "Version", "Procedure", "Calls", "Min", "Avg", "Max"}}
-	dur := func(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
 	for _, p := range d.SRT() {
 		prog, proc := p.Program, p.Procedure
 		if prog == "" {
@@ -28,7 +23,7 @@ func (d *State) Stat(name string) *dissect.StatTable {
 			proc = strconv.FormatUint(uint64(p.Proc), 10)
 		}
 		t.Rows = append(t.Rows, []string{prog, strconv.FormatUint(uint64(p.Vers), 10), proc,
-			strconv.FormatUint(p.Count, 10), dur(p.MinNS), dur(p.AvgNS()), dur(p.MaxNS)})
+			flows.U(p.Count), flows.Dur(p.MinNS), flows.Dur(p.AvgNS()), flows.Dur(p.MaxNS)})
 	}
 	return t
 }

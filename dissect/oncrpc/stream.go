@@ -89,7 +89,7 @@ func (st *stream) addFrame(n uint64) {
 
 func (d *State) complete(f *dissect.Frame, st *stream) {
 	if f.Num != 0 {
-		rec := d.keep(f, st.buf)
+		rec := f.Keep(st.buf)
 		var frames []uint64
 		if len(st.frames) > 1 {
 			frames = st.frames

@@ -103,7 +103,7 @@ func TestEngineExchange(t *testing.T) {
 	var tree dissect.Tree
 	for i, st := range exchange() {
 		num := uint64(i + 1)
-		f := eng.Decode(num, int64(i)*1e6, len(st.pkt), len(st.pkt), 228, 0, st.pkt, 0)
+		f := eng.Decode(dissect.Packet{Num: num, TimeNS: int64(i) * 1e6, LinkType: dissect.LinkTypeIPv4, Data: st.pkt})
 		if len(f.PDUs) != 1 || f.Proto != "rdp" {
 			t.Fatalf("frame %d: %d PDUs, proto %q, findings %+v", num, len(f.PDUs), f.Proto, f.Findings)
 		}
@@ -202,7 +202,7 @@ func TestRewind(t *testing.T) {
 	count := func() int {
 		n := 0
 		for i, st := range exchange() {
-			f := eng.Decode(uint64(i+1), 0, len(st.pkt), len(st.pkt), 228, 0, st.pkt, 0)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: st.pkt})
 			n += len(f.Findings)
 		}
 		return n
@@ -246,7 +246,7 @@ func FuzzRDP(f *testing.F) {
 func BenchmarkDecode(b *testing.B) {
 	eng := dissect.NewEngine(dissect.Options{})
 	for i, st := range exchange()[:4] {
-		eng.Decode(uint64(i+1), 0, len(st.pkt), len(st.pkt), 228, 0, st.pkt, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: st.pkt})
 	}
 	dataPkt := packet(ipA, ipB, rdp.HeaderFields{Flags: rdp.FlagACK, Version: 2, SrcPort: 1024, DstPort: 1025, Seq: 102, Ack: 500}, data(512))
 	ackPkt := packet(ipB, ipA, rdp.HeaderFields{Flags: rdp.FlagACK, Version: 2, SrcPort: 1025, DstPort: 1024, Seq: 501, Ack: 102}, nil)
@@ -263,7 +263,7 @@ func BenchmarkDecode(b *testing.B) {
 		rdp.Seal(ackPkt[20:], ipB, ipA)
 		seq++
 		for _, p := range [][]byte{dataPkt, ackPkt} {
-			f := eng.Decode(uint64(i*2+10), 0, len(p), len(p), 228, 0, p, 0)
+			f := eng.Decode(dissect.Packet{Num: uint64(i*2 + 10), LinkType: dissect.LinkTypeIPv4, Data: p})
 			buf = f.PDUs[0].Summary(buf[:0])
 			if len(f.Findings) != 0 {
 				b.Fatalf("finding: %s", f.Findings[0].Msg)
@@ -285,7 +285,7 @@ func ipv6(src, dst netip.Addr, seg []byte) []byte {
 
 func decodeOne(t *testing.T, eng *dissect.Engine, num uint64, pkt []byte, capLen, wireLen int, link uint16) (*dissect.Frame, map[string]string) {
 	t.Helper()
-	f := eng.Decode(num, 0, capLen, wireLen, link, 0, pkt[:capLen], 0)
+	f := eng.Decode(dissect.Packet{Num: num, CapLen: capLen, WireLen: wireLen, LinkType: link, Data: pkt[:capLen]})
 	var tree dissect.Tree
 	eng.BuildTree(&tree, f)
 	m := map[string]string{}
@@ -386,7 +386,7 @@ func TestTrackingRows(t *testing.T) {
 		eng := dissect.NewEngine(dissect.Options{})
 		var f *dissect.Frame
 		for i, p := range r.pkts {
-			f = eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+			f = eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 		}
 		if got := findings(f); !strings.Contains(got, r.want) {
 			t.Errorf("%s: findings %q, want %q", r.name, got, r.want)
@@ -400,7 +400,7 @@ func TestTableBounded(t *testing.T) {
 	for i := 0; i < 3<<12; i++ {
 		src := netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)})
 		p := packet(src, ipB, rdp.HeaderFields{Flags: rdp.FlagNUL, Version: 2, SrcPort: 1024, DstPort: 1025, Seq: 1}, nil)
-		eng.Decode(uint64(i+1), 0, len(p), len(p), 228, 0, p, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeIPv4, Data: p})
 	}
 	if n := len(eng.Instance("rdp").(*rdp.State).Connections(nil)); n > 2<<12 || n < 1<<12 {
 		t.Errorf("%d connections tracked", n)

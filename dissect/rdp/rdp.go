@@ -58,7 +58,6 @@ type State struct {
 // New returns a fresh dissector (the engine calls it through the registration).
 func New() *State {
 	d := &State{}
-	d.pool.Limit = 64
 	d.conns.Init(maxConns, connOverhead, dropped)
 	return d
 }
@@ -70,10 +69,8 @@ func (d *State) Rewind() {
 	d.pool.Reset()
 }
 
-// newSegment hands out a pooled Segment, so AddPDU does not allocate. The pool
-// is recycled per frame number; the cap of 64 keeps callers that reuse one
-// number (tests, fuzzing) from growing it, since a frame holds one segment
-// per IP header.
+// newSegment hands out a pooled Segment, so AddPDU does not allocate; the
+// pool starts over with every frame.
 func (d *State) newSegment(f *dissect.Frame) *Segment {
 	s, fresh := d.pool.Get(f)
 	if fresh {

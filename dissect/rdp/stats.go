@@ -2,25 +2,21 @@ package rdp
 
 import (
 	"strconv"
-	"time"
 
-	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"rdp,conv"} }
+// Stats implements flows.Provider: -z rdp,conv.
+func (d *State) Stats() []flows.Stat { return []flows.Stat{{Name: "rdp,conv", Table: d.connTable}} }
 
-// Stat implements dissect.StatsProvider: one row per connection and side,
-// as the per-connection summary the RDP issue asks for.
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "rdp,conv" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "RDP connections",
+// connTable has one row per connection and side, as the per-connection
+// summary the RDP issue asks for.
+func (d *State) connTable() *flows.Table {
+	t := &flows.Table{Title: "RDP connections",
 		Header: []string{"Side", "State", "Segments", "Data bytes", "Retransmits", "EACKed", "RST", "NUL",
 			"Max out", "Max seg", "SDM", "Frames", "Duration"}}
 	for _, c := range d.Connections(nil) {
-		dur := time.Duration(c.LastNS - c.FirstNS).Round(time.Microsecond).String()
+		dur := flows.Dur(c.LastNS - c.FirstNS)
 		for s := 0; s < 2; s++ {
 			st := c.Stats[s]
 			frames := ""

@@ -18,7 +18,7 @@ func TestConnTableFull(t *testing.T) {
 		hf := rdp.HeaderFields{Flags: rdp.FlagSYN, Version: 2, SrcPort: srcPort(i), DstPort: uint16(1 + i/250), Seq: 100,
 			MaxOutstanding: 8, MaxSegment: 1000}
 		b := packet(ipA, ipB, hf, nil)
-		f := eng.Decode(uint64(i+1), int64(i), len(b), len(b), 228, 0, b, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: b})
 		for _, fd := range f.Findings {
 			if strings.Contains(fd.Msg, "table full") {
 				full = append(full, fd.Msg)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 var noAddr netip.Addr
@@ -190,6 +191,9 @@ func (d *State) track(f *dissect.Frame, s *Segment, bad bool) {
 	src := netip.AddrPortFrom(f.Net.Src, h.SrcPort())
 	dst := netip.AddrPortFrom(f.Net.Dst, h.DstPort())
 	k := keyOf(src, dst)
+	if cv := f.Conversations(); cv != nil {
+		cv.Between(flows.RDP, flows.Endpoint{Addr: src}, flows.Endpoint{Addr: dst}, 0, f.WireLen, f.TimeNS, f.Num)
+	}
 	var c *conn
 	if e := d.conns.Get(k); e != nil {
 		c = &e.V

@@ -96,7 +96,7 @@ func BenchmarkRDSEngine(b *testing.B) {
 		binary.BigEndian.PutUint32(th[4:], tseq)
 		th[13] = flags
 		num++
-		eng.Decode(num, int64(num)*1000, 54+n, 54+n, 1, 0, frame[:54+n], 0)
+		eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num) * 1000, CapLen: 54 + n, WireLen: 54 + n, LinkType: dissect.LinkTypeEthernet, Data: frame[:54+n]})
 		tseq += uint32(n)
 	}
 	send(nil, 0x02) // SYN
@@ -177,7 +177,7 @@ func lensOffsets(eng *dissect.Engine, frames [][]byte) (lens, offs string, findi
 	var l, o []string
 	var tree dissect.Tree
 	for i, fr := range frames {
-		f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1000, LinkType: dissect.LinkTypeEthernet, Data: fr})
 		for _, x := range f.Findings {
 			findings = append(findings, fmt.Sprintf("frame %d: %+v", i+1, x))
 		}

@@ -78,7 +78,7 @@ func decodeCapture(t *testing.T, path string, skip ...uint64) (msgs []decoded, f
 		if slices.Contains(skip, num) {
 			continue // a segment the capture lost
 		}
-		f := eng.Decode(num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, 0)
+		f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data})
 		if !f.Net.HasL4 || f.Net.IPProto != 6 {
 			continue
 		}

@@ -3,6 +3,7 @@ package rds
 import (
 	"testing"
 
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -25,6 +26,7 @@ func FuzzRDS(f *testing.F) {
 				n = min(n, int(cuts[k])+1)
 			}
 			fr := x.seg(tcp.Dir(k&1), data[pos:pos+n])
+			enginecheck.PDUs(t, fr)
 			if len(fr.PDUs) > n+2 {
 				t.Fatalf("%d PDUs from %d bytes", len(fr.PDUs), n)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/reassembly/budget"
+	"github.com/rdx-project/rdx/reassembly/frag"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -63,14 +64,12 @@ type ibKey struct {
 type ibQP struct {
 	known bool // a header that verifies was seen: RDS traffic
 
-	open      bool // a message has fragments still to come
-	hdr       [HeaderLen]byte
-	got       uint64 // data octets so far
-	nfrag     int
-	frames    []uint64 // every frame of every fragment
-	fragFrame []uint64 // the frame completing each fragment
-	cong      []uint16
-	congN     int
+	open   bool // a message has fragments still to come
+	hdr    [HeaderLen]byte
+	asm    frag.Assembly // the open message's fragments: data octets, and the frame completing each
+	frames []uint64      // every frame of every fragment
+	cong   []uint16
+	congN  int
 
 	haveSeq bool
 	lastSeq uint64
@@ -78,6 +77,10 @@ type ibQP struct {
 	key ibKey
 	lru budget.Elem[ibQP] // stamped at its last fragment
 }
+
+// msgPolicy assembles an RDS/IB message: fragments come in order (the ib
+// layer orders SENDs by PSN) and only their octets are counted, up to h_len.
+var msgPolicy = frag.Config{MaxPieces: 1, MaxFrames: maxMsgFrames}
 
 type ibState struct {
 	qps   map[ibKey]*ibQP
@@ -109,11 +112,12 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 		if n := len(s.free); n > 0 {
 			q = s.free[n-1]
 			s.free = s.free[:n-1]
-			*q = ibQP{frames: q.frames[:0], fragFrame: q.fragFrame[:0], cong: q.cong[:0]}
+			*q = ibQP{frames: q.frames[:0], asm: q.asm, cong: q.cong[:0]}
 		} else {
 			q = &ibQP{}
 		}
 		q.key = k
+		q.asm.Reset(&msgPolicy)
 		s.lru.Touch(&q.lru, q)
 		s.qps[k] = q
 	}
@@ -124,7 +128,7 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 // touch makes q the most recently active QP and charges what it holds.
 func (s *ibState) touch(q *ibQP) {
 	s.lru.Touch(&q.lru, q)
-	s.lru.Charge(&q.lru, int64(ibQPCost+8*cap(q.frames)+8*cap(q.fragFrame)+2*cap(q.cong)))
+	s.lru.Charge(&q.lru, int64(ibQPCost+8*cap(q.frames)+q.asm.Bytes()+2*cap(q.cong)))
 }
 
 // dropOldest forgets the least recently active QP and says which.
@@ -140,7 +144,7 @@ func (s *ibState) dropOldest() string {
 	}
 	what := "RDS/IB QP 0x" + strconv.FormatUint(uint64(q.key.qp), 16) + " " + q.key.src.String() + " → " + q.key.dst.String()
 	if q.open {
-		what += " (message seq " + strconv.FormatUint(Header(q.hdr[:]).Seq(), 10) + " in progress, " + strconv.Itoa(q.nfrag) + " fragments)"
+		what += " (message seq " + strconv.FormatUint(Header(q.hdr[:]).Seq(), 10) + " in progress, " + strconv.Itoa(q.asm.N()) + " fragments)"
 	}
 	if len(s.free) < 64 {
 		s.free = append(s.free, q)
@@ -329,34 +333,34 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 	first := Header(q.hdr[:])
 	if q.open {
 		if q.continues(hv) {
-			q.nfrag++
+			nfrag := q.asm.N() + 1
 			ok := true
-			if rest := uint64(hv.Len()) - q.got; uint64(len(data)) != min(rest, FragSize) {
+			if rest := uint64(hv.Len()) - uint64(q.asm.Next()); uint64(len(data)) != min(rest, FragSize) {
 				ok = false
 				f.AddFinding(idx, dissect.Error, dissect.GroupMalformed, fIBFragLen, findingsProto,
-					"RDS/IB fragment "+strconv.Itoa(q.nfrag)+" carries "+strconv.Itoa(len(data))+" data octets; "+
+					"RDS/IB fragment "+strconv.Itoa(nfrag)+" carries "+strconv.Itoa(len(data))+" data octets; "+
 						strconv.FormatUint(min(rest, FragSize), 10)+" expected ("+strconv.FormatUint(rest, 10)+" of h_len "+
 						strconv.FormatUint(uint64(hv.Len()), 10)+" left)")
 			}
 			f.Checked(checkIBFrag, idx, ok)
 			if !ok {
 				d.ibClose(q)
-				m.frag = q.nfrag
+				m.frag = nfrag
 				return
 			}
 			d.ibAdd(q, hv, data, am.Frames, f.Num)
-			m.frag = q.nfrag
-			if q.got == uint64(hv.Len()) {
+			m.frag = nfrag
+			if q.asm.Complete() {
 				d.ibFinish(f, q, m)
 			}
 			return
 		}
 		var b []byte
 		b = append(b, "RDS/IB fragment header mismatch: after fragment "...)
-		b = strconv.AppendInt(b, int64(q.nfrag), 10)
+		b = strconv.AppendInt(b, int64(q.asm.N()), 10)
 		b = appendSeqLenPorts(append(b, " of seq "...), first)
 		b = append(b, ", "...)
-		b = strconv.AppendUint(b, uint64(first.Len())-q.got, 10)
+		b = strconv.AppendUint(b, uint64(first.Len())-uint64(q.asm.Next()), 10)
 		b = appendSeqLenPorts(append(b, " octets missing) comes seq "...), hv)
 		b = append(b, "): Linux forces a reconnect"...)
 		f.AddFinding(idx, dissect.Error, dissect.GroupReassembly, fIBFrag, findingsProto, string(b))
@@ -371,28 +375,28 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 		return
 	}
 	copy(q.hdr[:], hv)
-	q.open, q.got, q.nfrag = true, 0, 1
-	q.frames, q.fragFrame, q.cong, q.congN = q.frames[:0], q.fragFrame[:0], q.cong[:0], 0
+	q.open = true
+	q.asm.Reset(&msgPolicy)
+	q.asm.SetEnd(int64(hv.Len()))
+	q.frames, q.cong, q.congN = q.frames[:0], q.cong[:0], 0
 	d.ibAdd(q, hv, data, am.Frames, f.Num)
 	m.frag = 1
-	if q.got == uint64(hv.Len()) {
+	if q.asm.Complete() {
 		d.ibFinish(f, q, m)
 	}
 }
 
 func (d *State) ibAdd(q *ibQP, hv Header, data []byte, frames []uint64, num uint64) {
 	if hv.IsCong() {
-		q.cong, q.congN = congBits(q.cong, q.congN, data, q.got)
+		q.cong, q.congN = congBits(q.cong, q.congN, data, uint64(q.asm.Next()))
 	}
-	q.got += uint64(len(data))
+	q.asm.Pass(q.asm.Next()+int64(len(data)), num)
 	for _, n := range frames {
 		if len(q.frames) < maxMsgFrames {
 			q.frames = append(q.frames, n)
 		}
 	}
-	if len(q.fragFrame) < maxMsgFrames {
-		q.fragFrame = append(q.fragFrame, num)
-	}
+	q.asm.NoteFrame(num)
 }
 
 func (d *State) ibClose(q *ibQP) { q.open = false }
@@ -402,7 +406,7 @@ func (d *State) ibFinish(f *dissect.Frame, q *ibQP, m *IBMsg) {
 	q.open = false
 	m.final = true
 	m.frames = append(m.frames, q.frames...)
-	m.fragFrame = append(m.fragFrame, q.fragFrame...)
+	m.fragFrame = append(m.fragFrame, q.asm.Frames()...)
 	m.cong = append(m.cong, q.cong...)
 	m.congN = q.congN
 	hv := m.Header()

@@ -41,7 +41,7 @@ func ibDecode(t *testing.T, path string) (pdus, findings []string, checks map[st
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := eng.Decode(n, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+		f := eng.Decode(dissect.Packet{Num: n, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
 		for _, pd := range f.PDUs {
 			if a := pd.Proto().Abbrev; a != "infiniband" {
 				pdus = append(pdus, strconv.FormatUint(n, 10)+": "+a+"{"+string(pd.Summary(nil))+"}")
@@ -181,7 +181,7 @@ func TestIBSummaryAllocs(t *testing.T) {
 	pass := func() {
 		for i := range pkts {
 			p := &pkts[i]
-			f := eng.Decode(uint64(i+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
 			for _, pd := range f.PDUs {
 				buf = pd.Summary(buf[:0])
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/enginecheck"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -21,10 +22,13 @@ func ibFeed(t testing.TB, d *State, sends [][]byte) []string {
 	var out []string
 	var tr dissect.Tree
 	for i, b := range sends {
-		f := &dissect.Frame{Num: uint64(i + 1)}
+		// The frame is the message (payload at octet 0, as the zero
+		// ib.Packet says), so the tree's offsets can be checked.
+		f := &dissect.Frame{Num: uint64(i + 1), Data: b}
 		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
 			QP: 0x21, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
 		d.IBMessage(f, &ib.Packet{}, m)
+		enginecheck.PDUs(t, f)
 		for _, p := range f.PDUs {
 			tr.Reset()
 			p.Tree(&tr, f)
@@ -96,8 +100,8 @@ func FuzzRDSIB(f *testing.F) {
 		d := New(nil)
 		ibFeed(t, d, sends)
 		for _, q := range d.ibs.qps {
-			if len(q.frames) > maxMsgFrames || len(q.cong) > maxCongPorts || q.got > MaxMsgLen {
-				t.Fatalf("unbounded state %d %d %d", len(q.frames), len(q.cong), q.got)
+			if len(q.frames) > maxMsgFrames || len(q.cong) > maxCongPorts || q.asm.Next() > MaxMsgLen || len(q.asm.Frames()) > maxMsgFrames {
+				t.Fatalf("unbounded state %d %d %d", len(q.frames), len(q.cong), q.asm.Next())
 			}
 		}
 	})

@@ -412,11 +412,9 @@ func (d *State) emit(f *dissect.Frame, c *tcp.Chunk, h *half, trunc bool) {
 	m.frames = append(m.frames, h.frames...)
 	m.cong = append(m.cong, h.cong...)
 	m.congN = h.congN
-	if d.e != nil && len(h.frames) == 1 && h.frames[0] == f.Num && f.Num != 0 && !trunc {
-		_, _, _, _, t := d.e.Layers()
-		rel := int(int32(h.msgSeq - t.Seq))
-		if end := rel + HeaderLen + int(hv.Len()); rel >= 0 && end <= f.Net.PayloadLen && f.Net.PayloadOff+end <= len(f.Data) {
-			m.off = f.Net.PayloadOff + rel
+	if len(h.frames) == 1 && h.frames[0] == f.Num && f.Num != 0 && !trunc {
+		if off := f.TCPPayloadOffset(h.msgSeq, HeaderLen+int(hv.Len())); off >= 0 {
+			m.off = off
 		}
 	}
 	if h.lastSeg == f.Num && h.segMsg != nil && f.Num != 0 {

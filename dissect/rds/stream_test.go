@@ -36,6 +36,7 @@ func (x *feeder) next() *dissect.Frame {
 // seg delivers data in direction dir as one frame and returns it.
 func (x *feeder) seg(dir tcp.Dir, data []byte) *dissect.Frame {
 	f := x.next()
+	f.Data = data // the frame is the segment's payload, at octet 0
 	c := tcp.Chunk{Key: x.key, Dir: dir, Bytes: data, Offset: x.off[dir], Seq: 1000 + uint32(x.off[dir]),
 		Frames: []tcp.FrameSpan{{Frame: f.Num, Len: len(data)}}, TimeNS: f.TimeNS}
 	x.d.StreamData(f, &c)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
@@ -16,6 +17,13 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 	idx := m.idx
 	if f.Num == 0 {
 		return // end-of-input flush: nothing is printed
+	}
+	if c := f.Conversations(); c != nil {
+		src, dst := flows.Endpoint{Addr: k.A}, flows.Endpoint{Addr: k.B}
+		if dir == 1 {
+			src, dst = dst, src
+		}
+		c.Between(flows.RDS, src, dst, 0, HeaderLen+int(hv.Len()), f.TimeNS, f.Num)
 	}
 	// Checksum: 0 = not computed (Linux rds_tcp never computes it).
 	switch {

@@ -44,7 +44,7 @@ func TestReadChunkZeroAlloc(t *testing.T) {
 	pass := func() {
 		for _, fr := range set[n/5%passes] {
 			n++
-			f := eng.Decode(n, int64(n)*1000, len(fr), len(fr), 1, 0, fr, 0)
+			f := eng.Decode(dissect.Packet{Num: n, TimeNS: int64(n) * 1000, LinkType: dissect.LinkTypeEthernet, Data: fr})
 			findings += len(f.Findings)
 		}
 	}

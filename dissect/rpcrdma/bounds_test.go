@@ -38,7 +38,7 @@ func TestHugeWriteListAllocatesWhatArrives(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	warned := 0
 	for i, fr := range frames {
-		f := eng.Decode(uint64(i+1), int64(i), len(fr), len(fr), 1, 0, fr, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeEthernet, Data: fr})
 		for _, fd := range f.Findings {
 			if fd.Proto == "rpcordma" && fd.Group == dissect.GroupReassembly {
 				warned++
@@ -63,7 +63,7 @@ func BenchmarkHugeWriteList(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		psn := uint32(100 + i) // moves on: not a retransmission
 		fr[42+9], fr[42+10], fr[42+11] = byte(psn>>16), byte(psn>>8), byte(psn)
-		eng.Decode(uint64(i+1), int64(i), len(fr), len(fr), 1, 0, fr, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeEthernet, Data: fr})
 	}
 }
 
@@ -83,7 +83,7 @@ func TestReadChunkRetransmitted(t *testing.T) {
 	h := rpcrdma.Header{XID: 42, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,
 		Reads: []rpcrdma.ReadSegment{{Position: uint32(len(body)), Segment: rpcrdma.Segment{Handle: 0x77, Length: 2048, Offset: 0x1000}}}}
 	fr := withICRC(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 10}, nil, append(h.Encode(nil), body...)))
-	eng.Decode(1, 0, len(fr), len(fr), 1, 0, fr, 0)
+	eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeEthernet, Data: fr})
 	half := func(b byte) []byte {
 		d := make([]byte, 1024)
 		for i := range d {
@@ -92,7 +92,7 @@ func TestReadChunkRetransmitted(t *testing.T) {
 		return d
 	}
 	place := func(n uint64, va uint64, data []byte) bool {
-		f := eng.Decode(n, 0, len(fr), len(fr), 1, 0, []byte{0}, 0) // an empty frame to carry the PDUs
+		f := eng.Decode(dissect.Packet{Num: n, CapLen: len(fr), WireLen: len(fr), LinkType: dissect.LinkTypeEthernet, Data: []byte{0}}) // an empty frame to carry the PDUs
 		st.DDPPlacement(f, &ddp.Placement{Opcode: ddp.OpReadResponse, Matched: true, SrcSTag: 0x77, SrcTO: va, Data: data, Frame: n})
 		for _, p := range f.PDUs {
 			if p.Proto().Abbrev == "rpc" {
@@ -129,7 +129,7 @@ func TestChunkCountMalformed(t *testing.T) {
 	} {
 		eng := dissect.NewEngine(dissect.Options{})
 		fr := withICRC(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 5}, nil, tc.b))
-		f := eng.Decode(1, 0, len(fr), len(fr), 1, 0, fr, 0)
+		f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeEthernet, Data: fr})
 		found := false
 		for _, fd := range f.Findings {
 			if fd.Proto == "rpcordma" && fd.Group == dissect.GroupMalformed && strings.Contains(fd.Msg, tc.want) {

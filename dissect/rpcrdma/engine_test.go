@@ -51,7 +51,7 @@ func decode(t *testing.T, frames [][]byte) []string {
 	eng := dissect.NewEngine(dissect.Options{})
 	var out []string
 	for i, fr := range frames {
-		f := eng.Decode(uint64(i+1), int64(i)*1000, len(fr), len(fr), 1, 0, fr, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1000, LinkType: dissect.LinkTypeEthernet, Data: fr})
 		var s []string
 		for _, p := range f.PDUs {
 			s = append(s, p.Proto().Abbrev+"{"+string(p.Summary(nil))+"}")

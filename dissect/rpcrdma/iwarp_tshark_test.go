@@ -1,7 +1,6 @@
 package rpcrdma_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -19,10 +18,7 @@ const nfsIWARP = "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap"
 var comparedIWARP = []string{"rpcordma.", "rpc.", "nfs.procedure_v3"}
 
 func TestNFSIWARPAgainstTshark(t *testing.T) {
-	if _, err := os.Stat(nfsIWARP); err != nil {
-		t.Skip("capture not present")
-	}
-	res := tsharktest.Compare(t, nfsIWARP, nfsIWARP+".tshark-fields.tsv", comparedIWARP, iwarpKnown, dissect.Options{})
+	res := tsharktest.Compare(t, tsharktest.Capture(t, nfsIWARP), nfsIWARP+".tshark-fields.tsv", comparedIWARP, iwarpKnown, dissect.Options{})
 	t.Logf("%d values compared, %d equal, fields %d", res.Compared, res.Equal, len(res.Fields))
 	for k, n := range res.Known {
 		t.Logf("accepted: %d x %s", n, k)

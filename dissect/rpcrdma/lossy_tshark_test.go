@@ -1,7 +1,6 @@
 package rpcrdma_test
 
 import (
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,21 +12,17 @@ import (
 
 // The real lossy kernel captures (pcaps/kernel/lossy_README.md): NFSv3 over
 // RPC-over-RDMA with netem loss on RoCE (go-back-N after NAKs and timeouts)
-// and on iWARP (TCP loss and reordering). The .pcap files are not committed
-// (kept in /work/lossy); the tests skip loudly without them.
+// and on iWARP (TCP loss and reordering). The captures are committed; a
+// missing one fails the tests.
 const lossyDir = "../../pcaps/kernel/"
 
 // ibCompared are the InfiniBand fields dissect/ib's TestTsharkAgreement
 // compares on the clean RoCE captures.
 var ibCompared = []string{"infiniband.bth", "infiniband.reth", "infiniband.aeth", "infiniband.deth", "infiniband.invariant.crc"}
 
-func lossyOrSkip(t *testing.T, name string) string {
+func lossyCapture(t *testing.T, name string) string {
 	t.Helper()
-	p := lossyDir + name
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("LOUD: %s is missing (the lossy captures are kept in /work/lossy, not committed): %v", p, err)
-	}
-	return p
+	return tsharktest.Capture(t, lossyDir+name)
 }
 
 // tsharkFrames returns the frames whose tshark value of field satisfies ok.
@@ -83,7 +78,7 @@ var roceHeld = map[string]map[uint64]uint64{
 func TestLossyRoCEAgainstTshark(t *testing.T) {
 	for _, name := range []string{"lossy_nfs3_rdma_roce.pcap", "lossy_nfs3_rdma_roce_dup.pcap"} {
 		t.Run(name, func(t *testing.T) {
-			pcap := lossyOrSkip(t, name)
+			pcap := lossyCapture(t, name)
 			tsv := pcap + ".tshark-fields.tsv"
 			dup := tsharkFrames(t, tsv, "rpc.dup", func(v string) bool { return v != "" })
 			malformed := tsharkFrames(t, tsv, "_ws.malformed.expert", func(v string) bool { return v != "" })
@@ -130,7 +125,7 @@ func TestLossyRoCEAgainstTshark(t *testing.T) {
 // never decoded; after some holes tshark also leaves the in-order FPDUs that
 // follow undecoded (frames 1627-1673). rdx checks each of those FPDUs' CRC.
 func TestLossyIWARPAgainstTshark(t *testing.T) {
-	pcap := lossyOrSkip(t, "lossy_nfs3_rdma_iwarp.pcap")
+	pcap := lossyCapture(t, "lossy_nfs3_rdma_iwarp.pcap")
 	tsv := pcap + ".tshark-fields.tsv"
 	tab, err := tsharktest.ReadTSV(tsv)
 	if err != nil {

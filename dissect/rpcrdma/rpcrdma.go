@@ -62,10 +62,9 @@ func init() {
 type State struct {
 	eng        *dissect.Engine
 	rec        oncrpc.Record // the rpcordma.message context
-	pool       []Hdr
-	npool      int
-	pframe     uint64
-	reas       Reasm
+	pool       dissect.Pool[Hdr]
+	reas       dissect.Pool[Reasm]
+	scope      dissect.FrameScope  // for retired
 	pending    map[uint32]*pending // by read segment handle
 	advertised map[uint32]bool     // handles of write/reply chunks offered by requesters
 	extents    []extent            // RDMA WRITE data into advertised handles, oldest first
@@ -73,9 +72,8 @@ type State struct {
 	calls      pending // sentinel of the pending calls, oldest first
 	ncalls     int
 	acct       *budget.Account
-	buf        []byte // message rebuilt in the current frame
-	// Calls whose read chunks are complete are kept until the next frame
-	// (their frame lists back the Reasm PDU), then reused: a read chunk
+	// Calls whose read chunks are complete are kept until the frame is
+	// done (their frame lists back the Reasm PDU), then reused: a read chunk
 	// costs no allocation once the pool is warm.
 	retired, free []*pending
 	one           [1]uint64 // the frame of a single DDP segment
@@ -150,7 +148,10 @@ func (d *State) Rewind() {
 	}
 	clear(d.pending)
 	clear(d.advertised)
-	d.extents, d.stored, d.pframe = d.extents[:0], 0, 0
+	d.extents, d.stored = d.extents[:0], 0
+	d.pool.Reset()
+	d.reas.Reset()
+	d.scope.Reset()
 	d.acct.Reset()
 }
 
@@ -164,14 +165,12 @@ func (d *State) rpcMessage(f *dissect.Frame, msg []byte, off int, ctx oncrpc.Con
 	Messages.Call(f, 0, &d.rec)
 }
 
-// begin starts a new frame: the previous frame's buffers and completed calls
-// are free again.
+// begin notes the frame: when it is a new one, the calls completed in the
+// previous frame are free again.
 func (d *State) begin(f *dissect.Frame) {
-	if f.Num == d.pframe {
+	if !d.scope.Enter(f) {
 		return
 	}
-	d.pframe, d.npool = f.Num, 0
-	d.buf = d.buf[:0]
 	d.free = append(d.free, d.retired...)
 	clear(d.retired)
 	d.retired = d.retired[:0]
@@ -179,16 +178,14 @@ func (d *State) begin(f *dissect.Frame) {
 
 func (d *State) newHdr(f *dissect.Frame) *Hdr {
 	d.begin(f)
-	if d.npool > 16 {
-		d.npool = 0
-		d.buf = d.buf[:0]
-	}
-	if d.npool == len(d.pool) {
-		d.pool = append(d.pool, Hdr{})
-	}
-	h := &d.pool[d.npool]
-	d.npool++
+	h, _ := d.pool.Get(f)
 	return h
+}
+
+// newReasm hands out the PDU of a message rebuilt from chunks.
+func (d *State) newReasm(f *dissect.Frame) *Reasm {
+	r, _ := d.reas.Get(f)
+	return r
 }
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
@@ -313,7 +310,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 	h := d.newHdr(f)
 	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
 	if off < 0 {
-		h.data = d.keep(data) // assembled from several packets: not in this frame
+		h.data = f.Keep(data) // assembled from several packets: not in this frame
 	}
 	n, err := Parse(h.data, &h.hdr)
 	if err != nil {
@@ -389,7 +386,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		// the call completes when its read chunks have been read
 		d.expect(f, h, payload, frames)
 	case hd.Proc == MSG && isReply && len(hd.Writes) > 0:
-		ddp, frames, got := d.gather(hd.Writes)
+		ddp, frames, got := d.gather(f, hd.Writes)
 		h.ddpFrames, h.ddpLen, h.hasDDP = frames, got, true
 		want := 0
 		for _, w := range hd.Writes {
@@ -406,16 +403,15 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		d.rpcMessage(f, payload, h.payOff(), oncrpc.Context{Transport: "rdma"})
 	case hd.Proc == NOMSG && hd.HasReply:
 		// long reply: the RPC reply was written into the reply chunk
-		ddp, frames, got := d.gather([][]Segment{hd.Reply})
+		ddp, frames, got := d.gather(f, [][]Segment{hd.Reply})
 		if got == 0 {
 			break
 		}
-		msg := d.room(got)
+		msg := f.Alloc(got)
 		for _, b := range ddp {
 			msg = append(msg, b...)
 		}
-		d.commit(msg)
-		r := &d.reas
+		r := d.newReasm(f)
 		*r = Reasm{frames: frames, sizes: r.sizes[:0], data: msg}
 		for _, b := range ddp {
 			r.sizes = append(r.sizes, len(b))
@@ -456,27 +452,6 @@ func insertedBefore(h *Header, i int) int {
 	return n
 }
 
-// keep copies b into the frame's buffer (valid until the next frame).
-func (d *State) keep(b []byte) []byte {
-	msg := append(d.room(len(b)), b...)
-	d.commit(msg)
-	return msg[:len(b):len(b)]
-}
-
-// room returns an empty slice at the end of the frame's buffer with room for
-// n octets, to build a message in without allocating; commit(msg) then
-// marks it used. The buffer grows (earlier copies keep the old array) only
-// until it is as large as a frame needs.
-func (d *State) room(n int) []byte {
-	if cap(d.buf)-len(d.buf) < n {
-		d.buf = make([]byte, 0, max(2*cap(d.buf), n+1024))
-	}
-	return d.buf[len(d.buf):len(d.buf)]
-}
-
-// commit marks msg, built on room's slice within the size asked for, used.
-func (d *State) commit(msg []byte) { d.buf = d.buf[:len(d.buf)+len(msg)] }
-
 func (d *State) advertise(h uint32) {
 	if len(d.advertised) >= maxExtents {
 		clear(d.advertised)
@@ -515,12 +490,12 @@ func (d *State) dropExtent() {
 
 // gather collects the data written into the segments of chunks, up to each
 // segment's length, and the frames that carried it. The data is copied
-// into the frame's buffer, sized by what was written, not by what the
-// segments announce; the slices are valid until the next frame.
-func (d *State) gather(chunks [][]Segment) (ddp [][]byte, frames []uint64, total int) {
+// into the frame's arena, sized by what was written, not by what the
+// segments announce; the slices are valid until the frame is done.
+func (d *State) gather(f *dissect.Frame, chunks [][]Segment) (ddp [][]byte, frames []uint64, total int) {
 	size := 0
 	d.segments(chunks, func(_ int, b []byte, _ []uint64) { size += len(b) })
-	buf := d.room(size)
+	buf := f.Alloc(size)
 	ddp = make([][]byte, 0, len(chunks)) // kept by the PDUs of this frame
 	for i := range chunks {
 		start := len(buf)
@@ -531,7 +506,6 @@ func (d *State) gather(chunks [][]Segment) (ddp [][]byte, frames []uint64, total
 		ddp = append(ddp, buf[start:len(buf):len(buf)])
 		total += len(buf) - start
 	}
-	d.commit(buf)
 	// The reply claimed what it gathered: forget it, so the next replies
 	// scan only what is still unclaimed.
 	n := 0
@@ -740,7 +714,7 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 	for i := range p.data {
 		size += len(p.data[i]) + 3
 	}
-	msg := d.room(size)
+	msg := f.Alloc(size)
 	in, inserted := 0, 0
 	for i := 0; i < len(p.reads); {
 		pos := int(p.reads[i].Position)
@@ -760,9 +734,10 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 		inserted += n
 	}
 	msg = append(msg, p.inline[in:]...)
-	d.commit(msg)
-	r := &d.reas
-	*r = Reasm{frames: p.frames, sizes: p.sizes, data: msg}
+	r := d.newReasm(f)
+	// sizes copied: the Reasm reuses its own storage, which must not be a
+	// call's that goes back to the free list
+	*r = Reasm{frames: p.frames, sizes: append(r.sizes[:0], p.sizes...), data: msg}
 	r.idx = f.AddPDU(r)
 	if Messages.Has(f) {
 		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: p.frames})

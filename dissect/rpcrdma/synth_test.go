@@ -58,23 +58,3 @@ func TestHeuristic(t *testing.T) {
 		t.Fatal("RDMA_NOMSG without chunks accepted")
 	}
 }
-
-func FuzzRPCRDMA(f *testing.F) {
-	f.Add((&Header{XID: 5, Vers: 1, Credit: 8, Proc: MSG, Reads: []ReadSegment{{Position: 4, Segment: Segment{1, 2, 3}}}}).Encode(nil))
-	f.Add((&Header{XID: 5, Vers: 1, Credit: 8, Proc: NOMSG, HasReply: true, Reply: []Segment{{1, 2, 3}}}).Encode(nil))
-	f.Add((&Header{XID: 5, Vers: 1, Proc: ERROR, ErrCode: ErrVers}).Encode(nil))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var h Header
-		n, err := Parse(b, &h)
-		if err == nil && n > len(b) {
-			t.Fatalf("length %d beyond %d", n, len(b))
-		}
-		if err == nil && h.Vers == 1 && (h.Proc == MSG || h.Proc == NOMSG) {
-			var g Header
-			if m, err := Parse(h.Encode(nil), &g); err != nil || m != n && h.Proc != MSGP {
-				t.Fatalf("re-encode: %v %d %d", err, m, n)
-			}
-		}
-		Heuristic(b)
-	})
-}

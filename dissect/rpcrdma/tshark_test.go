@@ -1,7 +1,6 @@
 package rpcrdma_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -9,7 +8,6 @@ import (
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
-// The capture is 3.5 MB: it is read from the shared capture set when present.
 const nfsRoCE = "../../pcaps/kernel/nfs3_rdma_roce.pcap"
 
 // Fields rdx decodes and compares (prefixes). Others (fattr3, fsinfo,
@@ -20,11 +18,8 @@ var compared = []string{"rpcordma.", "rpc.xid", "rpc.msgtyp", "rpc.version", "rp
 	"nfs.access_check", "nfs.cookie3", "mount.procedure_v3", "portmap.procedure_v2", "nfsacl.procedure_v3"}
 
 func TestNFSRoCEAgainstTshark(t *testing.T) {
-	if _, err := os.Stat(nfsRoCE); err != nil {
-		t.Skip("shared capture not present")
-	}
 	known := nfsKnown
-	res := tsharktest.Compare(t, nfsRoCE, nfsRoCE+".tshark-fields.tsv", compared, known, dissect.Options{})
+	res := tsharktest.Compare(t, tsharktest.Capture(t, nfsRoCE), nfsRoCE+".tshark-fields.tsv", compared, known, dissect.Options{})
 	t.Logf("%d values compared, %d equal, fields %d", res.Compared, res.Equal, len(res.Fields))
 	for k, n := range res.Known {
 		t.Logf("accepted: %d x %s", n, k)

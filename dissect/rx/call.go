@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
+	"github.com/rdx-project/rdx/reassembly/frag"
 )
 
 // A connection is (epoch, cid without channel bits), plus the two endpoints
@@ -38,13 +40,15 @@ type callKey struct {
 	call    uint32
 }
 
-type pend struct {
-	seq  uint32
-	lost bool // received but not kept: MaxCallData was reached
-	data []byte
-}
-
+// maxPending bounds the packets of a call direction held ahead of a missing
+// one; past it the call's data is counted, not kept.
 const maxPending = 256
+
+// callPolicy assembles a call direction from its DATA packets: positions are
+// seqs from 1, a resend of a seq already held is a duplicate whatever its
+// bytes, and in-order data and data held out of order share MaxCallData.
+var callPolicy = frag.Config{Start: 1, MaxPieces: maxPending, MaxBytes: MaxCallData, Dup: frag.DupPosition,
+	MaxFrames: 64, MergeFrames: true}
 
 // keepSmall is the largest buffer a dropped call keeps for its next user:
 // small calls then reuse memory without allocating, and no dropped call
@@ -52,23 +56,17 @@ const maxPending = 256
 const keepSmall = 4 << 10
 
 type dirState struct {
-	next    uint32 // every seq below next is in buf (or counted)
+	asm     frag.Assembly // the DATA packets by seq (callPolicy)
 	maxSeq  uint32
 	lastSeq uint32
 	done    bool
 	total   int
-	buf     []byte
-	trunc   bool // buf stops short: later data is counted, not kept
-	frames  []uint64
-	nframes int
 	// recent remembers the first frame of the last seqs received, to name
 	// the original of a retransmission; whether a seq is new is known from
-	// next and pending alone.
+	// the assembly alone.
 	recent  [recentSeqs]seqFrame
 	gen     uint32
-	pending []pend
-	pbytes  int    // data held in pending
-	charged int    // octets charged to the budget for buf, pending and frames
+	charged int    // octets charged to the budget for the assembly
 	direct  []byte // the single packet's body when it needed no copy
 	doff    int
 }
@@ -76,37 +74,26 @@ type dirState struct {
 func (s *dirState) reset() {
 	// field by field: a composite literal would copy a whole temporary (with
 	// write barriers) on every new call
-	s.next, s.maxSeq, s.lastSeq, s.done, s.total, s.trunc, s.nframes, s.doff = 1, 0, 0, false, 0, false, 0, 0
-	s.pbytes, s.charged = 0, 0
-	s.buf, s.frames, s.direct = s.buf[:0], s.frames[:0], nil
-	clear(s.pending) // the copies go to the garbage collector
-	s.pending = s.pending[:0]
+	s.asm.Reset(&callPolicy)
+	s.maxSeq, s.lastSeq, s.done, s.total, s.doff = 0, 0, false, 0, 0
+	s.charged, s.direct = 0, nil
 	s.gen++ // invalidates recent without clearing it
 }
 
 // release lets go of a dropped call's data but small buffers.
 func (s *dirState) release() {
-	if cap(s.buf) > keepSmall {
-		s.buf = nil
-	}
-	if cap(s.pending) > 16 {
-		s.pending = nil
-	}
-	clear(s.pending)
+	s.asm.Release(keepSmall)
 	s.direct = nil
 }
 
 // held is what the direction holds beyond the call's struct.
-func (s *dirState) held() int {
-	return cap(s.buf) + s.pbytes + cap(s.pending)*32 + cap(s.frames)*8
-}
+func (s *dirState) held() int { return s.asm.Bytes() }
 
 type call struct {
 	dir        [2]dirState
 	opcode     uint32
 	hasOp      bool
-	reqFrame   uint64
-	reqTime    int64
+	req        flows.Request // the request, once complete (reqSeen); a reply or abort is matched to it
 	reqSeen    bool
 	serverPort uint16
 	clientPort uint16
@@ -131,7 +118,7 @@ func droppedCall(k callKey, c *call) string {
 	b = append(b, " cid 0x"...)
 	b = strconv.AppendUint(b, uint64(c.cid), 16)
 	b = append(b, " ("...)
-	b = strconv.AppendInt(b, int64(c.dir[0].nframes+c.dir[1].nframes), 10)
+	b = strconv.AppendInt(b, int64(c.dir[0].asm.NFrames()+c.dir[1].asm.NFrames()), 10)
 	b = append(b, " packets)"...)
 	return string(b)
 }
@@ -336,7 +323,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			"reply started but the request is incomplete (packets missing from the capture)")
 		c.dir[0].done = true
 	}
-	if ds.seen(s) {
+	if ds.asm.Seen(int64(s)) {
 		p.retrans = true
 		first := "an earlier frame"
 		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.gen == ds.gen && r.frame != 0 {
@@ -366,44 +353,27 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		ds.maxSeq = s
 	}
 	ds.total += len(p.body)
-	if len(ds.frames) == 0 || ds.frames[len(ds.frames)-1] != f.Num {
-		ds.nframes++
-		if len(ds.frames) < 64 {
-			ds.frames = append(ds.frames, f.Num)
-		}
-	}
+	ds.asm.NoteFrame(f.Num)
 	if s == 1 && dir == 0 && len(p.body) >= 4 {
 		c.opcode, c.hasOp = binary.BigEndian.Uint32(p.body), true
 	}
-	switch {
-	case s == ds.next && s == 1 && p.flags&FlagLastPacket != 0 && len(ds.pending) == 0:
+	if s == 1 && ds.asm.Next() == 1 && p.flags&FlagLastPacket != 0 && ds.asm.Waiting() == 0 {
 		ds.direct, ds.doff = p.body, p.boff // one-packet direction: no copy
 		if p.detached {
 			ds.doff = -1
 		}
-		ds.next = 2
-	case s == ds.next:
-		ds.keep(p.body)
-		ds.next++
-		ds.drain()
-	case s > ds.next:
-		// out of order: held until the gap fills, within MaxCallData
-		switch {
-		case len(ds.pending) >= maxPending:
-			ds.trunc = true
-		case ds.trunc || len(ds.buf)+ds.pbytes+len(p.body) > MaxCallData:
-			ds.pending = append(ds.pending, pend{seq: s, lost: true})
-		default:
-			ds.pending = append(ds.pending, pend{seq: s, data: append([]byte(nil), p.body...)})
-			ds.pbytes += len(p.body)
-		}
+		ds.asm.Pass(2, f.Num)
+	} else {
+		// out of order: held until the gap fills, within MaxCallData; a
+		// packet past maxPending held ones is counted, not kept (TooMany)
+		ds.asm.Add(int64(s), int64(s)+1, p.body, false, f.Num)
 	}
 	if h := ds.held(); h != ds.charged {
 		d.calls.Charge(e, int64(h-ds.charged))
 		ds.charged = h
 	}
-	if ds.done || ds.lastSeq == 0 || ds.next <= ds.lastSeq {
-		p.callPart = uint32(len(ds.frames))
+	if ds.done || ds.lastSeq == 0 || ds.asm.Next() <= int64(ds.lastSeq) {
+		p.callPart = uint32(len(ds.asm.Frames()))
 		return
 	}
 	ds.done = true
@@ -420,84 +390,6 @@ const recentSeqs = 16
 type seqFrame struct {
 	seq, gen uint32 // gen: the call the entry belongs to (dirState.gen)
 	frame    uint64
-}
-
-// seen tells whether seq s already arrived: everything below next did, and
-// so did anything held out of order.
-func (ds *dirState) seen(s uint32) bool {
-	if s < ds.next {
-		return true
-	}
-	for i := range ds.pending {
-		if ds.pending[i].seq == s {
-			return true
-		}
-	}
-	return false
-}
-
-// keep appends the next in-order data to buf. buf and what is held out of
-// order share MaxCallData; in-order data comes first, so held data of the
-// highest seqs is let go (counted, not kept) to make room for it.
-func (ds *dirState) keep(b []byte) {
-	if ds.trunc {
-		return // buf is a prefix: nothing after a hole is kept
-	}
-	for len(ds.buf)+ds.pbytes+len(b) > MaxCallData && ds.pbytes > 0 {
-		ds.dropHighest()
-	}
-	room := MaxCallData - len(ds.buf)
-	if len(b) > room {
-		b = b[:room]
-		ds.trunc = true
-	}
-	if len(ds.buf)+len(b) > cap(ds.buf) {
-		// grow as data arrives, never past MaxCallData
-		n := min(max(2*cap(ds.buf), len(ds.buf)+len(b), 512), MaxCallData)
-		nb := make([]byte, len(ds.buf), n)
-		copy(nb, ds.buf)
-		ds.buf = nb
-	}
-	ds.buf = append(ds.buf, b...)
-}
-
-// dropHighest lets go of the held data of the highest seq.
-func (ds *dirState) dropHighest() {
-	hi := -1
-	for i := range ds.pending {
-		if !ds.pending[i].lost && (hi < 0 || ds.pending[i].seq > ds.pending[hi].seq) {
-			hi = i
-		}
-	}
-	if hi < 0 {
-		ds.pbytes = 0
-		return
-	}
-	ds.pbytes -= len(ds.pending[hi].data)
-	ds.pending[hi].data, ds.pending[hi].lost = nil, true
-}
-
-func (ds *dirState) drain() {
-	for progress := true; progress; {
-		progress = false
-		for i := 0; i < len(ds.pending); i++ {
-			if ds.pending[i].seq == ds.next {
-				pd := ds.pending[i]
-				ds.pending[i] = ds.pending[len(ds.pending)-1]
-				ds.pending[len(ds.pending)-1] = pend{}
-				ds.pending = ds.pending[:len(ds.pending)-1]
-				if pd.lost {
-					ds.trunc = true
-				} else {
-					ds.pbytes -= len(pd.data)
-					ds.keep(pd.data)
-				}
-				ds.next++
-				progress = true
-				break
-			}
-		}
-	}
 }
 
 // call finds or creates a call's state. Packets of one call come in bursts,
@@ -533,7 +425,7 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c := &e.V
 		c.dir[0].reset()
 		c.dir[1].reset()
-		c.hasOp, c.reqSeen, c.reqFrame, c.reqTime = false, false, 0, 0
+		c.hasOp, c.reqSeen, c.req = false, false, flows.Request{}
 		c.serverPort, c.clientPort = 0, 0
 		c.epoch, c.cid = p.hdr.Epoch(), p.hdr.CID()&^3
 		// A call number not above the channel's highest was seen before and
@@ -575,26 +467,27 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 		if ds.direct != nil {
 			cl.Data, cl.DataOff = ds.direct, ds.doff
 		} else {
-			cl.Data = ds.buf
+			cl.Data = ds.asm.Data()
 		}
-		cl.DataLen, cl.Truncated = ds.total, ds.trunc
-		if ds.nframes > 1 {
-			cl.Frames, cl.NFrames = ds.frames, ds.nframes
+		cl.DataLen, cl.Truncated = ds.total, ds.asm.Truncated()
+		if n := ds.asm.NFrames(); n > 1 {
+			cl.Frames, cl.NFrames = ds.asm.Frames(), n
 		}
 	}
 	if dir == 0 && !abort {
-		c.reqFrame, c.reqTime, c.reqSeen = f.Num, f.TimeNS, true
+		c.req, c.reqSeen = flows.Request{Frame: f.Num, TimeNS: f.TimeNS}, true
 		cl.ReqFrame = f.Num
 		if !d.pass2 {
 			// nothing learned yet: only a second pass knows the reply
-		} else if m, ok := d.learned[f.Num]; ok {
-			cl.RepFrame, cl.RespTime, cl.HasRespTime = m.rep, m.time, true
+		} else if a, ok := d.learned.Recall(f.Num); ok {
+			cl.RepFrame, cl.RespTime, cl.HasRespTime = a.Frame, a.RTT, true
 		}
 	} else if c.reqSeen {
-		cl.ReqFrame, cl.RepFrame = c.reqFrame, f.Num
-		cl.RespTime, cl.HasRespTime = f.TimeNS-c.reqTime, true
-		if !d.pass2 && len(d.learned) < maxLearned {
-			d.learned[c.reqFrame] = match{rep: f.Num, time: cl.RespTime}
+		a := c.req.Answer(f.Num, f.TimeNS)
+		cl.ReqFrame, cl.RepFrame = c.req.Frame, a.Frame
+		cl.RespTime, cl.HasRespTime = a.RTT, true
+		if !d.pass2 {
+			d.learned.Learn(c.req.Frame, a)
 		}
 	}
 	Services.Call(f, uint64(cl.ServiceID), cl)
@@ -603,6 +496,3 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	// be recognised as one, not taken for a reply without request. The table's
 	// generations bound it.
 }
-
-// maxLearned bounds the request->reply table kept between passes (about 40 MB).
-const maxLearned = 1 << 20

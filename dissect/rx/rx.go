@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 // Ports Rx is looked for on by default: the AFS services (7000-7009) and the
@@ -80,7 +81,7 @@ type State struct {
 	calls dissect.Table[callKey, call]
 	conns dissect.Table[connKey, conn]
 	// learned in a first pass: request-completing frame -> reply frame
-	learned map[uint64]match
+	learned flows.Learned
 	pass2   bool
 
 	callScratch Call
@@ -94,16 +95,11 @@ type State struct {
 	callsFull   bool // the call table reached maxCalls (said once per pass)
 	connsFull   bool
 
-	srtTab map[srtKey]*srtStat // per call type, for -z rx,srt
-}
-
-type match struct {
-	rep  uint64
-	time int64
+	srtTab flows.SRT[srtKey] // per call type, for -z rx,srt
 }
 
 func newDissector() *State {
-	d := &State{learned: map[uint64]match{}}
+	d := &State{}
 	d.initTables()
 	return d
 }
@@ -114,7 +110,7 @@ func (d *State) Rewind() {
 	d.initTables()
 	d.callsFull, d.connsFull = false, false
 	d.lastConn, d.lastCall = nil, nil
-	d.srtTab = nil // the second pass counts again
+	d.srtTab.Reset() // the second pass counts again
 	d.pass2 = true
 	d.pool.Reset()
 }
@@ -153,6 +149,12 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	}
 	h := Header(data[:HeaderLen])
 	p.hdr = h
+	if c := f.Conversations(); c != nil {
+		// one Rx connection: its epoch and ID (the low two bits are the channel)
+		c.Between(flows.Rx, flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)},
+			flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)}, uint64(h.Epoch())<<32|uint64(h.CID()&^3),
+			f.WireLen, f.TimeNS, f.Num)
+	}
 	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
 	p.body, p.boff = data[HeaderLen:], off+HeaderLen
 	if h.Type() == TypeData && h.Flags()&FlagJumbo != 0 {

@@ -50,7 +50,7 @@ func run(t *testing.T, pkts []pkt, field string) (infos []string, findings [][]s
 		if p.back {
 			data = udp4(7000, 40000, payload)
 		}
-		f := eng.Decode(uint64(i+1), int64(i)*1e6, len(data), len(data), 228, 0, data, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1e6, LinkType: dissect.LinkTypeIPv4, Data: data})
 		line := string(render.Summary(nil, f, 0, nil))
 		_, info, _ := strings.Cut(line, "RX ")
 		info = strings.TrimSpace(info)
@@ -222,7 +222,7 @@ func TestFindings(t *testing.T) {
 			if c.pkts == nil {
 				eng := dissect.NewEngine(dissect.Options{})
 				data := udp4(40000, 7000, make([]byte, 10))
-				f := eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+				f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: data})
 				var l []string
 				for _, fd := range f.Findings {
 					l = append(l, fd.Sev.String()+": "+fd.Msg)
@@ -332,7 +332,7 @@ func BenchmarkDecodeRx(b *testing.B) {
 			h.Flags |= rx.FlagLastPacket
 		}
 		h.Encode(data[28:28])
-		eng.Decode(uint64(i+1), int64(i), len(data), len(data), 228, 0, data, 0)
+		eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: data})
 	}
 }
 
@@ -351,7 +351,7 @@ func BenchmarkSummaryRx(b *testing.B) {
 			h.Flags |= rx.FlagLastPacket
 		}
 		h.Encode(data[28:28])
-		f := eng.Decode(uint64(i+1), int64(i), len(data), len(data), 228, 0, data, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: data})
 		buf = render.Summary(buf[:0], f, 0, nil)
 	}
 }
@@ -395,7 +395,7 @@ func FuzzJumbo(f *testing.F) {
 func TestTruncatedHeaderTree(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	data := udp4(40000, 7000, []byte{1, 2, 3, 4})
-	fr := eng.Decode(1, 0, len(data), len(data), 228, 0, data, 0)
+	fr := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: data})
 	var tree dissect.Tree
 	eng.BuildTree(&tree, fr)
 	enginecheck.Tree(t, fr, &tree)
@@ -426,7 +426,7 @@ func decodeAll(t *testing.T, maxMem int64, payloads [][]byte) (eng *dissect.Engi
 	eng = dissect.NewEngine(dissect.Options{MaxMem: maxMem})
 	for i, pl := range payloads {
 		data := udp4(40000, 7000, pl)
-		f := eng.Decode(uint64(i+1), int64(i), len(data), len(data), 228, 0, data, 0)
+		f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: data})
 		for _, fd := range f.Findings {
 			findings = append(findings, fd.Msg)
 		}
@@ -496,7 +496,7 @@ func TestOutOfOrderBounded(t *testing.T) {
 			u, rx.MaxCallData)
 	}
 	data := udp4(40000, 7000, pkt(1, rx.FlagMorePackets))
-	eng.Decode(uint64(len(pls)+1), 0, len(data), len(data), 228, 0, data, 0)
+	eng.Decode(dissect.Packet{Num: uint64(len(pls) + 1), LinkType: dissect.LinkTypeIPv4, Data: data})
 	if len(got) != 1 {
 		t.Fatalf("call delivered %d times, want once", len(got))
 	}

@@ -3,9 +3,8 @@ package rx
 import (
 	"sort"
 	"strconv"
-	"time"
 
-	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 )
 
 type srtKey struct {
@@ -15,74 +14,51 @@ type srtKey struct {
 	hasOp   bool
 }
 
-type srtStat struct {
-	name            string
-	calls, aborts   uint64
-	min, max, total int64
-}
-
 // srt accumulates response times per call type; a new key allocates once.
 func (d *State) srt(c *Call) {
 	if !c.HasRespTime || !c.Reply {
 		return
 	}
-	if d.srtTab == nil {
-		d.srtTab = map[srtKey]*srtStat{}
-	}
-	k := srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}
-	s := d.srtTab[k]
+	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime)
 	if s == nil {
-		if len(d.srtTab) >= 4096 { // bounded: hostile traffic can invent opcodes
-			return
-		}
-		s = &srtStat{min: c.RespTime}
+		return
+	}
+	if fresh {
 		if c.Namer != nil {
-			s.name = c.Namer.CallName(c)
+			s.Name = c.Namer.CallName(c)
 		}
-		if s.name == "" {
-			s.name = "service " + strconv.Itoa(int(c.ServiceID))
+		if s.Name == "" {
+			s.Name = "service " + strconv.Itoa(int(c.ServiceID))
 			if c.HasOpcode {
-				s.name += " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
+				s.Name += " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
 			}
 		}
-		d.srtTab[k] = s
 	}
-	s.calls++
 	if c.Abort {
-		s.aborts++
+		s.Aborts++
 	}
-	s.total += c.RespTime
-	s.min = min(s.min, c.RespTime)
-	s.max = max(s.max, c.RespTime)
 }
 
-// StatNames implements dissect.StatsProvider.
-func (d *State) StatNames() []string { return []string{"rx,srt"} }
+// Stats implements flows.Provider: -z rx,srt.
+func (d *State) Stats() []flows.Stat { return []flows.Stat{{Name: "rx,srt", Table: d.srtTable}} }
 
-// Stat implements dissect.StatsProvider: service response time per call
-// type (as tshark's -z rpc,srt), from request to reply or abort.
-func (d *State) Stat(name string) *dissect.StatTable {
-	if name != "rx,srt" {
-		return nil
-	}
-	t := &dissect.StatTable{Title: "Rx service response time (request to reply or abort)",
+// srtTable is the service response time per call type (as tshark's
+// -z rpc,srt), from request to reply or abort.
+func (d *State) srtTable() *flows.Table {
+	t := &flows.Table{Title: "Rx service response time (request to reply or abort)",
 		Header: []string{"Call", "Service ID", "Server port", "Calls", "Aborts", "Min", "Avg", "Max"}}
-	keys := make([]srtKey, 0, len(d.srtTab))
-	for k := range d.srtTab {
-		keys = append(keys, k)
-	}
+	keys := d.srtTab.Keys()
 	sort.Slice(keys, func(i, j int) bool {
-		a, b := d.srtTab[keys[i]], d.srtTab[keys[j]]
-		if a.calls != b.calls {
-			return a.calls > b.calls
+		a, b := d.srtTab.Get(keys[i]), d.srtTab.Get(keys[j])
+		if a.Count != b.Count {
+			return a.Count > b.Count
 		}
-		return a.name < b.name
+		return a.Name < b.Name
 	})
-	dur := func(ns int64) string { return time.Duration(ns).Round(time.Microsecond).String() }
 	for _, k := range keys {
-		s := d.srtTab[k]
-		t.Rows = append(t.Rows, []string{s.name, strconv.Itoa(int(k.service)), strconv.Itoa(int(k.port)), strconv.FormatUint(s.calls, 10),
-			strconv.FormatUint(s.aborts, 10), dur(s.min), dur(s.total / int64(s.calls)), dur(s.max)})
+		s := d.srtTab.Get(k)
+		t.Rows = append(t.Rows, []string{s.Name, strconv.Itoa(int(k.service)), strconv.Itoa(int(k.port)), flows.U(s.Count),
+			flows.U(s.Aborts), flows.Dur(s.MinNS), flows.Dur(s.AvgNS()), flows.Dur(s.MaxNS)})
 	}
 	return t
 }

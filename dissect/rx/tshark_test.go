@@ -1,7 +1,6 @@
 package rx_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -66,9 +65,7 @@ func TestRxAgainstTshark(t *testing.T) {
 // ACKs with NACKs, out-of-sequence and duplicate ACKs) matches tshark's rx.*
 // decode (made with -d udp.port==7100,rx) with no accepted difference.
 func TestLossyRxAgainstTshark(t *testing.T) {
-	if _, err := os.Stat(lossyPcap); err != nil {
-		t.Skip("SKIPPED: " + lossyPcap + " is missing (kept in /work/lossy, not committed): " + err.Error())
-	}
+	tsharktest.Capture(t, lossyPcap)
 	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
 	if err != nil {
 		t.Fatal(err)

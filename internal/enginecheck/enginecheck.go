@@ -1,13 +1,16 @@
 // Package enginecheck asserts what must hold for every frame a
 // dissect.Engine decodes, whatever the input, so fuzz targets can fail on
 // more than a crash: the engine runs strict (a dissector panic is re-raised),
-// decoding leaves the input alone, every offset and length lies within the
-// frame, findings point at PDUs that exist, and a second engine fed the same
-// frames says exactly the same thing.
+// no "internal error" finding or tree line appears (a recovered panic, should
+// a path escape strict mode), decoding leaves the input alone, every offset
+// and length lies within the frame, findings point at PDUs that exist, the
+// tree shows every PDU the summary line counts, each under its own protocol
+// node, and a second engine fed the same frames says exactly the same thing.
 package enginecheck
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -38,7 +41,7 @@ func (p *Pair) Decode(t testing.TB, num uint64, lt uint16, data []byte) *dissect
 	t.Helper()
 	p.in = append(p.in[:0], data...)
 	ts := int64(num) * 1000
-	fa := p.A.Decode(num, ts, len(data), len(data), lt, 0, data, 0)
+	fa := p.A.Decode(dissect.Packet{Num: num, TimeNS: ts, LinkType: lt, Data: data})
 	if !bytes.Equal(data, p.in) {
 		t.Fatalf("frame %d (link type %d): decoding changed the input bytes", num, lt)
 	}
@@ -46,8 +49,9 @@ func (p *Pair) Decode(t testing.TB, num uint64, lt uint16, data []byte) *dissect
 	p.sa = render.Summary(p.sa[:0], fa, 0, nil)
 	p.A.BuildTree(&p.ta, fa)
 	Tree(t, fa, &p.ta)
+	treeHasPDUs(t, fa, &p.ta)
 
-	fb := p.B.Decode(num, ts, len(data), len(data), lt, 0, data, 0)
+	fb := p.B.Decode(dissect.Packet{Num: num, TimeNS: ts, LinkType: lt, Data: data})
 	p.sb = render.Summary(p.sb[:0], fb, 0, nil)
 	if !bytes.Equal(p.sa, p.sb) {
 		t.Fatalf("frame %d (link type %d): the same frames decoded twice give different summaries:\n%s%s", num, lt, p.sa, p.sb)
@@ -128,6 +132,9 @@ func Frame(t testing.TB, f *dissect.Frame, data []byte) {
 		if fd.Msg == "" || fd.Proto == "" {
 			t.Fatalf("frame %d: finding %+v without a message or a protocol", f.Num, *fd)
 		}
+		if strings.HasPrefix(fd.Msg, internalError) {
+			t.Fatalf("frame %d: %s", f.Num, fd.Msg)
+		}
 	}
 }
 
@@ -150,6 +157,9 @@ func Tree(t testing.TB, f *dissect.Frame, tr *dissect.Tree) {
 		prev = n.Depth
 		if n.F == nil && n.Label == "" {
 			t.Fatalf("frame %d: tree node %d has neither a field nor a label", f.Num, i)
+		}
+		if n.F == nil && strings.HasPrefix(n.Label, "["+internalError) {
+			t.Fatalf("frame %d: %s", f.Num, n.Label)
 		}
 		dissect.AppendDisplay(buf[:0], n)
 	}
@@ -174,5 +184,33 @@ func PDUs(t testing.TB, f *dissect.Frame) {
 		tr.Reset()
 		p.Tree(&tr, f)
 		Tree(t, f, &tr)
+		if len(tr.Nodes) == 0 || tr.Nodes[0].Depth != 0 || tr.Nodes[0].F != p.Proto().Field {
+			t.Fatalf("frame %d: PDU %d (%s, summary %q) does not start its tree with its protocol node", f.Num, i, p.Proto().Field.Abbrev, a)
+		}
+	}
+}
+
+// internalError starts the finding and the tree line the engine makes of a
+// recovered dissector panic (dissect/engine.go).
+const internalError = "internal error"
+
+// treeHasPDUs checks that the tree and the summary line agree on the PDUs:
+// the summary is made from f.PDUs, and BuildTree must show each of them, in
+// order, as a protocol node at depth 0 (unless MaxTreeNodes cut the tree).
+func treeHasPDUs(t testing.TB, f *dissect.Frame, tr *dissect.Tree) {
+	t.Helper()
+	if tr.Cut() {
+		return
+	}
+	i := 0
+	for k := range tr.Nodes {
+		n := &tr.Nodes[k]
+		if i < len(f.PDUs) && n.Depth == 0 && n.F == f.PDUs[i].Proto().Field {
+			i++
+		}
+	}
+	if i != len(f.PDUs) {
+		t.Fatalf("frame %d: the summary has %d PDUs, the tree shows the first %d (PDU %d, %s, has no protocol node)",
+			f.Num, len(f.PDUs), i, i, f.PDUs[i].Proto().Field.Abbrev)
 	}
 }

@@ -32,7 +32,8 @@ func Test() (*IO, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 }
 
 // SetColor applies --color auto|always|never; auto means colour only on a
-// terminal and only when NO_COLOR is unset (https://no-color.org).
+// terminal and only when NO_COLOR is unset or empty (https://no-color.org:
+// "present and not an empty string").
 func (s *IO) SetColor(mode string) bool {
 	switch mode {
 	case "always":
@@ -40,7 +41,7 @@ func (s *IO) SetColor(mode string) bool {
 	case "never":
 		s.colorEnabled = false
 	default:
-		_, noColor := os.LookupEnv("NO_COLOR")
+		noColor := os.Getenv("NO_COLOR") != ""
 		s.colorEnabled = s.outTTY && !noColor && os.Getenv("TERM") != "dumb"
 	}
 	return s.colorEnabled

@@ -88,7 +88,7 @@ func decode(path string, opts dissect.Options, findings bool) (map[uint64]map[st
 				r.Close()
 				return nil, err
 			}
-			f := eng.Decode(num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pass)
+			f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: pass})
 			if pass == 1 {
 				continue
 			}
@@ -130,10 +130,23 @@ type Result struct {
 	Fields          map[string]bool
 }
 
+// Capture returns path, failing the test when the file is not there: every
+// capture the comparisons read is committed, so a missing one is a broken
+// checkout, and a skip would pass for a comparison that agreed.
+func Capture(t testing.TB, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("capture missing (it is committed under pcaps/; the comparison with tshark cannot run): %v", err)
+	}
+	return path
+}
+
 // Compare checks every column of tsv whose name starts with one of prefixes
 // against rdx's decode of pcap. Unexplained differences fail the test (up to
-// 20 are printed).
-func Compare(t *testing.T, pcap, tsv string, prefixes []string, known []Known, opts dissect.Options) Result {
+// 20 are printed), and so does a comparison that compared no value at all
+// (wrong prefixes, or a decode that lost the protocol), which would agree
+// with anything.
+func Compare(t testing.TB, pcap, tsv string, prefixes []string, known []Known, opts dissect.Options) Result {
 	t.Helper()
 	tab, err := ReadTSV(tsv)
 	if err != nil {
@@ -188,6 +201,9 @@ func Compare(t *testing.T, pcap, tsv string, prefixes []string, known []Known, o
 			bad = append(bad[:20], fmt.Sprintf("... and %d more", len(bad)-20))
 		}
 		t.Errorf("%s: %d unexplained differences with tshark:\n%s", pcap, len(bad), strings.Join(bad, "\n"))
+	}
+	if res.Compared == 0 {
+		t.Errorf("%s: no value of %v compared with tshark: the comparison proves nothing", pcap, prefixes)
 	}
 	return res
 }

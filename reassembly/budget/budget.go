@@ -16,8 +16,22 @@ package budget
 
 import "strconv"
 
-// DefaultLimit is the allowance when none is configured (rdx --max-mem).
+// DefaultLimit is the allowance when none is configured.
 const DefaultLimit = 256 << 20
+
+// rdx --max-mem is the size the whole process aims for (default 256M): the
+// tables get StateShare of it, 25/32 (200 MiB of 256 MiB), and the rest is
+// for what the budget does not count, measured at 60-70 MiB on the hostile
+// captures: the Go collector's slack, map and struct overhead, the decoder
+// and output buffers. With the whole of it for the tables, `read -q`
+// peaked at 315 MiB where 300 MB was the target.
+
+// StateShare is the table budget for a process size of total octets.
+func StateShare(total int64) int64 { return total / 32 * 25 }
+
+// ProcessSize is the process size whose StateShare is share: the soft
+// memory limit for Go's collector.
+func ProcessSize(share int64) int64 { return share / 25 * 32 }
 
 // maxDropsPerEnforce bounds the work and the report of one Enforce call; a
 // budget still over after that many drops is enforced again after the next

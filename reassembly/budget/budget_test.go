@@ -130,3 +130,17 @@ func TestCloseRemovesTable(t *testing.T) {
 		t.Fatalf("closed account still charged: used %d", b.Used())
 	}
 }
+
+// --max-mem is the process's size; the tables get 25/32 of it, and the Go
+// collector's limit is the whole again.
+func TestStateShare(t *testing.T) {
+	if got := StateShare(DefaultLimit); got != 200<<20 {
+		t.Fatalf("StateShare(256 MiB) = %d, want 200 MiB", got)
+	}
+	for _, total := range []int64{DefaultLimit, 1 << 30, 32 << 20, 12345678} {
+		back := ProcessSize(StateShare(total))
+		if back > total || total-back > 64 {
+			t.Errorf("ProcessSize(StateShare(%d)) = %d: want the total back, within rounding", total, back)
+		}
+	}
+}

@@ -330,7 +330,6 @@ type Assembler struct {
 	bufs    [][]byte
 	outs    []*open // messages completed by the last Add, recycled on the next
 	nout    int     // how many of outs Next has returned
-	ev      Event   // event of the packet being added
 	acct    *budget.Account
 	// Dropped counts messages abandoned (gap, restart, table full, budget).
 	Dropped int

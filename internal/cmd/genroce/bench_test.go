@@ -32,6 +32,6 @@ func BenchmarkDecode(b *testing.B) {
 			eng.Rewind()
 		}
 		p := &pkts[k]
-		eng.Decode(uint64(k+1), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+		eng.Decode(dissect.Packet{Num: uint64(k + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
 	}
 }

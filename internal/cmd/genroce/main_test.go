@@ -38,7 +38,7 @@ func TestGeneratedDecodes(t *testing.T) {
 	frames := 0
 	for num := uint64(1); r.Next(&p) == nil; num++ {
 		frames++
-		fr := eng.Decode(num, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface, p.Data, 0)
+		fr := eng.Decode(dissect.Packet{Num: num, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
 		for _, pd := range fr.PDUs {
 			protos[pd.Proto().Abbrev]++
 		}

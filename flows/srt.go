@@ -1,0 +1,69 @@
+package flows
+
+// MaxSRT bounds the call types one response-time table tracks (hostile
+// traffic invents program numbers and opcodes without end); a call type
+// first seen beyond it is not counted.
+const MaxSRT = 4096
+
+// Times is the service response time of one call type: the time from a
+// request to its answer, over every answered request.
+type Times struct {
+	Name         string // the call type's name, set by the protocol when Add says it is new
+	Count        uint64 // answers counted
+	Aborts       uint64 // of which aborts (Rx)
+	MinNS, MaxNS int64
+	TotalNS      int64
+}
+
+// AvgNS is the mean response time in nanoseconds.
+func (t *Times) AvgNS() int64 {
+	if t.Count == 0 {
+		return 0
+	}
+	return t.TotalNS / int64(t.Count)
+}
+
+// SRT accumulates response times per call type K (tshark's -z rpc,srt). The
+// zero value is ready; a new call type allocates once.
+type SRT[K comparable] struct {
+	m map[K]*Times
+}
+
+// Add counts one response time rtt for k and returns its times (nil when
+// the table is full and k is new); fresh says k was first seen now, for the
+// caller to set Name.
+func (s *SRT[K]) Add(k K, rtt int64) (t *Times, fresh bool) {
+	if t = s.m[k]; t == nil {
+		if len(s.m) >= MaxSRT {
+			return nil, false
+		}
+		if s.m == nil {
+			s.m = map[K]*Times{}
+		}
+		t, fresh = &Times{MinNS: rtt, MaxNS: rtt}, true
+		s.m[k] = t
+	}
+	t.Count++
+	t.TotalNS += rtt
+	t.MinNS = min(t.MinNS, rtt)
+	t.MaxNS = max(t.MaxNS, rtt)
+	return t, fresh
+}
+
+// Len is the number of call types.
+func (s *SRT[K]) Len() int { return len(s.m) }
+
+// Keys lists the call types, in no order.
+func (s *SRT[K]) Keys() []K {
+	out := make([]K, 0, len(s.m))
+	for k := range s.m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Get returns k's times, nil if none.
+func (s *SRT[K]) Get(k K) *Times { return s.m[k] }
+
+// Reset forgets every call type (a second pass counts again).
+func (s *SRT[K]) Reset() { clear(s.m) }
