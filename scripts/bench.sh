@@ -28,6 +28,7 @@ else
   echo "tcpdump: not installed (apt-get install -y tcpdump) - skipped"
 fi
 # decoder benchmarks: Rx decode/summary, capture readers, MPA CRC throughput,
-# RDS framing, InfiniBand decode with ICRC, TCP reassembly
-go test -run '^$' -bench . -benchmem ./dissect/rx/ ./capture/ ./dissect/mpa/ ./dissect/rds/ ./dissect/ib/ ./reassembly/tcp/ | grep -E '^Benchmark|^ok'
+# RDS framing, InfiniBand decode with ICRC, TCP reassembly, and the pipeline
+# library per mode (ns and allocations per frame)
+go test -run '^$' -bench . -benchmem ./dissect/rx/ ./capture/ ./dissect/mpa/ ./dissect/rds/ ./dissect/ib/ ./reassembly/tcp/ ./pipeline/ | grep -E '^Benchmark|^ok'
 [ -n "${BENCH_DIR:-}" ] || rm -rf "$dir"

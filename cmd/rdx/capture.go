@@ -16,7 +16,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, newCmdCapture) }
+func init() { verbs = append(verbs, verb(newCmdCapture)) }
 
 // CaptureOptions are `rdx capture`'s flags, named as dumpcap/tshark's.
 type CaptureOptions struct {
@@ -36,7 +36,7 @@ type CaptureOptions struct {
 	files    int   // ring of N files; 0: keep all
 }
 
-func newCmdCapture(io *iostreams.IO) *cobra.Command {
+func newCmdCapture(io *iostreams.IO, runF func(*CaptureOptions) error) *cobra.Command {
 	o := &CaptureOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "capture -i IFACE -w FILE",
@@ -47,6 +47,9 @@ func newCmdCapture(io *iostreams.IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.parse(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return captureRun(o)
 		},

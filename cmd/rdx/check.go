@@ -1,38 +1,29 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/pipeline"
 )
 
-func init() { verbs = append(verbs, newCmdCheck) }
+func init() { verbs = append(verbs, verb(newCmdCheck)) }
 
-// maxFailFrames is how many failing frames per check are listed.
-const maxFailFrames = 5
-
-// checkRow is one registered check's tally.
-type checkRow struct {
-	Check   string   `json:"check"`
-	Proto   string   `json:"proto"`
-	Desc    string   `json:"description"`
-	Checked uint64   `json:"checked"`
-	Passed  uint64   `json:"passed"`
-	Failed  uint64   `json:"failed"`
-	Frames  []uint64 `json:"first_failing_frames"`
+// CheckOptions are `rdx check`'s flags.
+type CheckOptions struct {
+	IO        *iostreams.IO
+	File      string
+	Format    string // text or json
+	Iface     string // live traffic instead of File
+	CapFilter string
+	Count     int
+	EngineFlags
 }
 
-func newCmdCheck(io *iostreams.IO) *cobra.Command {
-	o := &ReadOptions{IO: io, Quiet: true}
+func newCmdCheck(io *iostreams.IO, runF func(*CheckOptions) error) *cobra.Command {
+	o := &CheckOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "check FILE | check -i IFACE",
 		Short: "Run every validation (CRCs, markers, checksums) over a capture and tabulate the results",
@@ -57,8 +48,8 @@ check failed, 2 on usage or input errors.`,
 			if o.File == "" && o.Iface == "" {
 				return usageErr("no capture: use rdx check FILE or rdx check -i IFACE")
 			}
-			if checkRunF != nil {
-				return checkRunF(o)
+			if runF != nil {
+				return runF(o)
 			}
 			return checkRun(o)
 		},
@@ -66,109 +57,35 @@ check failed, 2 on usage or input errors.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text or json")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, e.g. tcp.port==4210,mpa")
-	addPrefFlags(f, o)
+	addPrefFlags(f, &o.EngineFlags)
 	f.StringVarP(&o.Iface, "interface", "i", "", "check live traffic from IFACE (AF_PACKET; -c N or Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"tcp port 4210\"")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames")
 	return cmd
 }
 
-// checkRunF replaces checkRun in tests of the flag parsing.
-var checkRunF func(*ReadOptions) error
-
-// checkSource names what was checked: the file, or the interface.
-func checkSource(o *ReadOptions) string {
-	if o.Iface != "" {
-		return "interface " + o.Iface
-	}
-	return o.File
-}
-
-func checkRun(o *ReadOptions) error {
+func checkRun(o *CheckOptions) error {
 	if o.Format != "text" && o.Format != "json" {
 		return usageErr("-T %s: want text or json", o.Format)
 	}
-	eo, err := engineOptions(o)
+	eo, err := engineOptions(&o.EngineFlags, o.File)
 	if err != nil {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem)
-	all := dissect.Checks()
-	rows := make([]checkRow, len(all))
-	byID := map[int]int{}
-	for i, c := range all {
-		rows[i] = checkRow{Check: c.Name, Proto: c.Proto, Desc: c.Desc, Frames: []uint64{}}
-		byID[c.ID()] = i
-	}
-	eng := dissect.NewEngine(eo)
-	o.intr = notifyInterrupt(o.IO.ErrOut)
-	defer o.intr.Release()
-	counts, err := pass(o, eng, 0, func(f *dissect.Frame) {
-		for _, r := range f.Checks {
-			row := &rows[byID[r.Check.ID()]]
-			row.Checked++
-			if r.OK {
-				row.Passed++
-				continue
-			}
-			row.Failed++
-			if n := len(row.Frames); f.Num != 0 && (n == 0 || row.Frames[n-1] != f.Num) && n < maxFailFrames {
-				row.Frames = append(row.Frames, f.Num)
-			}
-		}
-	})
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	out := newTimedOut(o.IO.Out, 64<<10)
+	defer out.Close()
+	in := pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut}
+	res, err := pipeline.Run(pipeline.Config{Input: in, Engine: eo, Out: out, Stop: intr, Count: o.Count, Quiet: true,
+		Check: &pipeline.CheckReport{Format: o.Format}})
 	if err != nil {
-		return err
+		return err // the tally of a partly read input is not printed
 	}
-	failed := false
-	for _, r := range rows {
-		failed = failed || r.Failed > 0
-	}
-	if o.Format == "json" {
-		out := struct {
-			File     string     `json:"file,omitempty"`
-			Iface    string     `json:"interface,omitempty"`
-			Frames   uint64     `json:"frames"`
-			Checks   []checkRow `json:"checks"`
-			Errors   int        `json:"finding_errors"`
-			Warnings int        `json:"finding_warnings"`
-			Notes    int        `json:"finding_notes"`
-			OK       bool       `json:"ok"`
-		}{o.File, o.Iface, counts.frames, rows, counts.Errors, counts.Warnings, counts.Notes, !failed}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintf(o.IO.Out, "%s\n", b)
-	} else {
-		t := tablewriter.NewTable(o.IO.Out,
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-			tablewriter.WithHeaderAutoFormat(tw.Off))
-		t.Header("Check", "Proto", "Checked", "Passed", "Failed", "First failing frames")
-		idle := 0
-		for _, r := range rows {
-			if r.Checked == 0 { // the table shows what ran; JSON lists every check
-				idle++
-				continue
-			}
-			fr := make([]string, len(r.Frames))
-			for i, n := range r.Frames {
-				fr[i] = strconv.FormatUint(n, 10)
-			}
-			if err := t.Append([]string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
-				strconv.FormatUint(r.Failed, 10), strings.Join(fr, " ")}); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-		}
-		if idle < len(rows) {
-			if err := t.Render(); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-		}
-		fmt.Fprintf(o.IO.Out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), checkSource(o))
-	}
-	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
-		counts.frames, counts.Errors, counts.Warnings, counts.Notes)
-	if failed {
-		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", checkSource(o))}
+	printCounts(o.IO, res)
+	if res.ChecksFailed {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", in.Name())}
 	}
 	return nil
 }

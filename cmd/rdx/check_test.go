@@ -44,11 +44,11 @@ func TestCheckUsage(t *testing.T) {
 // TestCheckFlags: -i/-f/-c parse as for rdx read; a file and -i together,
 // or neither, are usage errors; rdx check FILE is unchanged.
 func TestCheckFlags(t *testing.T) {
-	var got *ReadOptions
-	checkRunF = func(o *ReadOptions) error { got = o; return nil }
-	defer func() { checkRunF = nil }()
+	var got *CheckOptions
+	runF := func(o *CheckOptions) error { got = o; return nil }
+	check := func(io *iostreams.IO, args []string) int { return execCmd(newCmdCheck(io, runF), args[1:]) }
 	io, _, _, _ := iostreams.Test()
-	if code := run(io, []string{"check", "-i", "eth1", "-f", "tcp port 4210", "-c", "50", "-T", "json"}); code != 0 || got == nil {
+	if code := check(io, []string{"check", "-i", "eth1", "-f", "tcp port 4210", "-c", "50", "-T", "json"}); code != 0 || got == nil {
 		t.Fatalf("check -i: exit %d", code)
 	}
 	if got.Iface != "eth1" || got.CapFilter != "tcp port 4210" || got.Count != 50 || got.File != "" || got.Format != "json" {
@@ -56,13 +56,13 @@ func TestCheckFlags(t *testing.T) {
 	}
 	got = nil
 	io, _, _, _ = iostreams.Test()
-	if code := run(io, []string{"check", "x.pcap"}); code != 0 || got == nil || got.File != "x.pcap" || got.Iface != "" {
+	if code := check(io, []string{"check", "x.pcap"}); code != 0 || got == nil || got.File != "x.pcap" || got.Iface != "" {
 		t.Errorf("check FILE: exit %d, %+v", code, got)
 	}
 	for _, args := range [][]string{{"check", "-i", "eth1", "x.pcap"}, {"check"}, {"check", "a.pcap", "b.pcap"}} {
 		got = nil
 		io, _, _, _ = iostreams.Test()
-		if code := run(io, args); code != 2 || got != nil {
+		if code := check(io, args); code != 2 || got != nil {
 			t.Errorf("%v: exit %d", args, code)
 		}
 	}

@@ -35,7 +35,7 @@ func FuzzPref(f *testing.F) {
 		if prefs != "" {
 			o.Prefs = strings.Split(prefs, "\n")
 		}
-		switch err := (prefFlag{o, "mpa.markers"}).Set(markers); {
+		switch err := (prefFlag{&o.EngineFlags, "mpa.markers"}).Set(markers); {
 		case err == nil && markers != "0" && markers != "1" && markers != "true" && markers != "false" && markers != "on" && markers != "off":
 			t.Fatalf("--mpa-markers %q accepted", markers)
 		case err == nil && o.Prefs[len(o.Prefs)-1] != "mpa.markers="+map[bool]string{true: "1", false: "0"}[markers == "1" || markers == "true" || markers == "on"]:
@@ -43,7 +43,7 @@ func FuzzPref(f *testing.F) {
 		case err != nil && markers == "1":
 			t.Fatalf("--mpa-markers 1 refused: %v", err)
 		}
-		eo, err := engineOptions(o)
+		eo, err := engineOptions(&o.EngineFlags, o.File)
 		want := map[string]string{}
 		var bad string
 		isBad := false

@@ -20,7 +20,9 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, newCmdRdp) }
+func init() {
+	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdRdp(io, nil, nil) })
+}
 
 // RdpOptions are the flags of `rdx rdp listen` and `rdx rdp send`.
 type RdpOptions struct {
@@ -50,7 +52,8 @@ func (o *RdpOptions) impair(t rdp.Transport) rdp.Transport {
 	return rdp.Impair(t, o.loss, o.reorder, time.Millisecond, uint64(time.Now().UnixNano()))
 }
 
-func newCmdRdp(io *iostreams.IO) *cobra.Command {
+// newCmdRdp groups listen and send; their runF hooks replace the runs.
+func newCmdRdp(io *iostreams.IO, listenF, sendF func(*RdpOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rdp",
 		Short: "Move data over RDP (RFC 908/1151, IP protocol 27) with rdx's userspace stack",
@@ -65,7 +68,7 @@ both ends must use the same transport. Over raw IP a sender to a port where
 nothing listens gets no answer (the kernel knows nothing of RDP ports) and
 times out; over UDP the ICMP port unreachable is reported as a refusal.`,
 	}
-	cmd.AddCommand(newCmdRdpListen(io), newCmdRdpSend(io))
+	cmd.AddCommand(newCmdRdpListen(io, listenF), newCmdRdpSend(io, sendF))
 	return cmd
 }
 
@@ -85,7 +88,7 @@ func rdpFlags(cmd *cobra.Command, o *RdpOptions) {
 	cmd.MarkFlagRequired("port")
 }
 
-func newCmdRdpListen(io *iostreams.IO) *cobra.Command {
+func newCmdRdpListen(io *iostreams.IO, runF func(*RdpOptions) error) *cobra.Command {
 	o := &RdpOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "listen --port P [-o FILE]",
@@ -97,6 +100,9 @@ func newCmdRdpListen(io *iostreams.IO) *cobra.Command {
 			if err := o.check(); err != nil {
 				return err
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return rdpListen(o)
 		},
 	}
@@ -105,7 +111,7 @@ func newCmdRdpListen(io *iostreams.IO) *cobra.Command {
 	return cmd
 }
 
-func newCmdRdpSend(io *iostreams.IO) *cobra.Command {
+func newCmdRdpSend(io *iostreams.IO, runF func(*RdpOptions) error) *cobra.Command {
 	o := &RdpOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "send HOST --port P [FILE|-]",
@@ -120,6 +126,9 @@ func newCmdRdpSend(io *iostreams.IO) *cobra.Command {
 			}
 			if err := o.check(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return rdpSend(o)
 		},

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -12,16 +9,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
-	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/pipeline"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/render"
 )
@@ -36,26 +29,27 @@ type ReadOptions struct {
 	Fields     []string
 	FieldOpts  []string
 	Count      int
-	DecodeAs   []string
 	Color      string
 	SinglePass bool
 	Quiet      bool
 	Filter     string
 	Stats      []string // -z NAME
-	// SkipEmptyStats leaves out -z tables without rows (stats and flows verbs).
-	SkipEmptyStats bool
-	Write          string   // -w FILE: frames that pass -Y, as pcapng
-	Print          bool     // -P: print frames even when writing
-	Prefs          []string // -o NAME=VALUE protocol preferences
-	CPUProfile     string
-	MemProfile     string
-	Config         map[string]string
-	Iface          string // live capture instead of File (capture_live.go)
-	CapFilter      string
-	MaxMem         string // --max-mem: the reassembly and tracking memory budget
+	Write      string   // -w FILE: frames that pass -Y, as pcapng
+	Print      bool     // -P: print frames even when writing
+	CPUProfile string
+	MemProfile string
+	Iface      string // live capture instead of File
+	CapFilter  string
+	EngineFlags
+}
 
-	intr *interrupt // SIGINT/SIGTERM ends the pass as the end of input would
-	idle func()     // called when a live or piped source has nothing ready
+// EngineFlags are the engine's flags (-d, -o, --max-mem), shared by every
+// verb that decodes.
+type EngineFlags struct {
+	DecodeAs []string
+	Prefs    []string // -o NAME=VALUE protocol preferences
+	Config   map[string]string
+	MaxMem   string // --max-mem: the reassembly and tracking memory budget
 }
 
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
@@ -103,7 +97,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringArrayVarP(&o.Stats, "statistics", "z", nil, "print statistics at the end, e.g. -z rdp,conv (-z help lists them)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO, e.g. udp.port==7000,rx, tcp.port==4000-4010,mpa, rx.service==52,afs_vl or infiniband.destqp==0x11,rpcordma (-d help lists the tables)")
-	addPrefFlags(f, o)
+	addPrefFlags(f, &o.EngineFlags)
 	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
@@ -118,7 +112,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 
 // addPrefFlags adds -o NAME=VALUE (as tshark's -o) and the MPA shortcuts for
 // streams whose Request/Reply is not in the capture.
-func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
+func addPrefFlags(f *pflag.FlagSet, o *EngineFlags) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
@@ -127,7 +121,7 @@ func addPrefFlags(f *pflag.FlagSet, o *ReadOptions) {
 
 // prefFlag is a flag that stands for one -o preference.
 type prefFlag struct {
-	o   *ReadOptions
+	o   *EngineFlags
 	key string
 }
 
@@ -148,10 +142,10 @@ func (p prefFlag) Set(v string) error {
 	return nil
 }
 
-// engineOptions turns -d and -o into engine options.
-func engineOptions(o *ReadOptions) (dissect.Options, error) {
-	eo := dissect.Options{Config: map[string]string{}, Source: o.File}
-	if o.File == "-" {
+// engineOptions turns -d and -o into engine options for reading file.
+func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
+	eo := dissect.Options{Config: map[string]string{}, Source: file}
+	if file == "-" {
 		eo.Source = "<stdin>"
 	}
 	for k, v := range o.Config {
@@ -219,344 +213,49 @@ func readRun(o *ReadOptions) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	eo, err := engineOptions(o)
+	eo, err := engineOptions(&o.EngineFlags, o.File)
 	if err != nil {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem)
-	var fw *render.Fields
-	switch o.Format {
-	case "text", "json", "jsonl":
-		if len(o.Fields) > 0 {
-			return usageErr("-e needs -T fields")
-		}
-	case "fields":
-		if len(o.Fields) == 0 {
-			return usageErr("-T fields needs at least one -e FIELD")
-		}
-		var fo render.FieldsOpts
-		for _, e := range o.FieldOpts {
-			if err := fo.ParseE(e); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-		}
-		var err error
-		if fw, err = render.NewFields(o.Fields, fo); err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-	default:
-		return usageErr("-T %s: want text, json, jsonl or fields", o.Format)
-	}
 	var style *render.Style
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
 	}
-	var flt *filter.Filter
-	if o.Filter != "" {
-		var err error
-		if flt, err = filter.Compile(o.Filter); err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-	}
-	needTree := (!o.Quiet && (o.Verbose || o.Format != "text")) || flt != nil
-	o.intr = notifyInterrupt(o.IO.ErrOut)
-	defer o.intr.Release()
+	return runPipeline(o.IO, pipeline.Config{
+		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut},
+		Engine: eo,
+		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass,
+		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
+			Style: style},
+		Quiet: o.Quiet,
+		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
+		Stats: o.Stats,
+	}, o.MemProfile)
+}
 
-	for _, z := range o.Stats {
-		if strings.HasPrefix(z, "conv,") {
-			eo.Conversations = true
-		}
-	}
-	eng := dissect.NewEngine(eo)
-	if o.MemProfile != "" {
-		defer writeHeapProfile(o.MemProfile, eng)
-	}
-	for _, z := range o.Stats {
-		if z == "help" {
-			fmt.Fprintln(o.IO.Out, strings.Join(eng.StatNames(), "\n"))
-			return nil
-		}
-		if !slices.Contains(eng.StatNames(), z) {
-			return usageErr("-z %s: unknown statistics (known: %s)", z, strings.Join(eng.StatNames(), ", "))
-		}
-	}
-	// Two passes when a tree is shown and the input can be read again, so a
-	// request can name the frame of its reply (as tshark -2 does).
-	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two
-	if needTree && !o.SinglePass && o.File != "-" && o.Iface == "" {
-		if _, err := pass(o, eng, 1, nil); err != nil {
-			return err
-		}
-		eng.Rewind()
-		outPass = 2
-	}
-
-	out := newTimedOut(o.IO.Out, 256<<10)
+// runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as
+// its end would, output is flushed as it waits, and the closing counts go
+// to standard error once frames were read.
+func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string) error {
+	intr := notifyInterrupt(io.ErrOut)
+	defer intr.Release()
+	out := newTimedOut(io.Out, 256<<10)
 	defer out.Close()
-	o.intr.OnGiveUp(func() { out.Flush() })
-	var (
-		buf   []byte
-		tree  dissect.Tree
-		first = true
-	)
-	if fw != nil && fw.Opts.Header {
-		out.Write(fw.Header(nil))
+	intr.OnGiveUp(func() { out.Flush() })
+	cfg.Out, cfg.Stop = out, intr
+	res, err := pipeline.Run(cfg)
+	if memProfile != "" && res.Engine != nil {
+		writeHeapProfile(memProfile, res.Engine)
 	}
-	if o.Format == "json" {
-		out.WriteString("[\n")
+	if res.Ran {
+		printCounts(io, res)
 	}
-	var wr *frameWriter
-	if o.Write != "" {
-		var err error
-		if wr, err = newFrameWriter(o); err != nil {
-			return err
-		}
-		defer wr.close()
-	}
-	// A live or piped source: what is decoded shows as soon as the source
-	// has nothing more ready, not when a buffer fills.
-	o.idle = func() {
-		out.Flush()
-		if wr != nil {
-			wr.flush()
-		}
-	}
-	printing := !o.Quiet && (o.Write == "" || o.Print)
-	emit := func(f *dissect.Frame) {
-		buf = buf[:0]
-		if needTree {
-			eng.BuildTree(&tree, f)
-			if flt != nil && !flt.Match(&tree) {
-				return
-			}
-		}
-		if wr != nil {
-			wr.write(f)
-		}
-		if !printing {
-			return
-		}
-		switch o.Format {
-		case "text":
-			if o.Verbose {
-				if !first {
-					buf = append(buf, '\n')
-				}
-				buf = render.Verbose(buf, &tree, style)
-			} else {
-				start, _ := eng.Times()
-				buf = render.Summary(buf, f, start, style)
-			}
-			if o.Hex {
-				if o.Verbose {
-					buf = append(buf, '\n')
-				}
-				buf = render.Hex(buf, f.Data)
-				if !o.Verbose {
-					buf = append(buf, '\n')
-				}
-			}
-		case "json":
-			if !first {
-				buf = append(buf, ",\n"...)
-			}
-			buf = render.JSON(buf, &tree, f.TimeNS, true)
-		case "jsonl":
-			buf = render.JSON(buf, &tree, f.TimeNS, false)
-			buf = append(buf, '\n')
-		case "fields":
-			buf = fw.Row(buf, &tree)
-		}
-		first = false
-		out.Write(buf)
-	}
-	if o.Quiet && wr == nil {
-		emit = nil
-	}
-	counts, err := pass(o, eng, outPass, emit)
-	if wr != nil && err == nil {
-		err = wr.close()
-	}
-	if o.Format == "json" {
-		if !first {
-			out.WriteString("\n")
-		}
-		out.WriteString("]\n")
-	}
-	for _, z := range o.Stats {
-		if t := eng.Stat(z); err == nil && (!o.SkipEmptyStats || t != nil && len(t.Rows) > 0) {
-			writeStat(out, t)
-		}
-	}
-	if ferr := out.Close(); ferr != nil && err == nil {
-		err = &exitError{code: exitUsage, err: fmt.Errorf("writing output: %w", ferr)}
-	}
-	fmt.Fprintf(o.IO.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
-		counts.frames, counts.Errors, counts.Warnings, counts.Notes)
 	return err
 }
 
-type passCounts struct {
-	dissect.Counts
-	frames uint64
-}
-
-// pass reads the whole input once through the engine and calls emit (if not
-// nil) for every frame.
-func pass(o *ReadOptions, eng *dissect.Engine, n int, emit func(*dissect.Frame)) (passCounts, error) {
-	var c passCounts
-	var src capture.Source
-	var err error
-	if o.Iface != "" {
-		src, err = openLiveRead(o)
-	} else if o.File == "-" {
-		src, err = capture.NewReader(o.IO.In, "<stdin>")
-	} else {
-		src, err = capture.Open(o.File)
-	}
-	if err != nil {
-		return c, &exitError{code: exitUsage, err: err}
-	}
-	// Reading runs on the other core while this one decodes: a file in
-	// batches; a live or piped source packet by packet, so each frame
-	// shows as it arrives and a signal ends the wait for the next.
-	var pf capture.Source
-	ready := func() bool { return true }
-	switch {
-	case o.Iface != "":
-		q := capture.NewQueue(src, src.(*liveRead).Stop, o.intr.Done())
-		pf, ready = q, q.Ready
-	case o.File == "-":
-		q := capture.NewQueue(src, nil, o.intr.Done())
-		pf, ready = q, q.Ready
-	default:
-		pf = capture.NewPrefetch(src)
-	}
-	defer pf.Close()
-	var one capture.Packet
-	next := func() (*capture.Packet, error) { err := pf.Next(&one); return &one, err }
-	if r, ok := pf.(interface {
-		NextRef() (*capture.Packet, error)
-	}); ok {
-		next = r.NextRef // no copy of each packet's description
-	}
-	for o.Count <= 0 || c.frames < uint64(o.Count) {
-		if o.intr.Stopped() {
-			break // as at the end of the input: the tables and counts follow
-		}
-		if o.idle != nil && !ready() {
-			o.idle()
-		}
-		pkt, err := next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return c, &exitError{code: exitUsage, err: err}
-		}
-		c.frames++
-		f := eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
-		for i := range f.Findings {
-			c.Add(f.Findings[i].Sev)
-		}
-		if emit != nil {
-			emit(f)
-		}
-	}
-	if o.intr.Stopped() {
-		o.intr.Ack() // stopped reading: what follows prints what was read
-	}
-	eng.Finish()
-	return c, nil
-}
-
-// writeStat prints a -z table after the frames, as tshark does.
-func writeStat(w io.Writer, t *dissect.StatTable) {
-	if t == nil {
-		return
-	}
-	fmt.Fprintf(w, "\n%s\n", t.Title)
-	tb := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	tb.Header(t.Header)
-	for _, r := range t.Rows {
-		_ = tb.Append(r)
-	}
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(w, "(none)")
-		return
-	}
-	_ = tb.Render()
-}
-
-// frameWriter writes frames to a pcapng file, one interface per link type
-// met (a pcapng file can mix them), for -w.
-type frameWriter struct {
-	f      *os.File
-	bw     *bufio.Writer
-	w      *capture.PcapngWriter
-	ifaces map[uint16]int
-	closed bool
-	err    error
-}
-
-func newFrameWriter(o *ReadOptions) (*frameWriter, error) {
-	fw := &frameWriter{ifaces: map[uint16]int{}}
-	var out io.Writer = o.IO.Out
-	if o.Write != "-" {
-		f, err := os.Create(o.Write)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, err: err}
-		}
-		fw.f, out = f, f
-	}
-	fw.bw = bufio.NewWriterSize(out, 1<<20)
-	w, err := capture.NewPcapngWriter(fw.bw)
-	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
-	}
-	fw.w = w
-	return fw, nil
-}
-
-func (fw *frameWriter) write(f *dissect.Frame) {
-	if fw.err != nil {
-		return
-	}
-	id, ok := fw.ifaces[f.LinkType]
-	if !ok {
-		if id, fw.err = fw.w.AddInterface(f.LinkType, capture.MaxRecord, ""); fw.err != nil {
-			return
-		}
-		fw.ifaces[f.LinkType] = id
-	}
-	fw.err = fw.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
-		LinkType: f.LinkType, Iface: id})
-}
-
-// flush writes out the frames buffered so far.
-func (fw *frameWriter) flush() {
-	if fw.err == nil && !fw.closed {
-		fw.err = fw.bw.Flush()
-	}
-}
-
-func (fw *frameWriter) close() error {
-	if fw.closed {
-		return fw.err
-	}
-	fw.closed = true
-	if err := fw.bw.Flush(); err != nil && fw.err == nil {
-		fw.err = err
-	}
-	if fw.f != nil {
-		if err := fw.f.Close(); err != nil && fw.err == nil {
-			fw.err = err
-		}
-	}
-	if fw.err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("writing the -w file: %w", fw.err)}
-	}
-	return nil
+// printCounts is the closing line every decoding verb prints.
+func printCounts(io *iostreams.IO, res pipeline.Result) {
+	fmt.Fprintf(io.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
+		res.Frames, res.Errors, res.Warnings, res.Notes)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, newCmdReplay) }
+func init() { verbs = append(verbs, verb(newCmdReplay)) }
 
 // ReplayOptions are `rdx replay`'s flags, named after tcpreplay's.
 type ReplayOptions struct {
@@ -28,7 +28,7 @@ type ReplayOptions struct {
 	DryRun   bool
 }
 
-func newCmdReplay(io *iostreams.IO) *cobra.Command {
+func newCmdReplay(io *iostreams.IO, runF func(*ReplayOptions) error) *cobra.Command {
 	o := &ReplayOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "replay FILE -i IFACE",
@@ -51,6 +51,9 @@ in the closing summary.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
+			if runF != nil {
+				return runF(o)
+			}
 			return replayRun(o)
 		},
 	}

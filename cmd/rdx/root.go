@@ -40,7 +40,7 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.AddCommand(newCmdRead(io, nil), newCmdFields(io))
+	root.AddCommand(newCmdRead(io, nil), newCmdFields(io, nil))
 	for _, v := range verbs {
 		root.AddCommand(v(io))
 	}
@@ -50,6 +50,13 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 // verbs holds the other commands; each verb's file adds itself in init, so a
 // new verb touches no shared file.
 var verbs []func(*iostreams.IO) *cobra.Command
+
+// verb registers a command constructor of the cli/cli shape newCmdX(io,
+// runF): flags fill an options struct, and runF (nil here; a test's hook)
+// replaces the run.
+func verb[O any](newCmd func(*iostreams.IO, func(*O) error) *cobra.Command) func(*iostreams.IO) *cobra.Command {
+	return func(io *iostreams.IO) *cobra.Command { return newCmd(io, nil) }
+}
 
 func run(io *iostreams.IO, args []string) int {
 	root := newRoot(io)

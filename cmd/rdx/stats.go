@@ -3,44 +3,68 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/pipeline"
 )
 
-func init() { verbs = append(verbs, newCmdStats, newCmdFlows) }
+func init() { verbs = append(verbs, verb(newCmdStats), verb(newCmdFlows)) }
 
-// statVerb is rdx read -q with a set of -z tables, printing those that
-// have rows.
-func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool) *cobra.Command {
-	o := &ReadOptions{IO: io, Quiet: true, SkipEmptyStats: true, Format: "text", Color: "never"}
+// StatsOptions are the flags of `rdx stats` and `rdx flows`: rdx read -q
+// with a set of -z tables, printing those that have rows.
+type StatsOptions struct {
+	IO     *iostreams.IO
+	File   string
+	Filter string
+	Stats  []string // the tables the verb picked
+	EngineFlags
+}
+
+func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool, runF func(*StatsOptions) error) *cobra.Command {
+	o := &StatsOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   use + " FILE",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
-			for _, n := range dissect.NewEngine(dissect.Options{}).StatNames() {
+			for _, n := range pipeline.StatNames() {
 				if pick(n) {
 					o.Stats = append(o.Stats, n)
 				}
 			}
-			return readRun(o)
+			if runF != nil {
+				return runF(o)
+			}
+			return statsRun(o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, as for rdx read")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "count only frames passing this display filter")
-	addPrefFlags(f, o)
+	addPrefFlags(f, &o.EngineFlags)
 	return cmd
 }
 
-func newCmdStats(io *iostreams.IO) *cobra.Command {
-	return statVerb(io, "stats", "Print every statistics table that applies (response times, flows), like tshark -q -z",
-		flows.IsStat)
+func statsRun(o *StatsOptions) error {
+	eo, err := engineOptions(&o.EngineFlags, o.File)
+	if err != nil {
+		return err
+	}
+	setMemoryLimit(eo.MaxMem)
+	return runPipeline(o.IO, pipeline.Config{
+		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
+		Engine: eo, Filter: o.Filter, Quiet: true,
+		Stats: o.Stats, SkipEmptyStats: true,
+	}, "")
 }
 
-func newCmdFlows(io *iostreams.IO) *cobra.Command {
+func newCmdStats(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Command {
+	return statVerb(io, "stats", "Print every statistics table that applies (response times, flows), like tshark -q -z",
+		flows.IsStat, runF)
+}
+
+func newCmdFlows(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Command {
 	return statVerb(io, "flows", "Print the conversations (IP, TCP, UDP, InfiniBand QPs, RDP and Rx connections, RDS paths) of a capture",
-		flows.IsFlow)
+		flows.IsFlow, runF)
 }

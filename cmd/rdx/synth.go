@@ -13,7 +13,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, newCmdSynth) }
+func init() { verbs = append(verbs, verb(newCmdSynth)) }
 
 // SynthOptions are `rdx synth`'s flags.
 type SynthOptions struct {
@@ -27,7 +27,7 @@ type SynthOptions struct {
 	CRC      bool
 }
 
-func newCmdSynth(io *iostreams.IO) *cobra.Command {
+func newCmdSynth(io *iostreams.IO, runF func(*SynthOptions) error) *cobra.Command {
 	o := &SynthOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "synth SCENARIO -w FILE",
@@ -39,17 +39,22 @@ func newCmdSynth(io *iostreams.IO) *cobra.Command {
   rdx synth rdp --loss 0.3 --seed 7 --messages 50 -w rdp.pcapng`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !o.List {
+				if len(args) == 0 {
+					return usageErr("no scenario: use rdx synth SCENARIO -w FILE (rdx synth --list shows them)")
+				}
+				o.Scenario = args[0]
+				o.Build.NoMarkers, o.Build.NoCRC = !o.Markers, !o.CRC
+				o.Build.LossSet = cmd.Flags().Changed("loss")
+				if err := synthKnobs(cmd, o.Scenario); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			if o.List {
 				return synthList(o)
-			}
-			if len(args) == 0 {
-				return usageErr("no scenario: use rdx synth SCENARIO -w FILE (rdx synth --list shows them)")
-			}
-			o.Scenario = args[0]
-			o.Build.NoMarkers, o.Build.NoCRC = !o.Markers, !o.CRC
-			o.Build.LossSet = cmd.Flags().Changed("loss")
-			if err := synthKnobs(cmd, o.Scenario); err != nil {
-				return err
 			}
 			return synthRun(o)
 		},

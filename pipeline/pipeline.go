@@ -1,0 +1,393 @@
+// Package pipeline runs a capture source through a dissect.Engine and hands
+// every frame to sinks: the printed summary, tree, JSON or fields, a pcapng
+// -w file, the check tally and the -z tables. It is rdx read, check, stats
+// and flows without the command line: cmd/rdx turns flags into a Config and
+// calls Run, and tests call Run on captures directly.
+//
+// One Run is one or two passes over the input (two when a shown tree may
+// name a later frame, as tshark -2), then the sinks' End in order. Frames
+// reach sinks in frame order; a sink that needs the protocol tree says so
+// (TreeSink) and gets it built once per frame for all of them.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/filter"
+)
+
+// Config is one run: where frames come from, how the engine is set up, and
+// what is made of the frames.
+type Config struct {
+	Input  Input
+	Engine dissect.Options
+	// Out receives printed frames and the closing tables; it should be
+	// buffered. When it has a Flush() error method, Run flushes it whenever a
+	// live source has nothing ready and at the end (its error is reported).
+	Out io.Writer
+	// Stop, when set, ends reading early as the end of input would (SIGINT).
+	Stop Stopper
+
+	Count      int    // stop after N frames (0: all)
+	Filter     string // display filter: frames not matching reach no sink
+	SinglePass bool   // never read twice, even when a tree is shown
+
+	Print Print // how frames are printed (validated even when Quiet)
+	Quiet bool  // decode every frame, print none (-q)
+
+	Write    string    // -w: frames passing the filter, as pcapng, to this file ("-": WriteOut)
+	WriteOut io.Writer // where -w - goes (standard output, unbuffered)
+	PrintToo bool      // -P: print frames while writing
+
+	Stats          []string // -z tables printed after the frames ("help" lists them)
+	SkipEmptyStats bool     // leave out -z tables without rows
+
+	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
+	// with a Format, prints the report at the end.
+	Check *CheckReport
+
+	// Sinks are more sinks (an exporter, a test), after the built-in ones.
+	Sinks []Sink
+}
+
+// Input is the capture source. A file can be read twice; standard input and
+// a live interface only once.
+type Input struct {
+	File  string    // a capture file (pcap, pcapng, gzip); "-" reads Stdin
+	Stdin io.Reader // for File "-"
+	Iface string    // a live capture instead of File
+	// CapFilter is the capture filter for Iface.
+	CapFilter string
+	// ErrOut receives a live capture's start and kernel counters.
+	ErrOut io.Writer
+	// Open, when set, replaces File: it opens the frames afresh for each
+	// pass (frames built in memory, a reader of the caller's), read as a
+	// file is.
+	Open func() (capture.Source, error)
+}
+
+// Name is how findings and reports name the input.
+func (in Input) Name() string {
+	if in.Iface != "" {
+		return "interface " + in.Iface
+	}
+	return in.File
+}
+
+func (in Input) rereadable() bool { return in.Open != nil || in.File != "-" && in.Iface == "" }
+
+// Stopper ends a run early; cmd/rdx's SIGINT handler is one.
+type Stopper interface {
+	Stopped() bool         // cheap: asked once per frame
+	Done() <-chan struct{} // closed on the stop (ends a wait for packets)
+	Ack()                  // reading has stopped; the closing output follows
+}
+
+// Sink receives the frames a run shows.
+type Sink interface {
+	// Start is called once before the frames of the output pass.
+	Start(e *dissect.Engine) error
+	// Frame is called for every frame that passes the display filter, in
+	// frame order. t is the frame's tree when the run builds trees, else
+	// nil. f and t are only valid during the call; errors are kept for End.
+	Frame(f *dissect.Frame, t *dissect.Tree)
+	// End is called once after the last frame; err says why reading ended
+	// early or why a sink before this one failed (nil when all went well).
+	// A sink whose Start succeeded gets End even if a later Start failed.
+	End(err error) error
+}
+
+// TreeSink is a sink that needs every frame's protocol tree.
+type TreeSink interface {
+	Sink
+	NeedsTree() bool
+}
+
+// Flusher is a sink that can write out what it buffers when a live source
+// goes quiet.
+type Flusher interface{ Flush() error }
+
+// Result is what a run counted.
+type Result struct {
+	dissect.Counts        // findings by severity
+	Frames         uint64 // frames decoded in the output pass
+	// Ran is true once the output pass started: the counts are the run's.
+	// False when Run stopped before (a usage error, -z help).
+	Ran bool
+	// Engine is the run's engine, for its tables and state after Run.
+	Engine *dissect.Engine
+	// Checks is the check tally (Config.Check), one row per registered
+	// check; ChecksFailed says whether any failed.
+	Checks       []CheckRow
+	ChecksFailed bool
+}
+
+// StatNames lists the -z tables.
+func StatNames() []string { return dissect.NewEngine(dissect.Options{}).StatNames() }
+
+// Run reads cfg.Input through a new engine and into the sinks. Errors are
+// usage or input errors (bad options, unreadable input, a failed write);
+// failed checks are not an error but Result.ChecksFailed.
+func Run(cfg Config) (res Result, err error) {
+	var pr *printer
+	if pr, err = newPrinter(cfg); err != nil {
+		return res, err
+	}
+	var flt *filter.Filter
+	if cfg.Filter != "" {
+		if flt, err = filter.Compile(cfg.Filter); err != nil {
+			return res, err
+		}
+	}
+	var ck *checkSink
+	if cfg.Check != nil {
+		if ck, err = newCheckSink(cfg.Check, cfg.Input, cfg.Out, &res); err != nil {
+			return res, err
+		}
+	}
+	eo := cfg.Engine
+	if eo.Source == "" && cfg.Input.File != "" { // findings name the file
+		eo.Source = cfg.Input.File
+		if eo.Source == "-" {
+			eo.Source = "<stdin>"
+		}
+	}
+	for _, z := range cfg.Stats {
+		if strings.HasPrefix(z, "conv,") {
+			eo.Conversations = true
+		}
+	}
+	eng := dissect.NewEngine(eo)
+	res.Engine = eng
+	for _, z := range cfg.Stats {
+		if z == "help" {
+			fmt.Fprintln(cfg.Out, strings.Join(eng.StatNames(), "\n"))
+			return res, flushOut(cfg.Out)
+		}
+		if !slices.Contains(eng.StatNames(), z) {
+			return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(eng.StatNames(), ", "))
+		}
+	}
+
+	// The sinks, in the order frames reach them and end. The printer is
+	// always started and ended (a fields header, JSON's brackets) but sees
+	// frames only when printing.
+	var sinks, perFrame []Sink
+	if cfg.Write != "" {
+		sinks = append(sinks, &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut})
+	}
+	sinks = append(sinks, pr)
+	if ck != nil {
+		sinks = append(sinks, ck)
+	}
+	if len(cfg.Stats) > 0 {
+		sinks = append(sinks, &statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, out: cfg.Out})
+	}
+	sinks = append(sinks, cfg.Sinks...)
+	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo)
+	for _, s := range sinks {
+		if s != Sink(pr) || printing {
+			if _, endOnly := s.(*statsSink); !endOnly {
+				perFrame = append(perFrame, s)
+			}
+		}
+	}
+	needTree := flt != nil || (!cfg.Quiet && pr.needsTree())
+	for _, s := range cfg.Sinks {
+		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
+			needTree = true
+		}
+	}
+
+	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	// Two passes when a tree is built and the input can be read again, so
+	// a request can name the frame of its reply (as tshark -2 does).
+	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two
+	if needTree && !cfg.SinglePass && cfg.Input.rereadable() {
+		if _, err := r.pass(1, nil); err != nil {
+			return res, err
+		}
+		eng.Rewind()
+		outPass = 2
+	}
+
+	// The printer starts first: a fields header or JSON's "[" is out before
+	// a -w file that cannot be created stops the run.
+	if err := pr.Start(eng); err != nil {
+		return res, err
+	}
+	for i, s := range sinks {
+		if s == Sink(pr) {
+			continue
+		}
+		if err := s.Start(eng); err != nil {
+			for _, started := range sinks[:i] {
+				if started != Sink(pr) { // the printer's closing "]" is not for a run that did not start
+					started.End(err)
+				}
+			}
+			return res, err
+		}
+	}
+	res.Ran = true
+	n, err := r.pass(outPass, perFrame)
+	res.Frames, res.Counts = n.frames, n.Counts
+	for _, s := range sinks {
+		if e := s.End(err); e != nil && err == nil {
+			err = e
+		}
+	}
+	if ferr := flushOut(cfg.Out); ferr != nil && err == nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	return res, err
+}
+
+// flushOut flushes Out when it buffers.
+func flushOut(w io.Writer) error {
+	if f, ok := w.(Flusher); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+// runner is one run's reading state.
+type runner struct {
+	cfg  Config
+	eng  *dissect.Engine
+	flt  *filter.Filter
+	tree bool
+	t    dissect.Tree
+}
+
+type passCounts struct {
+	dissect.Counts
+	frames uint64
+}
+
+// pass reads the whole input once through the engine and hands every frame
+// that passes the filter to sinks. It is the one place frames are decoded.
+func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
+	var c passCounts
+	src, stop, err := r.cfg.Input.open()
+	if err != nil {
+		return c, err
+	}
+	// Reading runs on the other core while this one decodes: a file in
+	// batches; a live or piped source packet by packet, so each frame
+	// shows as it arrives and a stop ends the wait for the next.
+	var done <-chan struct{}
+	if r.cfg.Stop != nil {
+		done = r.cfg.Stop.Done()
+	}
+	var pf capture.Source
+	ready := func() bool { return true }
+	live := !r.cfg.Input.rereadable()
+	if live {
+		q := capture.NewQueue(src, stop, done)
+		pf, ready = q, q.Ready
+	} else {
+		pf = capture.NewPrefetch(src)
+	}
+	defer pf.Close()
+	var one capture.Packet
+	next := func() (*capture.Packet, error) { err := pf.Next(&one); return &one, err }
+	if rf, ok := pf.(interface {
+		NextRef() (*capture.Packet, error)
+	}); ok {
+		next = rf.NextRef // no copy of each packet's description
+	}
+	var count uint64 // 0: no limit
+	if r.cfg.Count > 0 {
+		count = uint64(r.cfg.Count)
+	}
+	for count == 0 || c.frames < count {
+		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+			break // as at the end of the input: the tables and counts follow
+		}
+		if live && !ready() {
+			r.idle(sinks)
+		}
+		pkt, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return c, err
+		}
+		c.frames++
+		f := r.eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
+		for i := range f.Findings {
+			c.Add(f.Findings[i].Sev)
+		}
+		if len(sinks) > 0 {
+			r.emit(f, sinks)
+		}
+	}
+	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+		r.cfg.Stop.Ack() // stopped reading: what follows prints what was read
+	}
+	r.eng.Finish()
+	return c, nil
+}
+
+// emit builds the tree when the run needs it, applies the filter and hands
+// the frame on.
+func (r *runner) emit(f *dissect.Frame, sinks []Sink) {
+	var t *dissect.Tree
+	if r.tree {
+		t = &r.t
+		r.eng.BuildTree(t, f)
+		if r.flt != nil && !r.flt.Match(t) {
+			return
+		}
+	}
+	for _, s := range sinks {
+		s.Frame(f, t)
+	}
+}
+
+// idle writes out what is decoded when a live or piped source has nothing
+// ready, so it shows at once rather than when a buffer fills.
+func (r *runner) idle(sinks []Sink) {
+	flushOut(r.cfg.Out)
+	for _, s := range sinks {
+		if f, ok := s.(Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+// open opens the input for one pass; stop (live captures) ends a blocked
+// read.
+func (in Input) open() (capture.Source, func(), error) {
+	switch {
+	case in.Open != nil:
+		src, err := in.Open()
+		return src, nil, err
+	case in.Iface != "":
+		l, err := openLive(in)
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Stop, nil
+	case in.File == "-":
+		src, err := capture.NewReader(in.Stdin, "<stdin>")
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, nil, nil
+	default:
+		src, err := capture.Open(in.File)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, nil, nil
+	}
+}

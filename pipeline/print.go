@@ -1,0 +1,157 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/render"
+)
+
+// Print is how frames are printed, as tshark's -V, -x, -T, -e and -E.
+type Print struct {
+	Format    string   // text (or ""), json, jsonl, fields
+	Verbose   bool     // the protocol tree of every frame (text)
+	Hex       bool     // a hex dump of every frame (text)
+	Fields    []string // -T fields columns
+	FieldOpts []string // -E options
+	Style     *render.Style
+}
+
+// printer is the sink that prints frames to Out.
+type printer struct {
+	p     Print
+	out   io.Writer
+	fw    *render.Fields
+	eng   *dissect.Engine
+	buf   []byte
+	first bool
+}
+
+// newPrinter checks the print options (even for -q, as before: -e without
+// -T fields is a mistake either way).
+func newPrinter(cfg Config) (*printer, error) {
+	p := cfg.Print
+	pr := &printer{p: p, out: cfg.Out, first: true}
+	switch p.Format {
+	case "", "text", "json", "jsonl":
+		if len(p.Fields) > 0 {
+			return nil, fmt.Errorf("-e needs -T fields")
+		}
+	case "fields":
+		if len(p.Fields) == 0 {
+			return nil, fmt.Errorf("-T fields needs at least one -e FIELD")
+		}
+		var fo render.FieldsOpts
+		for _, e := range p.FieldOpts {
+			if err := fo.ParseE(e); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if pr.fw, err = render.NewFields(p.Fields, fo); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("-T %s: want text, json, jsonl or fields", p.Format)
+	}
+	if pr.p.Format == "" {
+		pr.p.Format = "text"
+	}
+	return pr, nil
+}
+
+// needsTree: everything but the summary line and the hex dump shows the tree.
+func (pr *printer) needsTree() bool { return pr.p.Verbose || pr.p.Format != "text" }
+
+func (pr *printer) Start(e *dissect.Engine) error {
+	pr.eng = e
+	if pr.fw != nil && pr.fw.Opts.Header {
+		pr.out.Write(pr.fw.Header(nil))
+	}
+	if pr.p.Format == "json" {
+		io.WriteString(pr.out, "[\n")
+	}
+	return nil
+}
+
+func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
+	buf := pr.buf[:0]
+	switch pr.p.Format {
+	case "text":
+		if pr.p.Verbose {
+			if !pr.first {
+				buf = append(buf, '\n')
+			}
+			buf = render.Verbose(buf, t, pr.p.Style)
+		} else {
+			start, _ := pr.eng.Times()
+			buf = render.Summary(buf, f, start, pr.p.Style)
+		}
+		if pr.p.Hex {
+			if pr.p.Verbose {
+				buf = append(buf, '\n')
+			}
+			buf = render.Hex(buf, f.Data)
+			if !pr.p.Verbose {
+				buf = append(buf, '\n')
+			}
+		}
+	case "json":
+		if !pr.first {
+			buf = append(buf, ",\n"...)
+		}
+		buf = render.JSON(buf, t, f.TimeNS, true)
+	case "jsonl":
+		buf = render.JSON(buf, t, f.TimeNS, false)
+		buf = append(buf, '\n')
+	case "fields":
+		buf = pr.fw.Row(buf, t)
+	}
+	pr.first = false
+	pr.out.Write(buf)
+	pr.buf = buf
+}
+
+func (pr *printer) End(error) error {
+	if pr.p.Format == "json" {
+		if !pr.first {
+			io.WriteString(pr.out, "\n")
+		}
+		io.WriteString(pr.out, "]\n")
+	}
+	return nil
+}
+
+// statsSink prints the -z tables after the frames, as tshark does (not
+// after an error: the tables would be of part of the input).
+type statsSink struct {
+	names     []string
+	skipEmpty bool // leave out tables without rows
+	out       io.Writer
+	eng       *dissect.Engine
+}
+
+func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
+func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
+
+func (s *statsSink) End(err error) error {
+	if err != nil {
+		return nil
+	}
+	for _, z := range s.names {
+		t := s.eng.Stat(z)
+		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(s.out, "\n%s\n", t.Title)
+		if len(t.Rows) == 0 {
+			fmt.Fprintln(s.out, "(none)")
+			continue
+		}
+		if err := render.Table(s.out, render.TableASCII, t.Header, t.Rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
