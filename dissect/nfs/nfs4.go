@@ -971,7 +971,6 @@ func (c compound4) Summary(dst []byte, m *oncrpc.Msg) []byte {
 const CallbackProgram = 0x40000000
 
 func init() {
-	oncrpc.RegisterProgram(100003, 4, compound4{})
-	oncrpc.RegisterProgram(CallbackProgram, 1, compound4{cb: true})
-	oncrpc.RegisterProgram(CallbackProgram, 4, compound4{cb: true})
+	addProgram(100003, "nfs", oncrpc.Versions{3: nfs3{}, 4: compound4{}})
+	addProgram(CallbackProgram, "nfs_cb", oncrpc.Versions{1: compound4{cb: true}, 4: compound4{cb: true}})
 }
