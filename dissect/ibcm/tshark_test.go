@@ -40,3 +40,18 @@ var rdsKnown = []tsharktest.Known{
 	{Field: "infiniband.reserved", Reason: "tshark's generic reserved-bits field (rdx names them per header)", Match: notDecoded},
 	{Field: "infiniband.smplid.smpdata", Reason: "tshark also shows the CM MAD data as LID-routed SMP data", Match: notDecoded},
 }
+
+// TestCMAgainstTshark compares every CM and MAD field (REQ with its
+// alternate path, REP, RTU, DREQ with infiniband.cm.req.remoteqpneecn, DREP
+// as infiniband.cm.drsp.*) of the rdma_cm captures with tshark 4.0.17's.
+func TestCMAgainstTshark(t *testing.T) {
+	for _, pcap := range []string{"../../pcaps/ib/roce_rping.pcap", "../../pcaps/ib/roce_send_bw_rdmacm.pcap", "../../pcaps/kernel/nfs3_rdma_roce.pcap"} {
+		res := tsharktest.Compare(t, tsharktest.Capture(t, pcap), pcap+".tshark-fields.tsv", []string{"infiniband.cm.", "infiniband.mad."}, rdsKnown, dissect.Options{})
+		t.Logf("%s: %d values compared, %d equal, fields %d", pcap, res.Compared, res.Equal, len(res.Fields))
+		for _, f := range []string{"infiniband.cm.req.alt_locallid", "infiniband.cm.req.remoteqpneecn", "infiniband.cm.drsp.localcommid"} {
+			if !res.Fields[f] {
+				t.Errorf("%s: %s not compared", pcap, f)
+			}
+		}
+	}
+}
