@@ -151,8 +151,15 @@ type readKey struct {
 	stag uint32
 }
 
+// reqID names a Read Request: its frame and PDU index there.
+type reqID struct {
+	frame uint64
+	pdu   int
+}
+
 type readReq struct {
 	frame  uint64
+	id     reqID
 	left   uint64
 	to     uint64 // sink TO the next response segment should carry
 	sinkTO uint64 // as requested
@@ -200,8 +207,9 @@ type State struct {
 	msgs    map[msgKey]*message
 	lastMSN map[qKey]uint32
 	place   Placement
-	// learned in pass 1: request frame -> first response frame
-	learned map[uint64]uint64
+	// learned in pass 1: request (frame, PDU: one frame can carry several)
+	// -> first response frame
+	learned map[reqID]uint64
 	msg     Message
 
 	msgList  budget.LRU[message] // least recently active first
@@ -211,7 +219,7 @@ type State struct {
 
 // New creates the dissector.
 func New() *State {
-	d := &State{learned: map[uint64]uint64{}}
+	d := &State{learned: map[reqID]uint64{}}
 	d.reset()
 	return d
 }
@@ -367,7 +375,7 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.frame, 10))
 			d.removeRead(old)
 		}
-		req := &readReq{frame: f.Num, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
+		req := &readReq{frame: f.Num, id: reqID{f.Num, s.idx}, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
 			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
@@ -380,7 +388,7 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 			}
 			p.next = req
 		}
-		s.respIn = d.learned[f.Num]
+		s.respIn = d.learned[reqID{f.Num, s.idx}]
 	case OpTerminate:
 		if len(b) < UntaggedLen+4 {
 			add(dissect.Error, dissect.GroupMalformed, fTerm, "Terminate shorter than its control field")
@@ -446,11 +454,11 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 	}
 	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
 	s.reqIn = r.frame
-	if _, ok := d.learned[r.frame]; !ok {
+	if _, ok := d.learned[r.id]; !ok {
 		if len(d.learned) >= maxLearned {
 			clear(d.learned) // only links requests to responses in the second pass
 		}
-		d.learned[r.frame] = f.Num
+		d.learned[r.id] = f.Num
 	}
 	if TO(b) != r.to {
 		add(dissect.Warn, dissect.GroupResponse, fTO, "Read Response TO 0x"+strconv.FormatUint(TO(b), 16)+" does not continue the request (expected 0x"+strconv.FormatUint(r.to, 16)+")")

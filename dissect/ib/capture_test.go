@@ -13,7 +13,7 @@ import (
 
 const pcapDir = "../../pcaps/ib/"
 
-var roceCaptures = []string{"roce_rc_pingpong", "roce_read_bw", "roce_rping", "roce_write_bw", "roce_send_bw_rdmacm", "roce_ud_pingpong"}
+var roceCaptures = []string{"roce_rc_pingpong", "roce_read_bw", "roce_rping", "roce_write_bw", "roce_send_bw_rdmacm", "roce_ud_pingpong", "roce_atomic_bw"}
 
 func hasFinding(fr frame, g dissect.Group) bool {
 	for _, f := range fr.findings {
@@ -120,14 +120,16 @@ func readTSV(t *testing.T, path string) (map[uint64]map[string]string, []string)
 var tsharkDiffers = map[string]bool{}
 
 // TestTsharkAgreement compares every infiniband.bth.* field (and the RETH,
-// AETH, DETH, ICRC fields tshark shows) with tshark's stored decode.
+// AETH, DETH, AtomicETH, AtomicAckETH and ICRC fields tshark shows) with
+// tshark's stored decode.
 func TestTsharkAgreement(t *testing.T) {
 	for _, name := range roceCaptures {
 		want, hdr := readTSV(t, pcapDir+name+".pcap.tshark-fields.tsv")
 		var cmp []string
 		for _, h := range hdr {
 			if h == "infiniband.bth" || strings.HasPrefix(h, "infiniband.bth.") || strings.HasPrefix(h, "infiniband.reth") ||
-				strings.HasPrefix(h, "infiniband.aeth") || strings.HasPrefix(h, "infiniband.deth") || h == "infiniband.invariant.crc" {
+				strings.HasPrefix(h, "infiniband.aeth") || strings.HasPrefix(h, "infiniband.deth") || h == "infiniband.invariant.crc" ||
+				strings.HasPrefix(h, "infiniband.atomic") {
 				cmp = append(cmp, h)
 			}
 		}

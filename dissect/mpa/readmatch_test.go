@@ -61,3 +61,37 @@ func TestReadBwSameSink(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBwSiw: the real ib_read_bw -R -n 5 -s 4096 run over siw
+// (pcaps/iwarp/iwarp_read_bw.pcap, kernel lab): five Read Requests with
+// sink STag 0x03f81a00 and TO 0x5634740ae000 (frame 42 carries two), each
+// answered by three Read Response segments. Before the fix rdx tied the
+// first response to the last request (45) and gave the other twelve
+// segments "Read Response without a Read Request".
+func TestReadBwSiw(t *testing.T) {
+	const pcap = "../../pcaps/iwarp/iwarp_read_bw.pcap"
+	got, err := tsharktest.DecodeWithFindings(tsharktest.Capture(t, pcap), dissect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	respIn := map[uint64]string{40: "47", 41: "53", 42: "56;62", 45: "65"}
+	reqIn := map[uint64]string{47: "40", 49: "40", 50: "40", 53: "41", 54: "41", 55: "41", 56: "42", 57: "42", 58: "42",
+		62: "42", 63: "42", 64: "42", 65: "45", 66: "45", 67: "45"}
+	for n, want := range respIn {
+		if r := strings.Join(got[n]["iwarp_rdma.response_in"], ";"); r != want {
+			t.Errorf("request frame %d: response in %q, want %q", n, r, want)
+		}
+	}
+	for n, want := range reqIn {
+		if r := strings.Join(got[n]["iwarp_rdma.request_in"], ";"); r != want {
+			t.Errorf("response frame %d: request in %q, want %q", n, r, want)
+		}
+	}
+	for n, fr := range got {
+		for _, m := range fr["_ws.expert.message"] {
+			if strings.Contains(m, "Read") {
+				t.Errorf("frame %d: %s", n, m)
+			}
+		}
+	}
+}
