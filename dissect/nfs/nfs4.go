@@ -159,7 +159,7 @@ var (
 // octets, CRC-32 of "other".
 var (
 	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
-		Desc: "the COMPOUND's main operations (generated; rdx ranks operations like Wireshark: SEQUENCE/PUTFH/SAVEFH/RESTOREFH lowest, GETATTR/GETFH next)"})
+		Desc: "the COMPOUND's main operations (generated; ranked as Wireshark ranks them, see opTier)"})
 	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
 		Desc: "the fattr4 attribute values (rdx); the attributes rdx knows are decoded below it, in bit order, up to the first it does not"})
 	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
@@ -877,25 +877,42 @@ func (c compound4) Validate(f *dissect.Frame, idx int, m *oncrpc.Msg) {
 	}
 }
 
-// opTier ranks operations as Wireshark's nfs.main_opcode does: the
-// operations of the highest tier in a COMPOUND are its main ones
-// (SEQUENCE and the file-handle juggling lowest, then GETATTR/GETFH).
+// opTier ranks operations as Wireshark's nfs.main_opcode does; the
+// operations of the best tier in a COMPOUND are its main ones. Wireshark's
+// table, as tshark 4.0.17 applies it to every pair of operations
+// (TestMainOpcodeAgainstTshark): ILLEGAL above all; then every other
+// operation; then ACCESS and NVERIFY; then GETATTR, PUTPUBFH and
+// PUTROOTFH; then GETFH, PUTFH, RESTOREFH, SAVEFH and SEQUENCE. It never
+// names GET_DIR_DELEGATION, SET_SSV, WANT_DELEGATION or an opcode it does
+// not know (tier 0).
 func opTier(op uint32) int {
 	switch op {
-	case 53, 22, 23, 24, 31, 32:
-		return 0
-	case 9, 10:
+	case 10044: // ILLEGAL
+		return 5
+	case 3, 17: // ACCESS NVERIFY
+		return 3
+	case 9, 23, 24: // GETATTR PUTPUBFH PUTROOTFH
+		return 2
+	case 10, 22, 31, 32, 53: // GETFH PUTFH RESTOREFH SAVEFH SEQUENCE
 		return 1
+	case 46, 54, 56: // GET_DIR_DELEGATION SET_SSV WANT_DELEGATION
+		return 0
 	}
-	return 2
+	if op >= 3 && op <= 75 {
+		return 4
+	}
+	return 0
 }
 
 // mainOps adds nfs.main_opcode (generated) for the operations of the
-// highest tier.
+// best tier.
 func mainOps(t *dissect.Tree, ops []uint32) {
-	top := -1
+	top := 0
 	for _, op := range ops {
 		top = max(top, opTier(op))
+	}
+	if top == 0 {
+		return
 	}
 	for _, op := range ops {
 		if opTier(op) == top {
