@@ -19,6 +19,16 @@ func bit(abbrev, name string, mask uint64) *dissect.Field {
 	return dissect.Register(&dissect.Field{Abbrev: abbrev, Name: name, Type: dissect.TBool, Mask: mask, Bits: 32})
 }
 
+func accessFields(prefix string) []*dissect.Field {
+	var fs []*dissect.Field
+	for i, n := range []string{"read", "lookup", "modify", "extend", "delete", "execute", "xattr_read", "xattr_write", "xattr_list"} {
+		label := []string{"READ", "LOOKUP", "MODIFY", "EXTEND", "DELETE", "EXECUTE", "XATTR READ", "XATTR WRITE", "XATTR LIST"}[i]
+		fs = append(fs, dissect.Register(&dissect.Field{Abbrev: prefix + n, Name: "0x" + strconv.FormatUint(1<<i|0x1000, 16)[1:] + " " + label,
+			Type: dissect.TBool, Mask: 1 << i, Bits: 8}))
+	}
+	return fs
+}
+
 // lookupOr returns the registered field abbrev (oncrpc registers the
 // procedure fields of the programs it names) or registers it.
 func lookupOr(abbrev, name string, names map[uint64]string) *dissect.Field {
@@ -126,7 +136,7 @@ var (
 	fDtimeSec  = reg("nfs.dtime.sec", "seconds", tU32, dec, nil)
 	fDtimeNsec = reg("nfs.dtime.nsec", "nano seconds", tU32, dec, nil)
 
-	fMode    = reg("nfs.mode3", "Mode", tU32, dec, nil)
+	fMode    = reg("nfs.mode3", "Mode", tU32, dissect.BaseOct, nil)
 	modeBits = []*dissect.Field{bit("nfs.mode3.suid", "S_ISUID", 0o4000), bit("nfs.mode3.sgid", "S_ISGID", 0o2000),
 		bit("nfs.mode3.sticky", "S_ISVTX", 0o1000), bit("nfs.mode3.rusr", "S_IRUSR", 0o400), bit("nfs.mode3.wusr", "S_IWUSR", 0o200),
 		bit("nfs.mode3.xusr", "S_IXUSR", 0o100), bit("nfs.mode3.rgrp", "S_IRGRP", 0o40), bit("nfs.mode3.wgrp", "S_IWGRP", 0o20),
@@ -134,11 +144,12 @@ var (
 		bit("nfs.mode3.xoth", "S_IXOTH", 0o1)}
 
 	fAccessCheck  = reg("nfs.access_check", "Check access", dissect.TUint8, hex, nil)
-	fAccessRights = reg("nfs.access_rights", "Access rights", dissect.TUint8, hex, nil)
+	fAccessRights = reg("nfs.access_rights", "Access rights (of requested)", dissect.TUint8, hex, nil)
 	fAccessSupp   = reg("nfs.access_supported", "Supported types (of requested)", dissect.TUint8, hex, nil)
-	accessBits    = []*dissect.Field{bit("nfs.access_read", "0x001 READ", 0x1), bit("nfs.access_lookup", "0x002 LOOKUP", 0x2),
-		bit("nfs.access_modify", "0x004 MODIFY", 0x4), bit("nfs.access_extend", "0x008 EXTEND", 0x8),
-		bit("nfs.access_delete", "0x010 DELETE", 0x10), bit("nfs.access_execute", "0x020 EXECUTE", 0x20)}
+	// The ACCESS rights of RFC 1813, RFC 7530 and RFC 8276 (xattr), as
+	// Wireshark shows them: 8 bits wide although XATTR_LIST is 0x100.
+	accessBits     = accessFields("nfs.access_")
+	accessSuppBits = accessFields("nfs.access_supp_")
 
 	fRdEntry       = reg("nfs.readdir.entry", "Entry", dissect.TNone, dec, nil)
 	fRdEOF         = reg("nfs.readdir.eof", "EOF", dissect.TUint32, dec, nil)

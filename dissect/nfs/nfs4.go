@@ -191,7 +191,7 @@ var (
 	fA4Umask      = reg("nfs.fattr4.umask", "umask", tU32, dec, nil)
 	fFsid4Major   = reg("nfs.fsid4.major", "fsid4.major", tU64, dec, nil)
 	fFsid4Minor   = reg("nfs.fsid4.minor", "fsid4.minor", tU64, dec, nil)
-	fMode4        = reg("nfs.mode", "mode", tU32, dec, nil)
+	fMode4        = reg("nfs.mode", "mode", tU32, dissect.BaseOct, nil)
 	fA4Owner      = reg("nfs.fattr4_owner", "fattr4_owner", dissect.TString, dec, nil)
 	fA4OwnerGroup = reg("nfs.fattr4_owner_group", "fattr4_owner_group", dissect.TString, dec, nil)
 	fA4Mimetype   = reg("nfs.fattr4_mimetype", "fattr4_mimetype", dissect.TString, dec, nil)
@@ -344,6 +344,35 @@ func (x *d) attr4(a int) bool {
 	return true
 }
 
+// entry4 adds one READDIR entry4 as Wireshark shows it: nfs.name (the
+// entry's name) spanning it, with nfs.value_follows, the cookie,
+// nfs.entry_name and the attributes; false after the list's last word.
+func (x *d) entry4() bool {
+	s := x.r.Off
+	if !x.ok() {
+		return false
+	}
+	if x.r.Remaining() >= 4 && peekU32(x.r) == 0 {
+		x.u32(fFollows4)
+		return false
+	}
+	i := -1
+	if x.t != nil {
+		n := xdr.NewReader(x.r.B)
+		n.Off = s + 12 // after value_follows and the cookie
+		name := n.Opaque(maxName)
+		i = len(x.t.Nodes)
+		x.t.String(fName, s, 0, string(name))
+		x.t.Open()
+	}
+	x.u32(fFollows4)
+	x.u64(fCookie4)
+	x.str(fEntryName)
+	x.fattr4()
+	x.end(i)
+	return x.ok()
+}
+
 func (x *d) changeInfo() {
 	x.u32(fAtomic)
 	x.u64(fChgBefore)
@@ -388,8 +417,8 @@ func (x *d) sequenceRes() {
 func op4Args(x *d, op uint32) bool {
 	switch op {
 	case 10, 16, 23, 24, 27, 31, 32: // GETFH LOOKUPP PUTPUBFH PUTROOTFH READLINK RESTOREFH SAVEFH: no arguments
-	case 3: // ACCESS
-		x.flags(fAccessCheck, accessBits)
+	case 3: // ACCESS: only the rights asked about
+		x.flags(fAccessCheck, setBits(accessBits, uint64(peekU32(x.r))))
 	case 4: // CLOSE
 		x.u32(fSeqid4)
 		x.stateid()
@@ -486,9 +515,9 @@ func op4Args(x *d, op uint32) bool {
 		x.u32(fCount4)
 	case 26: // READDIR
 		x.u64(fCookie4)
-		x.u64(fVerifier4)
-		x.u32(fDirCount)
-		x.u32(fMaxCount)
+		x.u64(fCookieVerf4)
+		x.u32(fDirCount4)
+		x.u32(fMaxCount4)
 		x.bitmap()
 	case 29: // RENAME
 		x.str(fComponent)
@@ -510,6 +539,7 @@ func op4Args(x *d, op uint32) bool {
 		x.stateid()
 		x.u64(fOffset4)
 		x.u32(fStable4)
+		x.dataLen(fWriteLen)
 		x.opaque(fData, 0)
 	case 39: // RELEASE_LOCKOWNER
 		x.lockOwner()
@@ -582,9 +612,10 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		case 11: // LINK
 			x.changeInfo()
 		}
-	case 3: // ACCESS
-		x.flags(fAccessSupp, accessBits)
-		x.accessReply(m, fAccessRights)
+	case 3: // ACCESS: the rights the server can check, and which of them it grants
+		supp := uint64(peekU32(x.r))
+		x.flags(fAccessSupp, setBits(accessSuppBits, supp))
+		x.flags(fAccessRights, setBits(accessBits, supp))
 	case 4, 14, 20, 21: // CLOSE LOCKU OPEN_CONFIRM OPEN_DOWNGRADE
 		x.stateid()
 	case 12: // LOCK
@@ -624,15 +655,11 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		}
 	case 25: // READ
 		x.u32(fEOF4)
+		x.dataLen(fReadLen)
 		x.data(m)
 	case 26: // READDIR
 		x.u64(fVerifier4)
-		for i := 0; i < maxEntries && x.follows(); i++ {
-			x.node(fRdEntry)
-			x.u64(fCookie4)
-			x.str(fComponent)
-			x.fattr4()
-			x.close()
+		for i := 0; i < maxEntries && x.entry4(); i++ {
 		}
 		x.u32(fDirEOF4)
 	case 27: // READLINK
