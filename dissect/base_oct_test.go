@@ -7,7 +7,7 @@ import "testing"
 func TestBaseOct(t *testing.T) {
 	f := &Field{Abbrev: "test.mode", Name: "mode", Type: TUint32, Base: BaseOct}
 	for _, c := range []struct {
-		v             uint64
+		v            uint64
 		disp, fields string
 	}{{0o644, "mode: 0644", "420"}, {0, "mode: 0", "0"}, {0o5751, "mode: 05751", "3049"}} {
 		n := &Node{F: f, U: c.v}
