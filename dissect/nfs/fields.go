@@ -81,7 +81,7 @@ var (
 
 	fProc3  = reg("nfs.procedure_v3", "V3 Procedure", tU32, dec, procNamesOf(100003, 3))
 	fProc4  = reg("nfs.procedure_v4", "V4 Procedure", tU32, dec, procNamesOf(100003, 4))
-	fFH     = reg("nfs.fhandle", "filehandle", dissect.TBytes, dec, nil)
+	fFH     = reg("nfs.fhandle", "FileHandle", dissect.TBytes, dec, nil)
 	fFHLen  = reg("nfs.fh.length", "length", tU32, dec, nil)
 	fFHHash = reg("nfs.fh.hash", "hash (CRC-32)", tU32, hex, nil)
 	fStatus = reg("nfs.status", "Status", tU32, dec, nil)
@@ -105,7 +105,7 @@ var (
 	fSetSize    = reg("nfs.set_size", "size", tU64, dec, nil)
 	fUID3       = reg("nfs.uid3", "uid", tU32, dec, nil)
 	fGID3       = reg("nfs.gid3", "gid", tU32, dec, nil)
-	fGuard      = reg("nfs.sattrguard3", "check", dissect.TBool, dec, nil)
+	fGuard      = reg("nfs.sattrguard3", "check", tU32, dec, map[uint64]string{0: "no value", 1: "value follows"})
 	fAttrFollow = reg("nfs.attributes_follow", "attributes_follow", tU32, dec, nil)
 	fFHFollow   = reg("nfs.handle_follow", "handle_follow", tU32, dec, nil)
 	fSymlinkTo  = reg("nfs.symlink.to", "To", dissect.TString, dec, nil)
@@ -120,7 +120,7 @@ var (
 	fUsed   = reg("nfs.fattr3.used", "used", tU64, dec, nil)
 	fSpec1  = reg("nfs.specdata1", "specdata1", tU32, dec, nil)
 	fSpec2  = reg("nfs.specdata2", "specdata2", tU32, dec, nil)
-	fFsid   = reg("nfs.fattr3.fsid", "fsid", tU64, hex, nil)
+	fFsid   = reg("nfs.fattr3.fsid", "fsid", tU64, dissect.BaseHexDec, nil)
 	fFileid = reg("nfs.fattr3.fileid", "fileid", tU64, dec, nil)
 
 	fAtime     = reg("nfs.atime", "atime", dissect.TAbsTime, dec, nil)
@@ -175,9 +175,9 @@ var (
 	fFiDtpref      = reg("nfs.fsinfo.dtpref", "dtpref", tU32, dec, nil)
 	fFiMaxfilesize = reg("nfs.fsinfo.maxfilesize", "maxfilesize", tU64, dec, nil)
 	fFiProps       = reg("nfs.fsinfo.properties", "Properties", tU32, hex, nil)
-	fsinfoBits     = []*dissect.Field{bit("nfs.fsinfo.properties.setattr", "CANSETTIME", 0x10),
-		bit("nfs.fsinfo.properties.pathconf", "HOMOGENEOUS", 0x08), bit("nfs.fsinfo.properties.symlinks", "SYMLINK", 0x02),
-		bit("nfs.fsinfo.properties.hardlinks", "LINK", 0x01)}
+	fsinfoBits     = []*dissect.Field{bit("nfs.fsinfo.properties.setattr", "SETATTR can set time on server", 0x10),
+		bit("nfs.fsinfo.properties.pathconf", "PATHCONF", 0x08), bit("nfs.fsinfo.properties.symlinks", "File System supports symbolic links", 0x02),
+		bit("nfs.fsinfo.properties.hardlinks", "File System supports hard links", 0x01)}
 	fPcLinkmax   = reg("nfs.pathconf.linkmax", "linkmax", tU32, dec, nil)
 	fPcNameMax   = reg("nfs.pathconf.name_max", "name_max", tU32, dec, nil)
 	fPcNoTrunc   = reg("nfs.pathconf.no_trunc", "no_trunc", dissect.TBool, dec, nil)
