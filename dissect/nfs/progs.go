@@ -359,7 +359,7 @@ var (
 	fNlmExcl    = reg("nlm.exclusive", "exclusive", dissect.TBool, dec, nil)
 	fNlmReclaim = reg("nlm.reclaim", "reclaim", dissect.TBool, dec, nil)
 	fNlmState   = reg("nlm.state", "state", tU32, dec, nil)
-	fNlmStat    = reg("nlm.stat", "Status", tU32, dec, nlmStatNames)
+	fNlmStat    = reg("nlm.stat", "stat", tU32, dec, nlmStatNames)
 	fNlmLock    = reg("nlm.lock", "lock", dissect.TNone, dec, nil)
 	fNlmCaller  = reg("nlm.lock.caller_name", "caller_name", dissect.TString, dec, nil)
 	fNlmOwner   = reg("nlm.lock.owner", "owner", dissect.TBytes, dec, nil)
@@ -372,8 +372,8 @@ var (
 	fNlmMode    = reg("nlm.share.mode", "mode", tU32, dec, nil)
 	fNlmAccess  = reg("nlm.share.access", "access", tU32, dec, nil)
 	fNlmName    = reg("nlm.share.name", "name", dissect.TString, dec, nil)
-	fNlmSeq     = reg("nlm.sequence", "sequence", tU32, dec, nil)
-	fNlmHolder  = reg("nlm.test_stat", "holder", dissect.TNone, dec, nil)
+	fNlmSeq     = reg("nlm.sequence", "sequence", dissect.TInt32, dec, nil)
+	fNlmHolder  = reg("nlm.test_stat", "test_stat", dissect.TNone, dec, nil)
 )
 
 func (x *d) nlmRange(v4 bool) {
