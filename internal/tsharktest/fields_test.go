@@ -37,14 +37,6 @@ var fieldDrift = map[string]string{
 	"rx.encrypted":            "TODO(issue 12): FT_BYTES vs FT_NONE",
 	"rx.securityindex":        "TODO(issue 12): FT_UINT8 vs FT_UINT32",
 	"rx.userstatus":           "TODO(issue 12): FT_UINT8 vs FT_UINT32",
-	// TODO(issue 12, nfsacc helper): NFS types and bases.
-	"nfs.fattr3.fsid":       "TODO(issue 12): BASE_HEX vs BASE_HEX_DEC",
-	"nfs.fattr4.aclsupport": "TODO(issue 12): BASE_HEX vs BASE_DEC",
-	"nfs.fattr4.umask":      "TODO(issue 12): BASE_DEC vs BASE_OCT (rdx has no octal base yet)",
-	"nfs.mode":              "TODO(issue 12): BASE_DEC vs BASE_OCT (rdx has no octal base yet)",
-	"nfs.mode3":             "TODO(issue 12): BASE_DEC vs BASE_OCT (rdx has no octal base yet)",
-	"nfs.sattrguard3":       "TODO(issue 12): FT_BOOLEAN vs FT_UINT32",
-	"nlm.sequence":          "TODO(issue 12): FT_UINT32 vs FT_INT32",
 	// TODO(issue 12): link/network layer, outside the per-protocol helpers.
 	"frame.encap_type": "TODO(issue 12): FT_UINT16 vs FT_INT16",
 	"ipv6.tclass":      "TODO(issue 12): FT_UINT8 vs FT_UINT32 (tshark masks the 32-bit first word)",
