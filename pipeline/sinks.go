@@ -100,6 +100,11 @@ type CheckRow struct {
 	Passed  uint64   `json:"passed"`
 	Failed  uint64   `json:"failed"`
 	Frames  []uint64 `json:"first_failing_frames"`
+	// Failures a protocol explained with a checksum note on the same PDU
+	// (e.g. an ICRC off by the flow's constant: rewritten addresses), and
+	// the first such note.
+	Explained   uint64 `json:"explained,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
 }
 
 // CheckReport asks a run to tally every check; Format "text" or "json"
@@ -142,6 +147,15 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 			continue
 		}
 		row.Failed++
+		for i := range f.Findings {
+			if fd := &f.Findings[i]; fd.PDU == r.PDU && fd.Sev == dissect.Note && fd.Group == dissect.GroupChecksum {
+				row.Explained++
+				if row.Explanation == "" {
+					row.Explanation = "frame " + strconv.FormatUint(f.Num, 10) + ": " + fd.Msg
+				}
+				break
+			}
+		}
 		if n := len(row.Frames); f.Num != 0 && (n == 0 || row.Frames[n-1] != f.Num) && n < MaxFailFrames {
 			row.Frames = append(row.Frames, f.Num)
 		}
@@ -189,6 +203,11 @@ func (s *checkSink) End(err error) error {
 		if idle < len(rows) {
 			if err := render.Table(s.out, render.TableLight, []string{"Check", "Proto", "Checked", "Passed", "Failed", "First failing frames"}, tab); err != nil {
 				return err
+			}
+		}
+		for _, r := range rows {
+			if r.Explained > 0 {
+				fmt.Fprintf(s.out, "%s: %d of %d failures explained, e.g. %s\n", r.Check, r.Explained, r.Failed, r.Explanation)
 			}
 		}
 		fmt.Fprintf(s.out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), s.in.Name())
