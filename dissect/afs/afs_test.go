@@ -348,6 +348,23 @@ var cases = []tcase{
 		want: map[string]string{"afs.vol": "1", "afs.vol.id": "536870936", "afs.vol.partition": "0", "afs.vol.flags": "0x00000002"},
 	},
 	{
+		// volint.xg: CreateVolume(partition, string name<VNAMESIZE>, type,
+		// parent, INOUT *volid, OUT *trans). Crafted (no capture has one):
+		// `vos create lab /vicepa vol.new -id 536870999` sends parent 0.
+		name:    "crafted: VOL CreateVolume request (parent before volid)",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 100, HasOpcode: true},
+		data:    "00000064 00000000 00000007 766f6c2e 6e657700 00000000 00000000 20000057",
+		summary: "VOL CreateVolume request",
+		want: map[string]string{"afs.vol.partition": "0", "afs.vol.name": "vol.new", "afs.vol.type": "0",
+			"afs.vol.parentid": "0", "afs.vol.id": "536870999", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL CreateVolume reply (volid, trans)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 100, HasOpcode: true},
+		data: "20000057 00000005",
+		want: map[string]string{"afs.vol.id": "536870999", "afs.vol.transid": "5", "afs.data": ""},
+	},
+	{
 		name: "tcpdump afs.pcap frame 48: VOL ListOneVolume reply (volintInfo)",
 		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, SecIdx: 2, Opcode: 121, HasOpcode: true},
 		data: "00000001 00000075 00000073 00000065 00000072 00000073 0000002e 0000006e 0000006e 00000065 00000075 0000006c 00000000 ffffffce 00000024 00000057 00000041 00000000 0000004f ffffff9a 00000028 ffffffc3 0000003f 0000004b 00000038 z4 00000045 00000074 00000017 0000000c 200000ba 00000000 200000bc 200000ba 00000000 00000002 37af1cd2 00000001 00000000 00000000 33405413 00000000 382b394b 00000000 00000995 00001d3c 001b7740 0006b578 00000000 ffffffff 0000674e 00000000 00000000",

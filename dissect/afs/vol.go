@@ -25,10 +25,15 @@ func volRCodeRep(d *dec) { d.u32(fVolRCode) }
 func volFlagsRep(d *dec) { d.u32(fVolFlags) }
 func volNameRep(d *dec)  { d.str(fVolName, maxName) }
 
+// volCreateVolumeReq: CreateVolume(partition, name, type, parent, *volid);
+// parent comes before volid (0 for a new read-write volume), and volid is
+// INOUT: the id asked for (0: let the volserver pick) and, in the reply,
+// the id given.
 func volCreateVolumeReq(d *dec) {
 	d.u32(fVolPartition)
-	d.str(fVolName, maxName)
-	d.u32(nil) // type
+	d.str(fVolName, vnameSize)
+	d.u32(fVolType)
+	d.u32(fVolParentID)
 	d.u32(fVolID)
 }
 
@@ -71,7 +76,10 @@ func volListVolumesReq(d *dec) {
 	d.u32(fVolFlags)
 }
 
-const volNameWords = 32 // VNAMESIZE chars, one per XDR word
+const (
+	vnameSize    = 32        // VNAMESIZE: the longest volume name string<> volint.xg takes
+	volNameWords = vnameSize // char name[VNAMESIZE], one char per XDR word
+)
 
 const volintInfoLen = (volNameWords + 23) * 4
 
