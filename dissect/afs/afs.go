@@ -65,8 +65,8 @@ var (
 	svcBOS    = &service{abbrev: "BOS", label: "BOS Server", flag: fIsBOS, opf: fBOSOp, names: bosOpNames, ops: bosOps}
 	svcUp     = &service{abbrev: "UP", label: "Update Server", flag: fIsUp, opf: fUpOp, names: upOpNames}
 	svcRmtsys = &service{abbrev: "RMTSYS", label: "Rmtsys Server", flag: fIsRmtsys, opf: fRmtsysOp, names: rmtsysOpNames}
-	svcBackup = &service{abbrev: "BUDB", label: "Backup Server", flag: fIsBackup, opf: fBackupOp}
-	svcButc   = &service{abbrev: "BUTC", label: "BUTC Server", flag: fIsButc, opf: fButcOp}
+	svcBackup = &service{abbrev: "BUDB", label: "Backup Server", flag: fIsBackup, opf: fBackupOp, names: budbOpNames}
+	svcButc   = &service{abbrev: "BUTC", label: "BUTC Server", flag: fIsButc, opf: fButcOp, names: butcOpNames}
 	svcVote   = &service{abbrev: "VOTE", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: voteOpNames, ops: voteOps, ubik: true}
 	svcDisk   = &service{abbrev: "DISK", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: diskOpNames, ops: diskOps, ubik: true}
 )
@@ -120,7 +120,7 @@ func byPort(port uint16) *service {
 
 func inCBRange(op uint32) bool { return op >= 204 && op <= 218 || op >= 65536 && op <= 65538 }
 func inFSRange(op uint32) bool {
-	return op >= 130 && op <= 163 || op == 220 || op >= 65536 && op <= 65540
+	return op >= 130 && op <= 164 || op == 220 || op >= 65536 && op <= 65542 || op >= 65551 && op <= 65562
 }
 func inBOSRange(op uint32) bool  { return op >= 80 && op <= 116 }
 func inVoteRange(op uint32) bool { return op >= 10000 && op <= 10007 }

@@ -365,6 +365,50 @@ var cases = []tcase{
 		want: map[string]string{"afs.vol.id": "536870999", "afs.vol.transid": "5", "afs.data": ""},
 	},
 	{
+		// volint.xg: PartitionInfo64(IN string name<4096>, OUT struct
+		// diskPartition64 *partition) = 65539, what `vos partinfo` calls.
+		name:    "crafted: VOL PartitionInfo64 request",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 65539, HasOpcode: true},
+		data:    "00010003 00000007 2f766963 65706100",
+		summary: "VOL PartitionInfo64 request",
+		want:    map[string]string{"afs.vol.opcode": "65539", "afs.vol.partname": "/vicepa", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL PartitionInfo64 reply (diskPartition64)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 65539, HasOpcode: true},
+		data: "0000002f 00000076 00000069 00000063 00000065 00000070 00000061 z249 00000073 00000064 00000061 z253 ffffffff 00000000 0a000000 00000000 05000000 00000000 00000000",
+		want: map[string]string{"afs.vol.partname": "/vicepa", "afs.vol.devname": "sda", "afs.vol.totalusable": "167772160",
+			"afs.vol.free": "83886080", "afs.vol.minfree": "0", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL PartitionInfo reply (diskPartition, 32-bit sizes)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 119, HasOpcode: true},
+		data: "0000002f 00000076 00000069 00000063 00000065 00000070 00000061 z25 00000073 00000064 00000061 z29 ffffffff 0a000000 05000000 00000000",
+		want: map[string]string{"afs.vol.partname": "/vicepa", "afs.vol.devname": "sda", "afs.vol.totalusable": "167772160",
+			"afs.vol.free": "83886080", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VOL DumpV2 request (fromTrans, fromDate, flags)",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 65538, HasOpcode: true},
+		data:    "00010002 00000007 00000000 00000001",
+		summary: "VOL DumpV2 request",
+		want:    map[string]string{"afs.vol.transid": "7", "afs.vol.flags": "0x00000001", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL GetStatus reply (volser_status)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 113, HasOpcode: true},
+		data: "20000057 00000003 00000000 20000057 20000058 20000059 00000000 00001388 00000000 00000000 z6",
+		want: map[string]string{"afs.vol.id": "536870999", "afs.vol.nextunique": "3", "afs.vol.backupid": "536871001",
+			"afs.vol.maxquota": "5000", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL Clone request",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 105, HasOpcode: true},
+		data: "00000069 00000007 00000000 00000002 0000000a 766f6c2e 6261636b 75700000 20000059",
+		want: map[string]string{"afs.vol.transid": "7", "afs.vol.type": "2", "afs.vol.name": "vol.backup",
+			"afs.vol.id": "536871001", "afs.data": ""},
+	},
+	{
 		name: "tcpdump afs.pcap frame 48: VOL ListOneVolume reply (volintInfo)",
 		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, SecIdx: 2, Opcode: 121, HasOpcode: true},
 		data: "00000001 00000075 00000073 00000065 00000072 00000073 0000002e 0000006e 0000006e 00000065 00000075 0000006c 00000000 ffffffce 00000024 00000057 00000041 00000000 0000004f ffffff9a 00000028 ffffffc3 0000003f 0000004b 00000038 z4 00000045 00000074 00000017 0000000c 200000ba 00000000 200000bc 200000ba 00000000 00000002 37af1cd2 00000001 00000000 00000000 33405413 00000000 382b394b 00000000 00000995 00001d3c 001b7740 0006b578 00000000 ffffffff 0000674e 00000000 00000000",

@@ -44,8 +44,8 @@ var (
 	fUpOp     = dissect.Register(&dissect.Field{Abbrev: "afs.update.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(upOpNames)})
 	fRmtsysOp = dissect.Register(&dissect.Field{Abbrev: "afs.rmtsys.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(rmtsysOpNames)})
 	fUbikOp   = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(voteOpNames, diskOpNames)})
-	fBackupOp = dissect.Register(&dissect.Field{Abbrev: "afs.backup.opcode", Name: "Operation", Type: dissect.TUint32})
-	fButcOp   = dissect.Register(&dissect.Field{Abbrev: "afs.butc.opcode", Name: "Operation", Type: dissect.TUint32})
+	fBackupOp = dissect.Register(&dissect.Field{Abbrev: "afs.backup.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(budbOpNames)})
+	fButcOp   = dissect.Register(&dissect.Field{Abbrev: "afs.butc.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(butcOpNames)})
 
 	fReqFrame = dissect.Register(&dissect.Field{Abbrev: "afs.reqframe", Name: "This is a reply to a request in frame", Type: dissect.TFrameNum})
 	fRepFrame = dissect.Register(&dissect.Field{Abbrev: "afs.repframe", Name: "The reply to this request is in frame", Type: dissect.TFrameNum})
@@ -262,6 +262,25 @@ var (
 	fVolSize      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.size", Name: "Size", Type: dissect.TUint32})
 	fVolCount     = dissect.Register(&dissect.Field{Abbrev: "afs.vol.count", Name: "Count", Type: dissect.TUint32})
 	fVolData      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.data", Name: "Data", Type: dissect.TBytes})
+
+	// volserver fields Wireshark does not have (it decodes none of these
+	// calls); named after volint.xg's members.
+	fVolDumpSize     = dissect.Register(&dissect.Field{Abbrev: "afs.vol.dumpsize", Name: "Dump Size", Type: dissect.TUint64})
+	fVolPurgeID      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.purgeid", Name: "Purge Volume ID", Type: dissect.TUint32})
+	fVolNewID        = dissect.Register(&dissect.Field{Abbrev: "afs.vol.newid", Name: "New Volume ID", Type: dissect.TUint32})
+	fVolVnode        = dissect.Register(&dissect.Field{Abbrev: "afs.vol.vnode", Name: "Vnode", Type: dissect.TUint32})
+	fVolIndex        = dissect.Register(&dissect.Field{Abbrev: "afs.vol.index", Name: "Index", Type: dissect.TUint32})
+	fVolNewSite      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.newsite", Name: "New Site", Type: dissect.TIPv4})
+	fVolNextUniq     = dissect.Register(&dissect.Field{Abbrev: "afs.vol.nextunique", Name: "Next Uniquifier", Type: dissect.TUint32})
+	fVolRestoredFrom = dissect.Register(&dissect.Field{Abbrev: "afs.vol.restoredfromid", Name: "Restored From ID", Type: dissect.TUint32})
+	fVolMinQuota     = dissect.Register(&dissect.Field{Abbrev: "afs.vol.minquota", Name: "Minimum Quota", Type: dissect.TUint32})
+	fVolOwner        = dissect.Register(&dissect.Field{Abbrev: "afs.vol.owner", Name: "Owner", Type: dissect.TUint32})
+	fVolExpires      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.expirationdate", Name: "Expiration Date", Type: dissect.TAbsTime})
+	fVolPartName     = dissect.Register(&dissect.Field{Abbrev: "afs.vol.partname", Name: "Partition Name", Type: dissect.TString})
+	fVolDevName      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.devname", Name: "Device Name", Type: dissect.TString})
+	fVolTotalUsable  = dissect.Register(&dissect.Field{Abbrev: "afs.vol.totalusable", Name: "Total Usable (KiB)", Type: dissect.TUint64})
+	fVolFree         = dissect.Register(&dissect.Field{Abbrev: "afs.vol.free", Name: "Free (KiB)", Type: dissect.TUint64})
+	fVolMinFree      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.minfree", Name: "Minimum Free (KiB)", Type: dissect.TUint64})
 
 	// ubik.
 	fUbikVerEpoch   = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.version.epoch", Name: "Epoch", Type: dissect.TAbsTime})
