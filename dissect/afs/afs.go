@@ -502,10 +502,9 @@ func (p *PDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 			t.Int(fTime, 0, 0, c.RespTime)
 		}
 	} else if c.RepFrame != 0 {
+		// As Wireshark: the request points at its reply; the time
+		// between them belongs to the reply alone.
 		t.Uint(fRepFrame, 0, 0, c.RepFrame)
-		if c.HasRespTime { // known from the first pass: shown on both ends
-			t.Int(fTime, 0, 0, c.RespTime)
-		}
 	}
 	if c.Abort {
 		if c.HasOpcode && !p.encrypted {

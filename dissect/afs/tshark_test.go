@@ -52,9 +52,6 @@ func afsKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
 	}
 	tsharkSilent := func(_ uint64, rdx, ts string) bool { return ts == "" && rdx != "" }
 	k := []tsharktest.Known{
-		// rdx reads a file twice when it prints a tree, so a request also
-		// knows its response time; tshark shows afs.time on replies only.
-		{Field: "afs.time", Reason: "response time shown on the request too (two-pass)", Match: tsharkSilent},
 		// tshark makes no AFS item for an ABORT; rdx ends the call there with
 		// the service, operation, request frame and error code.
 		{Field: "*", Reason: "AFS call ended by an ABORT (tshark shows no AFS item)", Match: inSet(aborts)},
@@ -140,4 +137,53 @@ func TestAFSAgainstTshark(t *testing.T) {
 		})
 	}
 	t.Logf("afs fields: %d values compared, %d equal, %d explained differences", total, equal, total-equal)
+}
+
+// TestAFSMatchAgainstTshark2 compares the request/reply links with
+// tshark's two-pass decode (tshark -2, stored as *.tshark2-afs-match.tsv:
+// afs.repframe is only known after the reply is seen): the request carries
+// afs.repframe, the reply afs.reqframe and afs.time, the time since the
+// request. afs.time never sits on a request.
+func TestAFSMatchAgainstTshark2(t *testing.T) {
+	tsvs, _ := filepath.Glob("../../pcaps/rx/*.pcap.tshark2-afs-match.tsv")
+	if len(tsvs) < 8 {
+		t.Fatalf("%d two-pass tshark decodes in pcaps/rx, want 8 (they are committed)", len(tsvs))
+	}
+	for _, tsv := range tsvs {
+		c := strings.TrimSuffix(tsv, ".tshark2-afs-match.tsv")
+		t.Run(filepath.Base(c), func(t *testing.T) {
+			da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := dissect.Options{DecodeAs: []dissect.DecodeAs{da}}
+			aborts, multi := frameSets(t, c+".tshark-fields.tsv")
+			res := tsharktest.Compare(t, tsharktest.Capture(t, c), tsv, []string{"afs.repframe", "afs.reqframe", "afs.time"}, afsMatchKnown(aborts, multi), opts)
+			for k, n := range res.Known {
+				t.Logf("accepted: %d x %s", n, k)
+			}
+			for _, f := range []string{"afs.repframe", "afs.reqframe", "afs.time"} {
+				if !res.Fields[f] {
+					t.Errorf("no %s compared", f)
+				}
+			}
+		})
+	}
+}
+
+func afsMatchKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
+	return []tsharktest.Known{
+		// tshark makes no AFS item for an ABORT, so neither the abort nor
+		// its request is linked; rdx ends the call there and links both.
+		{Field: "*", Reason: "reply is an ABORT (tshark shows no AFS item)", Match: func(n uint64, _, _ string) bool { return aborts[n] }},
+		{Field: "afs.repframe", Reason: "request answered by an ABORT (tshark shows no AFS item)", Match: func(_ uint64, rdx, ts string) bool {
+			n, err := strconv.ParseUint(rdx, 10, 64)
+			return err == nil && ts == "" && aborts[n]
+		}},
+		// tshark links every DATA packet of a multi-packet reply to the
+		// request; rdx links the reassembled reply, on its last packet.
+		{Field: "*", Reason: "packet of a multi-packet call before its last (rdx links the reassembled call)", Match: func(n uint64, rdx, ts string) bool {
+			return multi[n] && rdx == "" && ts != ""
+		}},
+	}
 }
