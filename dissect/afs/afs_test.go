@@ -183,7 +183,10 @@ var cases = []tcase{
 		name: "tcpdump afs.pcap frame 4: FS MakeDir request",
 		call: rx.Call{ServiceID: 1, ServerPort: 7000, ClientPort: 7001, SecIdx: 2, Opcode: 141, HasOpcode: true},
 		data: "0000008d 200000ba 00000001 00000001 00000006 746d7064 69720000 0000000d 382b3930 cfd69f58 00000000 000001ed 00002800",
+		// tshark: mask bits setmodtime, setgroup, setmode set.
 		want: map[string]string{"afs.fs.fid.volume": "536871098", "afs.fs.name": "tmpdir", "afs.fs.status.mask": "0x0000000d",
+			"afs.fs.status.mask.setmodtime": "1", "afs.fs.status.mask.setowner": "0", "afs.fs.status.mask.setgroup": "1",
+			"afs.fs.status.mask.setmode": "1", "afs.fs.status.mask.setsegsize": "0", "afs.fs.status.mask.fsync": "0",
 			"afs.fs.status.clientmodtime": "Nov 11, 1999 21:46:24.000000000 UTC", "afs.fs.status.mode": "493"},
 	},
 	{

@@ -103,6 +103,14 @@ var (
 	fStSpare3 = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.spare3", Name: "Length High (Spare 3)", Type: dissect.TUint32})
 	fStSpare4 = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.spare4", Name: "Error Code (Spare 4)", Type: dissect.TUint32})
 	fStMask   = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask", Name: "Mask", Type: dissect.TUint32, Base: dissect.BaseHex})
+	// AFSStoreStatus.Mask bits (afsint.xg AFS_SETMODTIME... AFS_FSYNC), with
+	// Wireshark's names.
+	fStMaskModTime = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.setmodtime", Name: "Set Modification Time", Type: dissect.TBool, Mask: 0x1, Bits: 32})
+	fStMaskOwner   = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.setowner", Name: "Set Owner", Type: dissect.TBool, Mask: 0x2, Bits: 32})
+	fStMaskGroup   = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.setgroup", Name: "Set Group", Type: dissect.TBool, Mask: 0x4, Bits: 32})
+	fStMaskMode    = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.setmode", Name: "Set Mode", Type: dissect.TBool, Mask: 0x8, Bits: 32})
+	fStMaskSegSize = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.setsegsize", Name: "Set Segment Size", Type: dissect.TBool, Mask: 0x10, Bits: 32})
+	fStMaskFSync   = dissect.Register(&dissect.Field{Abbrev: "afs.fs.status.mask.fsync", Name: "FSync", Type: dissect.TBool, Mask: 0x400, Bits: 32})
 
 	fVSCreate = dissect.Register(&dissect.Field{Abbrev: "afs.fs.volsync.spare1", Name: "Volume Creation Timestamp", Type: dissect.TAbsTime})
 	fVSSpare2 = dissect.Register(&dissect.Field{Abbrev: "afs.fs.volsync.spare2", Name: "Spare 2", Type: dissect.TUint32})

@@ -94,7 +94,12 @@ const storeStatusLen = 6 * 4
 // UnixModeBits, SegSize}.
 func (d *dec) storeStatus() {
 	d.group(storeStatusLen, "Store Status")
-	d.u32(fStMask)
+	off := d.r.Off
+	mask := d.r.U32()
+	if d.tree() {
+		d.t.Flags(fStMask, off, 4, uint64(mask), "", fStMaskModTime, fStMaskOwner, fStMaskGroup,
+			fStMaskMode, fStMaskSegSize, fStMaskFSync)
+	}
 	d.time32(fStCMTime)
 	d.u32(fStOwner)
 	d.u32(fStGroup)

@@ -187,3 +187,19 @@ func afsMatchKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
 		}},
 	}
 }
+
+// TestStoreStatusMaskAgainstTshark compares afs.fs.status.mask and its bits
+// (Wireshark's afs.fs.status.mask.*) on tcpdump's afs.pcap, the capture
+// with StoreStatus masks (MakeDir, StoreData), with tshark's decode stored
+// beside it; no difference is accepted.
+func TestStoreStatusMaskAgainstTshark(t *testing.T) {
+	c := tsharktest.Capture(t, "../../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap")
+	res := tsharktest.Compare(t, c, c+".tshark-afs-mask.tsv", []string{"afs.fs.status.mask"}, nil, dissect.Options{})
+	for _, f := range []string{"afs.fs.status.mask", "afs.fs.status.mask.setmodtime", "afs.fs.status.mask.setowner",
+		"afs.fs.status.mask.setgroup", "afs.fs.status.mask.setmode", "afs.fs.status.mask.setsegsize", "afs.fs.status.mask.fsync"} {
+		if !res.Fields[f] {
+			t.Errorf("no %s compared", f)
+		}
+	}
+	t.Logf("%d values compared, %d equal", res.Compared, res.Equal)
+}
