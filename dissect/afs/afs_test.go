@@ -324,6 +324,29 @@ var cases = []tcase{
 			"afs.bos.parm": "/usr/lib/openafs/ptserver -rxbind;;;;;__NONOTIFIER__"},
 	},
 	{
+		// afsint.xg: GetVolumeStatus(..., OUT AFSFetchVolumeStatus,
+		// string Name<AFSNAMEMAX>, string OfflineMsg<AFSOPAQUEMAX>, string
+		// Motd<AFSOPAQUEMAX>): a 200-octet offline message is legal.
+		name: "crafted: FS GetVolumeStatus reply with a 200-octet offline message",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 149, HasOpcode: true},
+		data: "20000057 00000000 00000001 00000001 00000001 00000000 00000000 00000000 00001388 00000010 00100000 00200000 00000007 766f6c2e 6e657700 000000c8 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 00000000",
+		want: map[string]string{"afs.fs.volstatus.vid": "536870999", "afs.fs.volname": "vol.new",
+			"afs.fs.offlinemsg": "OOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOO", "afs.fs.motd": "", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VOTE GetSyncSite request carries the site (IN, ubik_int.xg)",
+		call:    rx.Call{ServiceID: 50, ServerPort: 7003, Opcode: 10003, HasOpcode: true},
+		data:    "00002713 c0000201",
+		summary: "VOTE GetSyncSite request",
+		want:    map[string]string{"afs.ubik.site": "192.0.2.1", "afs.data": ""},
+	},
+	{
+		name:    "crafted: DISK Write data beyond bulkdata<20000>: malformed",
+		call:    rx.Call{ServiceID: 51, ServerPort: 7003, Opcode: 20003, HasOpcode: true},
+		data:    "00004e23 00000001 00000002 00000000 00000000 00004e24 z5001",
+		experts: []string{"truncated Write arguments"},
+	},
+	{
 		name:    "udebug frame 1: VOTE XDebug request on the ptserver port",
 		call:    rx.Call{ServiceID: 50, ServerPort: 7002, Opcode: 10006, HasOpcode: true},
 		data:    "00002716",

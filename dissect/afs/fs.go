@@ -7,11 +7,9 @@ package afs
 // results; StoreData's request has the fixed arguments, then Length octets.
 
 const (
-	maxName    = 256  // AFSNAMEMAX
-	maxPath    = 1024 // AFSPATHMAX
-	maxOpaque  = 1024 // AFSOPAQUEMAX (ACLs)
-	maxVolName = 32   // volume names in GetVolumeStatus
-	maxMsg     = 128  // offline message, motd
+	maxName   = 256  // AFSNAMEMAX
+	maxPath   = 1024 // AFSPATHMAX
+	maxOpaque = 1024 // AFSOPAQUEMAX (ACLs, offline message, motd)
 )
 
 var fsOps = map[uint32]op{
@@ -204,7 +202,8 @@ func fsGiveUpCallBacksReq(d *dec) {
 func fsGetVolumeStatusReq(d *dec) { d.u32(fFSVolID) }
 
 // fsGetVolumeStatusRep is AFSFetchVolumeStatus (its char members are XDR
-// words), then the volume name, offline message and motd.
+// words), then Name<AFSNAMEMAX>, OfflineMsg<AFSOPAQUEMAX> and
+// Motd<AFSOPAQUEMAX> (afsint.xg).
 func fsGetVolumeStatusRep(d *dec) {
 	d.group(12*4, "Volume Status")
 	d.u32(fVolStVid)
@@ -220,9 +219,9 @@ func fsGetVolumeStatusRep(d *dec) {
 	d.u32(fVolStAvail)
 	d.u32(fVolStPMax)
 	d.end()
-	d.str(fFSVolName, maxVolName)
-	d.str(fFSOffMsg, maxMsg)
-	d.str(fFSMotd, maxMsg)
+	d.str(fFSVolName, maxName)
+	d.str(fFSOffMsg, maxOpaque)
+	d.str(fFSMotd, maxOpaque)
 }
 
 func fsGetTimeRep(d *dec) {

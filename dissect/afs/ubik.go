@@ -6,11 +6,14 @@ import "github.com/rdx-project/rdx/dissect"
 // decoders, after OpenAFS ubik_int.xg: the VOTE service (ID 50) and the
 // DISK service (ID 51).
 
-const ubikMaxAddrs = 256 // UBIK_MAX_INTERFACE_ADDR
+const (
+	ubikMaxAddrs = 256   // UBIK_MAX_INTERFACE_ADDR
+	ubikBulkMax  = 20000 // bulkdata<20000>: DISK_Write's data
+)
 
 var voteOps = map[uint32]op{
 	10000: {voteBeaconReq, nothing},
-	10003: {nothing, voteSyncSiteRep},
+	10003: {voteSyncSiteReq, nothing},
 	10004: {nothing, voteDebugRep},
 	10005: {voteWhichReq, voteSDebugRep},
 	10006: {nothing, voteXDebugRep},
@@ -42,7 +45,10 @@ func voteBeaconReq(d *dec) {
 	d.ubikVersion("TID")
 }
 
-func voteSyncSiteRep(d *dec) { d.ipv4(fUbikSite) }
+// voteSyncSiteReq: ubik_int.xg declares GetSyncSite(IN afs_int32 *site),
+// "mistakenly marked as an input argument": the site travels in the
+// request and the reply carries nothing (servers no longer implement it).
+func voteSyncSiteReq(d *dec) { d.ipv4(fUbikSite) }
 
 func voteWhichReq(d *dec) { d.u32(fUbikWhich) }
 
@@ -131,7 +137,7 @@ func diskWriteReq(d *dec) {
 	d.ubikVersion("TID")
 	d.u32(fUbikFile)
 	d.u32(fUbikPos)
-	d.opaque(fUbikData, 0)
+	d.opaque(fUbikData, ubikBulkMax)
 }
 
 func diskVersionRep(d *dec) { d.ubikVersion("Version") }
