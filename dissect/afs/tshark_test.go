@@ -203,3 +203,106 @@ func TestStoreStatusMaskAgainstTshark(t *testing.T) {
 	}
 	t.Logf("%d values compared, %d equal", res.Compared, res.Equal)
 }
+
+// tsvCol returns a reader of one stored tshark decode's columns by name.
+func tsvCol(t *testing.T, path string) (*tsharktest.Table, func(row []string, name string) string) {
+	t.Helper()
+	tab, err := tsharktest.ReadTSV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range tab.Header {
+		col[h] = i
+	}
+	return tab, func(row []string, name string) string {
+		if i, ok := col[name]; ok && i < len(row) {
+			return row[i]
+		}
+		return ""
+	}
+}
+
+// TestCallbackNotButcTsharkWrong: in afsio-fetch the fileserver (port 7000)
+// calls back afsio on afsio's own port 51281; tshark picks the AFS service by
+// port alone and calls these frames BUTC (port >= 7025). Their opcodes are
+// RXAFSCB procedures (afscbint.xg: InitCallBackState3 = 213,
+// TellMeAboutYourself = 65538), while butc.xg (package TC_) numbers its
+// procedures 0-12, so no butc could send them. rdx says afs.cb with the
+// callback operation's name.
+func TestCallbackNotButcTsharkWrong(t *testing.T) {
+	c := tsharktest.Capture(t, "../../pcaps/rx/afsio-fetch.pcap")
+	tab, get := tsvCol(t, c+".tshark-fields.tsv")
+	da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for num, row := range tab.Rows {
+		if get(row, "afs.butc") != "1" {
+			continue
+		}
+		n++
+		op := get(row, "afs.butc.opcode")
+		if op != "213" && op != "65538" {
+			t.Errorf("frame %d: tshark's BUTC opcode %s is not a callback procedure", num, op)
+		}
+		if get(row, "rx.serviceid") != "1" {
+			t.Errorf("frame %d: service %s", num, get(row, "rx.serviceid"))
+		}
+		r := got[num]
+		if len(r["afs.butc"]) != 0 || len(r["afs.cb"]) != 1 || len(r["afs.cb.opcode"]) != 1 || r["afs.cb.opcode"][0] != op {
+			t.Errorf("frame %d: rdx afs.butc %v afs.cb %v afs.cb.opcode %v, want the callback service, opcode %s",
+				num, r["afs.butc"], r["afs.cb"], r["afs.cb.opcode"], op)
+		}
+	}
+	if n != 4 {
+		t.Errorf("tshark labels %d frames BUTC, want the 4 callback frames 17, 18, 20, 21", n)
+	}
+}
+
+// TestNoAFSOnOtherRxServices: lossy_rxrpc.pcap is Linux AF_RXRPC talking to
+// a test service (Rx service ID 1234, UDP 7100) that is no AFS service.
+// tshark, told to decode the port as Rx, hands every DATA packet to its AFS
+// dissector and shows "Encrypted Unknown(7100) Request" with the first data
+// word as afs.service. The AFS servers register fixed Rx service IDs (1
+// fileserver/cache manager/bosserver/butc, 4 volserver, 50/51 ubik, 52
+// vlserver, 73 ptserver, 731-733 kaserver, 22314 buserver: the rx_NewService
+// calls of OpenAFS), and 7100 is none of their ports, so rdx decodes Rx only.
+func TestNoAFSOnOtherRxServices(t *testing.T) {
+	c := tsharktest.Capture(t, "../../pcaps/kernel/lossy_rxrpc.pcap")
+	tab, get := tsvCol(t, c+".tshark-fields.tsv")
+	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsharkAFS := 0
+	for num, row := range tab.Rows {
+		if get(row, "afs.service") != "" {
+			tsharkAFS++
+			if get(row, "rx.serviceid") != "1234" {
+				t.Errorf("frame %d: service %s", num, get(row, "rx.serviceid"))
+			}
+		}
+		if len(got[num]["rx.serviceid"]) == 0 && get(row, "rx.serviceid") != "" {
+			t.Errorf("frame %d: rdx did not decode Rx", num)
+		}
+		for name := range got[num] {
+			if strings.HasPrefix(name, "afs") {
+				t.Errorf("frame %d: rdx decodes %s on Rx service 1234", num, name)
+			}
+		}
+	}
+	if tsharkAFS < 300 {
+		t.Errorf("tshark decodes AFS on %d frames; the stored decode showed 355", tsharkAFS)
+	}
+	t.Logf("tshark decodes AFS on %d DATA frames of Rx service 1234; rdx on none", tsharkAFS)
+}
