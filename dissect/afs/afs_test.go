@@ -347,6 +347,70 @@ var cases = []tcase{
 		experts: []string{"truncated Write arguments"},
 	},
 	{
+		// bosint.xg: Install(IN string path<BOZO_BSSIZE>, afs_int32 size,
+		// afs_int32 flags, afs_int32 date) split: the file follows.
+		name: "crafted: BOS Install request (path, size, flags, date, file)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7007, Opcode: 105, HasOpcode: true},
+		data: "00000069 00000004 2f62696e 00000004 00000000 6b0120da 7f454c46",
+		want: map[string]string{"afs.bos.path": "/bin", "afs.bos.size": "4", "afs.bos.date": "Nov 21, 2026 04:40:58.000000000 UTC",
+			"afs.bos.data": "7f454c46", "afs.data": ""},
+	},
+	{
+		name: "crafted: FS SetLock request names the lock type",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 156, HasOpcode: true},
+		data: "0000009c 20000018 00000002 00000002 00000001",
+		want: map[string]string{"afs.fs.vicelocktype": "1", "afs.data": ""},
+	},
+	{
+		name: "crafted: FS GetStatistics64 reply (ViceStatistics64<16>)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 65542, HasOpcode: true},
+		data: "00000002 00000000 6b0120da 00000000 6b011000",
+		want: map[string]string{"afs.fs.count": "2", "afs.fs.stat64": "1795236058;1795231744", "afs.data": ""},
+	},
+	{
+		name:    "crafted: FS GetStatistics64 reply longer than STATS64_VERSION: malformed",
+		call:    rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 65542, HasOpcode: true},
+		data:    "00000011 z34",
+		experts: []string{"truncated GetStatistics64 results"},
+	},
+	{
+		name: "crafted: FS StoreACL (164) request",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 164, HasOpcode: true},
+		data: "000000a4 20000018 00000001 00000001 00000004 31203000",
+		want: map[string]string{"afs.fs.fid.volume": "536870936", "afs.fs.acl": "1 0", "afs.data": ""},
+	},
+	{
+		name: "crafted: CB GetCellByNum reply (cellName, serverList)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 65537, HasOpcode: true},
+		data: "00000007 6578616d 706c6500 00000002 c0000201 c0000202",
+		want: map[string]string{"afs.cb.cellname": "example", "afs.cb.count": "2", "afs.cb.ipaddr": "192.0.2.1;192.0.2.2", "afs.data": ""},
+	},
+	{
+		name: "crafted: PR ListSuperGroups reply",
+		call: rx.Call{ServiceID: 73, ServerPort: 7002, Reply: true, Opcode: 530, HasOpcode: true},
+		data: "00000001 ffffff32 00000000",
+		want: map[string]string{"afs.prot.count": "1", "afs.prot.id": "4294967090", "afs.prot.over": "0", "afs.data": ""},
+	},
+	{
+		name: "crafted: VL ListEntry reply (count, next index, vldbentry)",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, Reply: true, Opcode: 510, HasOpcode: true},
+		data: "00000003 00000001 00000072 0000006f 0000006f 00000074 z61 00000000 00000001 7f010001 z7 z8 00000004 z7 20000018 z2 00000000 00001000",
+		want: map[string]string{"afs.vldb.count": "3", "afs.vldb.nextindex": "1", "afs.vldb.name": "root",
+			"afs.vldb.server": "127.1.0.1", "afs.vldb.rwvol": "536870936", "afs.vldb.flags": "0x00001000", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOTE DebugOld reply (ubik_debug_old, no interfaces)",
+		call: rx.Call{ServiceID: 50, ServerPort: 7003, Reply: true, Opcode: 10001, HasOpcode: true},
+		data: "6b0125d4 z27",
+		want: map[string]string{"afs.ubik.now": "Nov 21, 2026 05:02:12.000000000 UTC", "afs.ubik.interface": "", "afs.data": ""},
+	},
+	{
+		name: "crafted: DISK WriteV request",
+		call: rx.Call{ServiceID: 51, ServerPort: 7003, Opcode: 20011, HasOpcode: true},
+		data: "00004e2b 6b0125d4 00000003 00000001 00000000 00000040 00000004 00000004 deadbeef",
+		want: map[string]string{"afs.ubik.file": "0", "afs.ubik.position": "64", "afs.ubik.length": "4", "afs.ubik.data": "deadbeef", "afs.data": ""},
+	},
+	{
 		name:    "udebug frame 1: VOTE XDebug request on the ptserver port",
 		call:    rx.Call{ServiceID: 50, ServerPort: 7002, Opcode: 10006, HasOpcode: true},
 		data:    "00002716",
@@ -456,9 +520,9 @@ var cases = []tcase{
 			"afs.vldb.uniquifier": "15", "afs.vldb.nentries": "1", "afs.vldb.numservers": "1", "afs.vldb.serverip": "192.167.206.241"},
 	},
 	{
-		name: "unknown opcode of a decoded service: opaque data",
-		call: rx.Call{ServiceID: 1, ServerPort: 7007, Opcode: 105, HasOpcode: true},
-		data: "00000069 00000004 2f62696e",
+		name: "operation without a decoder: opaque data",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 148, HasOpcode: true},
+		data: "00000094 00000004 2f62696e",
 		want: map[string]string{"afs.data_len": "8", "afs.data": "000000042f62696e"},
 	},
 }

@@ -11,11 +11,15 @@ var cbOps = map[uint32]op{
 	204:   {cbCallBackReq, nothing},
 	205:   {nothing, nothing},
 	206:   {nothing, nothing},
+	209:   {nothing, cbXStatsVersionRep},
 	211:   {nothing, cbInterfaceAddr},
 	212:   {nothing, cbInterfaceAddr},
 	213:   {cbUUIDReq, nothing},
 	214:   {cbUUIDReq, nothing},
+	215:   {cbIndexReq, cbServerPrefsRep},
+	216:   {cbIndexReq, cbCellRep},
 	217:   {nothing, cbLocalCellRep},
+	65537: {cbIndexReq, cbCellRep},
 	65538: {nothing, cbTellMeAboutYourselfRep},
 }
 
@@ -66,3 +70,30 @@ func cbTellMeAboutYourselfRep(d *dec) {
 }
 
 func cbLocalCellRep(d *dec) { d.str(fCBName, maxName) }
+
+func cbXStatsVersionRep(d *dec) { d.u32(fCBXStatsVer) }
+
+// cbIndexReq: GetServerPrefs' serverIndex, GetCellServDB's cellIndex,
+// GetCellByNum's cellNumber.
+func cbIndexReq(d *dec) { d.u32(fCBIndex) }
+
+func cbServerPrefsRep(d *dec) {
+	d.ipv4(fCBIPAddr)
+	d.u32(fCBRank)
+}
+
+const cellHostsMax = 8 // AFSMAXCELLHOSTS: serverList<AFSMAXCELLHOSTS>
+
+// cbCellRep: cellName<AFSNAMEMAX>, then serverList, the cell's database
+// servers.
+func cbCellRep(d *dec) {
+	d.str(fCBName, maxName)
+	n := d.count(fCBCount, 4)
+	if n > cellHostsMax {
+		d.r.Skip(d.r.Remaining() + 1) // more than the type allows: malformed
+		return
+	}
+	for i := 0; i < n && d.ok(); i++ {
+		d.ipv4(fCBIPAddr)
+	}
+}

@@ -30,14 +30,20 @@ var fsOps = map[uint32]op{
 	149:   {fsGetVolumeStatusReq, fsGetVolumeStatusRep},
 	153:   {nothing, fsGetTimeRep},
 	155:   {fsFidArray, fsBulkStatusRep},
+	150:   {fsSetVolumeStatusReq, nothing},
+	151:   {nothing, fsRootVolumeRep},
 	156:   {fsSetLockReq, fsVolSyncOnly},
 	157:   {fsFidReq, fsVolSyncOnly},
 	158:   {fsFidReq, fsVolSyncOnly},
+	159:   {nothing, fsXStatsVersionRep},
+	164:   {fsStoreACLReq, fsStatusVolSync}, // the new StoreACL, same arguments as 134
 	65536: {fsFidArray, fsBulkStatusRep},
 	65537: {fsFetchData64Req, fsFetchData64Rep},
 	65538: {fsStoreData64Req, fsStatusVolSync},
 	65539: {nothing, nothing},
 	65540: {nothing, fsGetCapabilitiesRep},
+	65541: {fsCallBackRxConnAddrReq, nothing},
+	65542: {fsGetStatistics64Req, fsGetStatistics64Rep},
 }
 
 // nothing decodes a direction that carries no data.
@@ -243,7 +249,43 @@ func fsBulkStatusRep(d *dec) {
 
 func fsSetLockReq(d *dec) {
 	d.fid(fsFid, "FileID")
-	d.u32(nil) // ViceLockType
+	d.u32(fFSLockType)
+}
+
+func fsRootVolumeRep(d *dec) { d.str(fFSVolName, maxName) }
+
+func fsXStatsVersionRep(d *dec) { d.u32(fFSXStatsVer) }
+
+// fsSetVolumeStatusReq: Volumeid, AFSStoreVolumeStatus {Mask, MinQuota,
+// MaxQuota}, then Name<AFSNAMEMAX>, OfflineMsg and Motd <AFSOPAQUEMAX>.
+func fsSetVolumeStatusReq(d *dec) {
+	d.u32(fFSVolID)
+	d.group(3*4, "Store Volume Status")
+	d.u32(fFSVSMask)
+	d.u32(fFSVSMinQ)
+	d.u32(fFSVSMaxQ)
+	d.end()
+	d.str(fFSVolName, maxName)
+	d.str(fFSOffMsg, maxOpaque)
+	d.str(fFSMotd, maxOpaque)
+}
+
+// fsCallBackRxConnAddrReq: the address the fileserver should call back.
+func fsCallBackRxConnAddrReq(d *dec) { d.ipv4(fFSIPAddr) }
+
+const stats64Max = 16 // STATS64_VERSION: ViceStatistics64<STATS64_VERSION>
+
+func fsGetStatistics64Req(d *dec) { d.u32(fFSStatsVer) }
+
+func fsGetStatistics64Rep(d *dec) {
+	n := d.count(fFSCount, 8)
+	if n > stats64Max {
+		d.r.Skip(d.r.Remaining() + 1) // more than the type allows: malformed
+		return
+	}
+	for i := 0; i < n && d.ok(); i++ {
+		d.u64(fFSStat64)
+	}
 }
 
 func fsGetCapabilitiesRep(d *dec) { d.u32Array(fFSCount, fFSCaps) }

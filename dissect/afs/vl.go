@@ -30,12 +30,16 @@ var vlOps = map[uint32]op{
 	506: {vlReplaceEntryReq, nothing},
 	508: {vlSetLockReq, nothing},
 	509: {vlReleaseLockReq, nothing},
+	510: {vlListEntryReq, vlListEntryRep},
 	511: {vlAttributesReq, vlBulkRep},
 	514: {nothing, nothing},
+	515: {vlGetAddrsReq, vlGetAddrsRep},
+	516: {vlChangeAddrReq, nothing},
 	517: {vlCreateEntryNReq, nothing},
 	518: {vlIDTypeReq, vlEntryNRep},
 	519: {vlNameReq, vlEntryNRep},
 	520: {vlReplaceEntryNReq, nothing},
+	521: {vlListEntryReq, vlListEntryNRep},
 	522: {vlAttributesReq, vlBulkNRep},
 	525: {vlCreateEntryUReq, nothing},
 	526: {vlIDTypeReq, vlEntryURep},
@@ -64,7 +68,42 @@ func vlReleaseLockReq(d *dec) {
 	d.u32(nil) // releasetype
 }
 
-func vlGetNewVolumeIDReq(d *dec) { d.u32(nil) } // bumpcount
+func vlGetNewVolumeIDReq(d *dec) { d.u32(fVLBump) } // bumpcount
+
+// vlListEntryReq: previous_index; the reply is count, next_index and the
+// entry.
+func vlListEntryReq(d *dec) { d.u32(fVLIndex) }
+
+func vlListEntryRep(d *dec) {
+	d.u32(fVLCount)
+	d.u32(fVLNextIndex)
+	d.vlEntry(&vldbEntry)
+}
+
+func vlListEntryNRep(d *dec) {
+	d.u32(fVLCount)
+	d.u32(fVLNextIndex)
+	d.vlEntry(&nvldbEntry)
+}
+
+// vlGetAddrsReq: Handle, spare2.
+func vlGetAddrsReq(d *dec) {
+	d.u32(nil)
+	d.u32(nil)
+}
+
+// vlGetAddrsRep: VLCallBack {CallBackVersion, ExpirationTime, CallBackType,
+// Handle} (spare3), nentries, bulkaddrs.
+func vlGetAddrsRep(d *dec) {
+	d.r.Skip(4 * 4)
+	d.u32(fVLNEntries)
+	d.ipv4Array(fVLNumSrv, fVLServerIP)
+}
+
+func vlChangeAddrReq(d *dec) {
+	d.ipv4(fVLIP1)
+	d.ipv4(fVLIP2)
+}
 
 func vlNewVolumeIDRep(d *dec) { d.u32(fVLID) }
 
