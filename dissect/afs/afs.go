@@ -333,7 +333,15 @@ func (p *PDU) check() {
 	if fn, start := p.decoder(); fn != nil {
 		p.d.reset(c, nil, start)
 		fn(&p.d)
-		if p.d.r.Err() != nil {
+		if p.d.isOver {
+			what := " arguments"
+			if p.Call.Reply {
+				what = " results"
+			}
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, nil, "afs",
+				p.OpName()+what+": array of "+strconv.FormatUint(uint64(p.d.over), 10)+" elements, more than the "+
+					strconv.FormatUint(uint64(p.d.overMax), 10)+" its type allows")
+		} else if p.d.r.Err() != nil {
 			what := " arguments"
 			if c.Reply {
 				what = " results"
@@ -551,7 +559,7 @@ func (p *PDU) treeData(t *dissect.Tree) {
 		fn(&p.d)
 	}
 	// What no decoder took: opaque, never guessed at.
-	if p.d.r.Err() == nil && !p.d.partial && p.d.r.Remaining() > 0 {
+	if p.d.r.Err() == nil && !p.d.partial && !p.d.isOver && p.d.r.Remaining() > 0 {
 		if fn == nil {
 			t.Uint(fDataLen, p.d.r.Off, 0, uint64(p.d.r.Remaining()))
 		}

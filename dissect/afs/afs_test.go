@@ -371,7 +371,28 @@ var cases = []tcase{
 		name:    "crafted: FS GetStatistics64 reply longer than STATS64_VERSION: malformed",
 		call:    rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 65542, HasOpcode: true},
 		data:    "00000011 z34",
-		experts: []string{"truncated GetStatistics64 results"},
+		experts: []string{"GetStatistics64 results: array of 17 elements, more than the 16 its type allows"},
+	},
+	{
+		// afsint.xg: BulkStatus(IN AFSCBFids *FidsArray...), AFSCBFids is
+		// AFSFid<AFSCBMAX = 50>; the fileserver's stub rejects 51.
+		name:    "crafted: FS BulkStatus request with 51 fids: malformed",
+		call:    rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 155, HasOpcode: true},
+		data:    "0000009b 00000033 z153",
+		want:    map[string]string{"afs.fs.count": "51", "afs.fs.fid.volume": "", "afs.data": ""},
+		experts: []string{"BulkStatus arguments: array of 51 elements, more than the 50 its type allows"},
+	},
+	{
+		name: "crafted: FS BulkStatus request with 50 fids",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 155, HasOpcode: true},
+		data: "0000009b 00000032 z150",
+		want: map[string]string{"afs.fs.count": "50", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VL RegisterAddrs with 501 addresses: malformed (bulkaddrs<500>)",
+		call:    rx.Call{ServiceID: 52, ServerPort: 7003, Opcode: 532, HasOpcode: true},
+		data:    "00000214 z11 00000000 000001f5 z501",
+		experts: []string{"RegisterAddrs arguments: array of 501 elements, more than the 500 its type allows"},
 	},
 	{
 		name: "crafted: FS StoreACL (164) request",

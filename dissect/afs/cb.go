@@ -26,7 +26,7 @@ var cbOps = map[uint32]op{
 // cbCallBackReq is AFSCBFids then AFSCBs: the files whose callbacks break.
 func cbCallBackReq(d *dec) {
 	d.fidArray(cbFid, fCBCount)
-	n := d.count(fCBCount, callbackLen)
+	n := d.countMax(fCBCount, callbackLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.callback(cbCallback)
 	}
@@ -66,7 +66,7 @@ func cbInterfaceAddr(d *dec) {
 
 func cbTellMeAboutYourselfRep(d *dec) {
 	cbInterfaceAddr(d)
-	d.u32Array(fCBCount, fCBCaps)
+	d.u32ArrayMax(fCBCount, fCBCaps, capabilitiesMax)
 }
 
 func cbLocalCellRep(d *dec) { d.str(fCBName, maxName) }
@@ -88,11 +88,7 @@ const cellHostsMax = 8 // AFSMAXCELLHOSTS: serverList<AFSMAXCELLHOSTS>
 // servers.
 func cbCellRep(d *dec) {
 	d.str(fCBName, maxName)
-	n := d.count(fCBCount, 4)
-	if n > cellHostsMax {
-		d.r.Skip(d.r.Remaining() + 1) // more than the type allows: malformed
-		return
-	}
+	n := d.countMax(fCBCount, 4, cellHostsMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.ipv4(fCBIPAddr)
 	}

@@ -199,7 +199,7 @@ func fsLinkRep(d *dec) {
 // fsGiveUpCallBacksReq is AFSCBFids then AFSCBs.
 func fsGiveUpCallBacksReq(d *dec) {
 	d.fidArray(fsFid, fFSCount)
-	n := d.count(fFSCount, callbackLen)
+	n := d.countMax(fFSCount, callbackLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.callback(fsCallback)
 	}
@@ -236,11 +236,11 @@ func fsGetTimeRep(d *dec) {
 }
 
 func fsBulkStatusRep(d *dec) {
-	n := d.count(fFSCount, fetchStatusLen)
+	n := d.countMax(fFSCount, fetchStatusLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.fetchStatus("Status")
 	}
-	n = d.count(fFSCount, callbackLen)
+	n = d.countMax(fFSCount, callbackLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.callback(fsCallback)
 	}
@@ -278,14 +278,13 @@ const stats64Max = 16 // STATS64_VERSION: ViceStatistics64<STATS64_VERSION>
 func fsGetStatistics64Req(d *dec) { d.u32(fFSStatsVer) }
 
 func fsGetStatistics64Rep(d *dec) {
-	n := d.count(fFSCount, 8)
-	if n > stats64Max {
-		d.r.Skip(d.r.Remaining() + 1) // more than the type allows: malformed
-		return
-	}
+	n := d.countMax(fFSCount, 8, stats64Max)
 	for i := 0; i < n && d.ok(); i++ {
 		d.u64(fFSStat64)
 	}
 }
 
-func fsGetCapabilitiesRep(d *dec) { d.u32Array(fFSCount, fFSCaps) }
+// capabilitiesMax is AFSCAPABILITIESMAX: Capabilities<AFSCAPABILITIESMAX>.
+const capabilitiesMax = 196
+
+func fsGetCapabilitiesRep(d *dec) { d.u32ArrayMax(fFSCount, fFSCaps, capabilitiesMax) }

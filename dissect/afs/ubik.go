@@ -165,11 +165,7 @@ const (
 // each), iovec_buf (the octets of all the writes).
 func diskWriteVReq(d *dec) {
 	d.ubikVersion("TID")
-	n := d.count(nil, 12)
-	if n > ubikIovecMaxWrt {
-		d.r.Skip(d.r.Remaining() + 1) // more than the type allows: malformed
-		return
-	}
+	n := d.countMax(nil, 12, ubikIovecMaxWrt)
 	for i := 0; i < n && d.ok(); i++ {
 		d.group(12, "Write")
 		d.u32(fUbikFile)
