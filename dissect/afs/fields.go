@@ -308,7 +308,8 @@ var (
 	fVolDevName      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.devname", Name: "Device Name", Type: dissect.TString})
 	fVolTotalUsable  = dissect.Register(&dissect.Field{Abbrev: "afs.vol.totalusable", Name: "Total Usable (KiB)", Type: dissect.TUint64})
 	fVolFree         = dissect.Register(&dissect.Field{Abbrev: "afs.vol.free", Name: "Free (KiB)", Type: dissect.TUint64})
-	fVolMinFree      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.minfree", Name: "Minimum Free (KiB)", Type: dissect.TUint64})
+	fVolMinFree      = dissect.Register(&dissect.Field{Abbrev: "afs.vol.minfree", Name: "Minimum Free (KiB)", Type: dissect.TUint64,
+		Desc: "OpenAFS volservers put the partition's total here and leave totalusable 0 (volprocs.c); vos partinfo prints it as the total"})
 
 	// ubik.
 	fUbikVerEpoch   = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.version.epoch", Name: "Epoch", Type: dissect.TAbsTime})

@@ -12,9 +12,10 @@ import (
 )
 
 // frameSets classifies a capture's frames from tshark's own rx columns:
-// ABORT packets, and DATA packets of call directions that span several
-// packets (seq > 1, or seq 1 without LAST_PACKET).
-func frameSets(t *testing.T, tsv string) (aborts, multi map[uint64]bool) {
+// ABORT packets, DATA packets of call directions that span several packets
+// (seq > 1, or seq 1 without LAST_PACKET), and DATA packets resent (the
+// same sender, connection, call and seq seen before).
+func frameSets(t *testing.T, tsv string) (aborts, multi, resent map[uint64]bool) {
 	tab, err := tsharktest.ReadTSV(tsv)
 	if err != nil {
 		t.Fatal(err)
@@ -29,24 +30,32 @@ func frameSets(t *testing.T, tsv string) (aborts, multi map[uint64]bool) {
 		}
 		return ""
 	}
-	aborts, multi = map[uint64]bool{}, map[uint64]bool{}
-	for n, row := range tab.Rows {
+	aborts, multi, resent = map[uint64]bool{}, map[uint64]bool{}, map[uint64]bool{}
+	seen := map[string]bool{}
+	for n := uint64(1); n <= uint64(len(tab.Rows)); n++ {
+		row := tab.Rows[n]
 		switch get(row, "rx.type") {
 		case "4":
 			aborts[n] = true
 		case "1":
+			k := get(row, "ip.src") + " " + get(row, "udp.srcport") + " " + get(row, "rx.cid") + " " +
+				get(row, "rx.callnumber") + " " + get(row, "rx.seq")
+			if seen[k] {
+				resent[n] = true
+			}
+			seen[k] = true
 			seq, _ := strconv.Atoi(get(row, "rx.seq"))
 			if seq > 1 || get(row, "rx.flags.last_packet") == "0" {
 				multi[n] = true
 			}
 		}
 	}
-	return aborts, multi
+	return aborts, multi, resent
 }
 
 // afsKnown lists the accepted differences between rdx and tshark 4.0.17 on
 // afs.* fields, each with the reason.
-func afsKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
+func afsKnown(aborts, multi, resent map[uint64]bool) []tsharktest.Known {
 	inSet := func(s map[uint64]bool) func(uint64, string, string) bool {
 		return func(n uint64, _, _ string) bool { return s[n] }
 	}
@@ -61,6 +70,13 @@ func afsKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
 		// pts-ops frame 103 is Malformed). rdx decodes the reassembled call
 		// on its last packet.
 		{Field: "*", Reason: "call spans several packets (tshark does not reassemble)", Match: inSet(multi)},
+		// tshark decodes every copy of a DATA packet; rdx takes a call's
+		// data once, from its first copy, and notes the resend (a client
+		// resends its request after a BUSY, for example).
+		{Field: "*", Reason: "resent DATA packet (rdx decodes the call from its first copy)", Match: inSet(resent)},
+		// volint.xg: ListOneVolume(IN afs_int32 partID, afs_uint32 volid);
+		// tshark shows partID as afs.vol.count (rdx: afs.vol.partition).
+		{Field: "afs.vol.count", Reason: "tshark reads ListOneVolume's partID as a count", Match: func(_ uint64, rdx, ts string) bool { return rdx == "" && ts != "" }},
 		// bozo_key is char[8], i.e. eight XDR words; tshark reads 8 raw
 		// octets and misaligns the keyInfo after it (bos listkeys printed
 		// cksum 2900380607 for bos-queries frame 71).
@@ -78,8 +94,12 @@ func afsKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
 	// Arguments and results tshark does not decode at all (NewEntry's id, ListEntry's
 	// entry, IsAMemberOf's flag, ListEntries' entries, BOS AddKey's kvno,
 	// GetAddrsU...): rdx shows them.
+	// Likewise VOL CreateVolume, SetInfo, and the XListPartitions, ListVolumes
+	// and ListOneVolume results, and VL CreateEntryN's entry.
 	for _, f := range []string{"afs.prot.id", "afs.prot.flag", "afs.prot.name", "afs.prot.count",
-		"afs.bos.kvno", "afs.vldb.numservers", "afs.vldb.serverip", "afs.vldb.serveruuid"} {
+		"afs.bos.kvno", "afs.vldb.numservers", "afs.vldb.serverip", "afs.vldb.serveruuid",
+		"afs.vol.id", "afs.vol.name", "afs.vol.count", "afs.vldb.rwvol", "afs.vldb.rovol", "afs.vldb.bkvol",
+		"afs.vldb.partition", "afs.vldb.server"} {
 		k = append(k, tsharktest.Known{Field: f, Reason: "arguments or results tshark does not decode", Match: tsharkSilent})
 	}
 	// tshark sets no service flag on the calls it shows as "Encrypted ...
@@ -125,8 +145,8 @@ func TestAFSAgainstTshark(t *testing.T) {
 				}
 				return
 			}
-			aborts, multi := frameSets(t, tsv)
-			res := tsharktest.Compare(t, c, tsv, []string{"afs"}, afsKnown(aborts, multi), opts)
+			aborts, multi, resent := frameSets(t, tsv)
+			res := tsharktest.Compare(t, c, tsv, []string{"afs"}, afsKnown(aborts, multi, resent), opts)
 			total += res.Compared
 			equal += res.Equal
 			for k, n := range res.Known {
@@ -157,8 +177,8 @@ func TestAFSMatchAgainstTshark2(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := dissect.Options{DecodeAs: []dissect.DecodeAs{da}}
-			aborts, multi := frameSets(t, c+".tshark-fields.tsv")
-			res := tsharktest.Compare(t, tsharktest.Capture(t, c), tsv, []string{"afs.repframe", "afs.reqframe", "afs.time"}, afsMatchKnown(aborts, multi), opts)
+			aborts, multi, resent := frameSets(t, c+".tshark-fields.tsv")
+			res := tsharktest.Compare(t, tsharktest.Capture(t, c), tsv, []string{"afs.repframe", "afs.reqframe", "afs.time"}, afsMatchKnown(aborts, multi, resent), opts)
 			for k, n := range res.Known {
 				t.Logf("accepted: %d x %s", n, k)
 			}
@@ -171,8 +191,11 @@ func TestAFSMatchAgainstTshark2(t *testing.T) {
 	}
 }
 
-func afsMatchKnown(aborts, multi map[uint64]bool) []tsharktest.Known {
+func afsMatchKnown(aborts, multi, resent map[uint64]bool) []tsharktest.Known {
 	return []tsharktest.Known{
+		// tshark links every copy of a resent request packet; rdx the
+		// first (frameSets).
+		{Field: "afs.repframe", Reason: "resent DATA packet (rdx decodes the call from its first copy)", Match: func(n uint64, rdx, _ string) bool { return resent[n] && rdx == "" }},
 		// tshark makes no AFS item for an ABORT, so neither the abort nor
 		// its request is linked; rdx ends the call there and links both.
 		{Field: "*", Reason: "reply is an ABORT (tshark shows no AFS item)", Match: func(n uint64, _, _ string) bool { return aborts[n] }},
