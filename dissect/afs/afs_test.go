@@ -459,6 +459,17 @@ var cases = []tcase{
 		want: map[string]string{"afs.vol": "1", "afs.vol.id": "536870936", "afs.vol.partition": "0", "afs.vol.flags": "0x00000002"},
 	},
 	{
+		// Real: labcap's vos-create-partinfo.pcap (pcaps/rx/pending, OpenAFS
+		// 1.8.9) frame 69, `vos create ... fixed.id -id 536871000`; tshark
+		// does not decode CreateVolume's arguments.
+		name:    "vos-create-partinfo frame 69: VOL CreateVolume request",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 100, HasOpcode: true},
+		data:    "00000064 00000000 00000008 66697865 642e6964 00000000 00000000 20000058",
+		summary: "VOL CreateVolume request",
+		want: map[string]string{"afs.vol.partition": "0", "afs.vol.name": "fixed.id", "afs.vol.type": "0",
+			"afs.vol.parentid": "0", "afs.vol.id": "536871000", "afs.data": ""},
+	},
+	{
 		// volint.xg: CreateVolume(partition, string name<VNAMESIZE>, type,
 		// parent, INOUT *volid, OUT *trans). Crafted (no capture has one):
 		// `vos create lab /vicepa vol.new -id 536870999` sends parent 0.
