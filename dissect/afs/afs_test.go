@@ -531,6 +531,24 @@ var cases = []tcase{
 			"afs.vol.id": "536871001", "afs.data": ""},
 	},
 	{
+		// volint.xg: XListOneVolume(partID, volid, OUT volXEntries), a
+		// count of volintXInfo (80 words each).
+		name: "crafted: VOL XListOneVolume reply (volintXInfo)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 125, HasOpcode: true},
+		data: "00000001 00000072 0000006f 0000006f 00000074 z28 20000000 00000000 20000002 00000000 20000001 00000002 6b0120da 00000000 6b0120da 6b0120da 6b0120da 00000000 00000007 00000003 00001388 00000002 z32",
+		want: map[string]string{"afs.vol.count": "1", "afs.vol.name": "root", "afs.vol.id": "536870912",
+			"afs.vol.backupid": "536870914", "afs.vol.filecount": "3", "afs.vol.maxquota": "5000", "afs.vol.size": "2", "afs.data": ""},
+	},
+	{
+		// vldbint.xg: UpdateEntryByName(volumename<65>, VldbUpdateEntry,
+		// ReleaseType); VldbUpdateEntry is 120 words.
+		name: "crafted: VL UpdateEntryByName request",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, Opcode: 524, HasOpcode: true},
+		data: "0000020c 00000004 726f6f74 00000004 00000072 0000006f 0000006f 00000074 z61 00000000 00003000 20000001 00000000 00000000 00000001 z48 00000000",
+		want: map[string]string{"afs.vldb.name": "root;root", "afs.vldb.updatemask": "0x00000004", "afs.vldb.flags": "0x00003000",
+			"afs.vldb.rovol": "536870913", "afs.vldb.nmodifiedrepsites": "1", "afs.vldb.releasetype": "0x00000000", "afs.data": ""},
+	},
+	{
 		name: "tcpdump afs.pcap frame 48: VOL ListOneVolume reply (volintInfo)",
 		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, SecIdx: 2, Opcode: 121, HasOpcode: true},
 		data: "00000001 00000075 00000073 00000065 00000072 00000073 0000002e 0000006e 0000006e 00000065 00000075 0000006c 00000000 ffffffce 00000024 00000057 00000041 00000000 0000004f ffffff9a 00000028 ffffffc3 0000003f 0000004b 00000038 z4 00000045 00000074 00000017 0000000c 200000ba 00000000 200000bc 200000ba 00000000 00000002 37af1cd2 00000001 00000000 00000000 33405413 00000000 382b394b 00000000 00000995 00001d3c 001b7740 0006b578 00000000 ffffffff 0000674e 00000000 00000000",

@@ -27,6 +27,8 @@ var volOps = map[uint32]op{
 	121:   {volListOneVolumeReq, volEntriesRep},
 	122:   {volListOneVolumeReq, nothing}, // NukeVolume(partID, volID)
 	123:   {volSetDateReq, nothing},
+	124:   {volListVolumesReq, volXEntriesRep},
+	125:   {volListOneVolumeReq, volXEntriesRep},
 	126:   {volSetInfoReq, nothing},
 	127:   {nothing, volXListPartitionsRep},
 	65536: {volListOneVolumeReq, nothing}, // ConvertROtoRWvolume(partid, volid)
@@ -280,6 +282,39 @@ func (d *dec) volintInfo() {
 	d.u32(fVolFlags)
 	d.r.Skip(4 * 4) // spare0-3
 	d.end()
+}
+
+// volintXInfoLen: name[32] as words, 7 ids/status/copyDate words, inUse,
+// 4 dates, dayUse, filecount, maxquota, size, then the read/write (4+4)
+// and authorship (4 x 6) statistics.
+const volintXInfoLen = (volNameWords + 7 + 1 + 4 + 4 + 8 + 24) * 4
+
+// volXEntriesRep is volXEntries: a count of volintXInfo (XListVolumes,
+// XListOneVolume).
+func volXEntriesRep(d *dec) {
+	n := d.count(fVolCount, volintXInfoLen)
+	for i := 0; i < n && d.ok(); i++ {
+		d.group(volintXInfoLen, "Volume")
+		d.chars(fVolName, volNameWords)
+		d.u32(fVolID)
+		d.u32(fVolType)
+		d.u32(fVolBackupID)
+		d.u32(fVolParentID)
+		d.u32(fVolCloneID)
+		d.u32(fVolStatus)
+		d.time32(fVolCopyDate)
+		d.u32(fVolInUse)
+		d.time32(fVolCreated)
+		d.time32(fVolAccessed)
+		d.time32(fVolUpdated)
+		d.time32(fVolBackedUp)
+		d.u32(fVolDayUse)
+		d.u32(fVolFileCount)
+		d.u32(fVolMaxQuota)
+		d.u32(fVolSize)
+		d.r.Skip((8 + 24) * 4) // stat_reads/writes, stat_{file,dir}{Same,Diff}Author
+		d.end()
+	}
 }
 
 // volXListPartitionsRep is partEntries: the partition indexes in use.
