@@ -407,6 +407,22 @@ var cases = []tcase{
 		want: map[string]string{"afs.cb.cellname": "example", "afs.cb.count": "2", "afs.cb.ipaddr": "192.0.2.1;192.0.2.2", "afs.data": ""},
 	},
 	{
+		// common.xg AFSDBCacheEntry64: addr, cell, netFid, Length (hyper),
+		// DataVersion, AFSDBLockDesc (8 words), callback, cbExpires,
+		// refCount, opens, writers, mvstat, states.
+		name: "crafted: CB GetCE64 reply (AFSDBCacheEntry64)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 65536, HasOpcode: true},
+		data: "ffff8880 00000001 20000018 00000002 00000002 00000000 00010000 00000003 z8 7f010001 6b0120da 00000001 00000000 00000000 00000002 00000004",
+		want: map[string]string{"afs.cb.ce.cell": "1", "afs.cb.fid.volume": "536870936", "afs.cb.ce.length": "65536",
+			"afs.cb.ce.dataversion": "3", "afs.cb.ce.refcount": "1", "afs.cb.ce.mvstat": "2", "afs.cb.ce.states": "0x00000004", "afs.data": ""},
+	},
+	{
+		name: "crafted: CB GetLock reply (AFSDBLock)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 207, HasOpcode: true},
+		data: "00000061 00000066 00000073 00000078 00000063 z11 00000000 00000002 00000001 z5",
+		want: map[string]string{"afs.cb.lock.name": "afsxc", "afs.cb.lock.excllocked": "0x00000002", "afs.cb.lock.readersreading": "1", "afs.data": ""},
+	},
+	{
 		name: "crafted: PR ListSuperGroups reply",
 		call: rx.Call{ServiceID: 73, ServerPort: 7002, Reply: true, Opcode: 530, HasOpcode: true},
 		data: "00000001 ffffff32 00000000",

@@ -11,6 +11,8 @@ var cbOps = map[uint32]op{
 	204:   {cbCallBackReq, nothing},
 	205:   {nothing, nothing},
 	206:   {nothing, nothing},
+	207:   {cbIndexReq, cbGetLockRep},
+	208:   {cbIndexReq, cbGetCERep},
 	209:   {nothing, cbXStatsVersionRep},
 	211:   {nothing, cbInterfaceAddr},
 	212:   {nothing, cbInterfaceAddr},
@@ -19,6 +21,7 @@ var cbOps = map[uint32]op{
 	215:   {cbIndexReq, cbServerPrefsRep},
 	216:   {cbIndexReq, cbCellRep},
 	217:   {nothing, cbLocalCellRep},
+	65536: {cbIndexReq, cbGetCE64Rep},
 	65537: {cbIndexReq, cbCellRep},
 	65538: {nothing, cbTellMeAboutYourselfRep},
 }
@@ -72,6 +75,55 @@ func cbTellMeAboutYourselfRep(d *dec) {
 func cbLocalCellRep(d *dec) { d.str(fCBName, maxName) }
 
 func cbXStatsVersionRep(d *dec) { d.u32(fCBXStatsVer) }
+
+const lockDescLen = 8 * 4
+
+// lockDesc is AFSDBLockDesc (common.xg): waitStates, exclLocked,
+// readersReading, numWaiting, spare, pid_last_reader, pid_writer,
+// src_indicator, each an XDR word.
+func (d *dec) lockDesc() {
+	d.group(lockDescLen, "Lock")
+	d.u32(fCBLockWait)
+	d.u32(fCBLockExcl)
+	d.u32(fCBLockReaders)
+	d.u32(fCBLockWaiting)
+	d.u32(nil) // spare
+	d.u32(fCBLockLastReader)
+	d.u32(fCBLockWriter)
+	d.u32(nil) // src_indicator
+	d.end()
+}
+
+// cbGetLockRep is AFSDBLock: name[16] as words, then the lock.
+func cbGetLockRep(d *dec) {
+	d.chars(fCBLockName, 16)
+	d.lockDesc()
+}
+
+// cbGetCERep is AFSDBCacheEntry, cbGetCE64Rep AFSDBCacheEntry64 (a 64-bit
+// Length): one cache manager vcache entry, as cmdebug asks for.
+func cbGetCERep(d *dec)   { cbCacheEntry(d, false) }
+func cbGetCE64Rep(d *dec) { cbCacheEntry(d, true) }
+
+func cbCacheEntry(d *dec, wide bool) {
+	d.u32(nil) // addr: the vcache's kernel address
+	d.u32(fCBCECell)
+	d.fid(cbFid, "FileID")
+	if wide {
+		d.u64(fCBCELength)
+	} else {
+		d.u32(fCBCELength)
+	}
+	d.u32(fCBCEDV)
+	d.lockDesc()
+	d.u32(fCBCECallback)
+	d.time32(fCBCEExpires)
+	d.u32(fCBCERefCount)
+	d.u32(fCBCEOpens)
+	d.u32(fCBCEWriters)
+	d.u32(fCBCEMvstat)
+	d.u32(fCBCEStates)
+}
 
 // cbIndexReq: GetServerPrefs' serverIndex, GetCellServDB's cellIndex,
 // GetCellByNum's cellNumber.
