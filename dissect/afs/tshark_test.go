@@ -166,8 +166,8 @@ func TestAFSAgainstTshark(t *testing.T) {
 // request. afs.time never sits on a request.
 func TestAFSMatchAgainstTshark2(t *testing.T) {
 	tsvs, _ := filepath.Glob("../../pcaps/rx/*.pcap.tshark2-afs-match.tsv")
-	if len(tsvs) < 8 {
-		t.Fatalf("%d two-pass tshark decodes in pcaps/rx, want 8 (they are committed)", len(tsvs))
+	if len(tsvs) < 9 {
+		t.Fatalf("%d two-pass tshark decodes in pcaps/rx, want 9 (they are committed)", len(tsvs))
 	}
 	for _, tsv := range tsvs {
 		c := strings.TrimSuffix(tsv, ".tshark2-afs-match.tsv")

@@ -36,8 +36,8 @@ var rxKnown = []tsharktest.Known{
 
 func TestRxAgainstTshark(t *testing.T) {
 	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
-	if len(caps) != 11 {
-		t.Fatalf("expected the 11 OpenAFS captures in pcaps/rx, found %d", len(caps))
+	if len(caps) != 12 {
+		t.Fatalf("expected the 12 OpenAFS captures in pcaps/rx, found %d", len(caps))
 	}
 	total, equal := 0, 0
 	for _, c := range caps {
