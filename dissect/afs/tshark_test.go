@@ -20,16 +20,7 @@ func frameSets(t *testing.T, tsv string) (aborts, multi, resent map[uint64]bool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := map[string]int{}
-	for i, h := range tab.Header {
-		col[h] = i
-	}
-	get := func(row []string, name string) string {
-		if i, ok := col[name]; ok && i < len(row) {
-			return row[i]
-		}
-		return ""
-	}
+	get := tab.Get
 	aborts, multi, resent = map[uint64]bool{}, map[uint64]bool{}, map[uint64]bool{}
 	seen := map[string]bool{}
 	for n := uint64(1); n <= uint64(len(tab.Rows)); n++ {
@@ -234,16 +225,7 @@ func tsvCol(t *testing.T, path string) (*tsharktest.Table, func(row []string, na
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := map[string]int{}
-	for i, h := range tab.Header {
-		col[h] = i
-	}
-	return tab, func(row []string, name string) string {
-		if i, ok := col[name]; ok && i < len(row) {
-			return row[i]
-		}
-		return ""
-	}
+	return tab, tab.Get
 }
 
 // TestCallbackNotButcTsharkWrong: in afsio-fetch the fileserver (port 7000)

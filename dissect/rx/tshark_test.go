@@ -96,16 +96,7 @@ func TestRxkadResponseTsharkWrong(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		col := map[string]int{}
-		for i, h := range tab.Header {
-			col[h] = i
-		}
-		get := func(row []string, name string) string {
-			if i, ok := col[name]; ok && i < len(row) {
-				return row[i]
-			}
-			return ""
-		}
+		get := tab.Get
 		da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
 		if err != nil {
 			t.Fatal(err)
