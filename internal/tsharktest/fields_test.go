@@ -29,6 +29,7 @@ var notShared = map[string]bool{"rdp": true, "_ws": true}
 // tshark 4.0.17's, with the reason; every other drift fails the test.
 var fieldDrift = map[string]string{
 	// TODO(issue 12, afs helper): AFS/Rx types and bases.
+	"afs.bos.date":            "TODO(issue 12): FT_ABSOLUTE_TIME vs FT_UINT32 (tshark shows the number)",
 	"afs.bos.flags":           "TODO(issue 12): BASE_HEX vs BASE_DEC",
 	"afs.bos.status":          "TODO(issue 12): FT_UINT32 vs FT_INT32",
 	"afs.cb.callback.expires": "TODO(issue 12): FT_RELATIVE_TIME vs FT_ABSOLUTE_TIME",
