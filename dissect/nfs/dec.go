@@ -21,6 +21,13 @@ const (
 type d struct {
 	t *dissect.Tree
 	r *xdr.Reader
+	// chk decodes fattr4 values without a tree (Validate); the first
+	// operation (1 + its number) or attribute rdx cannot get past is kept
+	// with the octets left after it, for a finding.
+	chk     bool
+	badOp   int64
+	badAttr int
+	badLeft int
 }
 
 func (x *d) ok() bool { return x.r.Err() == nil }

@@ -285,20 +285,47 @@ func (x *d) fattr4() {
 	words := x.bitmap()
 	s := x.r.Off
 	vals := x.r.Opaque(0)
-	if x.t == nil || !x.ok() {
+	if !x.ok() || (x.t == nil && !x.chk) {
 		return
 	}
-	x.t.Bytes(fAttrVals, s+4, len(vals), vals)
-	x.t.Open()
-	defer x.t.Close()
+	if x.t != nil {
+		x.t.Bytes(fAttrVals, s+4, len(vals), vals)
+		x.t.Open()
+		defer x.t.Close()
+	}
 	r := xdr.NewReader(x.r.B[:s+4+len(vals)])
 	r.Off = s + 4
-	a4 := d{t: x.t, r: &r}
+	a4 := d{t: x.t, r: &r, chk: x.chk}
 	for a := 0; a < 96; a++ {
-		if words[a/32]&(1<<uint(a%32)) != 0 && (!a4.attr4(a) || !a4.ok()) {
+		if words[a/32]&(1<<uint(a%32)) == 0 {
+			continue
+		}
+		if !a4.attr4(a) {
+			// Values have no lengths: an unknown one is skippable only
+			// when it is the last one set (its value is the rest).
+			if !laterAttrs(words, a) {
+				if r.Remaining() > 0 {
+					a4.fixed(fA4Value, r.Remaining())
+				}
+			} else if x.badAttr == 0 {
+				x.badAttr, x.badLeft = a+1, r.Remaining()
+			}
+			return
+		}
+		if !a4.ok() {
 			return
 		}
 	}
+}
+
+// laterAttrs tells whether an attribute after a is set.
+func laterAttrs(words [3]uint32, a int) bool {
+	for b := a + 1; b < 96; b++ {
+		if words[b/32]&(1<<uint(b%32)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // attr4 adds the value of fattr4 attribute a (RFC 7530 §5.6-5.8, RFC 8881
@@ -339,7 +366,7 @@ func (x *d) attr4(a int) bool {
 		x.u32(fMode4)
 		x.u32(fA4Umask)
 	default:
-		return false
+		return x.attr4More(a)
 	}
 	return true
 }
@@ -515,8 +542,8 @@ func op4Args(x *d, op uint32) bool {
 		x.lockOwner()
 	case 41: // BIND_CONN_TO_SESSION
 		x.fixed(fSessionID, 16)
-		x.r.U32() // channel direction
-		x.r.U32() // use RDMA
+		x.u32(fBCTSADir)
+		x.u32(fBCTSAUseRDMA)
 	case 44: // DESTROY_SESSION
 		x.fixed(fSessionID, 16)
 	case 52: // SECINFO_NO_NAME
@@ -547,7 +574,7 @@ func op4Args(x *d, op uint32) bool {
 	case 72, 75: // GETXATTR REMOVEXATTR
 		x.str(fXattrName)
 	default:
-		return false
+		return op41Args(x, op)
 	}
 	return x.ok()
 }
@@ -571,6 +598,8 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		case op == 35 && st == 10017: // SETCLIENTID: NFS4ERR_CLID_INUSE
 			x.str(fNetid)
 			x.str(fAddr)
+		default:
+			op41ErrRes(x, op, st)
 		}
 		return x.ok()
 	}
@@ -601,27 +630,7 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.changeInfo()
 		x.u32(fRflags)
 		x.bitmap()
-		switch x.u32(fDelegType) {
-		case 1:
-			x.stateid()
-			x.u32(fRecall)
-			x.ace()
-		case 2:
-			x.stateid()
-			x.u32(fRecall)
-			switch x.u32(fLimitBy) {
-			case 1:
-				x.u64(fFileSize)
-			case 2:
-				x.u32(fNumBlocks)
-				x.u32(fBytesPer)
-			}
-			x.ace()
-		case 3:
-			if w := x.u32(fWhyNoDeleg); w == 1 || w == 2 {
-				x.r.U32() // server will push / signal delegation
-			}
-		}
+		x.openDelegation()
 	case 25: // READ
 		x.u32(fEOF4)
 		x.data(m)
@@ -653,8 +662,8 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.u64(fVerifier4)
 	case 41: // BIND_CONN_TO_SESSION
 		x.fixed(fSessionID, 16)
-		x.r.U32()
-		x.r.U32()
+		x.u32(fBCTSRDir)
+		x.u32(fBCTSRUseRDMA)
 	case 53: // SEQUENCE
 		x.sequenceRes()
 		x.u32(fSeqFlags)
@@ -671,7 +680,7 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 	case 75: // REMOVEXATTR
 		x.changeInfo()
 	default:
-		return false
+		return op41Res(x, op)
 	}
 	return x.ok()
 }
@@ -705,7 +714,7 @@ func cbArgs(x *d, op uint32) bool {
 		x.fh("fh")
 		x.lockOwner()
 	default:
-		return false
+		return cb41Args(x, op)
 	}
 	return x.ok()
 }
@@ -717,7 +726,7 @@ func cbRes(x *d, op, st uint32) bool {
 	switch op {
 	case 3:
 		x.fattr4()
-	case 4, 8, 10, 13:
+	case 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 10044: // no results
 	case 11:
 		x.sequenceRes()
 	default:
@@ -788,7 +797,9 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 				x.t.Uint(fStatus, so, 4, uint64(st))
 			}
 		}
-		each(op, st)
+		if each != nil {
+			each(op, st)
+		}
 		var ok bool
 		switch {
 		case c.cb && call:
@@ -815,6 +826,9 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 			}
 		}
 		if !ok {
+			if x.r.Err() == nil {
+				x.badOp, x.badLeft = int64(op)+1, x.r.Remaining()
+			}
 			if x.t != nil && x.r.Remaining() > 0 && x.r.Err() == nil {
 				x.t.Bytes(fOpsUndec, x.r.Off, x.r.Remaining(), x.r.B[x.r.Off:])
 			}
@@ -874,6 +888,31 @@ func (c compound4) Validate(f *dissect.Frame, idx int, m *oncrpc.Msg) {
 			" octets follow: not decoded")
 	case n > MaxOps:
 		bad("COMPOUND of " + strconv.FormatUint(uint64(n), 10) + " operations: only the first " + strconv.Itoa(MaxOps) + " are decoded")
+	default:
+		c.check(f, idx, m)
+	}
+}
+
+// check walks the operations and their attribute values and says where
+// the decoding cannot go on: XDR carries no lengths, so past an operation
+// or a (not last) attribute rdx does not know nothing can be found.
+func (c compound4) check(f *dissect.Frame, idx int, m *oncrpc.Msg) {
+	r := xdr.NewReader(m.Body())
+	x := d{r: &r, chk: true}
+	c.walk(&x, m, nil)
+	what := "operation "
+	if c.cb {
+		what = "callback operation "
+	}
+	switch {
+	case x.badOp != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, c.opField(), "nfs", "unknown NFSv4 "+what+
+			strconv.FormatInt(x.badOp-1, 10)+": the "+strconv.Itoa(x.badLeft)+
+			" octets after it cannot be decoded (XDR gives no operation lengths)")
+	case x.badAttr != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, fAttr, "nfs", "unknown fattr4 attribute "+
+			strconv.Itoa(x.badAttr-1)+" followed by others: the last "+strconv.Itoa(x.badLeft)+
+			" octets of attr_vals cannot be decoded (values carry no lengths)")
 	}
 }
 

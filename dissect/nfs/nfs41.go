@@ -1,0 +1,819 @@
+package nfs
+
+import (
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// NFSv4.1 (RFC 8881 §18, §20) and NFSv4.2 (RFC 7862 §15, §16, RFC 8276)
+// operations and the fattr4 attributes whose values are structures, with
+// Wireshark's field names where it has one. Every operation's XDR is
+// defined, type-specific bodies (layouts, device addresses) being opaque,
+// so a COMPOUND is decoded to its end whatever it holds.
+
+var layoutTypeNames = map[uint64]string{1: "LAYOUT4_NFSV4_1_FILES", 2: "LAYOUT4_OSD2_OBJECTS", 3: "LAYOUT4_BLOCK_VOLUME",
+	4: "LAYOUT4_FLEX_FILES", 5: "LAYOUT4_SCSI"}
+
+var (
+	fRdattrErr    = reg("nfs.fattr4.rdattr_error", "rdattr_error", tU32, dec, nfs4StatNames)
+	fNumAces      = reg("nfs.num_aces", "ACE count", tU32, dec, nil)
+	fACLFlags     = reg("nfs.acl.flags", "ACL flags", tU32, dec, nil)
+	fPathCount    = reg("nfs.pathname.component.count", "pathname components", tU32, dec, nil)
+	fServer       = reg("nfs.server", "server", dissect.TString, dec, nil)
+	fFsLocation   = reg("nfs.fattr4.fs_location", "fs_location4", dissect.TNone, dec, nil)
+	fLayoutType   = reg("nfs.layouttype", "layout type", tU32, dec, layoutTypeNames)
+	fLayoutBody   = reg("nfs.layout", "layout", dissect.TBytes, dec, nil)
+	fA4LayoutAlgn = reg("nfs.fattr4.layout_alignment", "layout_alignment", tU32, dec, nil)
+	fA4Charset    = reg("nfs.fattr4.fs_charset_cap", "fs_charset_cap", tU32, hex, nil)
+	fA4CloneBlk   = reg("nfs.fattr4.clone_block_size", "clone_block_size", tU32, dec, nil)
+	fA4SpaceFreed = reg("nfs.fattr4.space_freed", "space_freed", tU64, dec, nil)
+	fA4ChgAttrTyp = reg("nfs.fattr4.change_attr_type", "change_attr_type", tU32, dec, nil)
+	fA4LabelLFS   = reg("nfs.fattr4.security_label.lfs", "label_format", tU32, dec, nil)
+	fA4LabelPI    = reg("nfs.fattr4.security_label.pi", "policy_id", tU32, dec, nil)
+	fA4LabelCtx   = reg("nfs.fattr4.security_label.context", "context", dissect.TString, dec, nil)
+	fA4XattrSupp  = reg("nfs.fattr4_xattr_support", "fattr4_xattr_support", dissect.TBool, dec, nil)
+	fThreshItem   = reg("nfs.fattr4.threshold_item", "threshold_item4", dissect.TNone, dec, nil)
+	fThreshMask   = reg("nfs.fattr4.threshold_item.hint_mask", "hint mask", tU32, hex, nil)
+	fThreshHint   = reg("nfs.fattr4.threshold_item.hint", "hint", dissect.TBytes, dec, nil)
+	fA4Value      = reg("nfs.fattr4.value", "value of an attribute rdx does not know (the last one set: its length is the rest)",
+		dissect.TBytes, dec, nil)
+	// Attributes Wireshark 4.0 shows as undecoded data: rdx's names.
+	fA4ChgPolicy  = reg("nfs.fattr4.change_policy", "change_policy", tU64, dec, nil)
+	fA4FssAbsent  = reg("nfs.fattr4.fs_status.absent", "fss_absent", dissect.TBool, dec, nil)
+	fA4FssType    = reg("nfs.fattr4.fs_status.type", "fss_type", tU32, dec, nil)
+	fA4FssSource  = reg("nfs.fattr4.fs_status.source", "fss_source", dissect.TString, dec, nil)
+	fA4FssCurrent = reg("nfs.fattr4.fs_status.current", "fss_current", dissect.TString, dec, nil)
+	fA4FssAge     = reg("nfs.fattr4.fs_status.age", "fss_age", dissect.TInt32, dec, nil)
+	fA4FliFlags   = reg("nfs.fattr4.fs_locations_info.flags", "fli_flags", tU32, hex, nil)
+	fA4FliValid   = reg("nfs.fattr4.fs_locations_info.valid_for", "fli_valid_for", dissect.TInt32, dec, nil)
+	fA4FlsCurr    = reg("nfs.fattr4.fs_locations_info.currency", "fls_currency", dissect.TInt32, dec, nil)
+	fA4FlsInfo    = reg("nfs.fattr4.fs_locations_info.info", "fls_info", dissect.TBytes, dec, nil)
+	fA4RetDur     = reg("nfs.fattr4.retention.duration", "duration", tU64, dec, nil)
+	fA4RetEnable  = reg("nfs.fattr4.retention.enable", "enable", dissect.TBool, dec, nil)
+	fA4RetHold    = reg("nfs.fattr4.retention_hold", "retention_hold", tU64, hex, nil)
+	fA4ModeMask   = reg("nfs.fattr4.mode_set_masked.mask", "mask bits", tU32, dec, nil)
+
+	// EXCHANGE_ID, CREATE_SESSION, BACKCHANNEL_CTL, SET_SSV.
+	fEIAFlags     = reg("nfs.exchange_id.call_flags", "flags", tU32, hex, nil)
+	fEIRFlags     = reg("nfs.exchange_id.reply_flags", "flags", tU32, hex, nil)
+	fStateProt    = reg("nfs.exchange_id.state_protect", "State Protect", tU32, dec, map[uint64]string{0: "SP4_NONE", 1: "SP4_MACH_CRED", 2: "SP4_SSV"})
+	fSPHashAlgs   = reg("nfs.sp_parms4_hash_algs", "hash algorithms", dissect.TNone, dec, nil)
+	fSPEncrAlgs   = reg("nfs.sp_parms4_encr_algs", "encryption algorithms", dissect.TNone, dec, nil)
+	fSecOID       = reg("nfs.secinfo.flavor_info.rpcsec_gss_info.oid", "oid", dissect.TBytes, dec, nil)
+	fSPWindow     = reg("nfs.state_protect_window", "window", tU32, hex, nil)
+	fSPNumGSS     = reg("nfs.state_protect_num_gss_handles", "number of GSS handles", tU32, hex, nil)
+	fSPHashAlg    = reg("nfs.prot_info4_hash_alg", "hash algorithm", tU32, dec, nil)
+	fSPEncrAlg    = reg("nfs.prot_info4_encr_alg", "encryption algorithm", tU32, dec, nil)
+	fSPSSVLen     = reg("nfs.prot_info4_svv_length", "SSV length", tU32, dec, nil)
+	fSPSpiWindow  = reg("nfs.prot_info4_spi_window", "SPI window", tU32, dec, nil)
+	fGSSHandle    = reg("nfs.gsshandle4", "GSS handle", dissect.TBytes, dec, nil)
+	fNiiDomain    = reg("nfs.nii_domain4", "Implementer Domain name", dissect.TString, dec, nil)
+	fNiiName      = reg("nfs.nii_name4", "Implementation product name", dissect.TString, dec, nil)
+	fSeqID4       = reg("nfs.sequenceid4", "sequenceid", tU32, hex, nil)
+	fMinorID      = reg("nfs.minorid4", "minor ID", tU64, dec, nil)
+	fMajorID      = reg("nfs.majorid4", "major ID", dissect.TBytes, dec, nil)
+	fScope        = reg("nfs.scope", "server scope", dissect.TBytes, dec, nil)
+	fCSFlags      = reg("nfs.create_session_flags", "csa_flags", tU32, hex, nil)
+	fPadSize      = reg("nfs.padsize4", "hdr pad size", tU32, dec, nil)
+	fMaxReqSize   = reg("nfs.maxreqsize4", "max req size", tU32, dec, nil)
+	fMaxRespSize  = reg("nfs.maxrespsize4", "max resp size", tU32, dec, nil)
+	fMaxRespCache = reg("nfs.maxrespsizecached4", "max resp size cached", tU32, dec, nil)
+	fMaxOps       = reg("nfs.maxops4", "max ops", tU32, dec, nil)
+	fMaxReqs      = reg("nfs.maxreqs4", "max reqs", tU32, dec, nil)
+	fRDMAIrd      = reg("nfs.rdmachanattrs4", "RDMA chan attrs", tU32, dec, nil)
+	fFlavor4      = reg("nfs.flavor4", "flavor", tU32, dec, flavorNames)
+	fStamp4       = reg("nfs.stamp4", "stamp", tU32, dec, nil)
+	fMachine4     = reg("nfs.machinename4", "machine name", dissect.TString, dec, nil)
+	fUID4         = reg("nfs.uid4", "uid", tU32, dec, nil)
+	fGID4         = reg("nfs.gid4", "gid", tU32, dec, nil)
+	fService4     = reg("nfs.service4", "gid", tU32, dec, nil)
+	fSSV          = reg("nfs.ssv", "SSV", dissect.TBytes, dec, nil)
+	fSSVDigest    = reg("nfs.ssv.digest", "digest", dissect.TBytes, dec, nil)
+	fBCTSADir     = reg("nfs.bctsa_dir", "bctsa_dir", tU32, hex, nil)
+	fBCTSAUseRDMA = reg("nfs.bctsa_use_conn_in_rdma_mode", "bctsa_use_conn_in_rdma_mode", dissect.TBool, dec, nil)
+	fBCTSRDir     = reg("nfs.bctsr_dir", "bctsr_dir", tU32, hex, nil)
+	fBCTSRUseRDMA = reg("nfs.bctsr_use_conn_in_rdma_mode", "bctsr_use_conn_in_rdma_mode", dissect.TBool, dec, nil)
+
+	// SECINFO, SECINFO_NO_NAME.
+	fSecInfoFlav = reg("nfs.secinfo.flavor", "flavor", tU32, dec, flavorNames)
+	fGSSQop      = reg("nfs.secinfo.flavor_info.rpcsec_gss_info.qop", "qop", tU32, dec, nil)
+	fGSSService  = reg("nfs.secinfo.rpcsec_gss_info.service", "service", tU32, dec,
+		map[uint64]string{1: "rpcsec_gss_svc_none", 2: "rpcsec_gss_svc_integrity", 3: "rpcsec_gss_svc_privacy"})
+
+	// pNFS.
+	fDeviceID     = reg("nfs.deviceid", "device ID", dissect.TBytes, dec, nil)
+	fIOMode       = reg("nfs.iomode", "IO mode", tU32, dec, map[uint64]string{1: "IOMODE_READ", 2: "IOMODE_RW", 3: "IOMODE_ANY"})
+	fMinLength    = reg("nfs.minlength4", "min length", tU64, dec, nil)
+	fLayoutAvail  = reg("nfs.layoutavail", "layout available?", dissect.TBool, dec, nil)
+	fRetClose     = reg("nfs.retclose4", "return on close?", dissect.TBool, dec, nil)
+	fReturnType   = reg("nfs.returntype", "return type", tU32, dec, map[uint64]string{1: "RETURN_FILE", 2: "RETURN_FSID", 3: "RETURN_ALL"})
+	fLrfBody      = reg("nfs.lrf_body_content", "lrf_body_content", dissect.TBytes, dec, nil)
+	fLrsPresent   = reg("nfs.lrs_present", "StateID present?", dissect.TBool, dec, nil)
+	fNewTime      = reg("nfs.newtime", "new time?", dissect.TBool, dec, nil)
+	fNewOffset    = reg("nfs.newoffset", "new offset?", dissect.TBool, dec, nil)
+	fNewSize      = reg("nfs.newsize", "new size?", dissect.TBool, dec, nil)
+	fLayoutUpd    = reg("nfs.layoutupdate", "layout update", dissect.TBytes, dec, nil)
+	fNotifyMask   = reg("nfs.notify_mask", "notify mask", tU32, hex, nil)
+	fDevAddr      = reg("nfs.devinfo", "device info", dissect.TBytes, dec, nil)
+	fMinCount     = reg("nfs.mincount", "mincount", tU32, dec, nil)
+	fMaxDevices   = reg("nfs.maxdevices", "max devices", tU32, dec, nil)
+	fRecallType   = reg("nfs.recalltype", "recall type", tU32, dec, map[uint64]string{1: "RECALL_FILE", 2: "RECALL_FSID", 3: "RECALL_ALL"})
+	fClorChanged  = reg("nfs.clorachanged", "Clora changed", dissect.TBool, dec, nil)
+	fDevErrStatus = reg("nfs.device_error.status", "status", tU32, dec, nfs4StatNames)
+	fDevErrOp     = reg("nfs.device_error.opnum", "opnum", tU32, dec, op4Names)
+	fIOCount      = reg("nfs.io_count", "count", tU64, dec, nil)
+	fIOBytes      = reg("nfs.io_bytes", "bytes", tU64, dec, nil)
+	fLayoutStats  = reg("nfs.layoutstats", "Layout Stats", dissect.TBytes, dec, nil)
+
+	// Delegations and directory delegations.
+	fWant        = reg("nfs.want", "want", tU32, hex, nil)
+	fSignalAvail = reg("nfs.signal_deleg_avail", "signal delegation available?", dissect.TBool, dec, nil)
+	fGDDStatus   = reg("nfs.gddr_status", "status", tU32, dec, map[uint64]string{0: "GDD4_OK", 1: "GDD4_UNAVAIL"})
+	fWillSignal  = reg("nfs.will_signal_deleg_avail", "will signal delegation available?", dissect.TBool, dec, nil)
+	fWillPush    = reg("nfs.will_push_deleg", "server will push delegation?", dissect.TBool, dec, nil)
+	fCancelCont  = reg("nfs.wants_cancelled.contended", "contended wants cancelled?", dissect.TBool, dec, nil)
+	fCancelRes   = reg("nfs.wants_cancelled.resourced", "resourced wants cancelled?", dissect.TBool, dec, nil)
+	fNotifyVals  = reg("nfs.notify_vals", "notify values", dissect.TBytes, dec, nil)
+
+	// NFSv4.2.
+	fConsecutive  = reg("nfs.consecutive", "copy consecutive?", dissect.TBool, dec, nil)
+	fSynchronous  = reg("nfs.synchronous", "copy synchronous?", dissect.TBool, dec, nil)
+	fNetlocType   = reg("nfs.netloctype", "netloc type", tU32, dec, map[uint64]string{1: "NL4_NAME", 2: "NL4_URL", 3: "NL4_NETADDR"})
+	fNlName       = reg("nfs.nl_name", "netloc name", dissect.TString, dec, nil)
+	fNlURL        = reg("nfs.nl_url", "netloc URL", dissect.TString, dec, nil)
+	fSourceSrvs   = reg("nfs.source_servers", "source servers", tU32, dec, nil)
+	fCallbackIDs  = reg("nfs.callback_ids", "callback IDs", tU32, dec, nil)
+	fBytesCopied  = reg("nfs.bytes_copied", "bytes copied", tU64, dec, nil)
+	fNumOffStat   = reg("nfs.num_offload_status", "number of offload status", tU32, dec, nil)
+	fOffloadStat  = reg("nfs.offload_status", "offload status", tU32, dec, nfs4StatNames)
+	fHintMask     = reg("nfs.hint.mask", "hint mask", tU32, hex, nil)
+	fContentType  = reg("nfs.content.type", "content type", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
+	fContentCount = reg("nfs.content.count", "contents", tU32, dec, nil)
+	fADBBlockSize = reg("nfs.adb.block.size", "block size", tU64, dec, nil)
+	fADBCount     = reg("nfs.adb.block.count", "block count", tU64, dec, nil)
+	fADBRelBlock  = reg("nfs.adb.block.reloff_num", "relative block number offset", tU64, dec, nil)
+	fADBBlockNum  = reg("nfs.adb.block.num", "block number", tU32, dec, nil)
+	fADBRelPat    = reg("nfs.adb.pattern.reloff", "relative pattern offset", tU64, dec, nil)
+	fADBPattern   = reg("nfs.adb.pattern", "pattern", dissect.TBytes, dec, nil)
+	fXattrOption  = reg("nfs.setxattr.options", "setxattr options", tU32, dec, map[uint64]string{0: "EITHER", 1: "CREATE", 2: "REPLACE"})
+	fLxaCookie    = reg("nfs.lisxtattr.cookie", "cookie", tU64, dec, nil)
+	fLxaMaxCount  = reg("nfs.lisxtattr.maxcount", "maxcount", tU32, dec, nil)
+	fLxaNames     = reg("nfs.listxattr.names.count", "xattr names count", tU32, dec, nil)
+	fLxaEOF       = reg("nfs.lisxtattr.eof", "eof", tU32, dec, nil)
+)
+
+// pathname adds a pathname4 (component4<>).
+func (x *d) pathname() {
+	n := x.r.Count(4)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fPathCount, x.r.Off-4, 4, uint64(n))
+	}
+	for i := 0; i < n && x.ok(); i++ {
+		x.str(fComponent)
+	}
+}
+
+// acl adds an nfsace4<> with its count.
+func (x *d) acl() {
+	n := x.r.Count(16)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fNumAces, x.r.Off-4, 4, uint64(n))
+	}
+	for i := 0; i < n && x.ok(); i++ {
+		x.ace()
+	}
+}
+
+// layoutTypes adds a layouttype4<>.
+func (x *d) layoutTypes() {
+	n := x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		x.u32(fLayoutType)
+	}
+}
+
+func (x *d) nfstime() {
+	x.u64(fTime4Sec)
+	x.u32(fTime4Nsec)
+}
+
+// settime adds a settime4 (time_access_set, time_modify_set).
+func (x *d) settime() {
+	if x.u32(fSetIt) == 1 {
+		x.nfstime()
+	}
+}
+
+// attr4More decodes the attributes attr4 has no case for; false if rdx
+// does not know a's layout.
+func (x *d) attr4More(a int) bool {
+	switch a {
+	case 11: // rdattr_error
+		x.u32(fRdattrErr)
+	case 12: // acl
+		x.acl()
+	case 19: // filehandle
+		x.fh("filehandle")
+	case 24: // fs_locations: fs_root, fs_location4<>
+		x.pathname()
+		n := x.r.Count(8)
+		for i := 0; i < n && x.ok(); i++ {
+			x.node(fFsLocation)
+			k := x.r.Count(4)
+			for j := 0; j < k && x.ok(); j++ {
+				x.str(fServer)
+			}
+			x.pathname()
+			x.close()
+		}
+	case 48, 54: // time_access_set, time_modify_set
+		x.settime()
+	case 56, 57: // dir_notif_delay, dirent_notif_delay
+		x.nfstime()
+	case 58, 59: // dacl, sacl: nfsacl41
+		x.u32(fACLFlags)
+		x.acl()
+	case 60: // change_policy
+		x.u64(fA4ChgPolicy)
+		x.u64(fA4ChgPolicy)
+	case 61: // fs_status
+		x.u32(fA4FssAbsent)
+		x.u32(fA4FssType)
+		x.str(fA4FssSource)
+		x.str(fA4FssCurrent)
+		x.i32(fA4FssAge)
+		x.nfstime()
+	case 62, 64: // fs_layout_type, layout_types
+		x.layoutTypes()
+	case 63: // layout_hint: layouthint4
+		x.u32(fLayoutType)
+		x.opaque(fLayoutBody, 0)
+	case 66:
+		x.u32(fA4LayoutAlgn)
+	case 67: // fs_locations_info
+		x.u32(fA4FliFlags)
+		x.i32(fA4FliValid)
+		x.pathname()
+		n := x.r.Count(8)
+		for i := 0; i < n && x.ok(); i++ {
+			x.node(fFsLocation)
+			k := x.r.Count(12)
+			for j := 0; j < k && x.ok(); j++ {
+				x.i32(fA4FlsCurr)
+				x.opaque(fA4FlsInfo, 0)
+				x.str(fServer)
+			}
+			x.pathname()
+			x.close()
+		}
+	case 68: // mdsthreshold: threshold_item4<>
+		n := x.r.Count(12)
+		for i := 0; i < n && x.ok(); i++ {
+			x.node(fThreshItem)
+			x.u32(fLayoutType)
+			x.bitmap()
+			x.opaque(fThreshHint, 0)
+			x.close()
+		}
+	case 69, 71: // retention_get, retentevt_get
+		x.u64(fA4RetDur)
+		if x.r.Count(12) > 0 {
+			x.nfstime()
+		}
+	case 70, 72: // retention_set, retentevt_set
+		x.u32(fA4RetEnable)
+		if x.r.Count(8) > 0 {
+			x.u64(fA4RetDur)
+		}
+	case 73:
+		x.u64(fA4RetHold)
+	case 74: // mode_set_masked
+		x.u32(fMode4)
+		x.u32(fA4ModeMask)
+	case 76:
+		x.u32(fA4Charset)
+	case 77:
+		x.u32(fA4CloneBlk)
+	case 78:
+		x.u64(fA4SpaceFreed)
+	case 79:
+		x.u32(fA4ChgAttrTyp)
+	case 80: // sec_label
+		x.u32(fA4LabelLFS)
+		x.u32(fA4LabelPI)
+		x.str(fA4LabelCtx)
+	case 82:
+		x.u32(fA4XattrSupp)
+	default:
+		return false
+	}
+	return true
+}
+
+func (x *d) i32(f *dissect.Field) int32 {
+	o := x.r.Off
+	v := x.r.I32()
+	if x.t != nil && x.ok() {
+		x.t.Int(f, o, 4, int64(v))
+	}
+	return v
+}
+
+// stateProtOps adds a state_protect_ops4: must-enforce and must-allow
+// operation bitmaps.
+func (x *d) stateProtOps() {
+	x.bitmap()
+	x.bitmap()
+}
+
+func (x *d) implID() {
+	if x.r.Count(20) > 0 { // nfs_impl_id4<1>
+		x.str(fNiiDomain)
+		x.str(fNiiName)
+		x.nfstime()
+	}
+}
+
+func (x *d) oids(f *dissect.Field) {
+	x.node(f)
+	n := x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		x.opaque(fSecOID, maxName)
+	}
+	x.close()
+}
+
+func (x *d) channelAttrs(label string) {
+	g := x.group(label)
+	x.u32(fPadSize)
+	x.u32(fMaxReqSize)
+	x.u32(fMaxRespSize)
+	x.u32(fMaxRespCache)
+	x.u32(fMaxOps)
+	x.u32(fMaxReqs)
+	if x.r.Count(4) > 0 { // ca_rdma_ird<1>
+		x.u32(fRDMAIrd)
+	}
+	x.end(g)
+}
+
+// cbSecParms adds a callback_sec_parms4<>.
+func (x *d) cbSecParms() {
+	n := x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		switch x.u32(fFlavor4) {
+		case 1: // AUTH_SYS: authsys_parms
+			x.u32(fStamp4)
+			x.str(fMachine4)
+			x.u32(fUID4)
+			x.u32(fGID4)
+			k := x.r.Count(4)
+			for j := 0; j < k && x.ok(); j++ {
+				x.u32(fGID4)
+			}
+		case 6: // RPCSEC_GSS: gss_cb_handles4
+			x.u32(fService4)
+			x.opaque(fGSSHandle, maxName)
+			x.opaque(fGSSHandle, maxName)
+		}
+	}
+}
+
+// secinfo adds a SECINFO4resok: secinfo4<>.
+func (x *d) secinfo() {
+	n := x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		if x.u32(fSecInfoFlav) == 6 {
+			x.opaque(fSecOID, maxName)
+			x.u32(fGSSQop)
+			x.u32(fGSSService)
+		}
+	}
+}
+
+// openDelegation adds an open_delegation4 (OPEN, WANT_DELEGATION,
+// CB_PUSH_DELEG).
+func (x *d) openDelegation() {
+	switch x.u32(fDelegType) {
+	case 1:
+		x.stateid()
+		x.u32(fRecall)
+		x.ace()
+	case 2:
+		x.stateid()
+		x.u32(fRecall)
+		switch x.u32(fLimitBy) {
+		case 1:
+			x.u64(fFileSize)
+		case 2:
+			x.u32(fNumBlocks)
+			x.u32(fBytesPer)
+		}
+		x.ace()
+	case 3:
+		switch x.u32(fWhyNoDeleg) {
+		case 1:
+			x.u32(fWillPush)
+		case 2:
+			x.u32(fWillSignal)
+		}
+	}
+}
+
+// netloc adds a netloc4.
+func (x *d) netloc() {
+	switch x.u32(fNetlocType) {
+	case 1:
+		x.str(fNlName)
+	case 2:
+		x.str(fNlURL)
+	case 3:
+		x.str(fNetid)
+		x.str(fAddr)
+	}
+}
+
+// writeResponse adds a write_response4 (COPY, WRITE_SAME, CB_OFFLOAD).
+func (x *d) writeResponse() {
+	n := x.r.Count(16)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fCallbackIDs, x.r.Off-4, 4, uint64(n))
+	}
+	for i := 0; i < n && x.ok(); i++ {
+		x.stateid()
+	}
+	x.u64(fLength4)
+	x.u32(fStable4)
+	x.u64(fVerifier4)
+}
+
+func (x *d) layoutUpdate() {
+	x.u32(fLayoutType)
+	x.opaque(fLayoutUpd, 0)
+}
+
+// notify4s adds a notify4<> (CB_NOTIFY, CB_NOTIFY_DEVICEID).
+func (x *d) notify4s() {
+	n := x.r.Count(8)
+	for i := 0; i < n && x.ok(); i++ {
+		x.bitmap()
+		x.opaque(fNotifyVals, 0)
+	}
+}
+
+// op41Args decodes the arguments of the operations op4Args has no case for.
+func op41Args(x *d, op uint32) bool {
+	switch op {
+	case 10044: // ILLEGAL: no arguments
+	case 40: // BACKCHANNEL_CTL
+		x.u32(fCbProgram)
+		x.cbSecParms()
+	case 42: // EXCHANGE_ID
+		x.u64(fVerifier4)
+		x.opaque(fClientName, maxName)
+		x.u32(fEIAFlags)
+		switch x.u32(fStateProt) {
+		case 1:
+			x.stateProtOps()
+		case 2:
+			x.stateProtOps()
+			x.oids(fSPHashAlgs)
+			x.oids(fSPEncrAlgs)
+			x.u32(fSPWindow)
+			x.u32(fSPNumGSS)
+		}
+		x.implID()
+	case 43: // CREATE_SESSION
+		x.u64(fClientID)
+		x.u32(fSeqID4)
+		x.u32(fCSFlags)
+		x.channelAttrs("csa_fore_chan_attrs")
+		x.channelAttrs("csa_back_chan_attrs")
+		x.u32(fCbProgram)
+		x.cbSecParms()
+	case 46: // GET_DIR_DELEGATION
+		x.u32(fSignalAvail)
+		x.bitmap()
+		x.nfstime()
+		x.nfstime()
+		x.bitmap()
+		x.bitmap()
+	case 47: // GETDEVICEINFO
+		x.fixed(fDeviceID, 16)
+		x.u32(fLayoutType)
+		x.u32(fMaxCount)
+		x.bitmap()
+	case 48: // GETDEVICELIST
+		x.u32(fLayoutType)
+		x.u32(fMaxDevices)
+		x.u64(fCookie4)
+		x.u64(fVerifier4)
+	case 49: // LAYOUTCOMMIT
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.u32(fLockReclaim)
+		x.stateid()
+		if x.u32(fNewOffset) != 0 {
+			x.u64(fOffset4)
+		}
+		if x.u32(fNewTime) != 0 {
+			x.nfstime()
+		}
+		x.layoutUpdate()
+	case 50: // LAYOUTGET
+		x.u32(fLayoutAvail)
+		x.u32(fLayoutType)
+		x.u32(fIOMode)
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.u64(fMinLength)
+		x.stateid()
+		x.u32(fCount4)
+	case 51: // LAYOUTRETURN
+		x.u32(fLockReclaim)
+		x.u32(fLayoutType)
+		x.u32(fIOMode)
+		if x.u32(fReturnType) == 1 {
+			x.u64(fOffset4)
+			x.u64(fLength4)
+			x.stateid()
+			x.opaque(fLrfBody, 0)
+		}
+	case 54: // SET_SSV
+		x.opaque(fSSV, 0)
+		x.opaque(fSSVDigest, 0)
+	case 56: // WANT_DELEGATION
+		x.u32(fWant)
+		if x.u32(fClaimType) == 1 {
+			x.u32(fDelegType)
+		}
+	case 60: // COPY
+		x.stateid()
+		x.stateid()
+		x.u64(fOffset4)
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.u32(fConsecutive)
+		x.u32(fSynchronous)
+		n := x.r.Count(4)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fSourceSrvs, x.r.Off-4, 4, uint64(n))
+		}
+		for i := 0; i < n && x.ok(); i++ {
+			x.netloc()
+		}
+	case 61: // COPY_NOTIFY
+		x.stateid()
+		x.netloc()
+	case 63: // IO_ADVISE
+		x.stateid()
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.bitmap()
+	case 64: // LAYOUTERROR
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.stateid()
+		n := x.r.Count(24)
+		for i := 0; i < n && x.ok(); i++ {
+			x.fixed(fDeviceID, 16)
+			x.u32(fDevErrStatus)
+			x.u32(fDevErrOp)
+		}
+	case 65: // LAYOUTSTATS
+		x.u64(fOffset4)
+		x.u64(fLength4)
+		x.stateid()
+		x.u64(fIOCount)
+		x.u64(fIOBytes)
+		x.u64(fIOCount)
+		x.u64(fIOBytes)
+		x.fixed(fDeviceID, 16)
+		x.u32(fLayoutType)
+		x.opaque(fLayoutStats, 0)
+	case 66, 67: // OFFLOAD_CANCEL OFFLOAD_STATUS
+		x.stateid()
+	case 70: // WRITE_SAME
+		x.stateid()
+		x.u32(fStable4)
+		x.u64(fOffset4)
+		x.u64(fADBBlockSize)
+		x.u64(fADBCount)
+		x.u64(fADBRelBlock)
+		x.u32(fADBBlockNum)
+		x.u64(fADBRelPat)
+		x.opaque(fADBPattern, 0)
+	case 73: // SETXATTR
+		x.u32(fXattrOption)
+		x.str(fXattrName)
+		x.opaque(fXattrVal, 0)
+	case 74: // LISTXATTRS
+		x.u64(fLxaCookie)
+		x.u32(fLxaMaxCount)
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+// op41ErrRes decodes the results that follow an error status (the ones
+// op4Res has no case for); false if none.
+func op41ErrRes(x *d, op, st uint32) {
+	switch {
+	case op == 47 && st == 10005: // GETDEVICEINFO: NFS4ERR_TOOSMALL
+		x.u32(fMinCount)
+	case op == 50 && st == 10058: // LAYOUTGET: NFS4ERR_LAYOUTTRYLATER
+		x.u32(fWillSignal)
+	case (op == 60 || op == 70) && st == 10094: // COPY: NFS4ERR_OFFLOAD_NO_REQS
+		x.u32(fConsecutive)
+		x.u32(fSynchronous)
+	}
+}
+
+// op41Res decodes the successful results of the operations op4Res has no
+// case for.
+func op41Res(x *d, op uint32) bool {
+	switch op {
+	case 40, 54, 64, 65, 66, 10044: // no results but SET_SSV's digest
+		if op == 54 {
+			x.opaque(fSSVDigest, 0)
+		}
+	case 33, 52: // SECINFO SECINFO_NO_NAME
+		x.secinfo()
+	case 42: // EXCHANGE_ID
+		x.u64(fClientID)
+		x.u32(fSeqID4)
+		x.u32(fEIRFlags)
+		switch x.u32(fStateProt) {
+		case 1:
+			x.stateProtOps()
+		case 2:
+			x.stateProtOps()
+			x.u32(fSPHashAlg)
+			x.u32(fSPEncrAlg)
+			x.u32(fSPSSVLen)
+			x.u32(fSPSpiWindow)
+			n := x.r.Count(4)
+			for i := 0; i < n && x.ok(); i++ {
+				x.opaque(fGSSHandle, maxName)
+			}
+		}
+		x.u64(fMinorID)
+		x.opaque(fMajorID, maxName)
+		x.opaque(fScope, maxName)
+		x.implID()
+	case 43: // CREATE_SESSION
+		x.fixed(fSessionID, 16)
+		x.u32(fSeqID4)
+		x.u32(fCSFlags)
+		x.channelAttrs("csr_fore_chan_attrs")
+		x.channelAttrs("csr_back_chan_attrs")
+	case 46: // GET_DIR_DELEGATION
+		if x.u32(fGDDStatus) == 0 {
+			x.u64(fVerifier4)
+			x.stateid()
+			x.bitmap()
+			x.bitmap()
+			x.bitmap()
+		} else {
+			x.u32(fWillSignal)
+		}
+	case 47: // GETDEVICEINFO
+		x.u32(fLayoutType)
+		x.opaque(fDevAddr, 0)
+		x.bitmap()
+	case 48: // GETDEVICELIST
+		x.u64(fCookie4)
+		x.u64(fVerifier4)
+		n := x.r.Count(16)
+		for i := 0; i < n && x.ok(); i++ {
+			x.fixed(fDeviceID, 16)
+		}
+		x.u32(fEOF4)
+	case 49: // LAYOUTCOMMIT
+		if x.u32(fNewSize) != 0 {
+			x.u64(fLength4)
+		}
+	case 50: // LAYOUTGET
+		x.u32(fRetClose)
+		x.stateid()
+		n := x.r.Count(28)
+		for i := 0; i < n && x.ok(); i++ {
+			x.u64(fOffset4)
+			x.u64(fLength4)
+			x.u32(fIOMode)
+			x.u32(fLayoutType)
+			x.opaque(fLayoutBody, 0)
+		}
+	case 51: // LAYOUTRETURN
+		if x.u32(fLrsPresent) != 0 {
+			x.stateid()
+		}
+	case 56: // WANT_DELEGATION
+		x.openDelegation()
+	case 60: // COPY
+		x.writeResponse()
+		x.u32(fConsecutive)
+		x.u32(fSynchronous)
+	case 61: // COPY_NOTIFY
+		x.nfstime()
+		x.stateid()
+		n := x.r.Count(4)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fSourceSrvs, x.r.Off-4, 4, uint64(n))
+		}
+		for i := 0; i < n && x.ok(); i++ {
+			x.netloc()
+		}
+	case 63: // IO_ADVISE
+		x.bitmap()
+	case 67: // OFFLOAD_STATUS
+		x.u64(fLength4)
+		n := x.r.Count(4)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fNumOffStat, x.r.Off-4, 4, uint64(n))
+		}
+		if n > 0 {
+			x.u32(fOffloadStat)
+		}
+	case 68: // READ_PLUS
+		x.u32(fEOF4)
+		n := x.r.Count(12)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fContentCount, x.r.Off-4, 4, uint64(n))
+		}
+		for i := 0; i < n && x.ok(); i++ {
+			if x.u32(fContentType) == 0 {
+				x.u64(fOffset4)
+				x.opaque(fData, 0)
+			} else {
+				x.u64(fOffset4)
+				x.u64(fLength4)
+			}
+		}
+	case 70: // WRITE_SAME
+		x.writeResponse()
+	case 73: // SETXATTR
+		x.changeInfo()
+	case 74: // LISTXATTRS
+		x.u64(fLxaCookie)
+		n := x.r.Count(4)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fLxaNames, x.r.Off-4, 4, uint64(n))
+		}
+		for i := 0; i < n && x.ok(); i++ {
+			x.str(fXattrName)
+		}
+		x.u32(fLxaEOF)
+	default:
+		return false
+	}
+	return x.ok()
+}
+
+// cb41Args decodes the callback arguments cbArgs has no case for.
+func cb41Args(x *d, op uint32) bool {
+	switch op {
+	case 10044: // CB_ILLEGAL
+	case 5: // CB_LAYOUTRECALL
+		x.u32(fLayoutType)
+		x.u32(fIOMode)
+		x.u32(fClorChanged)
+		switch x.u32(fRecallType) {
+		case 1:
+			x.fh("fh")
+			x.u64(fOffset4)
+			x.u64(fLength4)
+			x.stateid()
+			x.opaque(fLrfBody, 0)
+		case 2:
+			x.u64(fFsid4Major)
+			x.u64(fFsid4Minor)
+		}
+	case 6: // CB_NOTIFY
+		x.stateid()
+		x.fh("fh")
+		x.notify4s()
+	case 7: // CB_PUSH_DELEG
+		x.fh("fh")
+		x.openDelegation()
+	case 9: // CB_RECALLABLE_OBJ_AVAIL
+		x.u32(fObjsKeep)
+		x.bitmap()
+	case 12: // CB_WANTS_CANCELLED
+		x.u32(fCancelCont)
+		x.u32(fCancelRes)
+	case 14: // CB_NOTIFY_DEVICEID
+		x.notify4s()
+	case 15: // CB_OFFLOAD
+		x.fh("fh")
+		x.stateid()
+		if x.u32(fStatus4) == 0 {
+			x.writeResponse()
+		} else {
+			x.u64(fBytesCopied)
+		}
+	default:
+		return false
+	}
+	return x.ok()
+}
