@@ -145,9 +145,8 @@ var (
 	fSecFlavor   = reg("nfs.secinfo.style", "style", tU32, dec, nil)
 	fOneFS       = reg("nfs.reclaim_one_fs4", "reclaim one fs?", dissect.TBool, dec, nil)
 	fCreateDir   = reg("nfs.openattr4.createdir", "createdir", dissect.TBool, dec, nil)
-	fSeekWhat    = reg("nfs.seek.data_content", "data content", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
+	fSeekWhat    = reg("nfs.data_content", "data content", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
 	fXattrName   = reg("nfs.xattr.key", "xattr key", dissect.TString, dec, nil)
-	fXattrVal    = reg("nfs.xattrval", "xattr value", dissect.TBytes, dec, nil)
 	fTruncate    = reg("nfs.truncate", "truncate?", dissect.TBool, dec, nil)
 	fObjsKeep    = reg("nfs.objects_to_keep", "objects to keep", tU32, dec, nil)
 	fOp4Node     = reg("nfs.opnode", "Operation", dissect.TNone, dec, nil)
@@ -183,7 +182,7 @@ var (
 	fA4MountedOn   = reg("nfs.fattr4.mounted_on_fileid", "fileid", tU64, dissect.BaseHex, nil)
 	fA4FhExpire    = reg("nfs.fattr4_fh_expire_type", "fattr4_fh_expire_type", tU32, dissect.BaseHex,
 		map[uint64]string{0: "FH4_PERSISTENT"})
-	fA4ACLSupport = reg("nfs.fattr4.aclsupport", "aclsupport", tU32, dissect.BaseHex, nil)
+	fA4ACLSupport = reg("nfs.fattr4.aclsupport", "aclsupport", tU32, dec, nil)
 	fA4QuotaHard  = reg("nfs.fattr4.quota_hard", "quota_hard", tU64, dec, nil)
 	fA4QuotaSoft  = reg("nfs.fattr4.quota_soft", "quota_soft", tU64, dec, nil)
 	fA4QuotaUsed  = reg("nfs.fattr4.quota_used", "quota_used", tU64, dec, nil)
@@ -252,7 +251,7 @@ func (x *d) bitmap() (words [3]uint32) {
 		if w < len(words) {
 			words[w] = v
 		}
-		if x.t == nil {
+		if x.t == nil || v == 0 { // Wireshark shows no empty word
 			continue
 		}
 		x.t.Uint(fAttrMask, o, 4, uint64(v))
@@ -274,7 +273,7 @@ var attr4Fixed = map[int]struct {
 	f    **dissect.Field
 	size int
 }{1: {&fFtype4, 4}, 2: {&fA4FhExpire, 4}, 3: {&fChangeID, 8}, 4: {&fA4Size, 8}, 10: {&fA4Lease, 4},
-	13: {&fA4ACLSupport, 4}, 20: {&fA4Fileid, 8}, 21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8},
+	20: {&fA4Fileid, 8}, 21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8},
 	23: {&fA4FilesTotal, 8}, 27: {&fA4MaxFileSize, 8}, 28: {&fA4MaxLink, 4}, 29: {&fA4MaxName, 4},
 	30: {&fA4MaxRead, 8}, 31: {&fA4MaxWrite, 8}, 33: {&fMode4, 4}, 35: {&fA4Numlinks, 4}, 38: {&fA4QuotaHard, 8},
 	39: {&fA4QuotaSoft, 8}, 40: {&fA4QuotaUsed, 8}, 42: {&fA4SpaceAvail, 8}, 43: {&fA4SpaceFree, 8},
@@ -389,8 +388,8 @@ func (x *d) openOwner() {
 
 func (x *d) ace() {
 	x.u32(fAceType)
-	x.u32(fAceFlag)
-	x.u32(fAceMask)
+	x.flags(fAceFlag, aceFlagBits)
+	x.aceMask()
 	x.str(fAceWho)
 }
 
@@ -551,10 +550,12 @@ func op4Args(x *d, op uint32) bool {
 	case 53: // SEQUENCE
 		x.sequenceArgs()
 	case 55: // TEST_STATEID
+		x.node(fTSStateids)
 		n := x.r.Count(16)
 		for i := 0; i < n && x.ok(); i++ {
 			x.stateid()
 		}
+		x.close()
 	case 58: // RECLAIM_COMPLETE
 		x.u32(fOneFS)
 	case 59, 62: // ALLOCATE DEALLOCATE
@@ -668,15 +669,17 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.sequenceRes()
 		x.u32(fSeqFlags)
 	case 55: // TEST_STATEID
+		x.node(fTSResults)
 		n := x.r.Count(4)
 		for i := 0; i < n && x.ok(); i++ {
-			x.u32(fStatus4)
+			x.status4()
 		}
+		x.close()
 	case 69: // SEEK
 		x.u32(fEOF4)
 		x.u64(fOffset4)
 	case 72: // GETXATTR
-		x.opaque(fXattrVal, 0)
+		x.opaque(fData, 0) // the value: Wireshark's nfs.data
 	case 75: // REMOVEXATTR
 		x.changeInfo()
 	default:

@@ -1,7 +1,10 @@
 package nfs
 
 import (
+	"math/bits"
+
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/xdr"
 )
 
 // NFSv4.1 (RFC 8881 §18, §20) and NFSv4.2 (RFC 7862 §15, §16, RFC 8276)
@@ -14,7 +17,6 @@ var layoutTypeNames = map[uint64]string{1: "LAYOUT4_NFSV4_1_FILES", 2: "LAYOUT4_
 	4: "LAYOUT4_FLEX_FILES", 5: "LAYOUT4_SCSI"}
 
 var (
-	fRdattrErr    = reg("nfs.fattr4.rdattr_error", "rdattr_error", tU32, dec, nfs4StatNames)
 	fNumAces      = reg("nfs.num_aces", "ACE count", tU32, dec, nil)
 	fACLFlags     = reg("nfs.acl.flags", "ACL flags", tU32, dec, nil)
 	fPathCount    = reg("nfs.pathname.component.count", "pathname components", tU32, dec, nil)
@@ -33,8 +35,56 @@ var (
 	fA4XattrSupp  = reg("nfs.fattr4_xattr_support", "fattr4_xattr_support", dissect.TBool, dec, nil)
 	fThreshItem   = reg("nfs.fattr4.threshold_item", "threshold_item4", dissect.TNone, dec, nil)
 	fThreshMask   = reg("nfs.fattr4.threshold_item.hint_mask", "hint mask", tU32, hex, nil)
-	fThreshHint   = reg("nfs.fattr4.threshold_item.hint", "hint", dissect.TBytes, dec, nil)
-	fA4Value      = reg("nfs.fattr4.value", "value of an attribute rdx does not know (the last one set: its length is the rest)",
+	fThreshHint   = reg("nfs.fattr4.threshold_item.hint", "hint", tU32, dec,
+		map[uint64]string{0: "Read_Size", 1: "Write_Size", 2: "Read_IO_Size", 3: "Write_IO_Size"})
+	fThreshHints = reg("nfs.fattr4.threshold_item.hint_count", "threshold items", tU32, dec, nil)
+	fThreshMasks = reg("nfs.fattr4.threshold_item.mask_count", "number of masks", tU32, dec, nil)
+	fThreshVals  = reg("nfs.fattr4.threshold_item.values", "hint values (rdx)", dissect.TBytes, dec, nil)
+	fServers     = reg("nfs.servers", "servers", dissect.TNone, dec, nil)
+	fFlavorsInfo = reg("nfs.flavors.info", "Flavors Info", dissect.TNone, dec, nil)
+	fContents    = reg("nfs.contents", "Contents", dissect.TNone, dec, nil)
+	fAcePerm     = reg("nfs.ace_perm4", "perm", tU32, hex, map[uint64]string{0x1: "READ_DATA / LIST_DIRECTORY",
+		0x2: "WRITE_DATA / ADD_FILE", 0x4: "APPEND_DATA / ADD_SUBDIRECTORY", 0x8: "READ_NAMED_ATTRS", 0x10: "WRITE_NAMED_ATTRS",
+		0x20: "EXECUTE", 0x40: "DELETE_CHILD", 0x80: "READ_ATTRIBUTES", 0x100: "WRITE_ATTRIBUTES", 0x200: "WRITE_RETENTION",
+		0x400: "WRITE_RETENTION_HOLD", 0x10000: "DELETE", 0x20000: "READ_ACL", 0x40000: "WRITE_ACL", 0x80000: "WRITE_OWNER",
+		0x100000: "SYNCHRONIZE"})
+	fOpMask     = reg("nfs.op_mask", "op_mask", tU32, hex, nil)
+	fNotifyType = reg("nfs.notify_type", "notify type", tU32, dec, nil)
+	fHintCount  = reg("nfs.hint.count", "hint count", tU32, dec, nil)
+	fHintHint   = reg("nfs.hint.hint", "hint", tU32, dec, nil)
+	fReclaim4   = reg("nfs.reclaim4", "reclaim", dissect.TBool, dec, nil)
+	fDevNum     = reg("nfs.devicenum4", "number of devices", tU32, dec, nil)
+	fTSStateids = reg("nfs.test_stateid.stateids", "stateids", dissect.TNone, dec, nil)
+	fTSResults  = reg("nfs.test_stateid.results", "results", dissect.TNone, dec, nil)
+	fUAddrIPv4  = reg("nfs.universal_address.ipv4", "universal_address", dissect.TIPv4, dec, nil)
+
+	aceFlagBits = []*dissect.Field{bit("nfs.aceflag4.file_inherit", "ACE4_FILE_INHERIT_ACE", 0x1),
+		bit("nfs.aceflag4.dir_inherit", "ACE4_DIRECTORY_INHERIT_ACE", 0x2),
+		bit("nfs.aceflag4.no_prop_inherit", "ACE4_NO_PROPAGATE_INHERIT_ACE", 0x4),
+		bit("nfs.aceflag4.inherit_only", "ACE4_INHERIT_ONLY_ACE", 0x8),
+		bit("nfs.aceflag4.successful_access", "ACE4_SUCCESSFUL_ACCESS_ACE_FLAG", 0x10),
+		bit("nfs.aceflag4.failed_access", "ACE4_FAILED_ACCESS_ACE_FLAG", 0x20),
+		bit("nfs.aceflag4.id_group", "ACE4_IDENTIFIER_GROUP", 0x40),
+		bit("nfs.aceflag4.inherited_ace", "ACE4_INHERITED_ACE", 0x80)}
+	aclFlagBits = []*dissect.Field{bit("nfs.acl.flags.auto_inherit", "ACL4_AUTO_INHERIT", 0x1),
+		bit("nfs.acl.flags.protected", "ACL4_PROTECTED", 0x2), bit("nfs.acl.flags.defaulted", "ACL4_DEFAULTED", 0x4)}
+	aclSupportBits = []*dissect.Field{bit("nfs.fattr4.aclsupport.allow_acl", "ALLOW", 0x1),
+		bit("nfs.fattr4.aclsupport.deny_acl", "DENY", 0x2), bit("nfs.fattr4.aclsupport.audit_acl", "AUDIT", 0x4),
+		bit("nfs.fattr4.aclsupport.alarm_acl", "ALARM", 0x8)}
+	charsetBits = []*dissect.Field{bit("nfs.fattr4.fs_charset_cap.nonutf8", "CONTAINS_NON_UTF8", 0x1),
+		bit("nfs.fattr4.fs_charset_cap.utf8", "ALLOWS_ONLY_UTF8", 0x2)}
+	eidFlagBits = []*dissect.Field{bit("nfs.exchange_id.flags.confirmed_r", "EXCHGID4_FLAG_CONFIRMED_R", 0x80000000),
+		bit("nfs.exchange_id.flags.confirmed_rec_a", "EXCHGID4_FLAG_UPD_CONFIRMED_REC_A", 0x40000000),
+		bit("nfs.exchange_id.flags.pnfs_ds", "EXCHGID4_FLAG_USE_PNFS_DS", 0x40000),
+		bit("nfs.exchange_id.flags.pnfs_mds", "EXCHGID4_FLAG_USE_PNFS_MDS", 0x20000),
+		bit("nfs.exchange_id.flags.non_pnfs", "EXCHGID4_FLAG_USE_NON_PNFS", 0x10000),
+		bit("nfs.exchange_id.flags.bind_princ", "EXCHGID4_FLAG_BIND_PRINC_STATEID", 0x100),
+		bit("nfs.exchange_id.flags.moved_migr", "EXCHGID4_FLAG_SUPP_MOVED_MIGR", 0x2),
+		bit("nfs.exchange_id.flags.moved_refer", "EXCHGID4_FLAG_SUPP_MOVED_REFER", 0x1)}
+	csFlagBits = []*dissect.Field{bit("nfs.create_session.flags.persist", "CREATE_SESSION4_FLAG_PERSIST", 0x1),
+		bit("nfs.create_session.flags.conn_back_chan", "CREATE_SESSION4_FLAG_CONN_BACK_CHAN", 0x2),
+		bit("nfs.create_session.flags.conn_rdma", "CREATE_SESSION4_FLAG_CONN_RDMA", 0x4)}
+	fA4Value = reg("nfs.fattr4.value", "value of an attribute rdx does not know (the last one set: its length is the rest)",
 		dissect.TBytes, dec, nil)
 	// Attributes Wireshark 4.0 shows as undecoded data: rdx's names.
 	fA4ChgPolicy  = reg("nfs.fattr4.change_policy", "change_policy", tU64, dec, nil)
@@ -61,14 +111,13 @@ var (
 	fSecOID       = reg("nfs.secinfo.flavor_info.rpcsec_gss_info.oid", "oid", dissect.TBytes, dec, nil)
 	fSPWindow     = reg("nfs.state_protect_window", "window", tU32, hex, nil)
 	fSPNumGSS     = reg("nfs.state_protect_num_gss_handles", "number of GSS handles", tU32, hex, nil)
-	fSPHashAlg    = reg("nfs.prot_info4_hash_alg", "hash algorithm", tU32, dec, nil)
-	fSPEncrAlg    = reg("nfs.prot_info4_encr_alg", "encryption algorithm", tU32, dec, nil)
-	fSPSSVLen     = reg("nfs.prot_info4_svv_length", "SSV length", tU32, dec, nil)
-	fSPSpiWindow  = reg("nfs.prot_info4_spi_window", "SPI window", tU32, dec, nil)
+	fSPHashAlg    = reg("nfs.prot_info4_hash_alg", "hash algorithm", tU32, hex, nil)
+	fSPEncrAlg    = reg("nfs.prot_info4_encr_alg", "encryption algorithm", tU32, hex, nil)
+	fSPSSVLen     = reg("nfs.prot_info4_svv_length", "SSV length", tU32, hex, nil)
+	fSPSpiWindow  = reg("nfs.prot_info4_spi_window", "SPI window", tU32, hex, nil)
 	fGSSHandle    = reg("nfs.gsshandle4", "GSS handle", dissect.TBytes, dec, nil)
 	fNiiDomain    = reg("nfs.nii_domain4", "Implementer Domain name", dissect.TString, dec, nil)
 	fNiiName      = reg("nfs.nii_name4", "Implementation product name", dissect.TString, dec, nil)
-	fSeqID4       = reg("nfs.sequenceid4", "sequenceid", tU32, hex, nil)
 	fMinorID      = reg("nfs.minorid4", "minor ID", tU64, dec, nil)
 	fMajorID      = reg("nfs.majorid4", "major ID", dissect.TBytes, dec, nil)
 	fScope        = reg("nfs.scope", "server scope", dissect.TBytes, dec, nil)
@@ -100,29 +149,29 @@ var (
 		map[uint64]string{1: "rpcsec_gss_svc_none", 2: "rpcsec_gss_svc_integrity", 3: "rpcsec_gss_svc_privacy"})
 
 	// pNFS.
-	fDeviceID     = reg("nfs.deviceid", "device ID", dissect.TBytes, dec, nil)
-	fIOMode       = reg("nfs.iomode", "IO mode", tU32, dec, map[uint64]string{1: "IOMODE_READ", 2: "IOMODE_RW", 3: "IOMODE_ANY"})
-	fMinLength    = reg("nfs.minlength4", "min length", tU64, dec, nil)
-	fLayoutAvail  = reg("nfs.layoutavail", "layout available?", dissect.TBool, dec, nil)
-	fRetClose     = reg("nfs.retclose4", "return on close?", dissect.TBool, dec, nil)
-	fReturnType   = reg("nfs.returntype", "return type", tU32, dec, map[uint64]string{1: "RETURN_FILE", 2: "RETURN_FSID", 3: "RETURN_ALL"})
-	fLrfBody      = reg("nfs.lrf_body_content", "lrf_body_content", dissect.TBytes, dec, nil)
-	fLrsPresent   = reg("nfs.lrs_present", "StateID present?", dissect.TBool, dec, nil)
-	fNewTime      = reg("nfs.newtime", "new time?", dissect.TBool, dec, nil)
-	fNewOffset    = reg("nfs.newoffset", "new offset?", dissect.TBool, dec, nil)
-	fNewSize      = reg("nfs.newsize", "new size?", dissect.TBool, dec, nil)
-	fLayoutUpd    = reg("nfs.layoutupdate", "layout update", dissect.TBytes, dec, nil)
-	fNotifyMask   = reg("nfs.notify_mask", "notify mask", tU32, hex, nil)
-	fDevAddr      = reg("nfs.devinfo", "device info", dissect.TBytes, dec, nil)
-	fMinCount     = reg("nfs.mincount", "mincount", tU32, dec, nil)
-	fMaxDevices   = reg("nfs.maxdevices", "max devices", tU32, dec, nil)
-	fRecallType   = reg("nfs.recalltype", "recall type", tU32, dec, map[uint64]string{1: "RECALL_FILE", 2: "RECALL_FSID", 3: "RECALL_ALL"})
-	fClorChanged  = reg("nfs.clorachanged", "Clora changed", dissect.TBool, dec, nil)
-	fDevErrStatus = reg("nfs.device_error.status", "status", tU32, dec, nfs4StatNames)
-	fDevErrOp     = reg("nfs.device_error.opnum", "opnum", tU32, dec, op4Names)
-	fIOCount      = reg("nfs.io_count", "count", tU64, dec, nil)
-	fIOBytes      = reg("nfs.io_bytes", "bytes", tU64, dec, nil)
-	fLayoutStats  = reg("nfs.layoutstats", "Layout Stats", dissect.TBytes, dec, nil)
+	fDeviceID    = reg("nfs.deviceid", "device ID", dissect.TBytes, dec, nil)
+	fIOMode      = reg("nfs.iomode", "IO mode", tU32, dec, map[uint64]string{1: "IOMODE_READ", 2: "IOMODE_RW", 3: "IOMODE_ANY"})
+	fMinLength   = reg("nfs.minlength4", "min length", tU64, dec, nil)
+	fLayoutAvail = reg("nfs.layoutavail", "layout available?", dissect.TBool, dec, nil)
+	fRetClose    = reg("nfs.retclose4", "return on close?", dissect.TBool, dec, nil)
+	fReturnType  = reg("nfs.returntype", "return type", tU32, dec, map[uint64]string{1: "RETURN_FILE", 2: "RETURN_FSID", 3: "RETURN_ALL"})
+	fLrfBody     = reg("nfs.lrf_body_content", "lrf_body_content", dissect.TBytes, dec, nil)
+	fLrsPresent  = reg("nfs.lrs_present", "StateID present?", dissect.TBool, dec, nil)
+	fNewTime     = reg("nfs.newtime", "new time?", dissect.TBool, dec, nil)
+	fNewOffset   = reg("nfs.newoffset", "new offset?", dissect.TBool, dec, nil)
+	fNewSize     = reg("nfs.newsize", "new size?", dissect.TBool, dec, nil)
+	fLayoutUpd   = reg("nfs.layoutupdate", "layout update", dissect.TBytes, dec, nil)
+	fNotifyMask  = reg("nfs.notify_mask", "notify mask", tU32, hex, nil)
+	fDevAddr     = reg("nfs.devinfo", "device info", dissect.TBytes, dec, nil)
+	fMinCount    = reg("nfs.mincount", "mincount", tU32, dec, nil)
+	fRecallType  = reg("nfs.recalltype", "recall type", tU32, dec, map[uint64]string{1: "RECALL_FILE", 2: "RECALL_FSID", 3: "RECALL_ALL"})
+	fClorChanged = reg("nfs.clorachanged", "Clora changed", dissect.TBool, dec, nil)
+	fDevErrCount = reg("nfs.device_error_count", "Device Error count", tU32, dec, nil)
+	fDevErrIdx   = reg("nfs.device_errors_index", "Device Error index", tU32, dec, nil)
+	fIOErrOp     = reg("nfs.ff_ioerrs_op", "operation", tU32, dec, op4Names)
+	fIOCount     = reg("nfs.io_count", "count", tU64, dec, nil)
+	fIOBytes     = reg("nfs.io_bytes", "bytes", tU64, dec, nil)
+	fLayoutStats = reg("nfs.layoutstats", "Layout Stats", dissect.TBytes, dec, nil)
 
 	// Delegations and directory delegations.
 	fWant        = reg("nfs.want", "want", tU32, hex, nil)
@@ -147,7 +196,6 @@ var (
 	fOffloadStat  = reg("nfs.offload_status", "offload status", tU32, dec, nfs4StatNames)
 	fHintMask     = reg("nfs.hint.mask", "hint mask", tU32, hex, nil)
 	fContentType  = reg("nfs.content.type", "content type", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
-	fContentCount = reg("nfs.content.count", "contents", tU32, dec, nil)
 	fADBBlockSize = reg("nfs.adb.block.size", "block size", tU64, dec, nil)
 	fADBCount     = reg("nfs.adb.block.count", "block count", tU64, dec, nil)
 	fADBRelBlock  = reg("nfs.adb.block.reloff_num", "relative block number offset", tU64, dec, nil)
@@ -208,7 +256,9 @@ func (x *d) settime() {
 func (x *d) attr4More(a int) bool {
 	switch a {
 	case 11: // rdattr_error
-		x.u32(fRdattrErr)
+		x.status4()
+	case 13:
+		x.flags(fA4ACLSupport, aclSupportBits)
 	case 12: // acl
 		x.acl()
 	case 19: // filehandle
@@ -218,10 +268,12 @@ func (x *d) attr4More(a int) bool {
 		n := x.r.Count(8)
 		for i := 0; i < n && x.ok(); i++ {
 			x.node(fFsLocation)
+			x.node(fServers)
 			k := x.r.Count(4)
 			for j := 0; j < k && x.ok(); j++ {
 				x.str(fServer)
 			}
+			x.close()
 			x.pathname()
 			x.close()
 		}
@@ -230,7 +282,7 @@ func (x *d) attr4More(a int) bool {
 	case 56, 57: // dir_notif_delay, dirent_notif_delay
 		x.nfstime()
 	case 58, 59: // dacl, sacl: nfsacl41
-		x.u32(fACLFlags)
+		x.flags(fACLFlags, aclFlagBits)
 		x.acl()
 	case 60: // change_policy
 		x.u64(fA4ChgPolicy)
@@ -267,11 +319,14 @@ func (x *d) attr4More(a int) bool {
 		}
 	case 68: // mdsthreshold: threshold_item4<>
 		n := x.r.Count(12)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fThreshHints, x.r.Off-4, 4, uint64(n))
+		}
 		for i := 0; i < n && x.ok(); i++ {
 			x.node(fThreshItem)
 			x.u32(fLayoutType)
-			x.bitmap()
-			x.opaque(fThreshHint, 0)
+			w := x.bitmapAs(fThreshMasks, fThreshMask, nil, fThreshHint)
+			x.thresholdHints(w[0])
 			x.close()
 		}
 	case 69, 71: // retention_get, retentevt_get
@@ -290,7 +345,7 @@ func (x *d) attr4More(a int) bool {
 		x.u32(fMode4)
 		x.u32(fA4ModeMask)
 	case 76:
-		x.u32(fA4Charset)
+		x.flags(fA4Charset, charsetBits)
 	case 77:
 		x.u32(fA4CloneBlk)
 	case 78:
@@ -309,6 +364,86 @@ func (x *d) attr4More(a int) bool {
 	return true
 }
 
+// status4 adds an nfsstat4 as Wireshark does: nfs.nfsstat4 and nfs.status.
+func (x *d) status4() uint32 {
+	o := x.r.Off
+	st := x.u32(fStatus4)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fStatus, o, 4, uint64(st))
+	}
+	return st
+}
+
+// bitmapAs adds a bitmap4 of something other than attributes: the word
+// count (wc, if not nil), each non-zero word (mask) with its number of bits
+// set (count, if not nil) and each bit number (item). It returns the first
+// three words.
+func (x *d) bitmapAs(wc, mask, count, item *dissect.Field) (words [3]uint32) {
+	n := x.r.Count(4)
+	if wc != nil && x.t != nil && x.ok() {
+		x.t.Uint(wc, x.r.Off-4, 4, uint64(n))
+	}
+	for w := 0; w < n && x.ok(); w++ {
+		o := x.r.Off
+		v := x.r.U32()
+		if !x.ok() {
+			break
+		}
+		if w < len(words) {
+			words[w] = v
+		}
+		if x.t == nil || v == 0 {
+			continue
+		}
+		x.t.Uint(mask, o, 4, uint64(v))
+		x.t.Open()
+		if count != nil {
+			x.t.Uint(count, o, 4, uint64(bits.OnesCount32(v)))
+		}
+		for b := 0; b < 32; b++ {
+			if v&(1<<uint(b)) != 0 {
+				x.t.Uint(item, o, 4, uint64(w*32+b))
+			}
+		}
+		x.t.Close()
+	}
+	return words
+}
+
+// thresholdHints adds a threshold_item4's thi_hintlist: one length4 per
+// hint set (RFC 8881 §5.12.11, all four hints are length4).
+func (x *d) thresholdHints(set uint32) {
+	s := x.r.Off
+	b := x.r.Opaque(0)
+	if x.t == nil || !x.ok() {
+		return
+	}
+	r := xdrReader(x.r.B[:s+4+len(b)], s+4)
+	h := d{t: x.t, r: &r}
+	for i := 0; i < 4 && h.ok() && h.r.Remaining() > 0; i++ {
+		if set&(1<<uint(i)) != 0 {
+			h.u64(fLength4)
+		}
+	}
+	if h.r.Remaining() > 0 {
+		h.fixed(fThreshVals, h.r.Remaining())
+	}
+}
+
+// aceMask adds an acemask4 and each permission set (nfs.ace_perm4).
+func (x *d) aceMask() {
+	o := x.r.Off
+	v := x.u32(fAceMask)
+	if x.t == nil || !x.ok() {
+		return
+	}
+	for b := 0; b < 32; b++ {
+		if v&(1<<uint(b)) != 0 {
+			x.t.Uint(fAcePerm, o, 4, uint64(1)<<uint(b))
+		}
+	}
+}
+
 func (x *d) i32(f *dissect.Field) int32 {
 	o := x.r.Off
 	v := x.r.I32()
@@ -321,8 +456,8 @@ func (x *d) i32(f *dissect.Field) int32 {
 // stateProtOps adds a state_protect_ops4: must-enforce and must-allow
 // operation bitmaps.
 func (x *d) stateProtOps() {
-	x.bitmap()
-	x.bitmap()
+	x.bitmapAs(nil, fOpMask, nil, fOp)
+	x.bitmapAs(nil, fOpMask, nil, fOp)
 }
 
 func (x *d) implID() {
@@ -372,14 +507,16 @@ func (x *d) cbSecParms() {
 			}
 		case 6: // RPCSEC_GSS: gss_cb_handles4
 			x.u32(fService4)
-			x.opaque(fGSSHandle, maxName)
-			x.opaque(fGSSHandle, maxName)
+			x.opaque(fData, maxName) // the handles: Wireshark's nfs.data
+			x.opaque(fData, maxName)
 		}
 	}
 }
 
 // secinfo adds a SECINFO4resok: secinfo4<>.
 func (x *d) secinfo() {
+	x.node(fFlavorsInfo)
+	defer x.close()
 	n := x.r.Count(4)
 	for i := 0; i < n && x.ok(); i++ {
 		if x.u32(fSecInfoFlav) == 6 {
@@ -428,8 +565,32 @@ func (x *d) netloc() {
 		x.str(fNlURL)
 	case 3:
 		x.str(fNetid)
-		x.str(fAddr)
+		x.uaddr(x.str(fAddr))
 	}
+}
+
+// uaddr adds the IPv4 address of an IPv4 universal address
+// ("h1.h2.h3.h4.p1.p2", RFC 5665 §5.2.3.3).
+func (x *d) uaddr(a []byte) {
+	if x.t == nil || !x.ok() {
+		return
+	}
+	var ip [6]uint
+	k, dig := 0, false
+	for _, c := range a {
+		switch {
+		case c >= '0' && c <= '9' && ip[k] < 256:
+			ip[k], dig = ip[k]*10+uint(c-'0'), true
+		case c == '.' && dig && k < 5:
+			k, dig = k+1, false
+		default:
+			return
+		}
+	}
+	if k != 5 || !dig || ip[0] > 255 || ip[1] > 255 || ip[2] > 255 || ip[3] > 255 {
+		return
+	}
+	x.t.Bytes(fUAddrIPv4, x.r.Off-len(a)-(4-len(a)%4)%4, len(a), []byte{byte(ip[0]), byte(ip[1]), byte(ip[2]), byte(ip[3])})
 }
 
 // writeResponse adds a write_response4 (COPY, WRITE_SAME, CB_OFFLOAD).
@@ -455,9 +616,17 @@ func (x *d) layoutUpdate() {
 func (x *d) notify4s() {
 	n := x.r.Count(8)
 	for i := 0; i < n && x.ok(); i++ {
-		x.bitmap()
+		x.notifyBitmap()
 		x.opaque(fNotifyVals, 0)
 	}
+}
+
+func (x *d) notifyBitmap() { x.bitmapAs(nil, fNotifyMask, nil, fNotifyType) }
+
+func xdrReader(b []byte, off int) xdr.Reader {
+	r := xdr.NewReader(b)
+	r.Off = off
+	return r
 }
 
 // op41Args decodes the arguments of the operations op4Args has no case for.
@@ -469,8 +638,8 @@ func op41Args(x *d, op uint32) bool {
 		x.cbSecParms()
 	case 42: // EXCHANGE_ID
 		x.u64(fVerifier4)
-		x.opaque(fClientName, maxName)
-		x.u32(fEIAFlags)
+		x.opaque(fData, maxName) // co_ownerid: Wireshark's nfs.data
+		x.flags(fEIAFlags, eidFlagBits)
 		switch x.u32(fStateProt) {
 		case 1:
 			x.stateProtOps()
@@ -484,15 +653,15 @@ func op41Args(x *d, op uint32) bool {
 		x.implID()
 	case 43: // CREATE_SESSION
 		x.u64(fClientID)
-		x.u32(fSeqID4)
-		x.u32(fCSFlags)
+		x.u32(fSeqid4)
+		x.flags(fCSFlags, csFlagBits)
 		x.channelAttrs("csa_fore_chan_attrs")
 		x.channelAttrs("csa_back_chan_attrs")
 		x.u32(fCbProgram)
 		x.cbSecParms()
 	case 46: // GET_DIR_DELEGATION
 		x.u32(fSignalAvail)
-		x.bitmap()
+		x.notifyBitmap()
 		x.nfstime()
 		x.nfstime()
 		x.bitmap()
@@ -501,16 +670,16 @@ func op41Args(x *d, op uint32) bool {
 		x.fixed(fDeviceID, 16)
 		x.u32(fLayoutType)
 		x.u32(fMaxCount)
-		x.bitmap()
+		x.notifyBitmap()
 	case 48: // GETDEVICELIST
 		x.u32(fLayoutType)
-		x.u32(fMaxDevices)
+		x.u32(fMaxCount)
 		x.u64(fCookie4)
 		x.u64(fVerifier4)
 	case 49: // LAYOUTCOMMIT
 		x.u64(fOffset4)
 		x.u64(fLength4)
-		x.u32(fLockReclaim)
+		x.u32(fReclaim4)
 		x.stateid()
 		if x.u32(fNewOffset) != 0 {
 			x.u64(fOffset4)
@@ -527,9 +696,9 @@ func op41Args(x *d, op uint32) bool {
 		x.u64(fLength4)
 		x.u64(fMinLength)
 		x.stateid()
-		x.u32(fCount4)
+		x.u32(fMaxCount)
 	case 51: // LAYOUTRETURN
-		x.u32(fLockReclaim)
+		x.u32(fReclaim4)
 		x.u32(fLayoutType)
 		x.u32(fIOMode)
 		if x.u32(fReturnType) == 1 {
@@ -568,16 +737,22 @@ func op41Args(x *d, op uint32) bool {
 		x.stateid()
 		x.u64(fOffset4)
 		x.u64(fLength4)
-		x.bitmap()
+		x.bitmapAs(nil, fHintMask, fHintCount, fHintHint)
 	case 64: // LAYOUTERROR
 		x.u64(fOffset4)
 		x.u64(fLength4)
 		x.stateid()
 		n := x.r.Count(24)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fDevErrCount, x.r.Off-4, 4, uint64(n))
+		}
 		for i := 0; i < n && x.ok(); i++ {
+			if x.t != nil {
+				x.t.Uint(fDevErrIdx, x.r.Off, 0, uint64(i))
+			}
 			x.fixed(fDeviceID, 16)
-			x.u32(fDevErrStatus)
-			x.u32(fDevErrOp)
+			x.status4()
+			x.u32(fIOErrOp)
 		}
 	case 65: // LAYOUTSTATS
 		x.u64(fOffset4)
@@ -605,7 +780,7 @@ func op41Args(x *d, op uint32) bool {
 	case 73: // SETXATTR
 		x.u32(fXattrOption)
 		x.str(fXattrName)
-		x.opaque(fXattrVal, 0)
+		x.opaque(fData, 0)
 	case 74: // LISTXATTRS
 		x.u64(fLxaCookie)
 		x.u32(fLxaMaxCount)
@@ -641,8 +816,8 @@ func op41Res(x *d, op uint32) bool {
 		x.secinfo()
 	case 42: // EXCHANGE_ID
 		x.u64(fClientID)
-		x.u32(fSeqID4)
-		x.u32(fEIRFlags)
+		x.u32(fSeqid4)
+		x.flags(fEIRFlags, eidFlagBits)
 		switch x.u32(fStateProt) {
 		case 1:
 			x.stateProtOps()
@@ -663,15 +838,15 @@ func op41Res(x *d, op uint32) bool {
 		x.implID()
 	case 43: // CREATE_SESSION
 		x.fixed(fSessionID, 16)
-		x.u32(fSeqID4)
-		x.u32(fCSFlags)
+		x.u32(fSeqid4)
+		x.flags(fCSFlags, csFlagBits)
 		x.channelAttrs("csr_fore_chan_attrs")
 		x.channelAttrs("csr_back_chan_attrs")
 	case 46: // GET_DIR_DELEGATION
 		if x.u32(fGDDStatus) == 0 {
 			x.u64(fVerifier4)
 			x.stateid()
-			x.bitmap()
+			x.notifyBitmap()
 			x.bitmap()
 			x.bitmap()
 		} else {
@@ -680,11 +855,14 @@ func op41Res(x *d, op uint32) bool {
 	case 47: // GETDEVICEINFO
 		x.u32(fLayoutType)
 		x.opaque(fDevAddr, 0)
-		x.bitmap()
+		x.notifyBitmap()
 	case 48: // GETDEVICELIST
 		x.u64(fCookie4)
 		x.u64(fVerifier4)
 		n := x.r.Count(16)
+		if x.t != nil && x.ok() {
+			x.t.Uint(fDevNum, x.r.Off-4, 4, uint64(n))
+		}
 		for i := 0; i < n && x.ok(); i++ {
 			x.fixed(fDeviceID, 16)
 		}
@@ -725,22 +903,25 @@ func op41Res(x *d, op uint32) bool {
 			x.netloc()
 		}
 	case 63: // IO_ADVISE
-		x.bitmap()
+		x.bitmapAs(nil, fHintMask, fHintCount, fHintHint)
 	case 67: // OFFLOAD_STATUS
 		x.u64(fLength4)
 		n := x.r.Count(4)
 		if x.t != nil && x.ok() {
 			x.t.Uint(fNumOffStat, x.r.Off-4, 4, uint64(n))
 		}
-		if n > 0 {
-			x.u32(fOffloadStat)
+		if n > 0 { // osr_complete<1>: Wireshark shows it as both
+			o := x.r.Off
+			st := x.u32(fOffloadStat)
+			if x.t != nil && x.ok() {
+				x.t.Uint(fStatus4, o, 4, uint64(st))
+			}
 		}
 	case 68: // READ_PLUS
 		x.u32(fEOF4)
+		x.node(fContents)
+		defer x.close()
 		n := x.r.Count(12)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fContentCount, x.r.Off-4, 4, uint64(n))
-		}
 		for i := 0; i < n && x.ok(); i++ {
 			if x.u32(fContentType) == 0 {
 				x.u64(fOffset4)
@@ -807,7 +988,7 @@ func cb41Args(x *d, op uint32) bool {
 	case 15: // CB_OFFLOAD
 		x.fh("fh")
 		x.stateid()
-		if x.u32(fStatus4) == 0 {
+		if x.status4() == 0 {
 			x.writeResponse()
 		} else {
 			x.u64(fBytesCopied)
