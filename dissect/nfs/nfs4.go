@@ -160,7 +160,7 @@ var (
 	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
 		Desc: "the COMPOUND's main operations (generated; rdx ranks operations like Wireshark: SEQUENCE/PUTFH/SAVEFH/RESTOREFH lowest, GETATTR/GETFH next)"})
 	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
-		Desc: "the fattr4 attribute values (rdx); the attributes rdx knows are decoded below it, in bit order, up to the first it does not"})
+		Desc: "the fattr4 attribute values (rdx), decoded below it in bit order; an attribute no RFC defines ends them (a finding when others follow)"})
 	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
 	fChangeID      = reg("nfs.changeid4", "changeid", tU64, dec, nil)
 	fA4Size        = reg("nfs.fattr4.size", "size", tU64, dec, nil)

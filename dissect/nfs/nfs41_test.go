@@ -510,3 +510,26 @@ func TestValidateNoAlloc(t *testing.T) {
 		t.Errorf("COMPOUND of 5 operations and 83 attributes: %v allocations, empty COMPOUND %v", a, e)
 	}
 }
+
+// TestReaddirEntryAttrs: a READDIR reply whose entries carry rdattr_error,
+// filehandle and fs_layout_type (what Linux asks for) keeps every entry's
+// fileid, mode, owner, handle and times; they used to be lost from
+// rdattr_error on.
+func TestReaddirEntryAttrs(t *testing.T) {
+	as := []int{1, 11, 19, 20, 33, 36, 47, 53, 62}
+	ent := func(cookie int, name string) []any { return cat(1, uint64(cookie), name, attrs41(as...)) }
+	call := xdrMsg(cat(callHdr(0x7400, 100003, 4, 1), "", 2, 1, 26, uint64(0), uint64(0), 8192, 32768, bm(as...))...)
+	reply := xdrMsg(cat(replyHdr(0x7400), 0, "", 1, 26, 0, uint64(7), ent(1, "a"), ent(2, "b"), ent(3, "c"), 0, 1)...)
+	fields, sums, finds := decodeFrames(t, call, reply)
+	got := fields[1]
+	for k, v := range map[string]string{"nfs.fattr4.fileid": "32513;32513;32513", "nfs.mode": "420;420;420",
+		"nfs.fattr4_owner": "root;root;root", "nfs.fh.length": "20;20;20", "nfs.nfstime4.seconds": strings.Repeat("1795239213;", 5) + "1795239213",
+		"nfs.layouttype": "1;1;1", "nfs.dirlist4.eof": "1"} {
+		if g := strings.Join(got[k], ";"); g != v {
+			t.Errorf("%s = %q, want %q", k, g, v)
+		}
+	}
+	if len(finds[1]) > 0 || strings.HasSuffix(sums[1], "...") {
+		t.Errorf("findings %v, summary %q", finds[1], sums[1])
+	}
+}
