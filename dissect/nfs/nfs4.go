@@ -281,7 +281,9 @@ var attr4Fixed = map[int]struct {
 
 // fattr4 adds a bitmap and the attribute values rdx knows how to read.
 func (x *d) fattr4() {
+	bs := x.r.Off
 	words := x.bitmap()
+	high, first := highAttrs(x.r.B[bs:x.r.Off])
 	s := x.r.Off
 	vals := x.r.Opaque(0)
 	if !x.ok() || (x.t == nil && !x.chk) {
@@ -302,7 +304,7 @@ func (x *d) fattr4() {
 		if !a4.attr4(a) {
 			// Values have no lengths: an unknown one is skippable only
 			// when it is the last one set (its value is the rest).
-			if !laterAttrs(words, a) {
+			if high == 0 && !laterAttrs(words, a) {
 				if r.Remaining() > 0 {
 					a4.fixed(fA4Value, r.Remaining())
 				}
@@ -315,6 +317,26 @@ func (x *d) fattr4() {
 			return
 		}
 	}
+	// Attributes above 95: none is defined.
+	switch {
+	case high == 1 && r.Remaining() > 0:
+		a4.fixed(fA4Value, r.Remaining())
+	case high > 1 && r.Remaining() > 0 && x.badAttr == 0:
+		x.badAttr, x.badLeft = first+1, r.Remaining()
+	}
+}
+
+// highAttrs counts the attributes above 95 set in the bitmap4 b (count and
+// words) and gives the first.
+func highAttrs(b []byte) (n, first int) {
+	for w := 3; 4+4*w+4 <= len(b); w++ {
+		v := binary.BigEndian.Uint32(b[4+4*w:])
+		if v != 0 && n == 0 {
+			first = w*32 + bits.TrailingZeros32(v)
+		}
+		n += bits.OnesCount32(v)
+	}
+	return n, first
 }
 
 // laterAttrs tells whether an attribute after a is set.

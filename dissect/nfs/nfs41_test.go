@@ -345,6 +345,17 @@ func TestFattr4Unknown(t *testing.T) {
 		len(fields[1]["nfs.fhandle"]) != 1 {
 		t.Errorf("unknown attribute not last: findings %v, fields %v", finds[1], fields[1])
 	}
+	// Above 95 (beyond the three words rdx keeps): the same.
+	call, reply = exchange41(0x7204, op41{op: 9, args: bm(1, 100), res: cat(bm(1, 100), xdrMsg(2, 0xdead))})
+	fields, _, finds = decodeFrames(t, call, reply)
+	if g := strings.Join(fields[1]["nfs.fattr4.value"], ";"); g != "0000dead" || len(finds[1]) > 0 {
+		t.Errorf("last unknown attribute 100: value %q, findings %v", g, finds[1])
+	}
+	call, reply = exchange41(0x7205, op41{op: 9, args: bm(1, 100, 130), res: cat(bm(1, 100, 130), xdrMsg(2, 0xdead, 0xbeef))})
+	_, _, finds = decodeFrames(t, call, reply)
+	if len(finds[1]) != 1 || !strings.Contains(finds[1][0], "unknown fattr4 attribute 100 followed by others: the last 8 octets") {
+		t.Errorf("unknown attributes 100, 130: findings %v", finds[1])
+	}
 	call = xdrMsg(cat(callHdr(0x7202, 100003, 4, 1), "", 2, 3, 10, 99, 1, 2, 10)...)
 	fields, sums, finds = decodeFrames(t, call)
 	if len(finds[0]) != 1 || !strings.Contains(finds[0][0], "unknown NFSv4 operation 99: the 12 octets after it cannot be decoded") ||
