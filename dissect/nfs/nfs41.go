@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/oncrpc"
 	"github.com/rdx-project/rdx/dissect/xdr"
 )
 
@@ -172,6 +173,30 @@ var (
 	fIOCount     = reg("nfs.io_count", "count", tU64, dec, nil)
 	fIOBytes     = reg("nfs.io_bytes", "bytes", tU64, dec, nil)
 	fLayoutStats = reg("nfs.layoutstats", "Layout Stats", dissect.TBytes, dec, nil)
+
+	// Layout-type bodies: files (RFC 8881 §13.3-13.4), flexible files (RFC 8435 §5.1, §4.1).
+	fDevIdx       = reg("nfs.deviceidx", "device index", tU32, dec, nil)
+	fNflUtil      = reg("nfs.nfl_util", "nfl_util", tU32, hex, nil)
+	fNflStripe    = reg("nfs.nfl_util.stripe_size", "stripe size", tU32, dec, nil)
+	fNflCommitMDS = reg("nfs.nfl_util.commit_thru_mds", "commit thru mds", tU32, dec, nil)
+	fNflDense     = reg("nfs.nfl_util.dense", "dense layout", tU32, dec, nil)
+	fNflFirst     = reg("nfs.nfl_first_stripe_index", "first stripe to use index", tU32, dec, nil)
+	fNflFhs       = reg("nfs.nfl_fhs", "file handles", tU32, hex, nil)
+	fStripeUnit   = reg("nfs.stripeunit", "stripe unit", tU64, dec, nil)
+	fNflMirrors   = reg("nfs.nfl_mirrors", "Mirror", tU32, dec, nil)
+	fMirrorEff    = reg("nfs.nff_mirror_eff", "mirror efficiency", tU32, hex, nil)
+	fFFOwner      = reg("nfs.ff.synthetic_owner", "synthetic owner", dissect.TString, dec, nil)
+	fFFGroup      = reg("nfs.ff.synthetic_owner_group", "synthetic group", dissect.TString, dec, nil)
+	fFFFlags      = reg("nfs.ff.layout_flags", "layout flags", tU32, hex, nil)
+	fFFStatsHint  = reg("nfs.ff.stats_collect_hint", "stats collect hint", tU32, dec, nil)
+	fFFVersion    = reg("nfs.ff.version", "version", tU32, dec, nil)
+	fFFMinor      = reg("nfs.ff.minorversion", "minorversion", tU32, dec, nil)
+	fFFRsize      = reg("nfs.ff.rsize", "max_rsize", tU32, dec, nil)
+	fFFWsize      = reg("nfs.ff.wsize", "max_wsize", tU32, dec, nil)
+	fFFTight      = reg("nfs.ff.tightly_coupled", "tightly coupled", dissect.TBool, dec, nil)
+	ffFlagBits    = []*dissect.Field{bit("nfs.ff.layout_flags.no_layoutcommit", "FLAG_NO_LAYOUTCOMMIT", 0x1),
+		bit("nfs.ff.layout_flags.no_io_thru_mds", "FLAG_NO_IO_THRU_MDS", 0x2),
+		bit("nfs.ff.layout_flags.no_read_io", "FLAG_NO_READ_IO", 0x4)}
 
 	// Delegations and directory delegations.
 	fWant        = reg("nfs.want", "want", tU32, hex, nil)
@@ -629,6 +654,124 @@ func xdrReader(b []byte, off int) xdr.Reader {
 	return r
 }
 
+// typedBody adds a layout or device address body of layout type lt: decoded
+// when rdx knows the type and the body is exactly that structure, else as
+// opaque f.
+func (x *d) typedBody(f *dissect.Field, lt uint32, dev bool) {
+	s := x.r.Off
+	b := x.r.Opaque(0)
+	if x.t == nil || !x.ok() {
+		return
+	}
+	var dec func(*d)
+	switch {
+	case lt == 1 && dev:
+		dec = (*d).filesDevAddr
+	case lt == 1:
+		dec = (*d).filesLayout
+	case lt == 4 && dev:
+		dec = (*d).ffDevAddr
+	case lt == 4:
+		dec = (*d).ffLayout
+	}
+	end := s + 4 + len(b)
+	if dec != nil {
+		r := xdrReader(x.r.B[:end], s+4)
+		dec(&d{r: &r})
+		if r.Err() == nil && r.Off == end {
+			r = xdrReader(x.r.B[:end], s+4)
+			dec(&d{t: x.t, r: &r})
+			return
+		}
+	}
+	x.t.Bytes(f, s+4, len(b), b)
+	x.t.Open()
+	oncrpc.TreeOpaqueParts(x.t, s, b, x.r.B[end:x.r.Off])
+	x.t.Close()
+}
+
+// multipath adds a multipath_list4 (netaddr4<>).
+func (x *d) multipath() {
+	n := x.r.Count(8)
+	for i := 0; i < n && x.ok(); i++ {
+		x.str(fNetid)
+		x.str(fAddr) // Wireshark shows no nfs.universal_address here
+	}
+}
+
+// filesDevAddr: nfsv4_1_file_layout_ds_addr4.
+func (x *d) filesDevAddr() {
+	n := x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		x.u32(fDevIdx)
+	}
+	n = x.r.Count(4)
+	for i := 0; i < n && x.ok(); i++ {
+		x.multipath()
+	}
+}
+
+// filesLayout: nfsv4_1_file_layout4.
+func (x *d) filesLayout() {
+	x.fixed(fDeviceID, 16)
+	o := x.r.Off
+	u := x.u32(fNflUtil)
+	if x.t != nil && x.ok() {
+		x.t.Open()
+		x.t.Uint(fNflStripe, o, 4, uint64(u&^0x3f))
+		x.t.Uint(fNflCommitMDS, o, 4, uint64(u>>1&1))
+		x.t.Uint(fNflDense, o, 4, uint64(u&1))
+		x.t.Close()
+	}
+	x.u32(fNflFirst)
+	x.u64(fOffset4)
+	n := x.r.Count(4)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fNflFhs, x.r.Off-4, 4, uint64(n))
+	}
+	for i := 0; i < n && x.ok(); i++ {
+		x.fh("filehandle")
+	}
+}
+
+// ffDevAddr: ff_device_addr4.
+func (x *d) ffDevAddr() {
+	x.multipath()
+	n := x.r.Count(20)
+	for i := 0; i < n && x.ok(); i++ {
+		x.u32(fFFVersion)
+		x.u32(fFFMinor)
+		x.u32(fFFRsize)
+		x.u32(fFFWsize)
+		x.u32(fFFTight)
+	}
+}
+
+// ffLayout: ff_layout4.
+func (x *d) ffLayout() {
+	x.u64(fStripeUnit)
+	n := x.r.Count(4)
+	if x.t != nil && x.ok() {
+		x.t.Uint(fNflMirrors, x.r.Off-4, 4, uint64(n))
+	}
+	for i := 0; i < n && x.ok(); i++ {
+		k := x.r.Count(44)
+		for j := 0; j < k && x.ok(); j++ {
+			x.fixed(fDeviceID, 16)
+			x.u32(fMirrorEff)
+			x.stateid()
+			m := x.r.Count(4)
+			for l := 0; l < m && x.ok(); l++ {
+				x.fh("filehandle")
+			}
+			x.str(fFFOwner)
+			x.str(fFFGroup)
+		}
+	}
+	x.flags(fFFFlags, ffFlagBits)
+	x.u32(fFFStatsHint)
+}
+
 // op41Args decodes the arguments of the operations op4Args has no case for.
 func op41Args(x *d, op uint32) bool {
 	switch op {
@@ -853,8 +996,7 @@ func op41Res(x *d, op uint32) bool {
 			x.u32(fWillSignal)
 		}
 	case 47: // GETDEVICEINFO
-		x.u32(fLayoutType)
-		x.opaque(fDevAddr, 0)
+		x.typedBody(fDevAddr, x.u32(fLayoutType), true)
 		x.notifyBitmap()
 	case 48: // GETDEVICELIST
 		x.u64(fCookie4)
@@ -879,8 +1021,7 @@ func op41Res(x *d, op uint32) bool {
 			x.u64(fOffset4)
 			x.u64(fLength4)
 			x.u32(fIOMode)
-			x.u32(fLayoutType)
-			x.opaque(fLayoutBody, 0)
+			x.typedBody(fLayoutBody, x.u32(fLayoutType), false)
 		}
 	case 51: // LAYOUTRETURN
 		if x.u32(fLrsPresent) != 0 {

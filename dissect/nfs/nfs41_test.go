@@ -144,15 +144,26 @@ func ops41() []op41 {
 	add("FREE_STATEID", 45, sid41, nil, map[string]string{"nfs.stateid.seqid": "1"})
 	add("GET_DIR_DELEGATION", 46, cat(1, bm(1), time41, time41, bm(4), bm(3)), cat(0, uint64(5), sid41, bm(1), bm(4), bm(3)),
 		map[string]string{"nfs.signal_deleg_avail": "1", "nfs.gddr_status": "0", "nfs.stateid.seqid": "1"})
-	add("GETDEVICEINFO", 47, cat(dev41, 1, 4096, bm(1)), cat(1, []byte{0, 0, 0, 1, 0, 0, 0, 0}, bm(1)),
-		map[string]string{"nfs.deviceid": "09080706050403020100010203040506", "nfs.devinfo": "0000000100000000"})
+	add("GETDEVICEINFO", 47, cat(dev41, 1, 4096, bm(1)), cat(1, xdrMsg(1, 0, 1, 1, "tcp", "10.0.0.3.8.1"), bm(1)),
+		map[string]string{"nfs.deviceid": "09080706050403020100010203040506", "nfs.deviceidx": "0", "nfs.r_addr": "10.0.0.3.8.1"})
+	add("GETDEVICEINFO", 47, cat(dev41, 4, 4096, bm()), cat(4, xdrMsg(1, "tcp", "10.0.0.4.8.1", 1, 3, 0, 1048576, 1048576, 1), bm()),
+		map[string]string{"nfs.ff.version": "3", "nfs.ff.rsize": "1048576", "nfs.ff.tightly_coupled": "1", "nfs.r_netid": "tcp"})
+	add("GETDEVICEINFO", 47, cat(dev41, 2, 4096, bm()), cat(2, []byte{0, 0, 0, 1, 0, 0, 0, 0}, bm()),
+		map[string]string{"nfs.devinfo": "0000000100000000"})
 	add("GETDEVICELIST", 48, cat(1, 16, uint64(0), uint64(0)), cat(uint64(1), uint64(2), 1, dev41, 1),
 		map[string]string{"nfs.devicenum4": "1", "nfs.deviceid": "09080706050403020100010203040506"})
 	add("LAYOUTCOMMIT", 49, cat(uint64(0), uint64(4096), 0, sid41, 1, uint64(4095), 1, time41, 1, []byte{}), []any{1, uint64(4096)},
 		map[string]string{"nfs.newoffset": "1", "nfs.newtime": "1", "nfs.newsize": "1", "nfs.length4": "4096;4096"})
 	add("LAYOUTGET", 50, cat(0, 1, 2, uint64(0), uint64(1<<20), uint64(4096), sid41, 4096),
-		cat(1, sid41, 1, uint64(0), uint64(1<<20), 2, 1, []byte{0xab, 0xcd}),
-		map[string]string{"nfs.layoutavail": "0", "nfs.iomode": "2;2", "nfs.minlength4": "4096", "nfs.retclose4": "1", "nfs.layout": "abcd"})
+		cat(1, sid41, 1, uint64(0), uint64(1<<20), 2, 1, xdrMsg(dev41, 0x10001, 0, uint64(0), 1, fh41)),
+		map[string]string{"nfs.layoutavail": "0", "nfs.iomode": "2;2", "nfs.minlength4": "4096", "nfs.retclose4": "1",
+			"nfs.nfl_util": "0x00010001", "nfs.nfl_util.stripe_size": "65536", "nfs.nfl_util.dense": "1", "nfs.nfl_fhs": "0x00000001"})
+	add("LAYOUTGET", 50, cat(0, 4, 1, uint64(0), uint64(1<<20), uint64(4096), sid41, 4096),
+		cat(1, sid41, 1, uint64(0), uint64(1<<20), 1, 4, xdrMsg(cat(uint64(0), 1, 1, dev41, 1, sid41, 1, fh41, "0", "0", 2, 0)...)),
+		map[string]string{"nfs.nfl_mirrors": "1", "nfs.nff_mirror_eff": "0x00000001", "nfs.ff.synthetic_owner": "0",
+			"nfs.ff.layout_flags": "0x00000002", "nfs.ff.layout_flags.no_io_thru_mds": "1"})
+	add("LAYOUTGET", 50, cat(0, 2, 1, uint64(0), uint64(1<<20), uint64(4096), sid41, 4096),
+		cat(1, sid41, 1, uint64(0), uint64(1<<20), 1, 2, []byte{0xab, 0xcd}), map[string]string{"nfs.layout": "abcd"})
 	add("LAYOUTRETURN", 51, cat(0, 1, 3, 1, uint64(0), uint64(4096), sid41, []byte{}), cat(1, sid41),
 		map[string]string{"nfs.returntype": "1", "nfs.lrs_present": "1"})
 	add("SECINFO_NO_NAME", 52, []any{0}, cat(1, gss), map[string]string{"nfs.secinfo.style": "0", "nfs.secinfo.flavor": "6",
@@ -473,9 +484,6 @@ var known41 = func() []tsharktest.Known {
 			Match: frameIf(func(n uint64) bool { return n%2 == 0 && in(n, true, 42) && ops41Frame(n).want["nfs.gsshandle4"] != "" })},
 		{Field: "*", Reason: "WRITE_SAME: tshark 4.0 decodes app_data_block4 without adb_offset (RFC 7862 §15.12.1 has it) and is misaligned",
 			Match: frameIf(func(n uint64) bool { return n%2 == 1 && in(n, false, 70) })},
-		{Field: "*", Reason: "NOT DONE in rdx: the layout-type bodies (LAYOUT4_NFSV4_1_FILES device address and layout) are shown opaque " +
-			"(nfs.devinfo, nfs.layout); tshark decodes them (here on crafted bytes)",
-			Match: frameIf(func(n uint64) bool { return !cb(n) && in(n, true, 47, 50) && ops41Frame(n).st == 0 })},
 		{Field: "nfs.layoutupdate", Reason: "tshark shows an empty opaque (length 0, valid XDR) as <MISSING>",
 			Match: func(_ uint64, rdx, ts string) bool { return rdx == "" && ts == "<MISSING>" }},
 		{Field: "nfs.lrf_body_content", Reason: "tshark shows an empty opaque (length 0, valid XDR) as <MISSING>",
