@@ -663,24 +663,15 @@ func (x *d) typedBody(f *dissect.Field, lt uint32, dev bool) {
 	if x.t == nil || !x.ok() {
 		return
 	}
-	var dec func(*d)
-	switch {
-	case lt == 1 && dev:
-		dec = (*d).filesDevAddr
-	case lt == 1:
-		dec = (*d).filesLayout
-	case lt == 4 && dev:
-		dec = (*d).ffDevAddr
-	case lt == 4:
-		dec = (*d).ffLayout
-	}
 	end := s + 4 + len(b)
-	if dec != nil {
+	if lt == 1 || lt == 4 {
 		r := xdrReader(x.r.B[:end], s+4)
-		dec(&d{r: &r})
+		y := d{r: &r}
+		y.layoutBody(lt, dev)
 		if r.Err() == nil && r.Off == end {
 			r = xdrReader(x.r.B[:end], s+4)
-			dec(&d{t: x.t, r: &r})
+			y.t = x.t
+			y.layoutBody(lt, dev)
 			return
 		}
 	}
@@ -688,6 +679,19 @@ func (x *d) typedBody(f *dissect.Field, lt uint32, dev bool) {
 	x.t.Open()
 	oncrpc.TreeOpaqueParts(x.t, s, b, x.r.B[end:x.r.Off])
 	x.t.Close()
+}
+
+func (x *d) layoutBody(lt uint32, dev bool) {
+	switch {
+	case lt == 1 && dev:
+		x.filesDevAddr()
+	case lt == 1:
+		x.filesLayout()
+	case lt == 4 && dev:
+		x.ffDevAddr()
+	default:
+		x.ffLayout()
+	}
 }
 
 // multipath adds a multipath_list4 (netaddr4<>).
