@@ -314,6 +314,9 @@ func (x *d) fattr4() {
 			return
 		}
 		if !a4.ok() {
+			if x.shortAttr == 0 {
+				x.shortAttr = a + 1
+			}
 			return
 		}
 	}
@@ -805,10 +808,12 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 	}
 	for i := 0; i < min(n, MaxOps); i++ {
 		s := x.r.Off
+		x.curOp, x.opIdx = 0, i+1
 		op := x.r.U32()
 		if !x.ok() {
 			return status, false
 		}
+		x.curOp = int64(op) + 1
 		if x.t != nil {
 			x.t.UintLabel(fOp4Node, s, 0, 0, opName(c.cb, op))
 			x.t.Open()
@@ -938,6 +943,16 @@ func (c compound4) check(f *dissect.Frame, idx int, m *oncrpc.Msg) {
 		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, fAttr, "nfs", "unknown fattr4 attribute "+
 			strconv.Itoa(x.badAttr-1)+" followed by others: the last "+strconv.Itoa(x.badLeft)+
 			" octets of attr_vals cannot be decoded (values carry no lengths)")
+	case x.shortAttr != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupMalformed, fAttr, "nfs", "fattr4 attr_vals end inside attribute "+
+			strconv.Itoa(x.shortAttr-1)+" ("+attr4Names[uint64(x.shortAttr-1)]+"): the attributes after it are not decoded")
+	case r.Err() != nil:
+		where := "before operation " + strconv.Itoa(x.opIdx)
+		if x.curOp != 0 {
+			where = "in operation " + strconv.Itoa(x.opIdx) + " (" + opName(c.cb, uint32(x.curOp-1)) + ")"
+		}
+		f.AddFinding(idx, dissect.Warn, dissect.GroupMalformed, c.opField(), "nfs", "COMPOUND cut short "+where+
+			": "+r.Err().Error()+" (RPC body offsets); the operations after it are not decoded")
 	}
 }
 

@@ -552,3 +552,24 @@ func TestReaddirEntryAttrs(t *testing.T) {
 		t.Errorf("findings %v, summary %q", finds[1], sums[1])
 	}
 }
+
+// TestCompoundCutShort: a COMPOUND whose message ends inside an operation,
+// or whose attr_vals end inside an attribute, says so with a finding
+// (the decoding used to stop there silently).
+func TestCompoundCutShort(t *testing.T) {
+	call := xdrMsg(cat(callHdr(0x7500, 100003, 4, 1), "", 2, 3, 22, fh41, 25, sid41, uint64(0))...)
+	_, _, finds := decodeFrames(t, call)
+	if len(finds[0]) != 1 || !strings.Contains(finds[0][0], "COMPOUND cut short in operation 2 (READ): uint32 at offset 68 needs 4 bytes, 0 left") {
+		t.Errorf("cut in READ: findings %v", finds[0])
+	}
+	call = xdrMsg(cat(callHdr(0x7501, 100003, 4, 1), "", 2, 3, 22, fh41)...)
+	_, _, finds = decodeFrames(t, call)
+	if len(finds[0]) != 1 || !strings.Contains(finds[0][0], "COMPOUND cut short before operation 2: ") {
+		t.Errorf("cut between operations: findings %v", finds[0])
+	}
+	call, reply := exchange41(0x7502, op41{op: 9, args: bm(1, 20), res: cat(bm(1, 20), xdrMsg(2, 0))})
+	_, _, finds = decodeFrames(t, call, reply)
+	if len(finds[1]) != 1 || !strings.Contains(finds[1][0], "fattr4 attr_vals end inside attribute 20 (fileid)") {
+		t.Errorf("attr_vals cut in fileid: findings %v", finds[1])
+	}
+}
