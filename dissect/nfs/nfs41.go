@@ -1068,10 +1068,11 @@ func op41Res(x *d, op uint32) bool {
 		defer x.close()
 		n := x.r.Count(12)
 		for i := 0; i < n && x.ok(); i++ {
-			if x.u32(fContentType) == 0 {
+			switch x.u32(fContentType) {
+			case 0: // data4
 				x.u64(fOffset4)
 				x.opaque(fData, 0)
-			} else {
+			case 1: // data_info4
 				x.u64(fOffset4)
 				x.u64(fLength4)
 			}
