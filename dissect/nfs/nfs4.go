@@ -708,7 +708,7 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 	case 75: // REMOVEXATTR
 		x.changeInfo()
 	default:
-		return op41Res(x, op)
+		return op41Res(x, m, op)
 	}
 	return x.ok()
 }

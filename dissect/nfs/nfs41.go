@@ -953,7 +953,7 @@ func op41ErrRes(x *d, op, st uint32) {
 
 // op41Res decodes the successful results of the operations op4Res has no
 // case for.
-func op41Res(x *d, op uint32) bool {
+func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 	switch op {
 	case 40, 54, 64, 65, 66, 10044: // no results but SET_SSV's digest
 		if op == 54 {
@@ -1069,9 +1069,9 @@ func op41Res(x *d, op uint32) bool {
 		n := x.r.Count(12)
 		for i := 0; i < n && x.ok(); i++ {
 			switch x.u32(fContentType) {
-			case 0: // data4
+			case 0: // data4: as READ's, its data may have gone by RDMA
 				x.u64(fOffset4)
-				x.opaque(fData, 0)
+				x.data(m)
 			case 1: // data_info4
 				x.u64(fOffset4)
 				x.u64(fLength4)

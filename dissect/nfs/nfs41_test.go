@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/oncrpc"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
@@ -571,5 +572,33 @@ func TestCompoundCutShort(t *testing.T) {
 	_, _, finds = decodeFrames(t, call, reply)
 	if len(finds[1]) != 1 || !strings.Contains(finds[1][0], "fattr4 attr_vals end inside attribute 20 (fileid)") {
 		t.Errorf("attr_vals cut in fileid: findings %v", finds[1])
+	}
+}
+
+// TestReadPlusDDP: READ_PLUS data that went by RDMA into the write chunk
+// (only its length inline, as READ's) is shown like READ's, and the
+// operations after it are decoded with no finding.
+func TestReadPlusDDP(t *testing.T) {
+	call := xdrMsg(cat(callHdr(0x7700, 100003, 4, 1), "", 2, 2, 68, sid41, uint64(0), 8192, 10)...)
+	reply := xdrMsg(cat(replyHdr(0x7700), 0, "", 2, 68, 0, 1, 1, 0, uint64(0), 8192)...)
+	reply = append(reply, xdrMsg(10, 0, fh41)...)
+	st := rpcState()
+	var f *dissect.Frame
+	for i, b := range [][]byte{call, reply} {
+		f = &dissect.Frame{Num: uint64(i + 1)}
+		st.DissectMessage(f, b, 0, &oncrpc.Context{Transport: "rdma", DDP: [][]byte{make([]byte, 8192)}})
+	}
+	var tr dissect.Tree
+	for _, p := range f.PDUs {
+		p.Tree(&tr, f)
+	}
+	got := map[string]string{}
+	for i := range tr.Nodes {
+		if n := &tr.Nodes[i]; n.F != nil {
+			got[n.F.Abbrev] = string(dissect.AppendField(nil, n))
+		}
+	}
+	if got["nfs.data_ddp_length"] != "8192" || got["nfs.fh.length"] != "20" || len(f.Findings) > 0 {
+		t.Errorf("ddp length %q, GETFH after it %q, findings %v", got["nfs.data_ddp_length"], got["nfs.fh.length"], f.Findings)
 	}
 }
