@@ -270,20 +270,11 @@ func (e *Engine) fragment(f *Frame) {
 		}
 		n.PayloadOff, n.PayloadLen = -1, len(body)
 		f.Proto = "udp"
-		if i := pickPort(e.udpPort, n.SrcPort, n.DstPort); i >= 0 {
-			e.inst[i].Dissect(f, body, -1)
-			return
-		}
-		for _, i := range e.heurUDP {
-			if e.regs[i].HeuristicUDP(body) {
-				e.inst[i].Dissect(f, body, -1)
-				return
-			}
-		}
+		e.ports(e.tUDP, f, body, -1)
 	default:
-		if i := e.ipProto[uint8(ip.Protocol)]; i != 0 {
+		if i := e.tIP.dense[uint8(ip.Protocol)]; i != 0 {
 			n.PayloadOff, n.PayloadLen = -1, len(payload)
-			e.inst[i-1].Dissect(f, payload, -1)
+			e.tIP.ents[i-1].d.Dissect(f, payload, -1)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/gopacket/gopacket"
@@ -34,7 +33,10 @@ type Rewinder interface{ Rewind() }
 // PortRange is an inclusive range of ports.
 type PortRange struct{ Lo, Hi uint16 }
 
-// Registration tells the engine when to call a protocol's dissector.
+// Registration tells the engine when to call a protocol's dissector: its
+// keys and heuristics in the engine-level hand-off tables (wtap_encap,
+// ethertype, ip.proto, udp.port, tcp.port; see handoff.go). Tables above the
+// transport take registrations through AddHandler and AddHeuristic.
 type Registration struct {
 	Name       string // decode-as name, e.g. "rx"
 	UDPPorts   []PortRange
@@ -76,101 +78,6 @@ func DissectorNames() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// DecodeAs is one `-d` rule: frames on Transport ("udp" or "tcp") ports in
-// Ports go to the dissector named Proto.
-type DecodeAs struct {
-	Transport string // "udp", "tcp" or "infiniband"
-	Ports     PortRange
-	QP        uint32 // for "infiniband": the destination QP
-	Proto     string
-}
-
-// ParseDecodeAs parses tshark's `-d` syntax: "udp.port==7000,rx",
-// "tcp.port==4000-4010,mpa" (also "udp.port==7000:3,rx", a range by count),
-// and "infiniband.destqp==0x11,rpcordma" for InfiniBand/RoCE message payloads.
-func ParseDecodeAs(s string) (DecodeAs, error) {
-	var d DecodeAs
-	sel, proto, ok := strings.Cut(s, ",")
-	if !ok {
-		return d, fmt.Errorf("decode-as %q: want LAYER.port==PORT,PROTOCOL", s)
-	}
-	key, val, ok := strings.Cut(sel, "==")
-	if !ok {
-		return d, fmt.Errorf("decode-as %q: want LAYER.port==PORT,PROTOCOL", s)
-	}
-	switch key {
-	case "udp.port":
-		d.Transport = "udp"
-	case "tcp.port":
-		d.Transport = "tcp"
-	case "infiniband.destqp":
-		d.Transport = "infiniband"
-		qp, err := strconv.ParseUint(strings.TrimSpace(val), 0, 24)
-		if err != nil {
-			return d, fmt.Errorf("decode-as %q: bad QP %q (24 bits, decimal or 0x hex)", s, val)
-		}
-		d.QP = uint32(qp)
-		return d, d.checkProto(s, proto)
-	default:
-		return d, fmt.Errorf("decode-as %q: unsupported selector %q (use udp.port, tcp.port or infiniband.destqp)", s, key)
-	}
-	parse := func(v string) (uint16, error) {
-		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 16)
-		if err != nil {
-			return 0, fmt.Errorf("decode-as %q: bad port %q", s, v)
-		}
-		return uint16(n), nil
-	}
-	if lo, hi, isRange := strings.Cut(val, "-"); isRange {
-		a, err := parse(lo)
-		if err != nil {
-			return d, err
-		}
-		b, err := parse(hi)
-		if err != nil {
-			return d, err
-		}
-		if b < a {
-			return d, fmt.Errorf("decode-as %q: empty port range", s)
-		}
-		d.Ports = PortRange{a, b}
-	} else if lo, cnt, isCount := strings.Cut(val, ":"); isCount {
-		a, err := parse(lo)
-		if err != nil {
-			return d, err
-		}
-		c, err := parse(cnt)
-		if err != nil || c == 0 || int(a)+int(c)-1 > 65535 {
-			return d, fmt.Errorf("decode-as %q: bad port count", s)
-		}
-		d.Ports = PortRange{a, a + c - 1}
-	} else {
-		a, err := parse(val)
-		if err != nil {
-			return d, err
-		}
-		d.Ports = PortRange{a, a}
-	}
-	return d, d.checkProto(s, proto)
-}
-
-func (d *DecodeAs) checkProto(s, proto string) error {
-	d.Proto = strings.TrimSpace(proto)
-	regsMu.Lock()
-	defer regsMu.Unlock()
-	for _, r := range regs {
-		if r.Name == d.Proto {
-			return nil
-		}
-	}
-	var names []string
-	for _, r := range regs {
-		names = append(names, r.Name)
-	}
-	sort.Strings(names)
-	return fmt.Errorf("decode-as %q: unknown protocol %q (known: %s)", s, d.Proto, strings.Join(names, ", "))
 }
 
 // ipv4 and ipv6 stop the layer parser at an IP header inside IP (protocols 4
@@ -273,15 +180,13 @@ type Engine struct {
 	// order (for the base tree).
 	decoded []gopacket.LayerType
 
-	regs      []*Registration
-	inst      []Dissector
-	udpPort   []uint8 // port -> 1+index into regs, 0 none
-	tcpPort   []uint8
-	etherType map[uint16]int
-	ipProto   [256]uint8
-	linkType  [maxLinkType]uint8 // 1+index into regs; arrays, not maps: this is per packet
-	heurUDP   []int
-	heurTCP   []int
+	regs []*Registration
+	inst []Dissector
+	// The hand-off tables (handoff.go), by declaration order; the engine
+	// dispatches on the engine-level ones itself. Keys are array indexes,
+	// not map keys: this is per packet.
+	tabs                           []engTable
+	tLink, tEther, tIP, tUDP, tTCP *engTable
 
 	firstTime, prevTime int64
 	seenFirst           bool
@@ -304,56 +209,15 @@ func NewEngine(opts Options) *Engine {
 	if os.Getenv(StrictEnv) == "1" {
 		opts.Strict = true
 	}
-	e := &Engine{Opts: opts, udpPort: make([]uint8, 65536), tcpPort: make([]uint8, 65536),
-		etherType: map[uint16]int{}, budget: budget.New(opts.MaxMem)}
+	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem)}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
 	regsMu.Unlock()
 	e.inst = make([]Dissector, len(e.regs))
-	idx := map[string]int{}
-	for i, r := range e.regs {
-		idx[r.Name] = i
-		for _, pr := range r.UDPPorts {
-			setPorts(e.udpPort, pr, i)
-		}
-		for _, pr := range r.TCPPorts {
-			setPorts(e.tcpPort, pr, i)
-		}
-		for _, et := range r.EtherTypes {
-			e.etherType[et] = i
-		}
-		for _, p := range r.IPProtos {
-			e.ipProto[p] = uint8(i + 1)
-		}
-		for _, lt := range r.LinkTypes {
-			if lt < maxLinkType {
-				e.linkType[lt] = uint8(i + 1)
-			}
-		}
-		if r.HeuristicUDP != nil {
-			e.heurUDP = append(e.heurUDP, i)
-		}
-		if r.HeuristicTCP != nil {
-			e.heurTCP = append(e.heurTCP, i)
-		}
-	}
-	for _, d := range opts.DecodeAs {
-		i, ok := idx[d.Proto]
-		if !ok || d.Transport == "infiniband" {
-			continue // unknown names were refused by ParseDecodeAs; ib reads its own rules
-		}
-		if d.Transport == "tcp" {
-			setPorts(e.tcpPort, d.Ports, i)
-		} else {
-			setPorts(e.udpPort, d.Ports, i)
-		}
-	}
 	for i := range e.regs {
 		e.inst[i] = e.regs[i].New(e)
-		if _, ok := e.inst[i].(StreamDissector); ok && e.regs[i].HeuristicTCP != nil {
-			e.streamHeur = true
-		}
 	}
+	e.buildTables()
 	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
 		p := gopacket.NewDecodingLayerParser(first)
 		// a sparse array indexed by layer type beats the default map lookup
@@ -373,30 +237,20 @@ func NewEngine(opts Options) *Engine {
 	e.parser[LinkTypeIPv6] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
 	e.frame.eng = e
+	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
 	e.defrag.acct = e.budget.Register("ip", &e.defrag)
 	return e
-}
-
-func setPorts(tab []uint8, pr PortRange, i int) {
-	for p := int(pr.Lo); p <= int(pr.Hi); p++ {
-		tab[p] = uint8(i + 1)
-	}
 }
 
 // Budget is the memory allowance every table of this engine registers with
 // (reassembly/budget): dissectors register in New and charge what they hold.
 func (e *Engine) Budget() *budget.Budget { return e.budget }
 
-// Instance returns the engine's dissector registered under name (nil if none),
-// so one protocol can hand data to another (e.g. ib to rpcrdma).
-func (e *Engine) Instance(name string) Dissector {
-	for i, r := range e.regs {
-		if r.Name == name {
-			return e.inst[i]
-		}
-	}
-	return nil
-}
+// Instance returns the engine's dissector registered under name (nil if
+// none), for tests and tools that inspect a protocol's state (RDP
+// connections). Protocols never reach each other through it: they hand data
+// on through the tables (handoff.go).
+func (e *Engine) Instance(name string) Dissector { return e.instanceOf(name) }
 
 // Rewind prepares a second pass over the same input.
 func (e *Engine) Rewind() {
@@ -441,8 +295,8 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.lengthFinding(f)
 	}
 
-	if linkType < maxLinkType && e.linkType[linkType] != 0 {
-		e.inst[e.linkType[linkType]-1].Dissect(f, data, 0)
+	if i := e.tLink.dense[linkType]; i != 0 {
+		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f
 	}
 	lt := linkType
@@ -570,17 +424,7 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 	case n.Fragment && n.IPProto != IPProtoTCP && len(e.types) > 0 && e.types[len(e.types)-1] == layers.LayerTypeIPv4:
 		e.fragment(f)
 	case n.HasL4 && n.IPProto == IPProtoUDP:
-		payload := e.udp.Payload
-		if i := pickPort(e.udpPort, n.SrcPort, n.DstPort); i >= 0 {
-			e.inst[i].Dissect(f, payload, n.PayloadOff)
-			return
-		}
-		for _, i := range e.heurUDP {
-			if e.regs[i].HeuristicUDP(payload) {
-				e.inst[i].Dissect(f, payload, n.PayloadOff)
-				return
-			}
-		}
+		e.ports(e.tUDP, f, e.udp.Payload, n.PayloadOff)
 	case n.HasL4 && n.IPProto == IPProtoTCP:
 		if n.Fragment {
 			return
@@ -589,21 +433,11 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			e.tcpStream(f)
 			return
 		}
-		payload := e.tcp.Payload
-		if i := pickPort(e.tcpPort, n.SrcPort, n.DstPort); i >= 0 {
-			e.inst[i].Dissect(f, payload, n.PayloadOff)
-			return
-		}
-		for _, i := range e.heurTCP {
-			if e.regs[i].HeuristicTCP(payload) {
-				e.inst[i].Dissect(f, payload, n.PayloadOff)
-				return
-			}
-		}
-	case n.HasIP && !n.HasL4 && isIPinIP(layers.IPProtocol(n.IPProto)) && e.ipProto[n.IPProto] == 0:
+		e.ports(e.tTCP, f, e.tcp.Payload, n.PayloadOff)
+	case n.HasIP && !n.HasL4 && isIPinIP(layers.IPProtocol(n.IPProto)) && e.tIP.dense[n.IPProto] == 0:
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP in IP (protocol "+strconv.Itoa(int(n.IPProto))+
 			"): the tunnelled packet is not dissected")
-	case n.HasIP && e.ipProto[n.IPProto] != 0:
+	case n.HasIP && e.tIP.dense[n.IPProto] != 0:
 		if n.Fragment {
 			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected")
 			return
@@ -619,9 +453,9 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			}
 		}
 		n.PayloadOff, n.PayloadLen = off, len(payload)
-		e.inst[e.ipProto[n.IPProto]-1].Dissect(f, payload, off)
+		e.tIP.ents[e.tIP.dense[n.IPProto]-1].d.Dissect(f, payload, off)
 	case !n.HasIP && n.EtherType != 0:
-		if i, ok := e.etherType[n.EtherType]; ok {
+		if i := e.tEther.dense[n.EtherType]; i != 0 {
 			var payload []byte
 			off := 0
 			if len(e.types) > 0 {
@@ -637,7 +471,22 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 					payload, off = e.sll2.Payload, len(e.sll2.Contents)
 				}
 			}
-			e.inst[i].Dissect(f, payload, off)
+			e.tEther.ents[i-1].d.Dissect(f, payload, off)
+		}
+	}
+}
+
+// ports hands a UDP or TCP payload to the protocol of its port pair (see
+// pickPort), else to the first heuristic that accepts it.
+func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) {
+	if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
+		t.ents[i].d.Dissect(f, payload, off)
+		return
+	}
+	for i := range t.heurs {
+		if h := &t.heurs[i]; h.verify(payload) {
+			h.d.Dissect(f, payload, off)
+			return
 		}
 	}
 }

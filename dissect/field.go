@@ -74,9 +74,10 @@ const (
 	BaseHex
 	BaseDecHex // decimal, then hex in parentheses in the tree
 	BaseHexDec // hex, then decimal in parentheses in the tree
+	BaseOct    // octal with a leading 0 in the tree; decimal in fields, as tshark
 )
 
-var baseNames = [...]string{"BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC"}
+var baseNames = [...]string{"BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT"}
 
 func (b Base) String() string { return baseNames[b] }
 

@@ -38,8 +38,8 @@ type streamConsumer struct {
 func (c *streamConsumer) Data(ch *tcp.Chunk) {
 	if !c.decided {
 		c.decided = true
-		for _, i := range c.e.heurTCP {
-			if sd, ok := c.e.inst[i].(StreamDissector); ok && c.e.regs[i].HeuristicTCP(ch.Bytes) {
+		for _, h := range c.e.tTCP.heurs {
+			if sd, ok := h.d.(StreamDissector); ok && h.verify(ch.Bytes) {
 				c.d = sd
 				break
 			}
@@ -100,8 +100,8 @@ func (e *Engine) cur() *Frame {
 
 func (e *Engine) newConsumer(key tcp.FlowKey) tcp.Consumer {
 	c := &streamConsumer{e: e}
-	if i := pickPort(e.tcpPort, key.A.Port(), key.B.Port()); i >= 0 {
-		if sd, ok := e.inst[i].(StreamDissector); ok {
+	if i := pickPort(e.tTCP.dense, key.A.Port(), key.B.Port()); i >= 0 {
+		if sd, ok := e.tTCP.ents[i].d.(StreamDissector); ok {
 			c.d, c.decided = sd, true
 		}
 	}
@@ -111,8 +111,8 @@ func (e *Engine) newConsumer(key tcp.FlowKey) tcp.Consumer {
 // wantsStream reports whether a TCP segment between these ports goes through
 // reassembly: a stream dissector claims a port, or stream heuristics exist.
 func (e *Engine) wantsStream(sp, dp uint16) bool {
-	if i := pickPort(e.tcpPort, sp, dp); i >= 0 {
-		_, ok := e.inst[i].(StreamDissector)
+	if i := pickPort(e.tTCP.dense, sp, dp); i >= 0 {
+		_, ok := e.tTCP.ents[i].d.(StreamDissector)
 		return ok
 	}
 	return e.streamHeur

@@ -156,6 +156,8 @@ func appendNum(dst []byte, n *Node, v uint64) []byte {
 		dst = append(dst, " ("...)
 		dst = strconv.AppendUint(dst, v, 10)
 		return append(dst, ')')
+	case f.Base == BaseOct && v != 0:
+		return strconv.AppendUint(append(dst, '0'), v, 8)
 	case f.Base == BaseDecHex:
 		dst = strconv.AppendUint(dst, v, 10)
 		dst = append(dst, " ("...)

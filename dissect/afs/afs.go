@@ -8,6 +8,7 @@ package afs
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -15,24 +16,28 @@ import (
 )
 
 func init() {
-	rx.RegisterService(dissectCall)
-	rx.CallName = func(c *rx.Call) string {
-		svc := serviceFor(c)
-		if svc == nil {
-			return ""
-		}
-		if name := svc.names[c.Opcode]; name != "" && c.HasOpcode {
-			return svc.abbrev + " " + name
-		}
-		return svc.abbrev + " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
+	// The service comes from the service ID, port and opcode (serviceFor),
+	// or from -d rx.service==ID,afs_vl and the like.
+	dissect.AddHeuristic(rx.Services.Name(), "afs", func(_ dissect.Dissector, _ *dissect.Frame, c *rx.Call) bool {
+		return dissectCall(c)
+	})
+	for _, s := range []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp, svcRmtsys, svcBackup, svcButc, svcVote, svcDisk} {
+		dissect.AddHandler(rx.Services.Name(), "afs_"+strings.ToLower(s.abbrev), nil, func(_ dissect.Dissector, _ *dissect.Frame, c *rx.Call) bool {
+			return dissectService(c, s)
+		})
 	}
-	prev := rx.ErrorName
-	rx.ErrorName = func(code uint32) string {
-		if s := tableErrorName(code); s != "" {
-			return s
-		}
-		return prev(code) // Rx and rxgen codes
+	dissect.AddHeuristic(rx.AbortCodes.Name(), "afs", func(_ dissect.Dissector, _ *dissect.Frame, a *rx.AbortCode) bool {
+		a.Name = tableErrorName(a.Code)
+		return a.Name != ""
+	})
+}
+
+// CallName implements rx.Namer: "FS FetchStatus".
+func (s *service) CallName(c *rx.Call) string {
+	if name := s.names[c.Opcode]; name != "" && c.HasOpcode {
+		return s.abbrev + " " + name
 	}
+	return s.abbrev + " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
 }
 
 // ErrorName names an AFS abort code from the com_err tables (ubik, bos, ka,
@@ -292,13 +297,17 @@ func (st *state) next() *PDU {
 }
 
 // dissectCall is the rx.ServiceFunc.
-func dissectCall(c *rx.Call) {
-	if c.Frame == nil {
-		return
-	}
-	svc := serviceFor(c)
+// dissectCall decodes a call of the service serviceFor finds.
+func dissectCall(c *rx.Call) bool { return dissectService(c, serviceFor(c)) }
+
+// dissectService decodes a call as one of svc; it declines when svc is nil.
+func dissectService(c *rx.Call, svc *service) bool {
 	if svc == nil {
-		return
+		return false
+	}
+	c.Namer = svc
+	if c.Frame == nil {
+		return true
 	}
 	stMu.Lock()
 	p := stateFor(c.Frame).next()
@@ -309,6 +318,7 @@ func dissectCall(c *rx.Call) {
 	p.d = dec{}
 	p.idx = c.Frame.AddPDU(p)
 	p.check()
+	return true
 }
 
 // check decodes the call without a tree and records findings: unknown
@@ -389,7 +399,10 @@ func appendCode(dst []byte, code uint32) []byte {
 
 // errorNameFor names an abort code for a call of service s.
 func errorNameFor(s *service, code uint32) string {
-	if name := rx.ErrorName(code); name != "" {
+	if name := tableErrorName(code); name != "" {
+		return name
+	}
+	if name := rx.CodeName(code); name != "" {
 		return name
 	}
 	if s == svcFS || s == svcCB {

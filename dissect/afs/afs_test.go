@@ -468,8 +468,12 @@ func TestErrorNames(t *testing.T) {
 		{1, ""}, {2, ""}, {267281, ""}, {39435, ""},
 	}
 	for _, tt := range tests {
-		if got := rx.ErrorName(tt.code); got != tt.want {
-			t.Errorf("rx.ErrorName(%d) = %q, want %q", tt.code, got, tt.want)
+		got := tableErrorName(tt.code) // what afs hands rx.abort_code, else Rx's own
+		if got == "" {
+			got = rx.CodeName(tt.code)
+		}
+		if got != tt.want {
+			t.Errorf("name of %d = %q, want %q", tt.code, got, tt.want)
 		}
 	}
 	// errno names only where the service uses raw errno values.

@@ -223,10 +223,7 @@ func ipv4L4(proto uint8, port uint16, seq uint32, payload []byte) []byte {
 
 // formatDecodeAs writes a rule back in ParseDecodeAs' syntax.
 func formatDecodeAs(d dissect.DecodeAs) string {
-	if d.Transport == "infiniband" {
-		return "infiniband.destqp==" + strconv.FormatUint(uint64(d.QP), 10) + "," + d.Proto
-	}
-	return d.Transport + ".port==" + strconv.Itoa(int(d.Ports.Lo)) + "-" + strconv.Itoa(int(d.Ports.Hi)) + "," + d.Proto
+	return d.Table + "==" + strconv.FormatUint(d.Lo, 10) + "-" + strconv.FormatUint(d.Hi, 10) + "," + d.Proto
 }
 
 // FuzzDecodeAs parses arbitrary -d rules: an error names the rule; an
@@ -236,7 +233,8 @@ func formatDecodeAs(d dissect.DecodeAs) string {
 // SEND) through enginecheck.
 func FuzzDecodeAs(f *testing.F) {
 	for _, r := range []string{"udp.port==7000,rx", "tcp.port==4000-4010,mpa", "udp.port==7000:3,rx", "infiniband.destqp==0x11,rpcordma",
-		"tcp.port==16385,rds", "udp.port==65535:1,rx", "tcp.port== 80 , rds", "udp.port==1-0,rx", "infiniband.destqp==1,ibcm", "udp.port==9,nosuch"} {
+		"tcp.port==16385,rds", "udp.port==65535:1,rx", "tcp.port== 80 , rds", "udp.port==1-0,rx", "infiniband.destqp==1,ibcm", "udp.port==9,nosuch",
+		"rx.service==52,afs_vl", "ethertype==0x8915,infiniband", "ip.proto==27,rdp", "iwarp_ddp.untagged==0,rpcordma", "nosuch.table==1,rx"} {
 		f.Add(r, []byte{0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 8})
 	}
 	names := dissect.DissectorNames()
@@ -251,32 +249,42 @@ func FuzzDecodeAs(f *testing.F) {
 			}
 			return
 		}
+		ti := tableInfo(d.Table)
 		switch {
-		case !slices.Contains(names, d.Proto):
-			t.Fatalf("%q: accepted unknown protocol %q", rule, d.Proto)
-		case d.Transport == "infiniband" && d.QP >= 1<<24:
-			t.Fatalf("%q: QP %#x beyond 24 bits", rule, d.QP)
-		case d.Transport != "infiniband" && d.Transport != "udp" && d.Transport != "tcp":
-			t.Fatalf("%q: transport %q", rule, d.Transport)
-		case d.Transport != "infiniband" && d.Ports.Lo > d.Ports.Hi:
-			t.Fatalf("%q: ports %d-%d", rule, d.Ports.Lo, d.Ports.Hi)
+		case ti == nil:
+			t.Fatalf("%q: accepted unknown table %q", rule, d.Table)
+		case ti.DecodeAs == nil && !slices.Contains(names, d.Proto), ti.DecodeAs != nil && !slices.Contains(ti.DecodeAs, d.Proto):
+			t.Fatalf("%q: accepted protocol %q, not a candidate of %s", rule, d.Proto, d.Table)
+		case ti.Bits < 64 && d.Hi >= 1<<ti.Bits:
+			t.Fatalf("%q: key %#x beyond %d bits", rule, d.Hi, ti.Bits)
+		case d.Lo > d.Hi:
+			t.Fatalf("%q: keys %d-%d", rule, d.Lo, d.Hi)
 		}
 		if back, err := dissect.ParseDecodeAs(formatDecodeAs(d)); err != nil || back != d {
 			t.Fatalf("%q read as %+v; its canonical form %q reads as %+v, %v", rule, d, formatDecodeAs(d), back, err)
 		}
 		p := enginecheck.NewPair(dissect.Options{DecodeAs: []dissect.DecodeAs{d}})
-		switch d.Transport {
-		case "udp":
-			p.Decode(t, 1, 228, ipv4L4(17, d.Ports.Hi, 0, payload))
-		case "tcp":
+		switch d.Table {
+		case "udp.port":
+			p.Decode(t, 1, 228, ipv4L4(17, uint16(d.Hi), 0, payload))
+		case "tcp.port":
 			h := len(payload) / 2
-			p.Decode(t, 1, 228, ipv4L4(6, d.Ports.Lo, 1000, payload[:h]))
-			p.Decode(t, 2, 228, ipv4L4(6, d.Ports.Lo, 1000+uint32(h), payload[h:]))
-		case "infiniband":
-			bth := (&ib.BTHFields{Opcode: 0x04, DestQP: d.QP, PKey: 0xffff}).Encode(nil) // RC SEND Only
-			roce := append(append(bth, payload...), 0, 0, 0, 0)                          // ICRC (wrong: a finding)
+			p.Decode(t, 1, 228, ipv4L4(6, uint16(d.Lo), 1000, payload[:h]))
+			p.Decode(t, 2, 228, ipv4L4(6, uint16(d.Lo), 1000+uint32(h), payload[h:]))
+		case "infiniband.destqp":
+			bth := (&ib.BTHFields{Opcode: 0x04, DestQP: uint32(d.Lo), PKey: 0xffff}).Encode(nil) // RC SEND Only
+			roce := append(append(bth, payload...), 0, 0, 0, 0)                                  // ICRC (wrong: a finding)
 			p.Decode(t, 1, 228, ipv4L4(17, 4791, 0, roce))
 		}
 		p.Finish()
 	})
+}
+
+func tableInfo(name string) *dissect.TableInfo {
+	for _, t := range dissect.Tables() {
+		if t.Name == name {
+			return &t
+		}
+	}
+	return nil
 }

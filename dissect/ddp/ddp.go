@@ -8,7 +8,6 @@ package ddp
 import (
 	"encoding/binary"
 	"strconv"
-	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/mpa"
@@ -31,11 +30,15 @@ const (
 )
 
 func init() {
+	// MPA carries DDP alone: every ULPDU is a DDP segment.
+	dissect.AddHeuristic(mpa.ULP.Name(), "iwarp_ddp_rdmap", func(d dissect.Dissector, f *dissect.Frame, u *mpa.ULPDU) bool {
+		d.(*State).ULPDU(f, u)
+		return true
+	})
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: "iwarp_ddp_rdmap",
 		New: func(e *dissect.Engine) dissect.Dissector {
 			d := New()
-			d.eng = e
 			d.register(e.Budget().Register("iwarp_ddp", d))
 			return d
 		},
@@ -53,18 +56,14 @@ type Message struct {
 	Frames []uint64
 }
 
-var (
-	uppersMu sync.Mutex
-	uppers   []func(e *dissect.Engine, f *dissect.Frame, m *Message)
-)
+// UntaggedTable is the table of the protocols on Send messages (RPC-over-RDMA),
+// keyed by queue number: every completed Send message is handed to it.
+var UntaggedTable = dissect.NewDissectorTable[*Message]("iwarp_ddp.untagged", "iWARP DDP untagged queue number (completed Send messages)", 32)
 
-// RegisterUpper adds a hook called with every completed Send message (for
-// RPC-over-RDMA and other ULPs). Call it at init.
-func RegisterUpper(fn func(e *dissect.Engine, f *dissect.Frame, m *Message)) {
-	uppersMu.Lock()
-	uppers = append(uppers, fn)
-	uppersMu.Unlock()
-}
+// TaggedTable is the table of the protocols that read placed data (RPC-over-RDMA
+// chunks), keyed by STag: every RDMA Write and Read Response segment is
+// handed to it.
+var TaggedTable = dissect.NewHexDissectorTable[*Placement]("iwarp_ddp.tagged", "iWARP DDP STag (RDMA Write and Read Response segments)", 32)
 
 // Placement is one tagged DDP segment: data an RDMA Write or Read Response
 // places at STag/TO in the receiver's memory (RFC 5041 §5.2). Segments are
@@ -88,16 +87,6 @@ type Placement struct {
 	ReqFrame uint64
 	SrcSTag  uint32
 	SrcTO    uint64
-}
-
-var taggedHooks []func(e *dissect.Engine, f *dissect.Frame, p *Placement) // under uppersMu
-
-// RegisterTagged adds a hook called with every RDMA Write and Read Response
-// segment (for RPC-over-RDMA chunks). Call it at init.
-func RegisterTagged(fn func(e *dissect.Engine, f *dissect.Frame, p *Placement)) {
-	uppersMu.Lock()
-	taggedHooks = append(taggedHooks, fn)
-	uppersMu.Unlock()
 }
 
 // Segment is one DDP segment: the PDU.
@@ -199,7 +188,6 @@ type qKey struct {
 
 // State is one engine's DDP/RDMAP dissector.
 type State struct {
-	eng  *dissect.Engine // handed to upper layers, which keep per-engine state
 	pool dissect.Pool[Segment]
 
 	reads   map[readKey]*readReq
@@ -406,12 +394,7 @@ func (d *State) tagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, add
 	if op == OpReadResponse {
 		d.readResponse(f, s, u, p, add)
 	}
-	uppersMu.Lock()
-	hs := taggedHooks
-	uppersMu.Unlock()
-	for _, h := range hs {
-		h(d.eng, f, p)
-	}
+	TaggedTable.Call(f, uint64(p.STag), p)
 }
 
 // readResponse matches a Read Response segment with its Read Request and
@@ -501,14 +484,6 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	if !isSend(op) || m.bad {
 		return
 	}
-	uppersMu.Lock()
-	hs := uppers
-	uppersMu.Unlock()
-	if len(hs) == 0 {
-		return
-	}
 	d.msg = Message{Key: u.Key, Dir: u.Dir, QN: qn, MSN: msn, Opcode: op, Data: m.data, Frames: m.frames}
-	for _, h := range hs {
-		h(d.eng, f, &d.msg)
-	}
+	UntaggedTable.Call(f, uint64(qn), &d.msg)
 }

@@ -11,8 +11,17 @@ import (
 )
 
 func seg(d *State, num uint64, dir tcp.Dir, b []byte) *dissect.Frame {
+	return segIn(nil, d, num, dir, b)
+}
+
+// segIn is seg with frames of engine e (nil: none), whose tables the
+// segments' hand-offs reach.
+func segIn(e *dissect.Engine, d *State, num uint64, dir tcp.Dir, b []byte) *dissect.Frame {
 	k, _ := tcp.NewFlowKey(netip.MustParseAddrPort("10.0.0.1:1"), netip.MustParseAddrPort("10.0.0.2:2"))
 	f := &dissect.Frame{Num: num}
+	if e != nil {
+		e.Bind(f)
+	}
 	d.ULPDU(f, &mpa.ULPDU{Key: k, Dir: dir, Data: b, Off: -1})
 	var tr dissect.Tree
 	for _, p := range f.PDUs {
@@ -34,9 +43,13 @@ func TestReadMatchAndSend(t *testing.T) {
 		t.Fatalf("response: reqIn %d %+v", s.reqIn, f.Findings)
 	}
 	var got []byte
-	RegisterUpper(func(_ *dissect.Engine, f *dissect.Frame, m *Message) { got = append([]byte(nil), m.Data...) })
-	seg(d, 3, 0, EncodeUntagged(nil, false, OpSend, 0, 0, 1, 0, []byte("hel")))
-	seg(d, 4, 0, EncodeUntagged(nil, true, OpSend, 0, 0, 1, 3, []byte("lo")))
+	dissect.AddHeuristic(UntaggedTable.Name(), "test-send", func(_ dissect.Dissector, f *dissect.Frame, m *Message) bool {
+		got = append([]byte(nil), m.Data...)
+		return true
+	})
+	e := dissect.NewEngine(dissect.Options{})
+	segIn(e, d, 3, 0, EncodeUntagged(nil, false, OpSend, 0, 0, 1, 0, []byte("hel")))
+	segIn(e, d, 4, 0, EncodeUntagged(nil, true, OpSend, 0, 0, 1, 3, []byte("lo")))
 	if string(got) != "hello" {
 		t.Fatalf("send reassembly: %q", got)
 	}
@@ -66,21 +79,37 @@ func FuzzDDP(f *testing.F) {
 	})
 }
 
-// TestPlacement: a Read Response segment is handed to the tagged hook with
-// the source STag/TO of its Read Request, advanced by its offset.
+// TestPlacement: a Read Response segment is handed to the iwarp_ddp.tagged
+// table with the source STag/TO of its Read Request, advanced by its offset;
+// -d iwarp_ddp.tagged==0x7,PROTO sends STag 7 to PROTO instead of the
+// heuristics.
 func TestPlacement(t *testing.T) {
-	var got []Placement
-	RegisterTagged(func(_ *dissect.Engine, _ *dissect.Frame, p *Placement) { got = append(got, *p) })
+	var got, forced []Placement
+	dissect.AddHeuristic(TaggedTable.Name(), "test-placement", func(_ dissect.Dissector, _ *dissect.Frame, p *Placement) bool {
+		got = append(got, *p)
+		return true
+	})
+	dissect.AddHandler(TaggedTable.Name(), "test-stag", nil, func(_ dissect.Dissector, _ *dissect.Frame, p *Placement) bool {
+		forced = append(forced, *p)
+		return true
+	})
+	da, err := dissect.ParseDecodeAs("iwarp_ddp.tagged==0x7,test-stag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := dissect.NewEngine(dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
 	d := New()
 	// sink STag 0x1234 TO 0x1000, 16 octets, source STag 9 TO 0x5000
-	seg(d, 1, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, 1, 0,
+	segIn(e, d, 1, 0, EncodeUntagged(nil, true, OpReadRequest, 0, 1, 1, 0,
 		[]byte{0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 16, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0x50, 0}))
-	seg(d, 2, 1, EncodeTagged(nil, false, OpReadResponse, 0x1234, 0x1000, make([]byte, 8)))
-	seg(d, 3, 1, EncodeTagged(nil, true, OpReadResponse, 0x1234, 0x1008, make([]byte, 8)))
-	seg(d, 4, 1, EncodeTagged(nil, true, OpWrite, 7, 0x42, []byte("abc")))
-	if len(got) != 3 {
-		t.Fatalf("%d placements", len(got))
+	segIn(e, d, 2, 1, EncodeTagged(nil, false, OpReadResponse, 0x1234, 0x1000, make([]byte, 8)))
+	segIn(e, d, 3, 1, EncodeTagged(nil, true, OpReadResponse, 0x1234, 0x1008, make([]byte, 8)))
+	segIn(e, d, 4, 1, EncodeTagged(nil, true, OpWrite, 7, 0x42, []byte("abc")))
+	segIn(e, d, 5, 1, EncodeTagged(nil, true, OpWrite, 8, 0x42, []byte("abc")))
+	if len(got) != 3 || len(forced) != 1 || forced[0].STag != 7 || got[2].STag != 8 {
+		t.Fatalf("%d placements by heuristic, %d by decode-as (%+v)", len(got), len(forced), forced)
 	}
+	got[2] = forced[0]
 	if p := got[1]; !p.Matched || p.ReqFrame != 1 || p.SrcSTag != 9 || p.SrcTO != 0x5008 || p.STag != 0x1234 || p.TO != 0x1008 || !p.Last || p.Frame != 3 {
 		t.Errorf("read response: %+v", p)
 	}

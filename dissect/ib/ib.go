@@ -20,7 +20,7 @@ func init() {
 		LinkTypes:  []uint16{LinkTypeIB, LinkTypeERF},
 		New: func(e *dissect.Engine) dissect.Dissector {
 			d := newState()
-			d.up.eng = e // to find upper layers (Upper) by name
+			d.up.budget = e.Budget() // message assembly charges it
 			return d
 		},
 	})

@@ -2,80 +2,36 @@ package ib
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/reassembly/budget"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
-// Upper is implemented by dissectors that read assembled InfiniBand messages
-// (RPC-over-RDMA, RDS). The ib dissector assembles SEND, RDMA WRITE and RDMA
-// READ response messages per QP (reassembly/ib) and offers each completed one
-// to every upper layer, in the frame whose packet completes it.
-type Upper interface {
-	// IBMessage gets message m, completed by packet p of frame f. m is valid
-	// only during the call. It reports whether it decoded the message.
-	IBMessage(f *dissect.Frame, p *Packet, m *ibasm.Message) bool
+// Message is the context of the infiniband.destqp table: a SEND, RDMA
+// WRITE or RDMA READ response message the ib dissector assembled per QP
+// (reassembly/ib), completed by Packet. Both are valid only during the call.
+type Message struct {
+	Packet *Packet
+	Msg    *ibasm.Message
 }
 
-// ForcedUpper is implemented by upper layers that can decode a message the
-// user named with decode-as (-d infiniband.destqp==N,PROTO) without their
-// heuristic; a message that does not parse then becomes a finding.
-type ForcedUpper interface {
-	IBMessageForced(f *dissect.Frame, p *Packet, m *ibasm.Message)
-}
-
-var (
-	uppersMu sync.Mutex
-	uppers   []string
-)
-
-// RegisterUpper names a registered dissector (see dissect.RegisterDissector)
-// that implements Upper. Call it at init; engines look the instance up by name.
-func RegisterUpper(name string) {
-	uppersMu.Lock()
-	uppers = append(uppers, name)
-	uppersMu.Unlock()
-}
+// DestQP is the table of the protocols on top of InfiniBand (RPC-over-RDMA,
+// RDS, the CM), keyed by destination QP: a protocol registers a heuristic
+// (dissect.AddHeuristic) tried on every completed message, and a handler
+// (dissect.AddHandler) that -d infiniband.destqp==QP,PROTO forces on a QP;
+// a forced handler should decode without the heuristic's checks and turn
+// what does not parse into findings. Each message is offered in the frame
+// whose packet completes it.
+var DestQP = dissect.NewHexDissectorTable[*Message]("infiniband.destqp", "InfiniBand destination QP (assembled messages)", 24)
 
 // upperState is the ib dissector's link to the upper layers of one engine.
 type upperState struct {
-	eng      *dissect.Engine
 	resolved bool
-	ups      []Upper
-	forced   map[uint32]Upper // by destination QP, from decode-as
 	asm      *ibasm.Assembler
 	pkt      ibasm.Packet
-}
-
-func (u *upperState) resolve() {
-	u.resolved = true
-	if u.eng == nil {
-		return
-	}
-	uppersMu.Lock()
-	names := append([]string(nil), uppers...)
-	uppersMu.Unlock()
-	for _, n := range names {
-		if up, ok := u.eng.Instance(n).(Upper); ok {
-			u.ups = append(u.ups, up)
-		}
-	}
-	for _, da := range u.eng.Opts.DecodeAs {
-		if da.Transport != "infiniband" {
-			continue
-		}
-		if up, ok := u.eng.Instance(da.Proto).(Upper); ok {
-			if u.forced == nil {
-				u.forced = map[uint32]Upper{}
-			}
-			u.forced[da.QP] = up
-		}
-	}
-	if len(u.ups) > 0 {
-		u.asm = ibasm.New()
-		u.asm.SetBudget(u.eng.Budget())
-	}
+	msg      Message // the hand-off context, kept here so the call does not allocate
+	budget   *budget.Budget
 }
 
 // deliver feeds a decoded packet to message assembly and offers completed
@@ -83,7 +39,11 @@ func (u *upperState) resolve() {
 func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	u := &d.up
 	if !u.resolved {
-		u.resolve()
+		u.resolved = true
+		if DestQP.Has(f) { // engines without upper layers skip assembly
+			u.asm = ibasm.New()
+			u.asm.SetBudget(u.budget)
+		}
 	}
 	if u.asm == nil || p.short {
 		return
@@ -127,20 +87,8 @@ func (d *State) offer(f *dissect.Frame, p *Packet, m *ibasm.Message) {
 			" octets (request frame "+strconv.FormatUint(m.ReqFrame, 10)+") completed after "+strconv.Itoa(m.Reissued)+
 			" re-issued request(s): responses were lost")
 	}
-	if up, ok := u.forced[m.QP]; ok {
-		if fu, ok := up.(ForcedUpper); ok {
-			fu.IBMessageForced(f, p, m)
-			return
-		}
-		if up.IBMessage(f, p, m) {
-			return
-		}
-	}
-	for _, up := range u.ups {
-		if up.IBMessage(f, p, m) {
-			return
-		}
-	}
+	u.msg = Message{Packet: p, Msg: m}
+	DestQP.Call(f, uint64(m.QP), &u.msg)
 }
 
 // PayloadOffset is the frame offset of the packet's payload (-1 when the

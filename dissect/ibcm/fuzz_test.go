@@ -3,6 +3,7 @@ package ibcm
 import (
 	"net/netip"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -21,12 +22,16 @@ func mad(attr uint16, local, remote uint32) []byte {
 	return b
 }
 
+// tables is an engine whose ibcm.service_id table the fed frames use.
+var tables = sync.OnceValue(func() *dissect.Engine { return dissect.NewEngine(dissect.Options{}) })
+
 func feed(t testing.TB, d *State, msgs [][]byte) (out []string) {
 	var tr dissect.Tree
 	for i, b := range msgs {
 		// The frame is the message: its payload starts at octet 0, where
 		// the zero ib.Packet says, so the tree's offsets can be checked.
 		f := &dissect.Frame{Num: uint64(i + 1), Data: b}
+		tables().Bind(f)
 		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
 			QP: 1, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
 		d.IBMessage(f, &ib.Packet{}, m)

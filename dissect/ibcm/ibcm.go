@@ -12,7 +12,6 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strconv"
-	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
@@ -50,15 +49,20 @@ func init() {
 			return d
 		},
 	})
-	ib.RegisterUpper(Name)
+	// SENDs to QP1 by heuristic, or wherever -d infiniband.destqp puts them.
+	dissect.AddHeuristic(ib.DestQP.Name(), Name, ibMessage)
+	dissect.AddHandler(ib.DestQP.Name(), Name, nil, ibMessage)
+}
+
+func ibMessage(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+	return d.(*State).IBMessage(f, m.Packet, m.Msg)
 }
 
 // Consumer decodes the private data an RDMA CM user puts after the CMA header
-// of a REQ and in the REP (RDS, NFS/RDMA, iSER ...), recognised by the RDMA
-// CM TCP port of the REQ's service ID.
+// of a REQ and in the REP (RDS, NFS/RDMA, iSER ...), recognised by the REQ's
+// service ID (see ServiceIDs).
 type Consumer struct {
-	Name  string
-	Ports []uint16
+	Name string
 	// Summary appends a short text about private data b of a message of
 	// attribute attr (REQ: what follows the CMA header; others: all of it).
 	Summary func(dst []byte, attr uint16, b []byte) []byte
@@ -68,36 +72,29 @@ type Consumer struct {
 	Check func(f *dissect.Frame, pdu int, attr uint16, b []byte)
 }
 
-var (
-	consMu    sync.Mutex
-	consumers []*Consumer
-)
-
-// RegisterConsumer adds a private-data decoder (at init).
-func RegisterConsumer(c *Consumer) {
-	consMu.Lock()
-	consumers = append(consumers, c)
-	consMu.Unlock()
+// Connection is the context of the ibcm.service_id table: the service ID
+// of a REQ; the user of the connection sets Consumer to decode its private
+// data in the REQ and the messages after it.
+type Connection struct {
+	ServiceID uint64
+	Consumer  *Consumer
 }
 
-func consumerFor(port uint16) *Consumer {
-	consMu.Lock()
-	defer consMu.Unlock()
-	for _, c := range consumers {
-		for _, p := range c.Ports {
-			if p == port {
-				return c
-			}
-		}
-	}
-	return nil
-}
+// ServiceIDs is the table of the RDMA CM users whose private data ibcm
+// decodes, keyed by the REQ's service ID (ServiceID(RDMAPSTCP, port) for the
+// RDMA CM's TCP port space); -d ibcm.service_id==SID,PROTO for others.
+var ServiceIDs = dissect.NewHexDissectorTable[*Connection]("ibcm.service_id", "InfiniBand CM service ID (REQ private data)", 64)
+
+// ServiceID is the RDMA CM service ID of port in port space ps
+// (0x00000000_01_06_PORT for TCP).
+func ServiceID(ps, port uint16) uint64 { return uint64(ps)<<16 | uint64(port) }
 
 // State is the per-engine CM state: connections by communication ID, to find
 // the service of a REP, RTU or DREQ.
 type State struct {
 	pool  dissect.Pool[MAD]
 	comms dissect.Table[uint32, comm] // by local communication ID
+	conn  Connection                  // the ibcm.service_id context
 }
 
 type comm struct {
@@ -184,7 +181,7 @@ func Heuristic(b []byte) bool {
 	return len(b) == MADLen && b[0] == 1 && b[1] == ClassCM && b[2] == 2 && be16(b[16:]) >= AttrREQ && be16(b[16:]) <= AttrAPR
 }
 
-// IBMessage implements ib.Upper: SENDs to QP1 that are CM MADs.
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp): SENDs to QP1 that are CM MADs.
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, am *ibasm.Message) bool {
 	if am.Kind != ibasm.KindSend || am.QP != 1 || am.Truncated() || len(am.Data) < MADHdrLen ||
 		am.Data[0] != 1 || am.Data[1] != ClassCM {
@@ -226,9 +223,10 @@ func (d *State) track(f *dissect.Frame, m *MAD) {
 		c := comm{reqFrame: f.Num}
 		if sid>>24 == SIDPrefix>>24 {
 			c.ps, c.port = uint16(sid>>16), uint16(sid)
-			if c.ps == RDMAPSTCP {
-				c.cons = consumerFor(c.port)
-			}
+		}
+		d.conn = Connection{ServiceID: sid}
+		if ServiceIDs.Call(f, sid, &d.conn) {
+			c.cons = d.conn.Consumer
 		}
 		d.remember(f, m, local, c)
 		m.ps, m.port, m.cons = c.ps, c.port, c.cons

@@ -54,10 +54,14 @@ type ULPDU struct {
 	FPDU *FPDU
 }
 
-// Upper receives ULPDUs (implemented by dissect/ddp).
+// Upper receives ULPDUs in place of the ULP table (tests).
 type Upper interface {
 	ULPDU(f *dissect.Frame, u *ULPDU)
 }
+
+// ULP is the table of the protocols MPA carries, tried in order on every
+// ULPDU: DDP (RFC 5044 defines MPA for DDP alone) registers its heuristic.
+var ULP = dissect.NewDissectorTable[*ULPDU]("iwarp_mpa.ulpdu", "iWARP MPA upper layer (DDP segments)", 0)
 
 type mode uint8
 
@@ -109,8 +113,10 @@ type halfKey struct {
 type State struct {
 	e        *dissect.Engine
 	conns    map[tcp.FlowKey]*conn
-	upper    Upper
+	upper    Upper // set by tests in place of the ULP table
 	upperSet bool
+	ulp      ULPDU // the hand-off context
+	hasUpper bool  // a layer above took the ULPDUs: FPDU summaries leave them to it
 
 	cfgMarkers, cfgCRC       bool
 	cfgMarkersSet, cfgCRCSet bool
@@ -172,14 +178,17 @@ func (d *State) Rewind() {
 // Dissect is not used: MPA needs the stream.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
 
-func (d *State) up() Upper {
-	if !d.upperSet && d.e != nil {
-		d.upperSet = true
-		if u, ok := d.e.Instance("iwarp_ddp_rdmap").(Upper); ok {
-			d.upper = u
+// up hands a ULPDU to the layer above, kept in d.ulp so the call does not
+// allocate.
+func (d *State) up(f *dissect.Frame, u ULPDU) {
+	d.ulp = u
+	if d.upperSet {
+		if d.hasUpper = d.upper != nil; d.hasUpper {
+			d.upper.ULPDU(f, &d.ulp)
 		}
+		return
 	}
-	return d.upper
+	d.hasUpper = ULP.Call(f, 0, &d.ulp)
 }
 
 // SetUpper replaces the upper layer (tests).
@@ -472,9 +481,8 @@ func (d *State) fpdu(f *dissect.Frame, h *half, k tcp.FlowKey, dir tcp.Dir) bool
 	if d.OnFPDU != nil {
 		d.OnFPDU(p)
 	}
-	if u := d.up(); u != nil && p.ulen <= len(p.ulpdu) {
-		ud := ULPDU{Key: k, Dir: dir, Data: p.ulpdu, Off: p.ulpduOff, Seq: seq, FPDU: p}
-		u.ULPDU(f, &ud)
+	if p.ulen <= len(p.ulpdu) {
+		d.up(f, ULPDU{Key: k, Dir: dir, Data: p.ulpdu, Off: p.ulpduOff, Seq: seq, FPDU: p})
 	}
 	return true
 }

@@ -86,7 +86,7 @@ func (p *FPDU) Summary(dst []byte) []byte {
 		dst = append(dst, " PD="...)
 		return strconv.AppendInt(dst, int64(s.PDLen()), 10)
 	}
-	if p.d != nil && p.d.upper != nil && len(p.ulpdu) >= 14 {
+	if p.d != nil && p.d.hasUpper && len(p.ulpdu) >= 14 {
 		return dst
 	}
 	dst = append(dst, "FPDU len "...)

@@ -12,7 +12,7 @@ import (
 // malformedOf dissects msg and returns the nfs findings of group Malformed.
 func malformedOf(t *testing.T, msg []byte) ([]string, *dissect.Frame) {
 	t.Helper()
-	f := &dissect.Frame{Num: 1}
+	f := testFrame(dissect.Frame{Num: 1})
 	if rpcState().DissectMessage(f, msg, 0, &oncrpc.Context{Transport: "tcp"}) == nil {
 		t.Fatal("not RPC")
 	}

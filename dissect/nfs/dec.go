@@ -39,9 +39,25 @@ func (x *d) u32(f *dissect.Field) uint32 {
 	o := x.r.Off
 	v := x.r.U32()
 	if x.t != nil && x.ok() {
-		x.t.Uint(f, o, 4, uint64(v))
+		if bs, ok := withBits[f]; ok {
+			x.t.Flags(f, o, 4, uint64(v), "", bs...)
+		} else {
+			x.t.Uint(f, o, 4, uint64(v))
+		}
 	}
 	return v
+}
+
+// withBits gives the fields Wireshark shows with all their bits, wherever
+// they are decoded.
+var withBits = map[*dissect.Field][]*dissect.Field{fSeqFlags: seqFlagBits, fRflags: rflagBits, fMode4: mode4Bits}
+
+// dataLen adds the length word of the opaque data at the reader without
+// reading it (Wireshark's nfs.read.data_length, nfs.write.data_length).
+func (x *d) dataLen(f *dissect.Field) {
+	if x.t != nil && x.ok() && x.r.Remaining() >= 4 {
+		x.t.Uint(f, x.r.Off, 4, uint64(peekU32(x.r)))
+	}
 }
 
 func (x *d) u64(f *dissect.Field) uint64 {

@@ -19,6 +19,16 @@ func bit(abbrev, name string, mask uint64) *dissect.Field {
 	return dissect.Register(&dissect.Field{Abbrev: abbrev, Name: name, Type: dissect.TBool, Mask: mask, Bits: 32})
 }
 
+func accessFields(prefix string) []*dissect.Field {
+	var fs []*dissect.Field
+	for i, n := range []string{"read", "lookup", "modify", "extend", "delete", "execute", "xattr_read", "xattr_write", "xattr_list"} {
+		label := []string{"READ", "LOOKUP", "MODIFY", "EXTEND", "DELETE", "EXECUTE", "XATTR READ", "XATTR WRITE", "XATTR LIST"}[i]
+		fs = append(fs, dissect.Register(&dissect.Field{Abbrev: prefix + n, Name: "0x" + strconv.FormatUint(1<<i|0x1000, 16)[1:] + " " + label,
+			Type: dissect.TBool, Mask: 1 << i, Bits: 8}))
+	}
+	return fs
+}
+
 // lookupOr returns the registered field abbrev (oncrpc registers the
 // procedure fields of the programs it names) or registers it.
 func lookupOr(abbrev, name string, names map[uint64]string) *dissect.Field {
@@ -71,7 +81,7 @@ var (
 
 	fProc3  = reg("nfs.procedure_v3", "V3 Procedure", tU32, dec, procNamesOf(100003, 3))
 	fProc4  = reg("nfs.procedure_v4", "V4 Procedure", tU32, dec, procNamesOf(100003, 4))
-	fFH     = reg("nfs.fhandle", "filehandle", dissect.TBytes, dec, nil)
+	fFH     = reg("nfs.fhandle", "FileHandle", dissect.TBytes, dec, nil)
 	fFHLen  = reg("nfs.fh.length", "length", tU32, dec, nil)
 	fFHHash = reg("nfs.fh.hash", "hash (CRC-32)", tU32, hex, nil)
 	fStatus = reg("nfs.status", "Status", tU32, dec, nil)
@@ -95,7 +105,7 @@ var (
 	fSetSize    = reg("nfs.set_size", "size", tU64, dec, nil)
 	fUID3       = reg("nfs.uid3", "uid", tU32, dec, nil)
 	fGID3       = reg("nfs.gid3", "gid", tU32, dec, nil)
-	fGuard      = reg("nfs.sattrguard3", "check", dissect.TBool, dec, nil)
+	fGuard      = reg("nfs.sattrguard3", "check", tU32, dec, map[uint64]string{0: "no value", 1: "value follows"})
 	fAttrFollow = reg("nfs.attributes_follow", "attributes_follow", tU32, dec, nil)
 	fFHFollow   = reg("nfs.handle_follow", "handle_follow", tU32, dec, nil)
 	fSymlinkTo  = reg("nfs.symlink.to", "To", dissect.TString, dec, nil)
@@ -110,7 +120,7 @@ var (
 	fUsed   = reg("nfs.fattr3.used", "used", tU64, dec, nil)
 	fSpec1  = reg("nfs.specdata1", "specdata1", tU32, dec, nil)
 	fSpec2  = reg("nfs.specdata2", "specdata2", tU32, dec, nil)
-	fFsid   = reg("nfs.fattr3.fsid", "fsid", tU64, hex, nil)
+	fFsid   = reg("nfs.fattr3.fsid", "fsid", tU64, dissect.BaseHexDec, nil)
 	fFileid = reg("nfs.fattr3.fileid", "fileid", tU64, dec, nil)
 
 	fAtime     = reg("nfs.atime", "atime", dissect.TAbsTime, dec, nil)
@@ -126,7 +136,7 @@ var (
 	fDtimeSec  = reg("nfs.dtime.sec", "seconds", tU32, dec, nil)
 	fDtimeNsec = reg("nfs.dtime.nsec", "nano seconds", tU32, dec, nil)
 
-	fMode    = reg("nfs.mode3", "Mode", tU32, dec, nil)
+	fMode    = reg("nfs.mode3", "Mode", tU32, dissect.BaseOct, nil)
 	modeBits = []*dissect.Field{bit("nfs.mode3.suid", "S_ISUID", 0o4000), bit("nfs.mode3.sgid", "S_ISGID", 0o2000),
 		bit("nfs.mode3.sticky", "S_ISVTX", 0o1000), bit("nfs.mode3.rusr", "S_IRUSR", 0o400), bit("nfs.mode3.wusr", "S_IWUSR", 0o200),
 		bit("nfs.mode3.xusr", "S_IXUSR", 0o100), bit("nfs.mode3.rgrp", "S_IRGRP", 0o40), bit("nfs.mode3.wgrp", "S_IWGRP", 0o20),
@@ -134,11 +144,12 @@ var (
 		bit("nfs.mode3.xoth", "S_IXOTH", 0o1)}
 
 	fAccessCheck  = reg("nfs.access_check", "Check access", dissect.TUint8, hex, nil)
-	fAccessRights = reg("nfs.access_rights", "Access rights", dissect.TUint8, hex, nil)
+	fAccessRights = reg("nfs.access_rights", "Access rights (of requested)", dissect.TUint8, hex, nil)
 	fAccessSupp   = reg("nfs.access_supported", "Supported types (of requested)", dissect.TUint8, hex, nil)
-	accessBits    = []*dissect.Field{bit("nfs.access_read", "0x001 READ", 0x1), bit("nfs.access_lookup", "0x002 LOOKUP", 0x2),
-		bit("nfs.access_modify", "0x004 MODIFY", 0x4), bit("nfs.access_extend", "0x008 EXTEND", 0x8),
-		bit("nfs.access_delete", "0x010 DELETE", 0x10), bit("nfs.access_execute", "0x020 EXECUTE", 0x20)}
+	// The ACCESS rights of RFC 1813, RFC 7530 and RFC 8276 (xattr), as
+	// Wireshark shows them: 8 bits wide although XATTR_LIST is 0x100.
+	accessBits     = accessFields("nfs.access_")
+	accessSuppBits = accessFields("nfs.access_supp_")
 
 	fRdEntry       = reg("nfs.readdir.entry", "Entry", dissect.TNone, dec, nil)
 	fRdEOF         = reg("nfs.readdir.eof", "EOF", dissect.TUint32, dec, nil)
@@ -164,9 +175,9 @@ var (
 	fFiDtpref      = reg("nfs.fsinfo.dtpref", "dtpref", tU32, dec, nil)
 	fFiMaxfilesize = reg("nfs.fsinfo.maxfilesize", "maxfilesize", tU64, dec, nil)
 	fFiProps       = reg("nfs.fsinfo.properties", "Properties", tU32, hex, nil)
-	fsinfoBits     = []*dissect.Field{bit("nfs.fsinfo.properties.setattr", "CANSETTIME", 0x10),
-		bit("nfs.fsinfo.properties.pathconf", "HOMOGENEOUS", 0x08), bit("nfs.fsinfo.properties.symlinks", "SYMLINK", 0x02),
-		bit("nfs.fsinfo.properties.hardlinks", "LINK", 0x01)}
+	fsinfoBits     = []*dissect.Field{bit("nfs.fsinfo.properties.setattr", "SETATTR can set time on server", 0x10),
+		bit("nfs.fsinfo.properties.pathconf", "PATHCONF", 0x08), bit("nfs.fsinfo.properties.symlinks", "File System supports symbolic links", 0x02),
+		bit("nfs.fsinfo.properties.hardlinks", "File System supports hard links", 0x01)}
 	fPcLinkmax   = reg("nfs.pathconf.linkmax", "linkmax", tU32, dec, nil)
 	fPcNameMax   = reg("nfs.pathconf.name_max", "name_max", tU32, dec, nil)
 	fPcNoTrunc   = reg("nfs.pathconf.no_trunc", "no_trunc", dissect.TBool, dec, nil)

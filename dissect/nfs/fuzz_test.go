@@ -37,7 +37,7 @@ func FuzzPrograms(f *testing.F) {
 		call := append(xdrMsg(callHdr(1, p.prog, p.vers, int(proc%24))...), body...)
 		reply := append(xdrMsg(replyHdr(1)...), body...)
 		for i, m := range [][]byte{call, reply} {
-			fr := &dissect.Frame{Num: uint64(i + 1), Data: m}
+			fr := testFrame(dissect.Frame{Num: uint64(i + 1), Data: m})
 			st.DissectMessage(fr, m, 0, &oncrpc.Context{DDP: [][]byte{{1}}})
 			if len(fr.PDUs) == 0 {
 				t.Fatalf("no RPC PDU for a %d-octet message", len(m))
@@ -55,7 +55,7 @@ func TestPortmapDumpCutShort(t *testing.T) {
 	reply := append(xdrMsg(replyHdr(1)...), xdrMsg(1, 100003, 3)...) // value follows, prog, vers; proto and port cut
 	var sawMap bool
 	for i, m := range [][]byte{call, reply} {
-		fr := &dissect.Frame{Num: uint64(i + 1), Data: m}
+		fr := testFrame(dissect.Frame{Num: uint64(i + 1), Data: m})
 		st.DissectMessage(fr, m, 0, nil)
 		enginecheck.PDUs(t, fr)
 		var tr dissect.Tree

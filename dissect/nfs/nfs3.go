@@ -18,8 +18,6 @@ import (
 
 type nfs3 struct{}
 
-func init() { oncrpc.RegisterProgram(100003, 3, nfs3{}) }
-
 func (nfs3) Proto() *dissect.ProtoInfo { return PNFS }
 
 // CallExtra implements oncrpc.CallExtractor: ACCESS replies show the bits the

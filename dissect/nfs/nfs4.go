@@ -87,9 +87,9 @@ var (
 	fCBOp        = reg("nfs.cb.operation", "Opcode", tU32, dec, cbOpNames)
 	fCBIdent     = reg("nfs.callback.ident", "callback_ident", tU32, hex, nil)
 	fStatus4     = reg("nfs.nfsstat4", "Status", tU32, dec, nfs4StatNames)
-	fAttr        = reg("nfs.attr", "Attribute", tU32, dec, attr4Names)
+	fAttr        = reg("nfs.attr", "reqd_attr", tU32, dec, attr4Names)
 	fStateSeq    = reg("nfs.stateid.seqid", "StateID seqid", tU32, dec, nil)
-	fStateOther  = reg("nfs.stateid.other", "StateID other", dissect.TBytes, dec, nil)
+	fStateOther  = reg("nfs.stateid.other", "StateID Other", dissect.TBytes, dec, nil)
 	fOffset4     = reg("nfs.offset4", "offset", tU64, dec, nil)
 	fCount4      = reg("nfs.count4", "count", tU32, dec, nil)
 	fLength4     = reg("nfs.length4", "length", tU64, dec, nil)
@@ -104,7 +104,7 @@ var (
 	fOpenOwner   = reg("nfs.open_owner4", "owner", dissect.TBytes, dec, nil)
 	fLockReclaim = reg("nfs.lock.reclaim", "reclaim?", dissect.TBool, dec, nil)
 	fComponent   = reg("nfs.pathname.component", "Name", dissect.TString, dec, nil)
-	fLinkText    = reg("nfs.symlink.linktext", "Link text", dissect.TString, dec, nil)
+	fLinkText    = reg("nfs.symlink.linktext", "Link Contents", dissect.TString, dec, nil)
 	fClientID    = reg("nfs.clientid", "clientid", tU64, hex, nil)
 	fOwner4      = reg("nfs.lock_owner4", "owner", dissect.TBytes, dec, nil)
 	fSeqid4      = reg("nfs.seqid", "seqid", tU32, hex, nil)
@@ -126,13 +126,13 @@ var (
 	fAtomic      = reg("nfs.change_info.atomic", "Atomic", dissect.TBool, dec, nil)
 	fChgBefore   = reg("nfs.changeid4.before", "changeid (before)", tU64, dec, nil)
 	fChgAfter    = reg("nfs.changeid4.after", "changeid (after)", tU64, dec, nil)
-	fFtype4      = reg("nfs.nfs_ftype4", "nfs_ftype4", tU32, dec, map[uint64]string{1: "NF4REG", 2: "NF4DIR", 3: "NF4BLK", 4: "NF4CHR", 5: "NF4LNK", 6: "NF4SOCK", 7: "NF4FIFO", 8: "NF4ATTRDIR", 9: "NF4NAMEDATTR"})
+	fFtype4      = reg("nfs.nfs_ftype4", "ftype4", tU32, dec, map[uint64]string{1: "NF4REG", 2: "NF4DIR", 3: "NF4BLK", 4: "NF4CHR", 5: "NF4LNK", 6: "NF4SOCK", 7: "NF4FIFO", 8: "NF4ATTRDIR", 9: "NF4NAMEDATTR"})
 	fRecall      = reg("nfs.recall", "Recall", dissect.TBool, dec, nil)
 	fAceType     = reg("nfs.acetype4", "acetype", tU32, dec, nil)
-	fAceFlag     = reg("nfs.aceflags4", "aceflags", tU32, hex, nil)
-	fAceMask     = reg("nfs.acemask4", "acemask", tU32, hex, nil)
+	fAceFlag     = reg("nfs.aceflags4", "ACE flags", tU32, hex, nil)
+	fAceMask     = reg("nfs.acemask4", "ACE mask", tU32, hex, nil)
 	fAceWho      = reg("nfs.who", "Who", dissect.TString, dec, nil)
-	fLimitBy     = reg("nfs.open.limit_by", "limit_by", tU32, dec, nil)
+	fLimitBy     = reg("nfs.open.limit_by", "Space Limit", tU32, dec, nil)
 	fFileSize    = reg("nfs.filesize", "filesize", tU64, dec, nil)
 	fNumBlocks   = reg("nfs.num_blocks", "num_blocks", tU32, dec, nil)
 	fBytesPer    = reg("nfs.bytes_per_block", "bytes_per_block", tU32, dec, nil)
@@ -142,12 +142,12 @@ var (
 	fNetid       = reg("nfs.r_netid", "r_netid", dissect.TString, dec, nil)
 	fAddr        = reg("nfs.r_addr", "r_addr", dissect.TString, dec, nil)
 	fClientName  = reg("nfs.nfs_client_id4.id", "id", dissect.TBytes, dec, nil)
-	fSecFlavor   = reg("nfs.secinfo.style", "style", tU32, dec, nil)
+	fSecFlavor   = reg("nfs.secinfo.style", "Secinfo Style", tU32, dec, nil)
 	fOneFS       = reg("nfs.reclaim_one_fs4", "reclaim one fs?", dissect.TBool, dec, nil)
-	fCreateDir   = reg("nfs.openattr4.createdir", "createdir", dissect.TBool, dec, nil)
+	fCreateDir   = reg("nfs.openattr4.createdir", "attribute dir create", dissect.TBool, dec, nil)
 	fSeekWhat    = reg("nfs.data_content", "data content", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
-	fXattrName   = reg("nfs.xattr.key", "xattr key", dissect.TString, dec, nil)
-	fTruncate    = reg("nfs.truncate", "truncate?", dissect.TBool, dec, nil)
+	fXattrName   = reg("nfs.xattr.key", "Name", dissect.TString, dec, nil)
+	fTruncate    = reg("nfs.truncate", "Truncate?", dissect.TBool, dec, nil)
 	fObjsKeep    = reg("nfs.objects_to_keep", "objects to keep", tU32, dec, nil)
 	fOp4Node     = reg("nfs.opnode", "Operation", dissect.TNone, dec, nil)
 	fOpsUndec    = reg("nfs.ops.undecoded", "Operations not decoded", dissect.TBytes, dec, nil)
@@ -158,7 +158,7 @@ var (
 // octets, CRC-32 of "other".
 var (
 	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
-		Desc: "the COMPOUND's main operations (generated; rdx ranks operations like Wireshark: SEQUENCE/PUTFH/SAVEFH/RESTOREFH lowest, GETATTR/GETFH next)"})
+		Desc: "the COMPOUND's main operations (generated; ranked as Wireshark ranks them, see opTier)"})
 	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
 		Desc: "the fattr4 attribute values (rdx), decoded below it in bit order; an attribute no RFC defines ends them (a finding when others follow)"})
 	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
@@ -187,10 +187,10 @@ var (
 	fA4QuotaSoft  = reg("nfs.fattr4.quota_soft", "quota_soft", tU64, dec, nil)
 	fA4QuotaUsed  = reg("nfs.fattr4.quota_used", "quota_used", tU64, dec, nil)
 	fA4LayoutBlk  = reg("nfs.fattr4.layout_blksize", "blksize", tU32, dec, nil)
-	fA4Umask      = reg("nfs.fattr4.umask", "umask", tU32, dec, nil)
+	fA4Umask      = reg("nfs.fattr4.umask", "umask", tU32, dissect.BaseOct, nil)
 	fFsid4Major   = reg("nfs.fsid4.major", "fsid4.major", tU64, dec, nil)
 	fFsid4Minor   = reg("nfs.fsid4.minor", "fsid4.minor", tU64, dec, nil)
-	fMode4        = reg("nfs.mode", "mode", tU32, dec, nil)
+	fMode4        = reg("nfs.mode", "mode", tU32, dissect.BaseOct, nil)
 	fA4Owner      = reg("nfs.fattr4_owner", "fattr4_owner", dissect.TString, dec, nil)
 	fA4OwnerGroup = reg("nfs.fattr4_owner_group", "fattr4_owner_group", dissect.TString, dec, nil)
 	fA4Mimetype   = reg("nfs.fattr4_mimetype", "fattr4_mimetype", dissect.TString, dec, nil)
@@ -395,6 +395,35 @@ func (x *d) attr4(a int) bool {
 	return true
 }
 
+// entry4 adds one READDIR entry4 as Wireshark shows it: nfs.name (the
+// entry's name) spanning it, with nfs.value_follows, the cookie,
+// nfs.entry_name and the attributes; false after the list's last word.
+func (x *d) entry4() bool {
+	s := x.r.Off
+	if !x.ok() {
+		return false
+	}
+	if x.r.Remaining() >= 4 && peekU32(x.r) == 0 {
+		x.u32(fFollows4)
+		return false
+	}
+	i := -1
+	if x.t != nil {
+		n := xdr.NewReader(x.r.B)
+		n.Off = s + 12 // after value_follows and the cookie
+		name := n.Opaque(maxName)
+		i = len(x.t.Nodes)
+		x.t.String(fName, s, 0, string(name))
+		x.t.Open()
+	}
+	x.u32(fFollows4)
+	x.u64(fCookie4)
+	x.str(fEntryName)
+	x.fattr4()
+	x.end(i)
+	return x.ok()
+}
+
 func (x *d) changeInfo() {
 	x.u32(fAtomic)
 	x.u64(fChgBefore)
@@ -439,8 +468,8 @@ func (x *d) sequenceRes() {
 func op4Args(x *d, op uint32) bool {
 	switch op {
 	case 10, 16, 23, 24, 27, 31, 32: // GETFH LOOKUPP PUTPUBFH PUTROOTFH READLINK RESTOREFH SAVEFH: no arguments
-	case 3: // ACCESS
-		x.flags(fAccessCheck, accessBits)
+	case 3: // ACCESS: only the rights asked about
+		x.flags(fAccessCheck, setBits(accessBits, uint64(peekU32(x.r))))
 	case 4: // CLOSE
 		x.u32(fSeqid4)
 		x.stateid()
@@ -537,9 +566,9 @@ func op4Args(x *d, op uint32) bool {
 		x.u32(fCount4)
 	case 26: // READDIR
 		x.u64(fCookie4)
-		x.u64(fVerifier4)
-		x.u32(fDirCount)
-		x.u32(fMaxCount)
+		x.u64(fCookieVerf4)
+		x.u32(fDirCount4)
+		x.u32(fMaxCount4)
 		x.bitmap()
 	case 29: // RENAME
 		x.str(fComponent)
@@ -561,6 +590,7 @@ func op4Args(x *d, op uint32) bool {
 		x.stateid()
 		x.u64(fOffset4)
 		x.u32(fStable4)
+		x.dataLen(fWriteLen)
 		x.opaque(fData, 0)
 	case 39: // RELEASE_LOCKOWNER
 		x.lockOwner()
@@ -637,9 +667,10 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		case 11: // LINK
 			x.changeInfo()
 		}
-	case 3: // ACCESS
-		x.flags(fAccessSupp, accessBits)
-		x.accessReply(m, fAccessRights)
+	case 3: // ACCESS: the rights the server can check, and which of them it grants
+		supp := uint64(peekU32(x.r))
+		x.flags(fAccessSupp, setBits(accessSuppBits, supp))
+		x.flags(fAccessRights, setBits(accessBits, supp))
 	case 4, 14, 20, 21: // CLOSE LOCKU OPEN_CONFIRM OPEN_DOWNGRADE
 		x.stateid()
 	case 12: // LOCK
@@ -659,15 +690,11 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.openDelegation()
 	case 25: // READ
 		x.u32(fEOF4)
+		x.dataLen(fReadLen)
 		x.data(m)
 	case 26: // READDIR
 		x.u64(fVerifier4)
-		for i := 0; i < maxEntries && x.follows(); i++ {
-			x.node(fRdEntry)
-			x.u64(fCookie4)
-			x.str(fComponent)
-			x.fattr4()
-			x.close()
+		for i := 0; i < maxEntries && x.entry4(); i++ {
 		}
 		x.u32(fDirEOF4)
 	case 27: // READLINK
@@ -956,25 +983,42 @@ func (c compound4) check(f *dissect.Frame, idx int, m *oncrpc.Msg) {
 	}
 }
 
-// opTier ranks operations as Wireshark's nfs.main_opcode does: the
-// operations of the highest tier in a COMPOUND are its main ones
-// (SEQUENCE and the file-handle juggling lowest, then GETATTR/GETFH).
+// opTier ranks operations as Wireshark's nfs.main_opcode does; the
+// operations of the best tier in a COMPOUND are its main ones. Wireshark's
+// table, as tshark 4.0.17 applies it to every pair of operations
+// (TestMainOpcodeAgainstTshark): ILLEGAL above all; then every other
+// operation; then ACCESS and NVERIFY; then GETATTR, PUTPUBFH and
+// PUTROOTFH; then GETFH, PUTFH, RESTOREFH, SAVEFH and SEQUENCE. It never
+// names GET_DIR_DELEGATION, SET_SSV, WANT_DELEGATION or an opcode it does
+// not know (tier 0).
 func opTier(op uint32) int {
 	switch op {
-	case 53, 22, 23, 24, 31, 32:
-		return 0
-	case 9, 10:
+	case 10044: // ILLEGAL
+		return 5
+	case 3, 17: // ACCESS NVERIFY
+		return 3
+	case 9, 23, 24: // GETATTR PUTPUBFH PUTROOTFH
+		return 2
+	case 10, 22, 31, 32, 53: // GETFH PUTFH RESTOREFH SAVEFH SEQUENCE
 		return 1
+	case 46, 54, 56: // GET_DIR_DELEGATION SET_SSV WANT_DELEGATION
+		return 0
 	}
-	return 2
+	if op >= 3 && op <= 75 {
+		return 4
+	}
+	return 0
 }
 
 // mainOps adds nfs.main_opcode (generated) for the operations of the
-// highest tier.
+// best tier.
 func mainOps(t *dissect.Tree, ops []uint32) {
-	top := -1
+	top := 0
 	for _, op := range ops {
 		top = max(top, opTier(op))
+	}
+	if top == 0 {
+		return
 	}
 	for _, op := range ops {
 		if opTier(op) == top {
@@ -1050,7 +1094,6 @@ func (c compound4) Summary(dst []byte, m *oncrpc.Msg) []byte {
 const CallbackProgram = 0x40000000
 
 func init() {
-	oncrpc.RegisterProgram(100003, 4, compound4{})
-	oncrpc.RegisterProgram(CallbackProgram, 1, compound4{cb: true})
-	oncrpc.RegisterProgram(CallbackProgram, 4, compound4{cb: true})
+	addProgram(100003, "nfs", oncrpc.Versions{3: nfs3{}, 4: compound4{}})
+	addProgram(CallbackProgram, "nfs_cb", oncrpc.Versions{1: compound4{cb: true}, 4: compound4{cb: true}})
 }

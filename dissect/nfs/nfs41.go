@@ -27,9 +27,9 @@ var (
 	fLayoutBody   = reg("nfs.layout", "layout", dissect.TBytes, dec, nil)
 	fA4LayoutAlgn = reg("nfs.fattr4.layout_alignment", "layout_alignment", tU32, dec, nil)
 	fA4Charset    = reg("nfs.fattr4.fs_charset_cap", "fs_charset_cap", tU32, hex, nil)
-	fA4CloneBlk   = reg("nfs.fattr4.clone_block_size", "clone_block_size", tU32, dec, nil)
-	fA4SpaceFreed = reg("nfs.fattr4.space_freed", "space_freed", tU64, dec, nil)
-	fA4ChgAttrTyp = reg("nfs.fattr4.change_attr_type", "change_attr_type", tU32, dec, nil)
+	fA4CloneBlk   = reg("nfs.fattr4.clone_block_size", "clone block size", tU32, dec, nil)
+	fA4SpaceFreed = reg("nfs.fattr4.space_freed", "space freed", tU64, dec, nil)
+	fA4ChgAttrTyp = reg("nfs.fattr4.change_attr_type", "change attr type", tU32, dec, nil)
 	fA4LabelLFS   = reg("nfs.fattr4.security_label.lfs", "label_format", tU32, dec, nil)
 	fA4LabelPI    = reg("nfs.fattr4.security_label.pi", "policy_id", tU32, dec, nil)
 	fA4LabelCtx   = reg("nfs.fattr4.security_label.context", "context", dissect.TString, dec, nil)
@@ -38,7 +38,7 @@ var (
 	fThreshMask   = reg("nfs.fattr4.threshold_item.hint_mask", "hint mask", tU32, hex, nil)
 	fThreshHint   = reg("nfs.fattr4.threshold_item.hint", "hint", tU32, dec,
 		map[uint64]string{0: "Read_Size", 1: "Write_Size", 2: "Read_IO_Size", 3: "Write_IO_Size"})
-	fThreshHints = reg("nfs.fattr4.threshold_item.hint_count", "threshold items", tU32, dec, nil)
+	fThreshHints = reg("nfs.fattr4.threshold_item.hint_count", "hint", tU32, dec, nil)
 	fThreshMasks = reg("nfs.fattr4.threshold_item.mask_count", "number of masks", tU32, dec, nil)
 	fThreshVals  = reg("nfs.fattr4.threshold_item.values", "hint values (rdx)", dissect.TBytes, dec, nil)
 	fServers     = reg("nfs.servers", "servers", dissect.TNone, dec, nil)
@@ -50,25 +50,25 @@ var (
 		0x400: "WRITE_RETENTION_HOLD", 0x10000: "DELETE", 0x20000: "READ_ACL", 0x40000: "WRITE_ACL", 0x80000: "WRITE_OWNER",
 		0x100000: "SYNCHRONIZE"})
 	fOpMask     = reg("nfs.op_mask", "op_mask", tU32, hex, nil)
-	fNotifyType = reg("nfs.notify_type", "notify type", tU32, dec, nil)
-	fHintCount  = reg("nfs.hint.count", "hint count", tU32, dec, nil)
-	fHintHint   = reg("nfs.hint.hint", "hint", tU32, dec, nil)
+	fNotifyType = reg("nfs.notify_type", "notify_type", tU32, dec, nil)
+	fHintCount  = reg("nfs.hint.count", "Hint count", tU32, dec, nil)
+	fHintHint   = reg("nfs.hint.hint", "Hint", tU32, dec, nil)
 	fReclaim4   = reg("nfs.reclaim4", "reclaim", dissect.TBool, dec, nil)
-	fDevNum     = reg("nfs.devicenum4", "number of devices", tU32, dec, nil)
-	fTSStateids = reg("nfs.test_stateid.stateids", "stateids", dissect.TNone, dec, nil)
-	fTSResults  = reg("nfs.test_stateid.results", "results", dissect.TNone, dec, nil)
+	fDevNum     = reg("nfs.devicenum4", "num devices", tU32, dec, nil)
+	fTSStateids = reg("nfs.test_stateid.stateids", "StateID List", dissect.TNone, dec, nil)
+	fTSResults  = reg("nfs.test_stateid.results", "StateID Result List", dissect.TNone, dec, nil)
 	fUAddrIPv4  = reg("nfs.universal_address.ipv4", "universal_address", dissect.TIPv4, dec, nil)
 
-	aceFlagBits = []*dissect.Field{bit("nfs.aceflag4.file_inherit", "ACE4_FILE_INHERIT_ACE", 0x1),
-		bit("nfs.aceflag4.dir_inherit", "ACE4_DIRECTORY_INHERIT_ACE", 0x2),
-		bit("nfs.aceflag4.no_prop_inherit", "ACE4_NO_PROPAGATE_INHERIT_ACE", 0x4),
-		bit("nfs.aceflag4.inherit_only", "ACE4_INHERIT_ONLY_ACE", 0x8),
-		bit("nfs.aceflag4.successful_access", "ACE4_SUCCESSFUL_ACCESS_ACE_FLAG", 0x10),
-		bit("nfs.aceflag4.failed_access", "ACE4_FAILED_ACCESS_ACE_FLAG", 0x20),
-		bit("nfs.aceflag4.id_group", "ACE4_IDENTIFIER_GROUP", 0x40),
-		bit("nfs.aceflag4.inherited_ace", "ACE4_INHERITED_ACE", 0x80)}
-	aclFlagBits = []*dissect.Field{bit("nfs.acl.flags.auto_inherit", "ACL4_AUTO_INHERIT", 0x1),
-		bit("nfs.acl.flags.protected", "ACL4_PROTECTED", 0x2), bit("nfs.acl.flags.defaulted", "ACL4_DEFAULTED", 0x4)}
+	aceFlagBits = []*dissect.Field{bit("nfs.aceflag4.file_inherit", "File_Inherit", 0x1),
+		bit("nfs.aceflag4.dir_inherit", "Directory_Inherit", 0x2),
+		bit("nfs.aceflag4.no_prop_inherit", "No_Propagate_Inherit", 0x4),
+		bit("nfs.aceflag4.inherit_only", "Inherit_Only", 0x8),
+		bit("nfs.aceflag4.successful_access", "Successful_Access", 0x10),
+		bit("nfs.aceflag4.failed_access", "Failed_access", 0x20),
+		bit("nfs.aceflag4.id_group", "Identifier_Group", 0x40),
+		bit("nfs.aceflag4.inherited_ace", "Inherited_ACE", 0x80)}
+	aclFlagBits = []*dissect.Field{bit("nfs.acl.flags.auto_inherit", "AUTO_INHERIT", 0x1),
+		bit("nfs.acl.flags.protected", "PROTECTED", 0x2), bit("nfs.acl.flags.defaulted", "DEFAULTED", 0x4)}
 	aclSupportBits = []*dissect.Field{bit("nfs.fattr4.aclsupport.allow_acl", "ALLOW", 0x1),
 		bit("nfs.fattr4.aclsupport.deny_acl", "DENY", 0x2), bit("nfs.fattr4.aclsupport.audit_acl", "AUDIT", 0x4),
 		bit("nfs.fattr4.aclsupport.alarm_acl", "ALARM", 0x8)}
@@ -106,19 +106,19 @@ var (
 	// EXCHANGE_ID, CREATE_SESSION, BACKCHANNEL_CTL, SET_SSV.
 	fEIAFlags     = reg("nfs.exchange_id.call_flags", "flags", tU32, hex, nil)
 	fEIRFlags     = reg("nfs.exchange_id.reply_flags", "flags", tU32, hex, nil)
-	fStateProt    = reg("nfs.exchange_id.state_protect", "State Protect", tU32, dec, map[uint64]string{0: "SP4_NONE", 1: "SP4_MACH_CRED", 2: "SP4_SSV"})
-	fSPHashAlgs   = reg("nfs.sp_parms4_hash_algs", "hash algorithms", dissect.TNone, dec, nil)
-	fSPEncrAlgs   = reg("nfs.sp_parms4_encr_algs", "encryption algorithms", dissect.TNone, dec, nil)
+	fStateProt    = reg("nfs.exchange_id.state_protect", "eia_state_protect", tU32, dec, map[uint64]string{0: "SP4_NONE", 1: "SP4_MACH_CRED", 2: "SP4_SSV"})
+	fSPHashAlgs   = reg("nfs.sp_parms4_hash_algs", "State Protect hash algorithms", dissect.TNone, dec, nil)
+	fSPEncrAlgs   = reg("nfs.sp_parms4_encr_algs", "State Protect encryption algorithms", dissect.TNone, dec, nil)
 	fSecOID       = reg("nfs.secinfo.flavor_info.rpcsec_gss_info.oid", "oid", dissect.TBytes, dec, nil)
-	fSPWindow     = reg("nfs.state_protect_window", "window", tU32, hex, nil)
-	fSPNumGSS     = reg("nfs.state_protect_num_gss_handles", "number of GSS handles", tU32, hex, nil)
-	fSPHashAlg    = reg("nfs.prot_info4_hash_alg", "hash algorithm", tU32, hex, nil)
-	fSPEncrAlg    = reg("nfs.prot_info4_encr_alg", "encryption algorithm", tU32, hex, nil)
-	fSPSSVLen     = reg("nfs.prot_info4_svv_length", "SSV length", tU32, hex, nil)
-	fSPSpiWindow  = reg("nfs.prot_info4_spi_window", "SPI window", tU32, hex, nil)
-	fGSSHandle    = reg("nfs.gsshandle4", "GSS handle", dissect.TBytes, dec, nil)
-	fNiiDomain    = reg("nfs.nii_domain4", "Implementer Domain name", dissect.TString, dec, nil)
-	fNiiName      = reg("nfs.nii_name4", "Implementation product name", dissect.TString, dec, nil)
+	fSPWindow     = reg("nfs.state_protect_window", "State Protect window", tU32, hex, nil)
+	fSPNumGSS     = reg("nfs.state_protect_num_gss_handles", "State Protect num gss handles", tU32, hex, nil)
+	fSPHashAlg    = reg("nfs.prot_info4_hash_alg", "Prot Info hash algorithm", tU32, hex, nil)
+	fSPEncrAlg    = reg("nfs.prot_info4_encr_alg", "Prot Info encryption algorithm", tU32, hex, nil)
+	fSPSSVLen     = reg("nfs.prot_info4_svv_length", "Prot Info svv_length", tU32, hex, nil)
+	fSPSpiWindow  = reg("nfs.prot_info4_spi_window", "Prot Info spi window", tU32, hex, nil)
+	fGSSHandle    = reg("nfs.gsshandle4", "gsshandle4", dissect.TBytes, dec, nil)
+	fNiiDomain    = reg("nfs.nii_domain4", "Implementor DNS domain name(nii_domain)", dissect.TString, dec, nil)
+	fNiiName      = reg("nfs.nii_name4", "Implementation product name(nii_name)", dissect.TString, dec, nil)
 	fMinorID      = reg("nfs.minorid4", "minor ID", tU64, dec, nil)
 	fMajorID      = reg("nfs.majorid4", "major ID", dissect.TBytes, dec, nil)
 	fScope        = reg("nfs.scope", "server scope", dissect.TBytes, dec, nil)
@@ -162,14 +162,14 @@ var (
 	fNewOffset   = reg("nfs.newoffset", "new offset?", dissect.TBool, dec, nil)
 	fNewSize     = reg("nfs.newsize", "new size?", dissect.TBool, dec, nil)
 	fLayoutUpd   = reg("nfs.layoutupdate", "layout update", dissect.TBytes, dec, nil)
-	fNotifyMask  = reg("nfs.notify_mask", "notify mask", tU32, hex, nil)
-	fDevAddr     = reg("nfs.devinfo", "device info", dissect.TBytes, dec, nil)
+	fNotifyMask  = reg("nfs.notify_mask", "notify_mask", tU32, hex, nil)
+	fDevAddr     = reg("nfs.devinfo", "dev info", dissect.TBytes, dec, nil)
 	fMinCount    = reg("nfs.mincount", "mincount", tU32, dec, nil)
 	fRecallType  = reg("nfs.recalltype", "recall type", tU32, dec, map[uint64]string{1: "RECALL_FILE", 2: "RECALL_FSID", 3: "RECALL_ALL"})
 	fClorChanged = reg("nfs.clorachanged", "Clora changed", dissect.TBool, dec, nil)
 	fDevErrCount = reg("nfs.device_error_count", "Device Error count", tU32, dec, nil)
 	fDevErrIdx   = reg("nfs.device_errors_index", "Device Error index", tU32, dec, nil)
-	fIOErrOp     = reg("nfs.ff_ioerrs_op", "operation", tU32, dec, op4Names)
+	fIOErrOp     = reg("nfs.ff_ioerrs_op", "OP", tU32, dec, op4Names)
 	fIOCount     = reg("nfs.io_count", "count", tU64, dec, nil)
 	fIOBytes     = reg("nfs.io_bytes", "bytes", tU64, dec, nil)
 	fLayoutStats = reg("nfs.layoutstats", "Layout Stats", dissect.TBytes, dec, nil)
@@ -199,7 +199,7 @@ var (
 		bit("nfs.ff.layout_flags.no_read_io", "FLAG_NO_READ_IO", 0x4)}
 
 	// Delegations and directory delegations.
-	fWant        = reg("nfs.want", "want", tU32, hex, nil)
+	fWant        = reg("nfs.want", "wants", tU32, hex, nil)
 	fSignalAvail = reg("nfs.signal_deleg_avail", "signal delegation available?", dissect.TBool, dec, nil)
 	fGDDStatus   = reg("nfs.gddr_status", "status", tU32, dec, map[uint64]string{0: "GDD4_OK", 1: "GDD4_UNAVAIL"})
 	fWillSignal  = reg("nfs.will_signal_deleg_avail", "will signal delegation available?", dissect.TBool, dec, nil)
@@ -209,23 +209,23 @@ var (
 	fNotifyVals  = reg("nfs.notify_vals", "notify values", dissect.TBytes, dec, nil)
 
 	// NFSv4.2.
-	fConsecutive  = reg("nfs.consecutive", "copy consecutive?", dissect.TBool, dec, nil)
+	fConsecutive  = reg("nfs.consecutive", "copy consecutively?", dissect.TBool, dec, nil)
 	fSynchronous  = reg("nfs.synchronous", "copy synchronous?", dissect.TBool, dec, nil)
 	fNetlocType   = reg("nfs.netloctype", "netloc type", tU32, dec, map[uint64]string{1: "NL4_NAME", 2: "NL4_URL", 3: "NL4_NETADDR"})
-	fNlName       = reg("nfs.nl_name", "netloc name", dissect.TString, dec, nil)
-	fNlURL        = reg("nfs.nl_url", "netloc URL", dissect.TString, dec, nil)
-	fSourceSrvs   = reg("nfs.source_servers", "source servers", tU32, dec, nil)
-	fCallbackIDs  = reg("nfs.callback_ids", "callback IDs", tU32, dec, nil)
+	fNlName       = reg("nfs.nl_name", "net loc name", dissect.TString, dec, nil)
+	fNlURL        = reg("nfs.nl_url", "net loc url", dissect.TString, dec, nil)
+	fSourceSrvs   = reg("nfs.source_servers", "Source Server count", tU32, dec, nil)
+	fCallbackIDs  = reg("nfs.callback_ids", "Callback StateIds", tU32, dec, nil)
 	fBytesCopied  = reg("nfs.bytes_copied", "bytes copied", tU64, dec, nil)
-	fNumOffStat   = reg("nfs.num_offload_status", "number of offload status", tU32, dec, nil)
-	fOffloadStat  = reg("nfs.offload_status", "offload status", tU32, dec, nfs4StatNames)
-	fHintMask     = reg("nfs.hint.mask", "hint mask", tU32, hex, nil)
-	fContentType  = reg("nfs.content.type", "content type", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
-	fADBBlockSize = reg("nfs.adb.block.size", "block size", tU64, dec, nil)
-	fADBCount     = reg("nfs.adb.block.count", "block count", tU64, dec, nil)
-	fADBRelBlock  = reg("nfs.adb.block.reloff_num", "relative block number offset", tU64, dec, nil)
-	fADBBlockNum  = reg("nfs.adb.block.num", "block number", tU32, dec, nil)
-	fADBRelPat    = reg("nfs.adb.pattern.reloff", "relative pattern offset", tU64, dec, nil)
+	fNumOffStat   = reg("nfs.num_offload_status", "Number of offload status", tU32, dec, nil)
+	fOffloadStat  = reg("nfs.offload_status", "nfsstat4", tU32, dec, nfs4StatNames)
+	fHintMask     = reg("nfs.hint.mask", "Hint mask", tU32, hex, nil)
+	fContentType  = reg("nfs.content.type", "Content Type", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
+	fADBBlockSize = reg("nfs.adb.block_size", "block size", tU64, dec, nil)
+	fADBCount     = reg("nfs.adb.block_count", "block count", tU64, dec, nil)
+	fADBRelBlock  = reg("nfs.adb.reloff_blocknum", "relative block number offset", tU64, dec, nil)
+	fADBBlockNum  = reg("nfs.adb.block.num", "Block Number", tU32, dec, nil)
+	fADBRelPat    = reg("nfs.adb.reloff_pattern", "relative pattern offset", tU64, dec, nil)
 	fADBPattern   = reg("nfs.adb.pattern", "pattern", dissect.TBytes, dec, nil)
 	fXattrOption  = reg("nfs.setxattr.options", "setxattr options", tU32, dec, map[uint64]string{0: "EITHER", 1: "CREATE", 2: "REPLACE"})
 	fLxaCookie    = reg("nfs.lisxtattr.cookie", "cookie", tU64, dec, nil)
@@ -816,13 +816,13 @@ func op41Args(x *d, op uint32) bool {
 	case 47: // GETDEVICEINFO
 		x.fixed(fDeviceID, 16)
 		x.u32(fLayoutType)
-		x.u32(fMaxCount)
+		x.u32(fMaxCount4)
 		x.notifyBitmap()
 	case 48: // GETDEVICELIST
 		x.u32(fLayoutType)
-		x.u32(fMaxCount)
+		x.u32(fMaxCount4)
 		x.u64(fCookie4)
-		x.u64(fVerifier4)
+		x.u64(fCookieVerf4)
 	case 49: // LAYOUTCOMMIT
 		x.u64(fOffset4)
 		x.u64(fLength4)
@@ -843,7 +843,7 @@ func op41Args(x *d, op uint32) bool {
 		x.u64(fLength4)
 		x.u64(fMinLength)
 		x.stateid()
-		x.u32(fMaxCount)
+		x.u32(fMaxCount4)
 	case 51: // LAYOUTRETURN
 		x.u32(fReclaim4)
 		x.u32(fLayoutType)
@@ -1004,7 +1004,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 		x.notifyBitmap()
 	case 48: // GETDEVICELIST
 		x.u64(fCookie4)
-		x.u64(fVerifier4)
+		x.u64(fCookieVerf4)
 		n := x.r.Count(16)
 		if x.t != nil && x.ok() {
 			x.t.Uint(fDevNum, x.r.Off-4, 4, uint64(n))
@@ -1071,6 +1071,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 			switch x.u32(fContentType) {
 			case 0: // data4: as READ's, its data may have gone by RDMA
 				x.u64(fOffset4)
+				x.dataLen(fReadLen)
 				x.data(m)
 			case 1: // data_info4
 				x.u64(fOffset4)

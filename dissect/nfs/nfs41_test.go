@@ -194,7 +194,7 @@ func ops41() []op41 {
 		map[string]string{"nfs.content.type": "0;1", "nfs.data": "616263", "nfs.offset4": "0;0;3", "nfs.length4": "4093"})
 	add("SEEK", 69, cat(sid41, uint64(0), 1), []any{0, uint64(4096)}, map[string]string{"nfs.data_content": "1"})
 	add("WRITE_SAME", 70, cat(sid41, 2, uint64(0), uint64(512), uint64(8), uint64(0), 0, uint64(0), []byte{0xee}),
-		cat(1, sid41, uint64(4096), 2, uint64(9)), map[string]string{"nfs.adb.block.size": "512", "nfs.adb.pattern": "ee", "nfs.callback_ids": "1"})
+		cat(1, sid41, uint64(4096), 2, uint64(9)), map[string]string{"nfs.adb.block_size": "512", "nfs.adb.pattern": "ee", "nfs.callback_ids": "1"})
 	add("CLONE", 71, cat(sid41, sid41, uint64(0), uint64(0), uint64(4096)), nil, map[string]string{"nfs.length4": "4096"})
 	add("GETXATTR", 72, []any{"user.a"}, []any{[]byte("v")}, map[string]string{"nfs.xattr.key": "user.a", "nfs.data": "76"})
 	add("SETXATTR", 73, []any{1, "user.a", []byte("v")}, []any{1, uint64(1), uint64(2)},
@@ -268,8 +268,8 @@ func decodeFrames(t *testing.T, msgs ...[]byte) (fields []map[string][]string, s
 		st := rpcState()
 		var f *dissect.Frame
 		for j := 0; j <= i; j++ {
-			f = &dissect.Frame{Num: uint64(j + 1), TimeNS: int64(j) * 1e6}
-			st.DissectMessage(f, msgs[j], 0, nil)
+			f = testFrame(dissect.Frame{Num: uint64(j + 1), TimeNS: int64(j) * 1e6})
+			st.DissectMessage(f, msgs[j], 0, &oncrpc.Context{Transport: "tcp"})
 		}
 		_ = b
 		var fs []string
@@ -495,16 +495,6 @@ var known41 = func() []tsharktest.Known {
 			Match: frameIf(cb)},
 		{Field: "nfs.cb", Reason: "rdx shows CB_COMPOUND under nfs (no separate nfs.cb protocol item), as before"},
 		{Field: "nfs.main_opcode", Reason: "ranking of nfs.main_opcode (GETFH with GETATTR, no rank for operations tshark cannot decode) is issue 12 item 5 (helper nfsacc)"},
-		{Field: "nfs.maxcount", Reason: "helper nfsacc renames rdx's count3_maxcount registration to nfs.maxcount (issue 12 item 9)"},
-		{Field: "nfs.count3_maxcount", Reason: "helper nfsacc renames rdx's count3_maxcount registration to nfs.maxcount (issue 12 item 9)"},
-		{Field: "nfs.cookie_verf4", Reason: "helper nfsacc registers nfs.cookie_verf4 (issue 12 item 9)"},
-		{Field: "nfs.verifier4", Reason: "helper nfsacc registers nfs.cookie_verf4 (issue 12 item 9)",
-			Match: frameIf(func(n uint64) bool { return in(n, false, 48) })},
-		{Field: "nfs.read.data_length", Reason: "helper nfsacc adds nfs.read.data_length (issue 12 item 10)"},
-	}
-	for _, b := range []string{"name", "set_user_id", "set_group_id", "save_swap_text", "read_owner", "write_owner", "exec_owner",
-		"read_group", "write_group", "exec_group", "read_other", "write_other", "exec_other"} {
-		k = append(k, tsharktest.Known{Field: "nfs.mode." + b, Reason: "helper nfsacc adds the nfs.mode.* bits (issue 12 item 10)"})
 	}
 	return k
 }()
@@ -523,7 +513,7 @@ func TestValidateNoAlloc(t *testing.T) {
 	allocs := func(b []byte) float64 {
 		st := rpcState()
 		return testing.AllocsPerRun(200, func() {
-			st.DissectMessage(&dissect.Frame{Num: 1}, b, 0, nil)
+			st.DissectMessage(testFrame(dissect.Frame{Num: 1}), b, 0, &oncrpc.Context{Transport: "tcp"})
 		})
 	}
 	if a, e := allocs(big), allocs(empty); a != e {
@@ -585,7 +575,7 @@ func TestReadPlusDDP(t *testing.T) {
 	st := rpcState()
 	var f *dissect.Frame
 	for i, b := range [][]byte{call, reply} {
-		f = &dissect.Frame{Num: uint64(i + 1)}
+		f = testFrame(dissect.Frame{Num: uint64(i + 1)})
 		st.DissectMessage(f, b, 0, &oncrpc.Context{Transport: "rdma", DDP: [][]byte{make([]byte, 8192)}})
 	}
 	var tr dissect.Tree

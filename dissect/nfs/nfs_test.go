@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -40,7 +41,7 @@ func decode(t testing.TB, st *oncrpc.State, msgs ...[]byte) (map[string][]string
 	t.Helper()
 	var f *dissect.Frame
 	for i, b := range msgs {
-		f = &dissect.Frame{Num: uint64(i + 1), TimeNS: int64(i) * 1e6}
+		f = testFrame(dissect.Frame{Num: uint64(i + 1), TimeNS: int64(i) * 1e6})
 		if st.DissectMessage(f, b, 0, &oncrpc.Context{Transport: "tcp"}) == nil {
 			t.Fatalf("message %d not RPC", i+1)
 		}
@@ -312,13 +313,13 @@ func TestSRT(t *testing.T) {
 func BenchmarkSummary(b *testing.B) {
 	st := rpcState()
 	msgs := [][]byte{fixture(b, "readdirplus_call"), fixture(b, "readdirplus_reply")}
-	f1 := &dissect.Frame{Num: 1}
+	f1 := testFrame(dissect.Frame{Num: 1})
 	st.DissectMessage(f1, msgs[0], 0, nil)
-	f2 := &dissect.Frame{Num: 2, TimeNS: 1}
+	f2 := testFrame(dissect.Frame{Num: 2, TimeNS: 1})
 	st.DissectMessage(f2, msgs[1], 0, nil)
 	sess := fixed(make([]byte, 16))
 	v4 := xdrMsg(append(callHdr(0x44, 100003, 4, 1), "t", 1, 3, 53, sess, 9, 3, 17, 1, 22, fh4, 15, "file.txt")...)
-	f3 := &dissect.Frame{Num: 3}
+	f3 := testFrame(dissect.Frame{Num: 3})
 	st.DissectMessage(f3, v4, 0, nil)
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
@@ -340,3 +341,36 @@ func TestSummaryAllocs(t *testing.T) {
 }
 
 func crc(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
+
+// tables is the engine whose hand-off tables (rpc.program) the test frames
+// use.
+var tables = sync.OnceValue(func() *dissect.Engine { return dissect.NewEngine(dissect.Options{}) })
+
+// testFrame makes f a frame of the tables engine.
+func testFrame(f dissect.Frame) *dissect.Frame {
+	tables().Bind(&f)
+	return &f
+}
+
+// -d rpc.program==N,nfs decodes a program number nobody registered with the
+// NFS decoders of the message's version; without the rule only RPC shows.
+func TestDecodeAsProgram(t *testing.T) {
+	msg := xdrMsg(append(callHdr(0x55, 400000, 3, 1), fh4)...) // V3 GETATTR
+	da, err := dissect.ParseDecodeAs("rpc.program==400000,nfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []dissect.Options{{}, {DecodeAs: []dissect.DecodeAs{da}}} {
+		e := dissect.NewEngine(opts)
+		f := dissect.Frame{Num: 1}
+		e.Bind(&f)
+		e.Instance(oncrpc.Name).(*oncrpc.State).DissectMessage(&f, msg, 0, nil)
+		var sum []byte // NFS names the handle (procedure names go by program number)
+		for _, p := range f.PDUs {
+			sum = p.Summary(append(sum, "; "...))
+		}
+		if decoded := strings.Contains(string(sum), "Call, FH: 0x"); decoded != (len(opts.DecodeAs) == 1) || len(f.PDUs) != 1+len(opts.DecodeAs) {
+			t.Errorf("%d rules: %d PDUs %q", len(opts.DecodeAs), len(f.PDUs), sum)
+		}
+	}
+}

@@ -40,10 +40,16 @@ func (p *program) Tree(t *dissect.Tree, m *oncrpc.Msg) {
 	p.tree(&d{t: t, r: &r}, m)
 }
 
-func register(prog, vers uint32, proto *dissect.ProtoInfo, procAbbrev string, tree func(*d, *oncrpc.Msg)) *program {
+// register makes the decoder of a program version and adds it to vs.
+func register(vs oncrpc.Versions, prog, vers uint32, proto *dissect.ProtoInfo, procAbbrev string, tree func(*d, *oncrpc.Msg)) *program {
 	p := &program{proto: proto, proc: lookupOr(procAbbrev, "V"+strconv.Itoa(int(vers))+" Procedure", procNamesOf(prog, vers)), tree: tree}
-	oncrpc.RegisterProgram(prog, vers, p)
+	vs[vers] = p
 	return p
+}
+
+// addProgram registers the decoders of program prog in the rpc.program table.
+func addProgram(prog uint32, proto string, vs oncrpc.Versions) {
+	dissect.AddHandler(oncrpc.Programs.Name(), proto, oncrpc.Keys(prog), vs.Handle)
 }
 
 // MOUNT (RFC 1813 appendix I).
@@ -353,7 +359,7 @@ var (
 	fNlmExcl    = reg("nlm.exclusive", "exclusive", dissect.TBool, dec, nil)
 	fNlmReclaim = reg("nlm.reclaim", "reclaim", dissect.TBool, dec, nil)
 	fNlmState   = reg("nlm.state", "state", tU32, dec, nil)
-	fNlmStat    = reg("nlm.stat", "Status", tU32, dec, nlmStatNames)
+	fNlmStat    = reg("nlm.stat", "stat", tU32, dec, nlmStatNames)
 	fNlmLock    = reg("nlm.lock", "lock", dissect.TNone, dec, nil)
 	fNlmCaller  = reg("nlm.lock.caller_name", "caller_name", dissect.TString, dec, nil)
 	fNlmOwner   = reg("nlm.lock.owner", "owner", dissect.TBytes, dec, nil)
@@ -366,8 +372,8 @@ var (
 	fNlmMode    = reg("nlm.share.mode", "mode", tU32, dec, nil)
 	fNlmAccess  = reg("nlm.share.access", "access", tU32, dec, nil)
 	fNlmName    = reg("nlm.share.name", "name", dissect.TString, dec, nil)
-	fNlmSeq     = reg("nlm.sequence", "sequence", tU32, dec, nil)
-	fNlmHolder  = reg("nlm.test_stat", "holder", dissect.TNone, dec, nil)
+	fNlmSeq     = reg("nlm.sequence", "sequence", dissect.TInt32, dec, nil)
+	fNlmHolder  = reg("nlm.test_stat", "test_stat", dissect.TNone, dec, nil)
 )
 
 func (x *d) nlmRange(v4 bool) {
@@ -489,14 +495,19 @@ func mountSummary(dst []byte, m *oncrpc.Msg) []byte {
 }
 
 func init() {
+	mount, portmap, nfsacl, nlm := oncrpc.Versions{}, oncrpc.Versions{}, oncrpc.Versions{}, oncrpc.Versions{}
 	for _, v := range []uint32{1, 3} {
-		register(100005, v, PMount, "mount.procedure_v"+strconv.Itoa(int(v)), mountTree).sum = mountSummary
+		register(mount, 100005, v, PMount, "mount.procedure_v"+strconv.Itoa(int(v)), mountTree).sum = mountSummary
 	}
 	for _, v := range []uint32{2, 3, 4} {
-		register(100000, v, PPortmap, "portmap.procedure_v"+strconv.Itoa(int(v)), portmapTree)
+		register(portmap, 100000, v, PPortmap, "portmap.procedure_v"+strconv.Itoa(int(v)), portmapTree)
 	}
-	register(100227, 3, PNFSACL, "nfsacl.procedure_v3", nfsaclTree)
+	register(nfsacl, 100227, 3, PNFSACL, "nfsacl.procedure_v3", nfsaclTree)
 	for _, v := range []uint32{1, 3, 4} {
-		register(100021, v, PNLM, "nlm.procedure_v"+strconv.Itoa(int(v)), nlmTree)
+		register(nlm, 100021, v, PNLM, "nlm.procedure_v"+strconv.Itoa(int(v)), nlmTree)
 	}
+	addProgram(100005, "mount", mount)
+	addProgram(100000, "portmap", portmap)
+	addProgram(100227, "nfsacl", nfsacl)
+	addProgram(100021, "nlm", nlm)
 }

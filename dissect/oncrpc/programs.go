@@ -2,7 +2,6 @@ package oncrpc
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -75,25 +74,40 @@ type Validator interface {
 	Validate(f *dissect.Frame, idx int, m *Msg)
 }
 
+// ProgramVersion is the context of the rpc.program table: a message's
+// program and version. The program's handler sets Program to its decoder of
+// that version, or declines.
+type ProgramVersion struct {
+	Prog, Vers uint32
+	Program    Program
+}
+
+// Programs is the table of the RPC programs' decoders, keyed by program
+// number: a program package registers its versions' decoders
+// (dissect.AddHandler with Versions.Handle); -d rpc.program==N,PROTO decodes
+// program N with PROTO's. Its heuristic is rdx's generic decoder (procedure
+// names only) of the programs and versions nobody registered.
+var Programs = dissect.NewDissectorTable[*ProgramVersion]("rpc.program", "ONC RPC program number (decoders by version)", 32)
+
+// Versions maps a program's versions to their decoders; Handle is its
+// rpc.program handler. Fill it at init only: it is read without a lock.
+type Versions map[uint32]Program
+
+// Handle takes the versions it has a decoder for.
+func (v Versions) Handle(_ dissect.Dissector, _ *dissect.Frame, q *ProgramVersion) bool {
+	q.Program = v[q.Vers]
+	return q.Program != nil
+}
+
+// Keys is the key of program prog in the rpc.program table.
+func Keys(prog uint32) []dissect.KeyRange {
+	return []dissect.KeyRange{{Lo: uint64(prog), Hi: uint64(prog)}}
+}
+
 type progKey struct{ prog, vers uint32 }
 
-var (
-	progMu   sync.Mutex
-	progRegs = map[progKey]Program{}
-)
-
-// RegisterProgram installs the decoder of a program version (at init).
-func RegisterProgram(prog, vers uint32, p Program) {
-	progMu.Lock()
-	progRegs[progKey{prog, vers}] = p
-	progMu.Unlock()
-}
-
-func lookupProgram(prog, vers uint32) Program {
-	progMu.Lock()
-	defer progMu.Unlock()
-	return progRegs[progKey{prog, vers}]
-}
+// generics are the generic decoders by program and version (init only).
+var generics = map[progKey]Program{}
 
 // generic shows the procedure of a program without decoding its arguments.
 type generic struct {
@@ -141,10 +155,14 @@ func registerGeneric(prog, vers uint32, abbrev, name, procAbbrev string) {
 		names[uint64(k)] = v
 	}
 	f := dissect.Register(&dissect.Field{Abbrev: procAbbrev, Name: "V" + strconv.Itoa(int(vers)) + " Procedure", Type: dissect.TUint32, Names: names})
-	RegisterProgram(prog, vers, &generic{proto: p, proc: f})
+	generics[progKey{prog, vers}] = &generic{proto: p, proc: f}
 }
 
 func init() {
+	dissect.AddHeuristic(Programs.Name(), Name, func(_ dissect.Dissector, _ *dissect.Frame, q *ProgramVersion) bool {
+		q.Program = generics[progKey{q.Prog, q.Vers}]
+		return q.Program != nil
+	})
 	registerGeneric(100000, 2, "portmap", "Portmap", "portmap.procedure_v2")
 	registerGeneric(100000, 3, "portmap", "Portmap", "portmap.procedure_v3")
 	registerGeneric(100000, 4, "portmap", "Portmap", "portmap.procedure_v4")

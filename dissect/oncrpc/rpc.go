@@ -52,6 +52,12 @@ func init() {
 			return d
 		},
 	})
+	// RPC-over-RDMA (RFC 8166) carries ONC RPC messages; its table is named
+	// here, not imported: rpcrdma imports this package.
+	dissect.AddHeuristic("rpcordma.message", Name, func(d dissect.Dissector, f *dissect.Frame, r *Record) bool {
+		d.(*State).DissectMessage(f, r.Data, r.Off, &r.Ctx)
+		return true
+	})
 }
 
 // heuristicTCP accepts a stream whose first record-marked fragment holds an
@@ -93,6 +99,15 @@ type Context struct {
 	Transport string
 }
 
+// Record is an RPC message a transport that frames messages itself hands
+// on (the context of rpcrdma's rpcordma.message table): Data at frame
+// offset Off (-1: not in the frame), with what the transport knows.
+type Record struct {
+	Data []byte
+	Off  int
+	Ctx  Context
+}
+
 type callKey struct {
 	xid  uint32
 	a, b netip.Addr
@@ -120,7 +135,8 @@ type State struct {
 	calls   flows.Matcher[callKey, CallInfo] // outstanding calls; Learned: call frame -> reply, from pass 1
 	streams map[streamKey]*stream
 	srt     flows.SRT[srtKey]
-	bufs    recBuffers // record buffers charged to the budget
+	bufs    recBuffers     // record buffers charged to the budget
+	pv      ProgramVersion // the rpc.program context
 }
 
 func newState() *State {
@@ -190,7 +206,9 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 	m.idx = f.AddPDU(m)
 	d.match(f, m)
 	if m.bodyOK {
-		if p := lookupProgram(m.Prog, m.Vers); p != nil {
+		d.pv = ProgramVersion{Prog: m.Prog, Vers: m.Vers}
+		if Programs.Call(f, uint64(m.Prog), &d.pv) {
+			p := d.pv.Program
 			m.prog = p
 			m.progPDU = progPDU{m: m}
 			idx := f.AddPDU(&m.progPDU)

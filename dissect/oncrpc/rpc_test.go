@@ -3,6 +3,7 @@ package oncrpc
 import (
 	"encoding/binary"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -19,7 +20,7 @@ func callBytes(xid uint32) []byte {
 
 func TestParseCallReplyAndTree(t *testing.T) {
 	d := newState()
-	f := &dissect.Frame{Num: 1}
+	f := testFrame(dissect.Frame{Num: 1})
 	m := d.DissectMessage(f, callBytes(9), 0, nil)
 	if m == nil || m.Prog != 100005 || m.cred.flavor != AuthSys || !m.bodyOK {
 		t.Fatalf("call: %+v", m)
@@ -31,7 +32,7 @@ func TestParseCallReplyAndTree(t *testing.T) {
 	if len(tr.Nodes) < 10 {
 		t.Fatalf("tree too small: %d", len(tr.Nodes))
 	}
-	f2 := &dissect.Frame{Num: 2, TimeNS: 5}
+	f2 := testFrame(dissect.Frame{Num: 2, TimeNS: 5})
 	r := binary.BigEndian.AppendUint32(nil, 9)
 	for _, v := range []uint32{1, 0, 0, 0, 0} {
 		r = binary.BigEndian.AppendUint32(r, v)
@@ -44,7 +45,7 @@ func TestParseCallReplyAndTree(t *testing.T) {
 
 func BenchmarkSummary(b *testing.B) {
 	d := newState()
-	f := &dissect.Frame{Num: 1}
+	f := testFrame(dissect.Frame{Num: 1})
 	d.DissectMessage(f, callBytes(9), 0, nil)
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
@@ -64,10 +65,10 @@ func FuzzONCRPC(f *testing.F) {
 	f.Add(gssCall(0, 3))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := newState()
-		fr := &dissect.Frame{Num: 1, Data: b}
+		fr := testFrame(dissect.Frame{Num: 1, Data: b})
 		d.DissectMessage(fr, b, 0, nil)
 		enginecheck.PDUs(t, fr)
-		fr = &dissect.Frame{Num: 2, Data: b}
+		fr = testFrame(dissect.Frame{Num: 2, Data: b})
 		d.record(fr, b, 0, true)
 		enginecheck.PDUs(t, fr)
 		heuristicTCP(b)
@@ -86,7 +87,7 @@ func gssCall(proc, svc uint32) []byte {
 
 func TestGSSBodyAndSRT(t *testing.T) {
 	d := newState()
-	f := &dissect.Frame{Num: 1, TimeNS: 1000, Pass: 1}
+	f := testFrame(dissect.Frame{Num: 1, TimeNS: 1000, Pass: 1})
 	m := d.DissectMessage(f, gssCall(0, 2), 0, nil)
 	if m == nil || !m.gss || m.gssSvc != 2 || !m.bodyOK || m.BodyOff() != m.gssOff+8 {
 		t.Fatalf("integrity call: %+v", m)
@@ -95,21 +96,21 @@ func TestGSSBodyAndSRT(t *testing.T) {
 	for _, v := range []uint32{1, 0, 0, 0, 0, 8, 5, 0} {
 		r = binary.BigEndian.AppendUint32(r, v)
 	}
-	f2 := &dissect.Frame{Num: 2, TimeNS: 4000, Pass: 1}
+	f2 := testFrame(dissect.Frame{Num: 2, TimeNS: 4000, Pass: 1})
 	m2 := d.DissectMessage(f2, r, 0, nil)
 	if m2 == nil || !m2.matched || !m2.gss || m2.BodyOff() != 32 {
 		t.Fatalf("integrity reply: %+v", m2)
 	}
 	// the same exchange in pass 2 is not counted again
 	d.Rewind()
-	d.DissectMessage(&dissect.Frame{Num: 1, TimeNS: 1000, Pass: 2}, gssCall(0, 2), 0, nil)
-	d.DissectMessage(&dissect.Frame{Num: 2, TimeNS: 4000, Pass: 2}, r, 0, nil)
+	d.DissectMessage(testFrame(dissect.Frame{Num: 1, TimeNS: 1000, Pass: 2}), gssCall(0, 2), 0, nil)
+	d.DissectMessage(testFrame(dissect.Frame{Num: 2, TimeNS: 4000, Pass: 2}), r, 0, nil)
 	s := d.SRT()
 	if len(s) != 1 || s[0].Count != 1 || s[0].MinNS != 3000 || s[0].MaxNS != 3000 || s[0].AvgNS() != 3000 ||
 		s[0].Procedure != "GETATTR" || s[0].Program != "NFS" {
 		t.Fatalf("SRT %+v", s)
 	}
-	if p := d.DissectMessage(&dissect.Frame{Num: 3}, gssCall(0, 3), 0, nil); p == nil || p.bodyOK {
+	if p := d.DissectMessage(testFrame(dissect.Frame{Num: 3}), gssCall(0, 3), 0, nil); p == nil || p.bodyOK {
 		t.Fatalf("privacy call: %+v", p)
 	}
 }
@@ -118,7 +119,7 @@ func TestGSSBodyAndSRT(t *testing.T) {
 // the node claimed 8 octets past the end (found by FuzzONCRPC).
 func TestTruncatedVerifierTree(t *testing.T) {
 	b := []byte{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x23, 0, 0, 0} // XID 1, reply, accepted, flavor 35, 3 of 4 length octets
-	fr := &dissect.Frame{Num: 1, Data: b}
+	fr := testFrame(dissect.Frame{Num: 1, Data: b})
 	newState().DissectMessage(fr, b, 0, nil)
 	if len(fr.PDUs) != 1 {
 		t.Fatalf("%d PDUs", len(fr.PDUs))
@@ -181,4 +182,14 @@ func TestCallTimeout(t *testing.T) {
 	if m := d.DissectMessage(&dissect.Frame{Num: 4, TimeNS: callTimeout + 1}, replyBytes(7), 0, nil); m.matched {
 		t.Error("reply after the timeout matched")
 	}
+}
+
+// tables is the engine whose hand-off tables (rpc.program) the test frames
+// use.
+var tables = sync.OnceValue(func() *dissect.Engine { return dissect.NewEngine(dissect.Options{}) })
+
+// testFrame makes f a frame of the tables engine.
+func testFrame(f dissect.Frame) *dissect.Frame {
+	tables().Bind(&f)
+	return &f
 }

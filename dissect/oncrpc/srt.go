@@ -24,8 +24,8 @@ func (d *State) addSRT(ci *CallInfo, rtt int64) {
 
 // SRT returns the response-time statistics per program, version and
 // procedure seen so far (each reply counted once, in the first pass of a
-// two-pass read), sorted by program, version, procedure. Reach it through
-// the engine: e.Instance(oncrpc.Name).(*oncrpc.State).SRT().
+// two-pass read), sorted by program, version, procedure (tests reach it
+// with e.Instance(oncrpc.Name).(*oncrpc.State).SRT()).
 func (d *State) SRT() []ProcStat {
 	out := make([]ProcStat, 0, d.srt.Len())
 	for _, k := range d.srt.Keys() {

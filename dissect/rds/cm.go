@@ -26,8 +26,14 @@ var (
 )
 
 func init() {
-	ibcm.RegisterConsumer(&ibcm.Consumer{Name: "rds", Ports: []uint16{CMPort, CMPortOld},
-		Summary: cmSummary, Tree: cmTree, Check: cmCheck})
+	cons := &ibcm.Consumer{Name: "rds", Summary: cmSummary, Tree: cmTree, Check: cmCheck}
+	dissect.AddHandler(ibcm.ServiceIDs.Name(), "rds", []dissect.KeyRange{
+		{Lo: ibcm.ServiceID(ibcm.RDMAPSTCP, CMPort), Hi: ibcm.ServiceID(ibcm.RDMAPSTCP, CMPort)},
+		{Lo: ibcm.ServiceID(ibcm.RDMAPSTCP, CMPortOld), Hi: ibcm.ServiceID(ibcm.RDMAPSTCP, CMPortOld)},
+	}, func(_ dissect.Dissector, _ *dissect.Frame, c *ibcm.Connection) bool {
+		c.Consumer = cons
+		return true
+	})
 }
 
 // cmLayout finds the common part of the private data: at 8 (IPv4 block) or

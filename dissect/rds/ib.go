@@ -36,7 +36,12 @@ const maxIBQPs = 1 << 12
 const ibQPCost = 320
 
 func init() {
-	ib.RegisterUpper("rds")
+	dissect.AddHeuristic(ib.DestQP.Name(), "rds", ibMessage)
+	dissect.AddHandler(ib.DestQP.Name(), "rds", nil, ibMessage)
+}
+
+func ibMessage(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+	return d.(*State).IBMessage(f, m.Packet, m.Msg)
 }
 
 var (
@@ -255,7 +260,7 @@ func (q *ibQP) continues(b []byte) bool {
 	return q.open && first.Seq() == h.Seq() && first.Len() == h.Len() && first.Sport() == h.Sport() && first.Dport() == h.Dport()
 }
 
-// IBMessage implements ib.Upper.
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen {
 		return false

@@ -39,23 +39,29 @@ func init() {
 			return d
 		},
 	})
-	ib.RegisterUpper(Name)
-	ddp.RegisterUpper(func(e *dissect.Engine, f *dissect.Frame, m *ddp.Message) {
-		if d, ok := e.Instance(Name).(*State); ok {
-			d.DDPSend(f, m)
-		}
+	// InfiniBand and RoCE: by heuristic, or forced on a QP by -d.
+	dissect.AddHeuristic(ib.DestQP.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		return d.(*State).IBMessage(f, m.Packet, m.Msg)
 	})
-	ddp.RegisterTagged(func(e *dissect.Engine, f *dissect.Frame, p *ddp.Placement) {
-		if d, ok := e.Instance(Name).(*State); ok {
-			d.DDPPlacement(f, p)
-		}
+	dissect.AddHandler(ib.DestQP.Name(), Name, nil, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		d.(*State).IBMessageForced(f, m.Packet, m.Msg)
+		return true
+	})
+	// iWARP: every Send message and every placed segment (chunks), whatever
+	// the queue or STag; DDPSend checks the header itself.
+	dissect.AddHeuristic(ddp.UntaggedTable.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, m *ddp.Message) bool {
+		return d.(*State).DDPSend(f, m)
+	})
+	dissect.AddHeuristic(ddp.TaggedTable.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, p *ddp.Placement) bool {
+		d.(*State).DDPPlacement(f, p)
+		return true
 	})
 }
 
 // State is the per-engine RPC-over-RDMA state.
 type State struct {
 	eng        *dissect.Engine
-	rpc        *oncrpc.State
+	rec        oncrpc.Record // the rpcordma.message context
 	pool       dissect.Pool[Hdr]
 	reas       dissect.Pool[Reasm]
 	scope      dissect.FrameScope  // for retired
@@ -149,11 +155,14 @@ func (d *State) Rewind() {
 	d.acct.Reset()
 }
 
-func (d *State) rpcState() *oncrpc.State {
-	if d.rpc == nil {
-		d.rpc, _ = d.eng.Instance(oncrpc.Name).(*oncrpc.State)
-	}
-	return d.rpc
+// Messages is the table of what RPC-over-RDMA carries: ONC RPC messages
+// (oncrpc registers its heuristic by this table's name).
+var Messages = dissect.NewDissectorTable[*oncrpc.Record]("rpcordma.message", "RPC-over-RDMA payload (RPC messages)", 0)
+
+// rpcMessage hands an RPC message on, in d.rec so the call does not allocate.
+func (d *State) rpcMessage(f *dissect.Frame, msg []byte, off int, ctx oncrpc.Context) {
+	d.rec = oncrpc.Record{Data: msg, Off: off, Ctx: ctx}
+	Messages.Call(f, 0, &d.rec)
 }
 
 // begin notes the frame: when it is a new one, the calls completed in the
@@ -179,7 +188,7 @@ func (d *State) newReasm(f *dissect.Frame) *Reasm {
 	return r
 }
 
-// IBMessage implements ib.Upper.
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	switch m.Kind {
 	case ibasm.KindSend:
@@ -267,7 +276,7 @@ func (d *State) send(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
 	return d.message(f, m.Data, off, m.Frames, false)
 }
 
-// IBMessageForced implements ib.ForcedUpper (-d infiniband.destqp==N,rpcordma):
+// IBMessageForced is the infiniband.destqp handler (-d infiniband.destqp==N,rpcordma):
 // SENDs on that QP are RPC-over-RDMA whatever the heuristic says, and one
 // that does not parse is reported as such; other messages go the usual way.
 func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) {
@@ -369,8 +378,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			d.advertise(s.Handle)
 		}
 	}
-	rpc := d.rpcState()
-	if rpc == nil {
+	if !Messages.Has(f) {
 		return true
 	}
 	switch {
@@ -390,9 +398,9 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			f.AddFinding(h.idx, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "write list announces "+
 				strconv.Itoa(want)+" octets but RDMA WRITEs to its segments carried "+strconv.Itoa(got))
 		}
-		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma", DDP: ddp})
+		d.rpcMessage(f, payload, h.payOff(), oncrpc.Context{Transport: "rdma", DDP: ddp})
 	case hd.Proc == MSG || hd.Proc == MSGP:
-		rpc.DissectMessage(f, payload, h.payOff(), &oncrpc.Context{Transport: "rdma"})
+		d.rpcMessage(f, payload, h.payOff(), oncrpc.Context{Transport: "rdma"})
 	case hd.Proc == NOMSG && hd.HasReply:
 		// long reply: the RPC reply was written into the reply chunk
 		ddp, frames, got := d.gather(f, [][]Segment{hd.Reply})
@@ -409,7 +417,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 			r.sizes = append(r.sizes, len(b))
 		}
 		r.idx = f.AddPDU(r)
-		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: frames})
+		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: frames})
 	}
 	return true
 }
@@ -731,8 +739,8 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 	// call's that goes back to the free list
 	*r = Reasm{frames: p.frames, sizes: append(r.sizes[:0], p.sizes...), data: msg}
 	r.idx = f.AddPDU(r)
-	if rpc := d.rpcState(); rpc != nil {
-		rpc.DissectMessage(f, msg, -1, &oncrpc.Context{Transport: "rdma", Frames: p.frames})
+	if Messages.Has(f) {
+		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: p.frames})
 	}
 	return true
 }

@@ -234,8 +234,8 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 		if callNo == 0 {
 			msg = "connection aborted with code " + strconv.FormatInt(int64(int32(code)), 10)
 		}
-		if name := ErrorName(code); name != "" {
-			msg += " (" + name + ")"
+		if p.abortName != "" {
+			msg += " (" + p.abortName + ")"
 		}
 		f.AddFinding(p.idx, dissect.Note, dissect.GroupResponse, fAbortCode, "rx", msg)
 		if callNo != 0 {
@@ -490,9 +490,7 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 			d.learned.Learn(c.req.Frame, a)
 		}
 	}
-	for _, svc := range services {
-		svc(cl)
-	}
+	Services.Call(f, uint64(cl.ServiceID), cl)
 	d.srt(cl)
 	// The call stays in the table after its reply: a retransmitted reply must
 	// be recognised as one, not taken for a reply without request. The table's

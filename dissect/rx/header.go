@@ -1,7 +1,8 @@
 // Package rx dissects Rx, the RPC transport of AFS (UDP): the 28-octet
 // header, all packet types, ACK bodies with their trailer, jumbograms, rxkad
 // CHALLENGE/RESPONSE, DEBUG and VERSION; it reassembles calls and matches
-// requests with replies. Services on top (AFS) plug in through RegisterService.
+// requests with replies. Services on top (AFS) plug in through the
+// rx.service table (Services).
 package rx
 
 import "encoding/binary"

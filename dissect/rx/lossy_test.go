@@ -30,13 +30,11 @@ func TestLossyRxRPC(t *testing.T) {
 		t.Fatal("capture missing (it is committed): " + err.Error())
 	}
 	delivered := map[dirKey]int{}
-	active := true
-	rx.RegisterService(func(c *rx.Call) {
-		if active && !c.Abort {
+	observe(t, func(c *rx.Call) {
+		if !c.Abort {
 			delivered[dirKey{c.Epoch, c.CID &^ 3, c.CallNumber, c.Reply}]++
 		}
 	})
-	defer func() { active = false }()
 
 	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
 	if err != nil {

@@ -68,6 +68,7 @@ type Packet struct {
 	rttFrame  uint64
 	debugType uint32 // for DEBUG replies: the request's type (0 unknown)
 	callPart  uint32 // for DATA not completing a call: the call's frame count so far
+	abortName string // for ABORT: the code's name, "" unknown
 }
 
 // Proto implements dissect.PDU.
@@ -84,6 +85,7 @@ type State struct {
 	pass2   bool
 
 	callScratch Call
+	abortQ      AbortCode // the rx.abort_code context
 
 	connSeq     uint64
 	lastConn    *dissect.Entry[connKey, conn]
@@ -160,6 +162,9 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 		return
 	}
 	p.idx = f.AddPDU(p)
+	if h.Type() == TypeAbort && len(p.body) >= 4 {
+		p.abortName = d.errorName(f, binary.BigEndian.Uint32(p.body))
+	}
 	d.analyze(f, p)
 }
 
@@ -287,9 +292,9 @@ func (p *Packet) Summary(dst []byte) []byte {
 			code := binary.BigEndian.Uint32(p.body)
 			dst = append(dst, " code "...)
 			dst = strconv.AppendInt(dst, int64(int32(code)), 10)
-			if name := ErrorName(code); name != "" {
+			if p.abortName != "" {
 				dst = append(dst, " ("...)
-				dst = append(dst, name...)
+				dst = append(dst, p.abortName...)
 				dst = append(dst, ')')
 			}
 		}

@@ -30,22 +30,43 @@ type Call struct {
 	ReqFrame, RepFrame uint64
 	RespTime           int64 // ns from the request's last frame to this reply's
 	HasRespTime        bool
+	// Namer is set by the service that took the call, to name it in
+	// statistics ("FS FetchStatus"); nil: by service ID and opcode.
+	Namer Namer
 }
 
-// ServiceFunc dissects a call's data; it appends its PDUs to c.Frame.
-type ServiceFunc func(c *Call)
+// Namer names calls of a service for statistics (-z rx,srt).
+type Namer interface{ CallName(c *Call) string }
 
-var services []ServiceFunc
+// Services is the table of the services on top of Rx (AFS), keyed by
+// service ID: each completed call direction, and each abort, is handed to
+// the service registered for its ID (dissect.AddHandler, or -d
+// rx.service==ID,PROTO), else to the heuristics in order, which decide from
+// the service ID, port and opcode. A service appends its PDUs to c.Frame.
+var Services = dissect.NewDissectorTable[*Call]("rx.service", "Rx service ID (call data)", 16)
 
-// RegisterService adds a service dissector; services are tried in order and
-// each decides from the service ID and port whether the call is its own.
-func RegisterService(fn ServiceFunc) { services = append(services, fn) }
+// AbortCode is the context of the rx.abort_code table: a service that knows
+// Code sets Name (a static string) and takes it.
+type AbortCode struct {
+	Code uint32
+	Name string
+}
 
-// ErrorName names an abort code; a service package (AFS) installs its table.
-var ErrorName = func(code uint32) string { return rxErrorName(code) }
+// AbortCodes is the table of the services' abort code names (AFS's com_err
+// tables); Rx's own codes are named when no service names the code.
+var AbortCodes = dissect.NewDissectorTable[*AbortCode]("rx.abort_code", "Rx abort code names", 0)
 
-// Rx's own error codes (OpenAFS rx.h, rxgen).
-func rxErrorName(code uint32) string {
+// errorName names an abort code: a service's name first, then Rx's own.
+func (d *State) errorName(f *dissect.Frame, code uint32) string {
+	d.abortQ = AbortCode{Code: code}
+	if AbortCodes.Call(f, 0, &d.abortQ) {
+		return d.abortQ.Name
+	}
+	return CodeName(code)
+}
+
+// CodeName names Rx's own error codes (OpenAFS rx.h, rxgen), or "".
+func CodeName(code uint32) string {
 	switch int32(code) {
 	case -1:
 		return "RX_CALL_DEAD"

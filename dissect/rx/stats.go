@@ -7,11 +7,6 @@ import (
 	"github.com/rdx-project/rdx/flows"
 )
 
-// CallName names a call for statistics ("FS FetchStatus"); the service
-// package (AFS) installs it. Without one, calls are named by service ID and
-// opcode.
-var CallName func(c *Call) string
-
 type srtKey struct {
 	service uint16
 	port    uint16
@@ -29,8 +24,8 @@ func (d *State) srt(c *Call) {
 		return
 	}
 	if fresh {
-		if CallName != nil {
-			s.Name = CallName(c)
+		if c.Namer != nil {
+			s.Name = c.Namer.CallName(c)
 		}
 		if s.Name == "" {
 			s.Name = "service " + strconv.Itoa(int(c.ServiceID))

@@ -93,8 +93,8 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 			code := binary.BigEndian.Uint32(b)
 			t.Open()
 			t.Int(fAbortCode, bo, 4, int64(int32(code)))
-			if name := ErrorName(code); name != "" {
-				t.String(fAbortName, bo, 4, name)
+			if p.abortName != "" {
+				t.String(fAbortName, bo, 4, p.abortName)
 			}
 			t.Close()
 		}
