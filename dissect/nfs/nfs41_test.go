@@ -494,7 +494,6 @@ var known41 = func() []tsharktest.Known {
 		{Field: "nfs.target_high_slotid", Reason: "tshark 4.0 does not decode CB_RECALL_SLOT's arguments (RFC 8881 §20.8)",
 			Match: frameIf(cb)},
 		{Field: "nfs.cb", Reason: "rdx shows CB_COMPOUND under nfs (no separate nfs.cb protocol item), as before"},
-		{Field: "nfs.main_opcode", Reason: "ranking of nfs.main_opcode (GETFH with GETATTR, no rank for operations tshark cannot decode) is issue 12 item 5 (helper nfsacc)"},
 	}
 	return k
 }()
