@@ -70,8 +70,8 @@ var (
 	svcBOS    = &service{abbrev: "BOS", label: "BOS Server", flag: fIsBOS, opf: fBOSOp, names: bosOpNames, ops: bosOps}
 	svcUp     = &service{abbrev: "UP", label: "Update Server", flag: fIsUp, opf: fUpOp, names: upOpNames}
 	svcRmtsys = &service{abbrev: "RMTSYS", label: "Rmtsys Server", flag: fIsRmtsys, opf: fRmtsysOp, names: rmtsysOpNames}
-	svcBackup = &service{abbrev: "BUDB", label: "Backup Server", flag: fIsBackup, opf: fBackupOp}
-	svcButc   = &service{abbrev: "BUTC", label: "BUTC Server", flag: fIsButc, opf: fButcOp}
+	svcBackup = &service{abbrev: "BUDB", label: "Backup Server", flag: fIsBackup, opf: fBackupOp, names: budbOpNames}
+	svcButc   = &service{abbrev: "BUTC", label: "BUTC Server", flag: fIsButc, opf: fButcOp, names: butcOpNames}
 	svcVote   = &service{abbrev: "VOTE", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: voteOpNames, ops: voteOps, ubik: true}
 	svcDisk   = &service{abbrev: "DISK", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: diskOpNames, ops: diskOps, ubik: true}
 )
@@ -125,7 +125,7 @@ func byPort(port uint16) *service {
 
 func inCBRange(op uint32) bool { return op >= 204 && op <= 218 || op >= 65536 && op <= 65538 }
 func inFSRange(op uint32) bool {
-	return op >= 130 && op <= 163 || op == 220 || op >= 65536 && op <= 65540
+	return op >= 130 && op <= 164 || op == 220 || op >= 65536 && op <= 65542 || op >= 65551 && op <= 65562
 }
 func inBOSRange(op uint32) bool  { return op >= 80 && op <= 116 }
 func inVoteRange(op uint32) bool { return op >= 10000 && op <= 10007 }
@@ -343,7 +343,15 @@ func (p *PDU) check() {
 	if fn, start := p.decoder(); fn != nil {
 		p.d.reset(c, nil, start)
 		fn(&p.d)
-		if p.d.r.Err() != nil {
+		if p.d.isOver {
+			what := " arguments"
+			if p.Call.Reply {
+				what = " results"
+			}
+			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, nil, "afs",
+				p.OpName()+what+": array of "+strconv.FormatUint(uint64(p.d.over), 10)+" elements, more than the "+
+					strconv.FormatUint(uint64(p.d.overMax), 10)+" its type allows")
+		} else if p.d.r.Err() != nil {
 			what := " arguments"
 			if c.Reply {
 				what = " results"
@@ -515,10 +523,9 @@ func (p *PDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 			t.Int(fTime, 0, 0, c.RespTime)
 		}
 	} else if c.RepFrame != 0 {
+		// As Wireshark: the request points at its reply; the time
+		// between them belongs to the reply alone.
 		t.Uint(fRepFrame, 0, 0, c.RepFrame)
-		if c.HasRespTime { // known from the first pass: shown on both ends
-			t.Int(fTime, 0, 0, c.RespTime)
-		}
 	}
 	if c.Abort {
 		if c.HasOpcode && !p.encrypted {
@@ -565,7 +572,7 @@ func (p *PDU) treeData(t *dissect.Tree) {
 		fn(&p.d)
 	}
 	// What no decoder took: opaque, never guessed at.
-	if p.d.r.Err() == nil && !p.d.partial && p.d.r.Remaining() > 0 {
+	if p.d.r.Err() == nil && !p.d.partial && !p.d.isOver && p.d.r.Remaining() > 0 {
 		if fn == nil {
 			t.Uint(fDataLen, p.d.r.Off, 0, uint64(p.d.r.Remaining()))
 		}

@@ -183,7 +183,10 @@ var cases = []tcase{
 		name: "tcpdump afs.pcap frame 4: FS MakeDir request",
 		call: rx.Call{ServiceID: 1, ServerPort: 7000, ClientPort: 7001, SecIdx: 2, Opcode: 141, HasOpcode: true},
 		data: "0000008d 200000ba 00000001 00000001 00000006 746d7064 69720000 0000000d 382b3930 cfd69f58 00000000 000001ed 00002800",
+		// tshark: mask bits setmodtime, setgroup, setmode set.
 		want: map[string]string{"afs.fs.fid.volume": "536871098", "afs.fs.name": "tmpdir", "afs.fs.status.mask": "0x0000000d",
+			"afs.fs.status.mask.setmodtime": "1", "afs.fs.status.mask.setowner": "0", "afs.fs.status.mask.setgroup": "1",
+			"afs.fs.status.mask.setmode": "1", "afs.fs.status.mask.setsegsize": "0", "afs.fs.status.mask.fsync": "0",
 			"afs.fs.status.clientmodtime": "Nov 11, 1999 21:46:24.000000000 UTC", "afs.fs.status.mode": "493"},
 	},
 	{
@@ -321,6 +324,130 @@ var cases = []tcase{
 			"afs.bos.parm": "/usr/lib/openafs/ptserver -rxbind;;;;;__NONOTIFIER__"},
 	},
 	{
+		// afsint.xg: GetVolumeStatus(..., OUT AFSFetchVolumeStatus,
+		// string Name<AFSNAMEMAX>, string OfflineMsg<AFSOPAQUEMAX>, string
+		// Motd<AFSOPAQUEMAX>): a 200-octet offline message is legal.
+		name: "crafted: FS GetVolumeStatus reply with a 200-octet offline message",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 149, HasOpcode: true},
+		data: "20000057 00000000 00000001 00000001 00000001 00000000 00000000 00000000 00001388 00000010 00100000 00200000 00000007 766f6c2e 6e657700 000000c8 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 4f4f4f4f 00000000",
+		want: map[string]string{"afs.fs.volstatus.vid": "536870999", "afs.fs.volname": "vol.new",
+			"afs.fs.offlinemsg": "OOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOO", "afs.fs.motd": "", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VOTE GetSyncSite request carries the site (IN, ubik_int.xg)",
+		call:    rx.Call{ServiceID: 50, ServerPort: 7003, Opcode: 10003, HasOpcode: true},
+		data:    "00002713 c0000201",
+		summary: "VOTE GetSyncSite request",
+		want:    map[string]string{"afs.ubik.site": "192.0.2.1", "afs.data": ""},
+	},
+	{
+		name:    "crafted: DISK Write data beyond bulkdata<20000>: malformed",
+		call:    rx.Call{ServiceID: 51, ServerPort: 7003, Opcode: 20003, HasOpcode: true},
+		data:    "00004e23 00000001 00000002 00000000 00000000 00004e24 z5001",
+		experts: []string{"truncated Write arguments"},
+	},
+	{
+		// bosint.xg: Install(IN string path<BOZO_BSSIZE>, afs_int32 size,
+		// afs_int32 flags, afs_int32 date) split: the file follows.
+		name: "crafted: BOS Install request (path, size, flags, date, file)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7007, Opcode: 105, HasOpcode: true},
+		data: "00000069 00000004 2f62696e 00000004 00000000 6b0120da 7f454c46",
+		want: map[string]string{"afs.bos.path": "/bin", "afs.bos.size": "4", "afs.bos.date": "Nov 21, 2026 04:40:58.000000000 UTC",
+			"afs.bos.data": "7f454c46", "afs.data": ""},
+	},
+	{
+		name: "crafted: FS SetLock request names the lock type",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 156, HasOpcode: true},
+		data: "0000009c 20000018 00000002 00000002 00000001",
+		want: map[string]string{"afs.fs.vicelocktype": "1", "afs.data": ""},
+	},
+	{
+		name: "crafted: FS GetStatistics64 reply (ViceStatistics64<16>)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 65542, HasOpcode: true},
+		data: "00000002 00000000 6b0120da 00000000 6b011000",
+		want: map[string]string{"afs.fs.count": "2", "afs.fs.stat64": "1795236058;1795231744", "afs.data": ""},
+	},
+	{
+		name:    "crafted: FS GetStatistics64 reply longer than STATS64_VERSION: malformed",
+		call:    rx.Call{ServiceID: 1, ServerPort: 7000, Reply: true, Opcode: 65542, HasOpcode: true},
+		data:    "00000011 z34",
+		experts: []string{"GetStatistics64 results: array of 17 elements, more than the 16 its type allows"},
+	},
+	{
+		// afsint.xg: BulkStatus(IN AFSCBFids *FidsArray...), AFSCBFids is
+		// AFSFid<AFSCBMAX = 50>; the fileserver's stub rejects 51.
+		name:    "crafted: FS BulkStatus request with 51 fids: malformed",
+		call:    rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 155, HasOpcode: true},
+		data:    "0000009b 00000033 z153",
+		want:    map[string]string{"afs.fs.count": "51", "afs.fs.fid.volume": "", "afs.data": ""},
+		experts: []string{"BulkStatus arguments: array of 51 elements, more than the 50 its type allows"},
+	},
+	{
+		name: "crafted: FS BulkStatus request with 50 fids",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 155, HasOpcode: true},
+		data: "0000009b 00000032 z150",
+		want: map[string]string{"afs.fs.count": "50", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VL RegisterAddrs with 501 addresses: malformed (bulkaddrs<500>)",
+		call:    rx.Call{ServiceID: 52, ServerPort: 7003, Opcode: 532, HasOpcode: true},
+		data:    "00000214 z11 00000000 000001f5 z501",
+		experts: []string{"RegisterAddrs arguments: array of 501 elements, more than the 500 its type allows"},
+	},
+	{
+		name: "crafted: FS StoreACL (164) request",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 164, HasOpcode: true},
+		data: "000000a4 20000018 00000001 00000001 00000004 31203000",
+		want: map[string]string{"afs.fs.fid.volume": "536870936", "afs.fs.acl": "1 0", "afs.data": ""},
+	},
+	{
+		name: "crafted: CB GetCellByNum reply (cellName, serverList)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 65537, HasOpcode: true},
+		data: "00000007 6578616d 706c6500 00000002 c0000201 c0000202",
+		want: map[string]string{"afs.cb.cellname": "example", "afs.cb.count": "2", "afs.cb.ipaddr": "192.0.2.1;192.0.2.2", "afs.data": ""},
+	},
+	{
+		// common.xg AFSDBCacheEntry64: addr, cell, netFid, Length (hyper),
+		// DataVersion, AFSDBLockDesc (8 words), callback, cbExpires,
+		// refCount, opens, writers, mvstat, states.
+		name: "crafted: CB GetCE64 reply (AFSDBCacheEntry64)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 65536, HasOpcode: true},
+		data: "ffff8880 00000001 20000018 00000002 00000002 00000000 00010000 00000003 z8 7f010001 6b0120da 00000001 00000000 00000000 00000002 00000004",
+		want: map[string]string{"afs.cb.ce.cell": "1", "afs.cb.fid.volume": "536870936", "afs.cb.ce.length": "65536",
+			"afs.cb.ce.dataversion": "3", "afs.cb.ce.refcount": "1", "afs.cb.ce.mvstat": "2", "afs.cb.ce.states": "0x00000004", "afs.data": ""},
+	},
+	{
+		name: "crafted: CB GetLock reply (AFSDBLock)",
+		call: rx.Call{ServiceID: 1, ServerPort: 7001, Reply: true, Opcode: 207, HasOpcode: true},
+		data: "00000061 00000066 00000073 00000078 00000063 z11 00000000 00000002 00000001 z5",
+		want: map[string]string{"afs.cb.lock.name": "afsxc", "afs.cb.lock.excllocked": "0x00000002", "afs.cb.lock.readersreading": "1", "afs.data": ""},
+	},
+	{
+		name: "crafted: PR ListSuperGroups reply",
+		call: rx.Call{ServiceID: 73, ServerPort: 7002, Reply: true, Opcode: 530, HasOpcode: true},
+		data: "00000001 ffffff32 00000000",
+		want: map[string]string{"afs.prot.count": "1", "afs.prot.id": "4294967090", "afs.prot.over": "0", "afs.data": ""},
+	},
+	{
+		name: "crafted: VL ListEntry reply (count, next index, vldbentry)",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, Reply: true, Opcode: 510, HasOpcode: true},
+		data: "00000003 00000001 00000072 0000006f 0000006f 00000074 z61 00000000 00000001 7f010001 z7 z8 00000004 z7 20000018 z2 00000000 00001000",
+		want: map[string]string{"afs.vldb.count": "3", "afs.vldb.nextindex": "1", "afs.vldb.name": "root",
+			"afs.vldb.server": "127.1.0.1", "afs.vldb.rwvol": "536870936", "afs.vldb.flags": "0x00001000", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOTE DebugOld reply (ubik_debug_old, no interfaces)",
+		call: rx.Call{ServiceID: 50, ServerPort: 7003, Reply: true, Opcode: 10001, HasOpcode: true},
+		data: "6b0125d4 z27",
+		want: map[string]string{"afs.ubik.now": "Nov 21, 2026 05:02:12.000000000 UTC", "afs.ubik.interface": "", "afs.data": ""},
+	},
+	{
+		name: "crafted: DISK WriteV request",
+		call: rx.Call{ServiceID: 51, ServerPort: 7003, Opcode: 20011, HasOpcode: true},
+		data: "00004e2b 6b0125d4 00000003 00000001 00000000 00000040 00000004 00000004 deadbeef",
+		want: map[string]string{"afs.ubik.file": "0", "afs.ubik.position": "64", "afs.ubik.length": "4", "afs.ubik.data": "deadbeef", "afs.data": ""},
+	},
+	{
 		name:    "udebug frame 1: VOTE XDebug request on the ptserver port",
 		call:    rx.Call{ServiceID: 50, ServerPort: 7002, Opcode: 10006, HasOpcode: true},
 		data:    "00002716",
@@ -348,6 +475,96 @@ var cases = []tcase{
 		want: map[string]string{"afs.vol": "1", "afs.vol.id": "536870936", "afs.vol.partition": "0", "afs.vol.flags": "0x00000002"},
 	},
 	{
+		// Real: labcap's vos-create-partinfo.pcap (pcaps/rx/pending, OpenAFS
+		// 1.8.9) frame 69, `vos create ... fixed.id -id 536871000`; tshark
+		// does not decode CreateVolume's arguments.
+		name:    "vos-create-partinfo frame 69: VOL CreateVolume request",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 100, HasOpcode: true},
+		data:    "00000064 00000000 00000008 66697865 642e6964 00000000 00000000 20000058",
+		summary: "VOL CreateVolume request",
+		want: map[string]string{"afs.vol.partition": "0", "afs.vol.name": "fixed.id", "afs.vol.type": "0",
+			"afs.vol.parentid": "0", "afs.vol.id": "536871000", "afs.data": ""},
+	},
+	{
+		// volint.xg: CreateVolume(partition, string name<VNAMESIZE>, type,
+		// parent, INOUT *volid, OUT *trans). Crafted (no capture has one):
+		// `vos create lab /vicepa vol.new -id 536870999` sends parent 0.
+		name:    "crafted: VOL CreateVolume request (parent before volid)",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 100, HasOpcode: true},
+		data:    "00000064 00000000 00000007 766f6c2e 6e657700 00000000 00000000 20000057",
+		summary: "VOL CreateVolume request",
+		want: map[string]string{"afs.vol.partition": "0", "afs.vol.name": "vol.new", "afs.vol.type": "0",
+			"afs.vol.parentid": "0", "afs.vol.id": "536870999", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL CreateVolume reply (volid, trans)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 100, HasOpcode: true},
+		data: "20000057 00000005",
+		want: map[string]string{"afs.vol.id": "536870999", "afs.vol.transid": "5", "afs.data": ""},
+	},
+	{
+		// volint.xg: PartitionInfo64(IN string name<4096>, OUT struct
+		// diskPartition64 *partition) = 65539, what `vos partinfo` calls.
+		name:    "crafted: VOL PartitionInfo64 request",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 65539, HasOpcode: true},
+		data:    "00010003 00000007 2f766963 65706100",
+		summary: "VOL PartitionInfo64 request",
+		want:    map[string]string{"afs.vol.opcode": "65539", "afs.vol.partname": "/vicepa", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL PartitionInfo64 reply (diskPartition64)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 65539, HasOpcode: true},
+		data: "0000002f 00000076 00000069 00000063 00000065 00000070 00000061 z249 00000073 00000064 00000061 z253 ffffffff 00000000 0a000000 00000000 05000000 00000000 00000000",
+		want: map[string]string{"afs.vol.partname": "/vicepa", "afs.vol.devname": "sda", "afs.vol.totalusable": "167772160",
+			"afs.vol.free": "83886080", "afs.vol.minfree": "0", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL PartitionInfo reply (diskPartition, 32-bit sizes)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 119, HasOpcode: true},
+		data: "0000002f 00000076 00000069 00000063 00000065 00000070 00000061 z25 00000073 00000064 00000061 z29 ffffffff 0a000000 05000000 00000000",
+		want: map[string]string{"afs.vol.partname": "/vicepa", "afs.vol.devname": "sda", "afs.vol.totalusable": "167772160",
+			"afs.vol.free": "83886080", "afs.data": ""},
+	},
+	{
+		name:    "crafted: VOL DumpV2 request (fromTrans, fromDate, flags)",
+		call:    rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 65538, HasOpcode: true},
+		data:    "00010002 00000007 00000000 00000001",
+		summary: "VOL DumpV2 request",
+		want:    map[string]string{"afs.vol.transid": "7", "afs.vol.flags": "0x00000001", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL GetStatus reply (volser_status)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 113, HasOpcode: true},
+		data: "20000057 00000003 00000000 20000057 20000058 20000059 00000000 00001388 00000000 00000000 z6",
+		want: map[string]string{"afs.vol.id": "536870999", "afs.vol.nextunique": "3", "afs.vol.backupid": "536871001",
+			"afs.vol.maxquota": "5000", "afs.data": ""},
+	},
+	{
+		name: "crafted: VOL Clone request",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Opcode: 105, HasOpcode: true},
+		data: "00000069 00000007 00000000 00000002 0000000a 766f6c2e 6261636b 75700000 20000059",
+		want: map[string]string{"afs.vol.transid": "7", "afs.vol.type": "2", "afs.vol.name": "vol.backup",
+			"afs.vol.id": "536871001", "afs.data": ""},
+	},
+	{
+		// volint.xg: XListOneVolume(partID, volid, OUT volXEntries), a
+		// count of volintXInfo (80 words each).
+		name: "crafted: VOL XListOneVolume reply (volintXInfo)",
+		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, Opcode: 125, HasOpcode: true},
+		data: "00000001 00000072 0000006f 0000006f 00000074 z28 20000000 00000000 20000002 00000000 20000001 00000002 6b0120da 00000000 6b0120da 6b0120da 6b0120da 00000000 00000007 00000003 00001388 00000002 z32",
+		want: map[string]string{"afs.vol.count": "1", "afs.vol.name": "root", "afs.vol.id": "536870912",
+			"afs.vol.backupid": "536870914", "afs.vol.filecount": "3", "afs.vol.maxquota": "5000", "afs.vol.size": "2", "afs.data": ""},
+	},
+	{
+		// vldbint.xg: UpdateEntryByName(volumename<65>, VldbUpdateEntry,
+		// ReleaseType); VldbUpdateEntry is 120 words.
+		name: "crafted: VL UpdateEntryByName request",
+		call: rx.Call{ServiceID: 52, ServerPort: 7003, Opcode: 524, HasOpcode: true},
+		data: "0000020c 00000004 726f6f74 00000004 00000072 0000006f 0000006f 00000074 z61 00000000 00003000 20000001 00000000 00000000 00000001 z48 00000000",
+		want: map[string]string{"afs.vldb.name": "root;root", "afs.vldb.updatemask": "0x00000004", "afs.vldb.flags": "0x00003000",
+			"afs.vldb.rovol": "536870913", "afs.vldb.nmodifiedrepsites": "1", "afs.vldb.releasetype": "0x00000000", "afs.data": ""},
+	},
+	{
 		name: "tcpdump afs.pcap frame 48: VOL ListOneVolume reply (volintInfo)",
 		call: rx.Call{ServiceID: 4, ServerPort: 7005, Reply: true, SecIdx: 2, Opcode: 121, HasOpcode: true},
 		data: "00000001 00000075 00000073 00000065 00000072 00000073 0000002e 0000006e 0000006e 00000065 00000075 0000006c 00000000 ffffffce 00000024 00000057 00000041 00000000 0000004f ffffff9a 00000028 ffffffc3 0000003f 0000004b 00000038 z4 00000045 00000074 00000017 0000000c 200000ba 00000000 200000bc 200000ba 00000000 00000002 37af1cd2 00000001 00000000 00000000 33405413 00000000 382b394b 00000000 00000995 00001d3c 001b7740 0006b578 00000000 ffffffff 0000674e 00000000 00000000",
@@ -369,9 +586,9 @@ var cases = []tcase{
 			"afs.vldb.uniquifier": "15", "afs.vldb.nentries": "1", "afs.vldb.numservers": "1", "afs.vldb.serverip": "192.167.206.241"},
 	},
 	{
-		name: "unknown opcode of a decoded service: opaque data",
-		call: rx.Call{ServiceID: 1, ServerPort: 7007, Opcode: 105, HasOpcode: true},
-		data: "00000069 00000004 2f62696e",
+		name: "operation without a decoder: opaque data",
+		call: rx.Call{ServiceID: 1, ServerPort: 7000, Opcode: 148, HasOpcode: true},
+		data: "00000094 00000004 2f62696e",
 		want: map[string]string{"afs.data_len": "8", "afs.data": "000000042f62696e"},
 	},
 }

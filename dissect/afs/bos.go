@@ -30,6 +30,7 @@ var bosOps = map[uint32]op{
 	102: {bosNumberReq, nothing},
 	103: {nothing, nothing},
 	104: {bosInstanceReq, nothing},
+	105: {bosInstallReq, nothing},
 	106: {bosPathReq, nothing},
 	107: {bosPathReq, bosGetDatesRep},
 	108: {bosExecReq, nothing},
@@ -122,6 +123,18 @@ func bosListKeysRep(d *dec) {
 	}
 	d.u32(fBOSKeyCksum)
 	d.u32(fBOSKeySpare2)
+}
+
+// bosInstallReq: path, size, flags, date, then size octets of the file
+// (split call).
+func bosInstallReq(d *dec) {
+	d.str(fBOSPath, bosStrLen)
+	n := d.u32(fBOSSize)
+	d.u32(fBOSFlags)
+	d.time32(fBOSDate)
+	if d.ok() {
+		d.raw(fBOSData, uint64(n))
+	}
 }
 
 func bosGetDatesRep(d *dec) {

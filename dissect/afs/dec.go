@@ -21,6 +21,11 @@ type dec struct {
 	// partial is set when a streamed length runs past data rdx did not
 	// keep (Call.Truncated): decoding stops there without an error.
 	partial bool
+	// over and overMax are set when an array's count exceeds the bound
+	// its .xg type declares (AFSCBFids<AFSCBMAX>...): decoding stops and
+	// the call is malformed.
+	over, overMax uint32
+	isOver        bool
 }
 
 func (d *dec) reset(c *rx.Call, t *dissect.Tree, off int) {
@@ -29,12 +34,13 @@ func (d *dec) reset(c *rx.Call, t *dissect.Tree, off int) {
 	d.t = t
 	d.c = c
 	d.partial = false
+	d.isOver = false
 }
 
 // ok reports whether decoding may go on.
-func (d *dec) ok() bool { return d.r.Err() == nil && !d.partial }
+func (d *dec) ok() bool { return d.r.Err() == nil && !d.partial && !d.isOver }
 
-func (d *dec) tree() bool { return d.t != nil && d.r.Err() == nil }
+func (d *dec) tree() bool { return d.t != nil && d.r.Err() == nil && !d.isOver }
 
 // u32 reads an unsigned word and shows it as f.
 func (d *dec) u32(f *dissect.Field) uint32 {
@@ -136,6 +142,24 @@ func (d *dec) count(f *dissect.Field, elemSize int) int {
 		d.t.Uint(f, off, 4, uint64(n))
 	}
 	return n
+}
+
+// countMax is count for an array type with a declared bound (T x<max>):
+// a longer count ends decoding as malformed, as the rxgen stubs reject it.
+func (d *dec) countMax(f *dissect.Field, elemSize, max int) int {
+	if d.ok() && d.r.Remaining() >= 4 {
+		b := d.r.B[d.r.Off:]
+		if n := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]); n > uint32(max) {
+			off := d.r.Off
+			d.r.U32()
+			if f != nil && d.tree() {
+				d.t.Uint(f, off, 4, uint64(n)) // shown, then stop
+			}
+			d.over, d.overMax, d.isOver = n, uint32(max), true
+			return 0
+		}
+	}
+	return d.count(f, elemSize)
 }
 
 // stream reads a streamed call's length word (8 octets when wide) and the

@@ -7,11 +7,9 @@ package afs
 // results; StoreData's request has the fixed arguments, then Length octets.
 
 const (
-	maxName    = 256  // AFSNAMEMAX
-	maxPath    = 1024 // AFSPATHMAX
-	maxOpaque  = 1024 // AFSOPAQUEMAX (ACLs)
-	maxVolName = 32   // volume names in GetVolumeStatus
-	maxMsg     = 128  // offline message, motd
+	maxName   = 256  // AFSNAMEMAX
+	maxPath   = 1024 // AFSPATHMAX
+	maxOpaque = 1024 // AFSOPAQUEMAX (ACLs, offline message, motd)
 )
 
 var fsOps = map[uint32]op{
@@ -32,14 +30,20 @@ var fsOps = map[uint32]op{
 	149:   {fsGetVolumeStatusReq, fsGetVolumeStatusRep},
 	153:   {nothing, fsGetTimeRep},
 	155:   {fsFidArray, fsBulkStatusRep},
+	150:   {fsSetVolumeStatusReq, nothing},
+	151:   {nothing, fsRootVolumeRep},
 	156:   {fsSetLockReq, fsVolSyncOnly},
 	157:   {fsFidReq, fsVolSyncOnly},
 	158:   {fsFidReq, fsVolSyncOnly},
+	159:   {nothing, fsXStatsVersionRep},
+	164:   {fsStoreACLReq, fsStatusVolSync}, // the new StoreACL, same arguments as 134
 	65536: {fsFidArray, fsBulkStatusRep},
 	65537: {fsFetchData64Req, fsFetchData64Rep},
 	65538: {fsStoreData64Req, fsStatusVolSync},
 	65539: {nothing, nothing},
 	65540: {nothing, fsGetCapabilitiesRep},
+	65541: {fsCallBackRxConnAddrReq, nothing},
+	65542: {fsGetStatistics64Req, fsGetStatistics64Rep},
 }
 
 // nothing decodes a direction that carries no data.
@@ -195,7 +199,7 @@ func fsLinkRep(d *dec) {
 // fsGiveUpCallBacksReq is AFSCBFids then AFSCBs.
 func fsGiveUpCallBacksReq(d *dec) {
 	d.fidArray(fsFid, fFSCount)
-	n := d.count(fFSCount, callbackLen)
+	n := d.countMax(fFSCount, callbackLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.callback(fsCallback)
 	}
@@ -204,7 +208,8 @@ func fsGiveUpCallBacksReq(d *dec) {
 func fsGetVolumeStatusReq(d *dec) { d.u32(fFSVolID) }
 
 // fsGetVolumeStatusRep is AFSFetchVolumeStatus (its char members are XDR
-// words), then the volume name, offline message and motd.
+// words), then Name<AFSNAMEMAX>, OfflineMsg<AFSOPAQUEMAX> and
+// Motd<AFSOPAQUEMAX> (afsint.xg).
 func fsGetVolumeStatusRep(d *dec) {
 	d.group(12*4, "Volume Status")
 	d.u32(fVolStVid)
@@ -220,9 +225,9 @@ func fsGetVolumeStatusRep(d *dec) {
 	d.u32(fVolStAvail)
 	d.u32(fVolStPMax)
 	d.end()
-	d.str(fFSVolName, maxVolName)
-	d.str(fFSOffMsg, maxMsg)
-	d.str(fFSMotd, maxMsg)
+	d.str(fFSVolName, maxName)
+	d.str(fFSOffMsg, maxOpaque)
+	d.str(fFSMotd, maxOpaque)
 }
 
 func fsGetTimeRep(d *dec) {
@@ -231,11 +236,11 @@ func fsGetTimeRep(d *dec) {
 }
 
 func fsBulkStatusRep(d *dec) {
-	n := d.count(fFSCount, fetchStatusLen)
+	n := d.countMax(fFSCount, fetchStatusLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.fetchStatus("Status")
 	}
-	n = d.count(fFSCount, callbackLen)
+	n = d.countMax(fFSCount, callbackLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.callback(fsCallback)
 	}
@@ -244,7 +249,42 @@ func fsBulkStatusRep(d *dec) {
 
 func fsSetLockReq(d *dec) {
 	d.fid(fsFid, "FileID")
-	d.u32(nil) // ViceLockType
+	d.u32(fFSLockType)
 }
 
-func fsGetCapabilitiesRep(d *dec) { d.u32Array(fFSCount, fFSCaps) }
+func fsRootVolumeRep(d *dec) { d.str(fFSVolName, maxName) }
+
+func fsXStatsVersionRep(d *dec) { d.u32(fFSXStatsVer) }
+
+// fsSetVolumeStatusReq: Volumeid, AFSStoreVolumeStatus {Mask, MinQuota,
+// MaxQuota}, then Name<AFSNAMEMAX>, OfflineMsg and Motd <AFSOPAQUEMAX>.
+func fsSetVolumeStatusReq(d *dec) {
+	d.u32(fFSVolID)
+	d.group(3*4, "Store Volume Status")
+	d.u32(fFSVSMask)
+	d.u32(fFSVSMinQ)
+	d.u32(fFSVSMaxQ)
+	d.end()
+	d.str(fFSVolName, maxName)
+	d.str(fFSOffMsg, maxOpaque)
+	d.str(fFSMotd, maxOpaque)
+}
+
+// fsCallBackRxConnAddrReq: the address the fileserver should call back.
+func fsCallBackRxConnAddrReq(d *dec) { d.ipv4(fFSIPAddr) }
+
+const stats64Max = 16 // STATS64_VERSION: ViceStatistics64<STATS64_VERSION>
+
+func fsGetStatistics64Req(d *dec) { d.u32(fFSStatsVer) }
+
+func fsGetStatistics64Rep(d *dec) {
+	n := d.countMax(fFSCount, 8, stats64Max)
+	for i := 0; i < n && d.ok(); i++ {
+		d.u64(fFSStat64)
+	}
+}
+
+// capabilitiesMax is AFSCAPABILITIESMAX: Capabilities<AFSCAPABILITIESMAX>.
+const capabilitiesMax = 196
+
+func fsGetCapabilitiesRep(d *dec) { d.u32ArrayMax(fFSCount, fFSCaps, capabilitiesMax) }

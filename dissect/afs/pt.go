@@ -29,7 +29,9 @@ var ptOps = map[uint32]op{
 	517: {ptListOwnedReq, ptListOwnedRep},
 	518: {ptGetCPS2Req, ptListOverRep},
 	519: {ptHostReq, ptListOverRep},
+	516: {ptSetFieldsEntryReq, nothing},
 	521: {ptListEntriesReq, ptListEntriesRep},
+	530: {ptIDReq, ptListOverRep}, // ListSuperGroups
 }
 
 func ptIDReq(d *dec) { d.u32(fPTID) }
@@ -64,6 +66,17 @@ func ptChangeEntryReq(d *dec) {
 	d.str(fPTName, prNameLen)
 	d.u32(fPTOldID)
 	d.u32(fPTNewID)
+}
+
+// ptSetFieldsEntryReq: id, mask, flags, ngroups, nusers, spare1, spare2.
+func ptSetFieldsEntryReq(d *dec) {
+	d.u32(fPTID)
+	d.u32(fPTMask)
+	d.u32(fPTFlag)
+	d.u32(fPTNGroups)
+	d.u32(fPTNUsers)
+	d.u32(nil)
+	d.u32(nil)
 }
 
 func ptSetMaxReq(d *dec) {

@@ -29,9 +29,12 @@ func (d *dec) fid(ff fidFields, label string) {
 	d.end()
 }
 
+// afsCBMax is AFSCBMAX, the bound of AFSCBFids, AFSCBs and AFSBulkStats.
+const afsCBMax = 50
+
 // fidArray decodes AFSCBFids / a BulkStatus fid list.
 func (d *dec) fidArray(ff fidFields, fCount *dissect.Field) {
-	n := d.count(fCount, fidLen)
+	n := d.countMax(fCount, fidLen, afsCBMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.fid(ff, "FileID")
 	}
@@ -94,7 +97,12 @@ const storeStatusLen = 6 * 4
 // UnixModeBits, SegSize}.
 func (d *dec) storeStatus() {
 	d.group(storeStatusLen, "Store Status")
-	d.u32(fStMask)
+	off := d.r.Off
+	mask := d.r.U32()
+	if d.tree() {
+		d.t.Flags(fStMask, off, 4, uint64(mask), "", fStMaskModTime, fStMaskOwner, fStMaskGroup,
+			fStMaskMode, fStMaskSegSize, fStMaskFSync)
+	}
 	d.time32(fStCMTime)
 	d.u32(fStOwner)
 	d.u32(fStGroup)
@@ -154,17 +162,27 @@ func (d *dec) ubikVersion(what string) {
 	d.r.Skip(8)
 }
 
-// ipv4Array decodes a counted list of addresses (bulkaddrs).
+// bulkAddrsMax bounds vldbint.xg's bulkaddrs<500>.
+const bulkAddrsMax = 500
+
+// ipv4Array decodes a counted list of addresses (bulkaddrs<500>).
 func (d *dec) ipv4Array(fCount, f *dissect.Field) {
-	n := d.count(fCount, 4)
+	n := d.countMax(fCount, 4, bulkAddrsMax)
 	for i := 0; i < n && d.ok(); i++ {
 		d.ipv4(f)
 	}
 }
 
-// u32Array decodes a counted list of words (idlist, prlist, capabilities).
+// u32Array decodes a counted list of words (idlist, prlist, partEntries;
+// ptint.xg's OPENAFS_MAXPRLIST bound is an implementation limit "that does
+// not need to match" other servers', so it is not enforced).
 func (d *dec) u32Array(fCount, f *dissect.Field) {
-	n := d.count(fCount, 4)
+	d.u32ArrayMax(fCount, f, 1<<31-1)
+}
+
+// u32ArrayMax is u32Array for a type with a bound (Capabilities<196>).
+func (d *dec) u32ArrayMax(fCount, f *dissect.Field, max int) {
+	n := d.countMax(fCount, 4, max)
 	for i := 0; i < n && d.ok(); i++ {
 		d.u32(f)
 	}

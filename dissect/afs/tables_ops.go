@@ -1,9 +1,14 @@
 package afs
 
 // Opcode names as the OpenAFS RPC interface files spell them (afsint.xg,
-// ptint.xg, vldbint.xg, kauth.rg, volint.xg, bosint.xg, ubik_int.xg, ...), as
-// collected in shared/specs/rx.md §7. Wireshark spells the same opcodes in
-// lower case with dashes ("fetch-status"); the numbers agree.
+// afscbint.xg, ptint.xg, vldbint.xg + vl_opcodes.h, kauth.rg, volint.xg,
+// bosint.xg, ubik_int.xg, update.xg, rmtsys.xg, budb.rg, butc.xg; checked
+// against openafs master 4083ffd08), as collected in shared/specs/rx.md §7.
+// Wireshark spells the same opcodes in lower case with dashes
+// ("fetch-status"); the numbers agree except for butc (below) and CB 65538,
+// which Wireshark calls get-capabilities (afscbint.xg: TellMeAboutYourself).
+// Where an .xg renamed a procedure (FS 134 OldStoreACL, 161 Lookup, 220
+// FsCmd, PR 500 INewEntry) the older name, which Wireshark uses too, stays.
 
 var fsOpNames = map[uint32]string{
 	130: "FetchData", 131: "FetchACL", 132: "FetchStatus", 133: "StoreData", 134: "StoreACL",
@@ -13,9 +18,13 @@ var fsOpNames = map[uint32]string{
 	149: "GetVolumeStatus", 150: "SetVolumeStatus", 151: "GetRootVolume", 152: "CheckToken",
 	153: "GetTime", 154: "NGetVolumeInfo", 155: "BulkStatus", 156: "SetLock", 157: "ExtendLock",
 	158: "ReleaseLock", 159: "XStatsVersion", 160: "GetXStats", 161: "DFSLookup", 162: "FlushCPS",
-	163: "DFSSymlink", 220: "Residency",
+	163: "DFSSymlink", 164: "StoreACL", 220: "Residency",
 	65536: "InlineBulkStatus", 65537: "FetchData64", 65538: "StoreData64",
-	65539: "GiveUpAllCallBacks", 65540: "GetCapabilities",
+	65539: "GiveUpAllCallBacks", 65540: "GetCapabilities", 65541: "CallBackRxConnAddr",
+	65542: "GetStatistics64",
+	// Numbers afsint.xg holds for the OpenAFS+OSD (rxosd) fork's calls.
+	65551: "ServerPath", 65552: "PerfTest", 65557: "GetOSDlocation", 65558: "InverseLookup",
+	65559: "CheckOSDconns", 65560: "OsdPolicy", 65561: "SetOsdFileReady", 65562: "GetOsdMetadata",
 }
 
 var cbOpNames = map[uint32]string{
@@ -32,7 +41,7 @@ var ptOpNames = map[uint32]string{
 	505: "IDToName", 506: "Delete", 507: "RemoveFromGroup", 508: "GetCPS", 509: "NewEntry",
 	510: "ListMax", 511: "SetMax", 512: "ListEntry", 513: "ChangeEntry", 514: "ListElements",
 	515: "IsAMemberOf", 516: "SetFieldsEntry", 517: "ListOwned", 518: "GetCPS2",
-	519: "GetHostCPS", 520: "UpdateEntry", 521: "ListEntries",
+	519: "GetHostCPS", 520: "UpdateEntry", 521: "ListEntries", 530: "ListSuperGroups",
 }
 
 var vlOpNames = map[uint32]string{
@@ -62,7 +71,11 @@ var volOpNames = map[uint32]string{
 	118: "Monitor", 119: "PartitionInfo", 120: "ReClone", 121: "ListOneVolume",
 	122: "NukeVolume", 123: "SetDate", 124: "XListVolumes", 125: "XListOneVolume",
 	126: "SetInfo", 127: "XListPartitions", 128: "ForwardMultiple",
-	65536: "ConvertROtoRW", 65537: "GetSize",
+	65536: "ConvertROtoRW", 65537: "GetSize", 65538: "DumpV2", 65539: "PartitionInfo64",
+	// volint.xg's numbers for the OpenAFS+OSD (rxosd) fork's calls.
+	65540: "OsdSupport", 65541: "Traverse", 65542: "WipeCand", 65543: "OldSalvage",
+	65544: "ArchCandOld", 65545: "Salvage", 65546: "ListObjects", 65547: "SplitVolume",
+	65548: "ArchCand",
 }
 
 var bosOpNames = map[uint32]string{
@@ -79,7 +92,7 @@ var bosOpNames = map[uint32]string{
 
 var upOpNames = map[uint32]string{1: "FetchFile", 2: "FetchInfo"}
 
-var rmtsysOpNames = map[uint32]string{1: "SetPAG", 2: "Pioctl"}
+var rmtsysOpNames = map[uint32]string{1: "SetPag", 2: "Pioctl"}
 
 var voteOpNames = map[uint32]string{
 	10000: "Beacon", 10001: "DebugOld", 10002: "SDebugOld", 10003: "GetSyncSite",
@@ -93,9 +106,26 @@ var diskOpNames = map[uint32]string{
 	20013: "SetVersion",
 }
 
-// The backup database (buserver, BUDB) and tape coordinator (butc) opcode
-// names are not in the spec we checked; rdx shows their numbers only rather
-// than guess.
+// budb.rg numbers no procedure: rxgen gives them 0, 1, 2... in the order
+// of the file (Wireshark agrees).
+var budbOpNames = map[uint32]string{
+	0: "AddVolume", 1: "CreateDump", 2: "DeleteDump", 3: "DeleteTape", 4: "DeleteVDP",
+	5: "FindClone", 6: "FindDump", 7: "FindLatestDump", 8: "MakeDumpAppended", 9: "FindLastTape",
+	10: "FinishDump", 11: "FinishTape", 12: "GetDumps", 13: "GetTapes", 14: "GetVolumes",
+	15: "UseTape", 16: "GetText", 17: "GetTextVersion", 18: "SaveText", 19: "FreeAllLocks",
+	20: "FreeLock", 21: "GetInstanceId", 22: "GetLock", 23: "DbVerify", 24: "DumpDB",
+	25: "RestoreDbHeader", 26: "T_GetVersion", 27: "T_DumpHashTable", 28: "T_DumpDatabase",
+	29: "AddVolumes", 30: "ListDumps",
+}
+
+// butc.xg numbers its procedures 0-12. Wireshark names 100-118 instead:
+// the TCPERFORMDUMP... constants that butc.xg keeps inside a comment, which
+// no butc sends as an opcode.
+var butcOpNames = map[uint32]string{
+	0: "PerformDump", 1: "PerformRestore", 2: "LabelTape", 3: "ReadLabel", 4: "ScanDumps",
+	5: "TCInfo", 6: "SaveDb", 7: "RestoreDb", 8: "EndStatus", 9: "GetStatus",
+	10: "RequestAbort", 11: "ScanStatus", 12: "DeleteDump",
+}
 
 // valueNames turns an opcode table into a Field.Names map.
 func valueNames(ms ...map[uint32]string) map[uint64]string {

@@ -6,11 +6,16 @@ import "github.com/rdx-project/rdx/dissect"
 // decoders, after OpenAFS ubik_int.xg: the VOTE service (ID 50) and the
 // DISK service (ID 51).
 
-const ubikMaxAddrs = 256 // UBIK_MAX_INTERFACE_ADDR
+const (
+	ubikMaxAddrs = 256   // UBIK_MAX_INTERFACE_ADDR
+	ubikBulkMax  = 20000 // bulkdata<20000>: DISK_Write's data
+)
 
 var voteOps = map[uint32]op{
 	10000: {voteBeaconReq, nothing},
-	10003: {nothing, voteSyncSiteRep},
+	10001: {nothing, voteDebugOldRep},
+	10002: {voteWhichReq, voteSDebugOldRep},
+	10003: {voteSyncSiteReq, nothing},
 	10004: {nothing, voteDebugRep},
 	10005: {voteWhichReq, voteSDebugRep},
 	10006: {nothing, voteXDebugRep},
@@ -29,6 +34,8 @@ var diskOps = map[uint32]op{
 	20008: {diskTIDReq, nothing},
 	20009: {diskTruncateReq, nothing},
 	20010: {nothing, nothing},
+	20011: {diskWriteVReq, nothing},
+	20012: {diskInterfaceAddr, diskInterfaceAddr},
 	20013: {diskSetVersionReq, nothing},
 }
 
@@ -42,12 +49,21 @@ func voteBeaconReq(d *dec) {
 	d.ubikVersion("TID")
 }
 
-func voteSyncSiteRep(d *dec) { d.ipv4(fUbikSite) }
+// voteSyncSiteReq: ubik_int.xg declares GetSyncSite(IN afs_int32 *site),
+// "mistakenly marked as an input argument": the site travels in the
+// request and the reply carries nothing (servers no longer implement it).
+func voteSyncSiteReq(d *dec) { d.ipv4(fUbikSite) }
 
 func voteWhichReq(d *dec) { d.u32(fUbikWhich) }
 
-// voteDebugRep is struct ubik_debug.
+// voteDebugRep is struct ubik_debug: ubik_debug_old and the interfaces.
 func voteDebugRep(d *dec) {
+	voteDebugOldRep(d)
+	d.addrList(fUbikInterface, ubikMaxAddrs)
+}
+
+// voteDebugOldRep is struct ubik_debug_old.
+func voteDebugOldRep(d *dec) {
 	d.time32(fUbikNow)
 	d.time32(fUbikYesTime)
 	d.ipv4(fUbikYesHost)
@@ -73,7 +89,6 @@ func voteDebugRep(d *dec) {
 	d.u32(fUbikCurTran)
 	d.u32(fUbikWriteTran)
 	d.time32(fUbikEpochTime)
-	d.addrList(fUbikInterface, ubikMaxAddrs)
 }
 
 // addrList shows the non-zero addresses of a fixed array of n; the unused
@@ -99,8 +114,14 @@ func voteXDebugRep(d *dec) {
 	d.u32(fUbikIsClone)
 }
 
-// voteSDebugRep is struct ubik_sdebug: what this server knows of another.
+// voteSDebugRep is struct ubik_sdebug: what this server knows of another
+// (ubik_sdebug_old and the alternate addresses).
 func voteSDebugRep(d *dec) {
+	voteSDebugOldRep(d)
+	d.addrList(fUbikAltAddr, ubikMaxAddrs-1)
+}
+
+func voteSDebugOldRep(d *dec) {
 	d.ipv4(fUbikAddr)
 	d.time32(fUbikVoteTime)
 	d.time32(fUbikBeaconSent)
@@ -109,7 +130,6 @@ func voteSDebugRep(d *dec) {
 	d.u32(fUbikCurrentDB)
 	d.u32(fUbikBeaconDown)
 	d.u32(fUbikUp)
-	d.addrList(fUbikAltAddr, ubikMaxAddrs-1)
 }
 
 func voteXSDebugRep(d *dec) {
@@ -131,10 +151,34 @@ func diskWriteReq(d *dec) {
 	d.ubikVersion("TID")
 	d.u32(fUbikFile)
 	d.u32(fUbikPos)
-	d.opaque(fUbikData, 0)
+	d.opaque(fUbikData, ubikBulkMax)
 }
 
 func diskVersionRep(d *dec) { d.ubikVersion("Version") }
+
+const (
+	ubikIovecMaxWrt = 64    // IOVEC_MAXWRT: iovec_wrt<IOVEC_MAXWRT>
+	ubikIovecMaxBuf = 65536 // IOVEC_MAXBUF: iovec_buf<IOVEC_MAXBUF>
+)
+
+// diskWriteVReq: tid, iovec_wrt (ubik_iovec {file, position, length}
+// each), iovec_buf (the octets of all the writes).
+func diskWriteVReq(d *dec) {
+	d.ubikVersion("TID")
+	n := d.countMax(nil, 12, ubikIovecMaxWrt)
+	for i := 0; i < n && d.ok(); i++ {
+		d.group(12, "Write")
+		d.u32(fUbikFile)
+		d.u32(fUbikPos)
+		d.u32(fUbikLength)
+		d.end()
+	}
+	d.opaque(fUbikData, ubikIovecMaxBuf)
+}
+
+// diskInterfaceAddr is UbikInterfaceAddr: hostAddr[UBIK_MAX_INTERFACE_ADDR],
+// in both directions (the caller's addresses, then the callee's).
+func diskInterfaceAddr(d *dec) { d.addrList(fUbikInterface, ubikMaxAddrs) }
 
 func diskFileReq(d *dec) { d.u32(fUbikFile) }
 

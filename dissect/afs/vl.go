@@ -28,15 +28,21 @@ var vlOps = map[uint32]op{
 	504: {vlNameReq, vlEntryRep},
 	505: {vlGetNewVolumeIDReq, vlNewVolumeIDRep},
 	506: {vlReplaceEntryReq, nothing},
+	507: {vlUpdateEntryReq, nothing},
 	508: {vlSetLockReq, nothing},
 	509: {vlReleaseLockReq, nothing},
+	510: {vlListEntryReq, vlListEntryRep},
 	511: {vlAttributesReq, vlBulkRep},
 	514: {nothing, nothing},
+	515: {vlGetAddrsReq, vlGetAddrsRep},
+	516: {vlChangeAddrReq, nothing},
 	517: {vlCreateEntryNReq, nothing},
 	518: {vlIDTypeReq, vlEntryNRep},
 	519: {vlNameReq, vlEntryNRep},
 	520: {vlReplaceEntryNReq, nothing},
+	521: {vlListEntryReq, vlListEntryNRep},
 	522: {vlAttributesReq, vlBulkNRep},
+	524: {vlUpdateEntryByNameReq, nothing},
 	525: {vlCreateEntryUReq, nothing},
 	526: {vlIDTypeReq, vlEntryURep},
 	527: {vlNameReq, vlEntryURep},
@@ -64,7 +70,77 @@ func vlReleaseLockReq(d *dec) {
 	d.u32(nil) // releasetype
 }
 
-func vlGetNewVolumeIDReq(d *dec) { d.u32(nil) } // bumpcount
+func vlGetNewVolumeIDReq(d *dec) { d.u32(fVLBump) } // bumpcount
+
+// vlListEntryReq: previous_index; the reply is count, next_index and the
+// entry.
+func vlListEntryReq(d *dec) { d.u32(fVLIndex) }
+
+func vlListEntryRep(d *dec) {
+	d.u32(fVLCount)
+	d.u32(fVLNextIndex)
+	d.vlEntry(&vldbEntry)
+}
+
+func vlListEntryNRep(d *dec) {
+	d.u32(fVLCount)
+	d.u32(fVLNextIndex)
+	d.vlEntry(&nvldbEntry)
+}
+
+// vlGetAddrsReq: Handle, spare2.
+func vlGetAddrsReq(d *dec) {
+	d.u32(nil)
+	d.u32(nil)
+}
+
+// vlGetAddrsRep: VLCallBack {CallBackVersion, ExpirationTime, CallBackType,
+// Handle} (spare3), nentries, bulkaddrs.
+func vlGetAddrsRep(d *dec) {
+	d.r.Skip(4 * 4)
+	d.u32(fVLNEntries)
+	d.ipv4Array(fVLNumSrv, fVLServerIP)
+}
+
+// vlUpdateLen is VldbUpdateEntry: Mask, name[65] as words, spares3,
+// flags, ReadOnlyId, BackupId, cloneId, nModifiedRepsites, then six
+// per-site arrays of OMAXNSERVERS (8).
+const vlUpdateLen = (1 + vlNameLen + 6 + 6*8) * 4
+
+func (d *dec) vlUpdateEntry() {
+	d.group(vlUpdateLen, "Update Entry")
+	d.u32(fVLUpdateMask)
+	d.chars(fVLName, vlNameLen)
+	d.u32(nil) // spares3
+	d.u32(fVLFlags)
+	d.u32(fVLROVol)
+	d.u32(fVLBKVol)
+	d.u32(fVLCloneVol)
+	d.u32(fVLNModSites)
+	d.r.Skip(6 * 8 * 4) // RepsitesMask, TargetServer/Part, NewServer/Part/Flags
+	d.end()
+}
+
+// vlUpdateEntryReq: UpdateEntry(Volid, voltype, VldbUpdateEntry,
+// ReleaseType).
+func vlUpdateEntryReq(d *dec) {
+	vlIDTypeReq(d)
+	d.vlUpdateEntry()
+	d.u32(fVLRelType)
+}
+
+// vlUpdateEntryByNameReq: UpdateEntryByName(volumename<65>,
+// VldbUpdateEntry, ReleaseType).
+func vlUpdateEntryByNameReq(d *dec) {
+	d.str(fVLName, vlNameLen)
+	d.vlUpdateEntry()
+	d.u32(fVLRelType)
+}
+
+func vlChangeAddrReq(d *dec) {
+	d.ipv4(fVLIP1)
+	d.ipv4(fVLIP2)
+}
 
 func vlNewVolumeIDRep(d *dec) { d.u32(fVLID) }
 

@@ -102,17 +102,9 @@ func TestWriteFieldsSynthPcap(t *testing.T) {
 	if os.Getenv("NFSWRITE") == "" {
 		t.Skip("set NFSWRITE=1 to rewrite " + fieldsPcap)
 	}
-	fh, err := os.Create(fieldsPcap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, fh := synthWriter(t, fieldsPcap)
 	defer fh.Close()
-	w, err := capture.NewPcapWriter(fh, 1, 65535, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, srv := [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
-	ts := int64(1795239213) * 1e9
+	cli, srv, ts := synthCli, synthSrv, synthTime
 	for _, e := range fieldsExchanges() {
 		for i, m := range [][]byte{e.call, e.reply} {
 			if m == nil {

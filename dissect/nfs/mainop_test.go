@@ -22,17 +22,9 @@ import (
 const mainOpPairs = "testdata/main_opcode_pairs.tsv"
 
 func writeMainOpPcap(t *testing.T, path string) {
-	fh, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, fh := synthWriter(t, path)
 	defer fh.Close()
-	w, err := capture.NewPcapWriter(fh, 1, 65535, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, srv := [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
-	ts := int64(1795239213) * 1e9
+	cli, srv, ts := synthCli, synthSrv, synthTime
 	write := func(reply bool, m []byte) {
 		d := udpFrame(cli, srv, 800, 2049, m)
 		if reply {

@@ -117,21 +117,35 @@ func udpFrame(src, dst [4]byte, sport, dport int, payload []byte) []byte {
 	return append(b, payload...)
 }
 
+// The synthesized captures' client, server and first timestamp.
+var (
+	synthCli, synthSrv = [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
+	synthTime          = int64(1795239213) * 1e9
+)
+
+// synthWriter creates path as an Ethernet pcap for a synthesized capture;
+// the caller closes the file.
+func synthWriter(t *testing.T, path string) (*capture.PcapWriter, *os.File) {
+	t.Helper()
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := capture.NewPcapWriter(fh, 1, 65535, false)
+	if err != nil {
+		fh.Close()
+		t.Fatal(err)
+	}
+	return w, fh
+}
+
 func TestWriteSynthPcap(t *testing.T) {
 	if os.Getenv("NFSWRITE") == "" {
 		t.Skip("set NFSWRITE=1 to rewrite " + synthPcap)
 	}
-	fh, err := os.Create(synthPcap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, fh := synthWriter(t, synthPcap)
 	defer fh.Close()
-	w, err := capture.NewPcapWriter(fh, 1, 65535, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, srv := [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
-	ts := int64(1795239213) * 1e9
+	cli, srv, ts := synthCli, synthSrv, synthTime
 	for _, e := range synthExchanges() {
 		for i, m := range [][]byte{e.call, e.reply} {
 			if m == nil {

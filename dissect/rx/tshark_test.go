@@ -2,6 +2,8 @@ package rx_test
 
 import (
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -34,8 +36,8 @@ var rxKnown = []tsharktest.Known{
 
 func TestRxAgainstTshark(t *testing.T) {
 	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
-	if len(caps) != 11 {
-		t.Fatalf("expected the 11 OpenAFS captures in pcaps/rx, found %d", len(caps))
+	if len(caps) != 12 {
+		t.Fatalf("expected the 12 OpenAFS captures in pcaps/rx, found %d", len(caps))
 	}
 	total, equal := 0, 0
 	for _, c := range caps {
@@ -75,4 +77,76 @@ func TestLossyRxAgainstTshark(t *testing.T) {
 		t.Errorf("only %d values in %d fields compared: the test proves little", res.Compared, len(res.Fields))
 	}
 	t.Logf("%d rx values compared, %d equal, %d fields", res.Compared, res.Equal, len(res.Fields))
+}
+
+// TestRxkadResponseTsharkWrong shows, on every rxkad v2 RESPONSE of the
+// OpenAFS captures, that tshark decodes ciphertext as plain text. OpenAFS
+// src/rxkad/private_data.h, struct rxkad_v2ChallengeResponse: version, spare,
+// then 40 octets "encrypted with session key" (endpoint {epoch, cid, cksum,
+// securityIndex}, callNumbers[4], incChallengeID, level), kvno, ticketLen;
+// rxkad_server.c decrypts that block (fc_cbc_encrypt ... FCRYPT_DECRYPT)
+// before reading incChallengeID. tshark's rx.inc_nonce is never the
+// CHALLENGE's nonce + 1 and its rx.level is never a level (0-2); rdx shows
+// the block as 40 opaque octets (rx.encrypted) and no such fields.
+func TestRxkadResponseTsharkWrong(t *testing.T) {
+	caps, _ := filepath.Glob("../../pcaps/rx/*.pcap")
+	responses := 0
+	for _, c := range caps {
+		tab, err := tsharktest.ReadTSV(c + ".tshark-fields.tsv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := tab.Get
+		da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonce := map[string]uint64{} // header cid -> last CHALLENGE nonce
+		for n := uint64(1); n <= uint64(len(tab.Rows)); n++ {
+			row := tab.Rows[n]
+			cid, _, _ := strings.Cut(get(row, "rx.cid"), ";")
+			switch get(row, "rx.type") {
+			case "6": // CHALLENGE
+				v, err := strconv.ParseUint(strings.TrimPrefix(get(row, "rx.nonce"), "0x"), 16, 32)
+				if err != nil {
+					t.Fatalf("%s frame %d: nonce %q", c, n, get(row, "rx.nonce"))
+				}
+				nonce[cid] = v
+			case "7": // RESPONSE
+				ch, ok := nonce[cid]
+				if !ok || get(row, "rx.version") != "2" {
+					continue
+				}
+				responses++
+				inc, err := strconv.ParseUint(strings.TrimPrefix(get(row, "rx.inc_nonce"), "0x"), 16, 32)
+				if err != nil {
+					t.Fatalf("%s frame %d: tshark inc_nonce %q", c, n, get(row, "rx.inc_nonce"))
+				}
+				if inc == (ch+1)&0xffffffff {
+					t.Errorf("%s frame %d: tshark's inc_nonce is the plain nonce+1: the block was not sealed?", c, n)
+				}
+				if lvl, _ := strconv.ParseUint(get(row, "rx.level"), 10, 32); lvl <= 2 {
+					t.Errorf("%s frame %d: tshark's level %d is a real level", c, n, lvl)
+				}
+				r := got[n]
+				if len(r["rx.inc_nonce"])+len(r["rx.level"]) != 0 {
+					t.Errorf("%s frame %d: rdx decodes the sealed block: %v %v", c, n, r["rx.inc_nonce"], r["rx.level"])
+				}
+				if enc := r["rx.encrypted"]; len(enc) != 1 || len(enc[0]) != 80 {
+					t.Errorf("%s frame %d: rdx rx.encrypted %q, want the 40 sealed octets", c, n, enc)
+				}
+				if cids := r["rx.cid"]; len(cids) != 1 || cids[0] != cid {
+					t.Errorf("%s frame %d: rdx rx.cid %q, want only the header's %s", c, n, cids, cid)
+				}
+			}
+		}
+	}
+	if responses < 8 {
+		t.Fatalf("only %d rxkad v2 RESPONSEs checked", responses)
+	}
+	t.Logf("%d rxkad RESPONSEs: tshark's inc_nonce and level are ciphertext in all", responses)
 }

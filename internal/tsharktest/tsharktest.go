@@ -30,6 +30,22 @@ type Known struct {
 type Table struct {
 	Header []string
 	Rows   map[uint64][]string // by frame number
+	col    map[string]int
+}
+
+// Get returns the value of the column named name in row, "" when the table
+// has no such column or the row is short.
+func (t *Table) Get(row []string, name string) string {
+	if t.col == nil {
+		t.col = make(map[string]int, len(t.Header))
+		for i, h := range t.Header {
+			t.col[h] = i
+		}
+	}
+	if i, ok := t.col[name]; ok && i < len(row) {
+		return row[i]
+	}
+	return ""
 }
 
 // ReadTSV loads a *.tshark-fields.tsv file.
