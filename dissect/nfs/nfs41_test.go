@@ -408,17 +408,9 @@ func TestWriteOps41Pcap(t *testing.T) {
 	if os.Getenv("NFSWRITE") == "" {
 		t.Skip("set NFSWRITE=1 to rewrite " + ops41Pcap)
 	}
-	fh, err := os.Create(ops41Pcap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, fh := synthWriter(t, ops41Pcap)
 	defer fh.Close()
-	w, err := capture.NewPcapWriter(fh, 1, 65535, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, srv := [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
-	ts := int64(1795239213) * 1e9
+	cli, srv, ts := synthCli, synthSrv, synthTime
 	for _, m := range ops41Msgs() {
 		for i, b := range m {
 			d := udpFrame(cli, srv, 800, 2049, b)

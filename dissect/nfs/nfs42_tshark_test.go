@@ -58,11 +58,9 @@ func TestNFS42AgainstTshark(t *testing.T) {
 			t.Fatal(err)
 		}
 		deprecated = map[uint64]bool{}
-		for col, h := range tab.Header {
-			for n, row := range tab.Rows {
-				if h == "nfs.stateid.deprecated" && col < len(row) && row[col] != "" {
-					deprecated[n] = true
-				}
+		for n, row := range tab.Rows {
+			if tab.Get(row, "nfs.stateid.deprecated") != "" {
+				deprecated[n] = true
 			}
 		}
 		for _, h := range tab.Header { // Known names whole fields: spell out nfs.mode*
