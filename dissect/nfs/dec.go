@@ -21,6 +21,16 @@ const (
 type d struct {
 	t *dissect.Tree
 	r *xdr.Reader
+	// chk decodes fattr4 values without a tree (Validate); the first
+	// operation (1 + its number) or attribute rdx cannot get past is kept
+	// with the octets left after it, for a finding.
+	chk       bool
+	badOp     int64
+	badAttr   int
+	badLeft   int
+	shortAttr int   // 1 + the attribute attr_vals ended inside
+	curOp     int64 // 1 + the operation being decoded (0: its opcode)
+	opIdx     int   // its place in the COMPOUND, from 1
 }
 
 func (x *d) ok() bool { return x.r.Err() == nil }

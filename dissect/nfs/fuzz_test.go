@@ -23,6 +23,14 @@ func FuzzPrograms(f *testing.F) {
 	f.Add(byte(1), byte(1), xdrMsg("t", 1, 3, 53, sess, 9, 3, 17, 1, 22, fh4, 15, "file.txt"))
 	f.Add(byte(1), byte(1), xdrMsg(0, "t", 3, 53, 0, sess, 9, 3, 17, 17, 0, 22, 0, 18, 0, 1, fixed(make([]byte, 12)), 1, uint64(1), uint64(2), 4, 0, 1, 2, 0, 0, 0, "who"))
 	f.Add(byte(5), byte(2), xdrMsg([]byte{1}, 1, 1, "c", fh4, []byte("o"), 1, uint64(0), uint64(1), 0, 1))
+	for i, m := range ops41Msgs() { // every NFSv4.1/4.2 operation and fattr4 attribute
+		sel := byte(1)
+		if i >= len(ops41()) {
+			sel = 2
+		}
+		f.Add(sel, byte(1), m[0][40:])
+		f.Add(sel, byte(1), m[1][24:])
+	}
 	f.Fuzz(func(t *testing.T, sel, proc byte, body []byte) {
 		p := fuzzProgs[int(sel)%len(fuzzProgs)]
 		st := rpcState()

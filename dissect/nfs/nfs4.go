@@ -147,7 +147,6 @@ var (
 	fCreateDir   = reg("nfs.openattr4.createdir", "attribute dir create", dissect.TBool, dec, nil)
 	fSeekWhat    = reg("nfs.data_content", "data content", tU32, dec, map[uint64]string{0: "DATA", 1: "HOLE"})
 	fXattrName   = reg("nfs.xattr.key", "Name", dissect.TString, dec, nil)
-	fXattrVal    = reg("nfs.xattrval", "xattr value", dissect.TBytes, dec, nil)
 	fTruncate    = reg("nfs.truncate", "Truncate?", dissect.TBool, dec, nil)
 	fObjsKeep    = reg("nfs.objects_to_keep", "objects to keep", tU32, dec, nil)
 	fOp4Node     = reg("nfs.opnode", "Operation", dissect.TNone, dec, nil)
@@ -161,7 +160,7 @@ var (
 	fMainOp = dissect.Register(&dissect.Field{Abbrev: "nfs.main_opcode", Name: "Main Opcode", Type: tU32, Names: op4Names,
 		Desc: "the COMPOUND's main operations (generated; ranked as Wireshark ranks them, see opTier)"})
 	fAttrVals = dissect.Register(&dissect.Field{Abbrev: "nfs.fattr4.attr_vals", Name: "attr_vals", Type: dissect.TBytes,
-		Desc: "the fattr4 attribute values (rdx); the attributes rdx knows are decoded below it, in bit order, up to the first it does not"})
+		Desc: "the fattr4 attribute values (rdx), decoded below it in bit order; an attribute no RFC defines ends them (a finding when others follow)"})
 	fAttrCount     = reg("nfs.attr_count", "Attr count", tU32, dec, nil)
 	fChangeID      = reg("nfs.changeid4", "changeid", tU64, dec, nil)
 	fA4Size        = reg("nfs.fattr4.size", "size", tU64, dec, nil)
@@ -252,7 +251,7 @@ func (x *d) bitmap() (words [3]uint32) {
 		if w < len(words) {
 			words[w] = v
 		}
-		if x.t == nil {
+		if x.t == nil || v == 0 { // Wireshark shows no empty word
 			continue
 		}
 		x.t.Uint(fAttrMask, o, 4, uint64(v))
@@ -274,7 +273,7 @@ var attr4Fixed = map[int]struct {
 	f    **dissect.Field
 	size int
 }{1: {&fFtype4, 4}, 2: {&fA4FhExpire, 4}, 3: {&fChangeID, 8}, 4: {&fA4Size, 8}, 10: {&fA4Lease, 4},
-	13: {&fA4ACLSupport, 4}, 20: {&fA4Fileid, 8}, 21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8},
+	20: {&fA4Fileid, 8}, 21: {&fA4FilesAvail, 8}, 22: {&fA4FilesFree, 8},
 	23: {&fA4FilesTotal, 8}, 27: {&fA4MaxFileSize, 8}, 28: {&fA4MaxLink, 4}, 29: {&fA4MaxName, 4},
 	30: {&fA4MaxRead, 8}, 31: {&fA4MaxWrite, 8}, 33: {&fMode4, 4}, 35: {&fA4Numlinks, 4}, 38: {&fA4QuotaHard, 8},
 	39: {&fA4QuotaSoft, 8}, 40: {&fA4QuotaUsed, 8}, 42: {&fA4SpaceAvail, 8}, 43: {&fA4SpaceFree, 8},
@@ -282,23 +281,75 @@ var attr4Fixed = map[int]struct {
 
 // fattr4 adds a bitmap and the attribute values rdx knows how to read.
 func (x *d) fattr4() {
+	bs := x.r.Off
 	words := x.bitmap()
+	high, first := highAttrs(x.r.B[bs:x.r.Off])
 	s := x.r.Off
 	vals := x.r.Opaque(0)
-	if x.t == nil || !x.ok() {
+	if !x.ok() || (x.t == nil && !x.chk) {
 		return
 	}
-	x.t.Bytes(fAttrVals, s+4, len(vals), vals)
-	x.t.Open()
-	defer x.t.Close()
+	if x.t != nil {
+		x.t.Bytes(fAttrVals, s+4, len(vals), vals)
+		x.t.Open()
+		defer x.t.Close()
+	}
 	r := xdr.NewReader(x.r.B[:s+4+len(vals)])
 	r.Off = s + 4
-	a4 := d{t: x.t, r: &r}
+	a4 := d{t: x.t, r: &r, chk: x.chk}
 	for a := 0; a < 96; a++ {
-		if words[a/32]&(1<<uint(a%32)) != 0 && (!a4.attr4(a) || !a4.ok()) {
+		if words[a/32]&(1<<uint(a%32)) == 0 {
+			continue
+		}
+		if !a4.attr4(a) {
+			// Values have no lengths: an unknown one is skippable only
+			// when it is the last one set (its value is the rest).
+			if high == 0 && !laterAttrs(words, a) {
+				if r.Remaining() > 0 {
+					a4.fixed(fA4Value, r.Remaining())
+				}
+			} else if x.badAttr == 0 {
+				x.badAttr, x.badLeft = a+1, r.Remaining()
+			}
+			return
+		}
+		if !a4.ok() {
+			if x.shortAttr == 0 {
+				x.shortAttr = a + 1
+			}
 			return
 		}
 	}
+	// Attributes above 95: none is defined.
+	switch {
+	case high == 1 && r.Remaining() > 0:
+		a4.fixed(fA4Value, r.Remaining())
+	case high > 1 && r.Remaining() > 0 && x.badAttr == 0:
+		x.badAttr, x.badLeft = first+1, r.Remaining()
+	}
+}
+
+// highAttrs counts the attributes above 95 set in the bitmap4 b (count and
+// words) and gives the first.
+func highAttrs(b []byte) (n, first int) {
+	for w := 3; 4+4*w+4 <= len(b); w++ {
+		v := binary.BigEndian.Uint32(b[4+4*w:])
+		if v != 0 && n == 0 {
+			first = w*32 + bits.TrailingZeros32(v)
+		}
+		n += bits.OnesCount32(v)
+	}
+	return n, first
+}
+
+// laterAttrs tells whether an attribute after a is set.
+func laterAttrs(words [3]uint32, a int) bool {
+	for b := a + 1; b < 96; b++ {
+		if words[b/32]&(1<<uint(b%32)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // attr4 adds the value of fattr4 attribute a (RFC 7530 §5.6-5.8, RFC 8881
@@ -339,7 +390,7 @@ func (x *d) attr4(a int) bool {
 		x.u32(fMode4)
 		x.u32(fA4Umask)
 	default:
-		return false
+		return x.attr4More(a)
 	}
 	return true
 }
@@ -391,8 +442,8 @@ func (x *d) openOwner() {
 
 func (x *d) ace() {
 	x.u32(fAceType)
-	x.u32(fAceFlag)
-	x.u32(fAceMask)
+	x.flags(fAceFlag, aceFlagBits)
+	x.aceMask()
 	x.str(fAceWho)
 }
 
@@ -545,8 +596,8 @@ func op4Args(x *d, op uint32) bool {
 		x.lockOwner()
 	case 41: // BIND_CONN_TO_SESSION
 		x.fixed(fSessionID, 16)
-		x.r.U32() // channel direction
-		x.r.U32() // use RDMA
+		x.u32(fBCTSADir)
+		x.u32(fBCTSAUseRDMA)
 	case 44: // DESTROY_SESSION
 		x.fixed(fSessionID, 16)
 	case 52: // SECINFO_NO_NAME
@@ -554,10 +605,12 @@ func op4Args(x *d, op uint32) bool {
 	case 53: // SEQUENCE
 		x.sequenceArgs()
 	case 55: // TEST_STATEID
+		x.node(fTSStateids)
 		n := x.r.Count(16)
 		for i := 0; i < n && x.ok(); i++ {
 			x.stateid()
 		}
+		x.close()
 	case 58: // RECLAIM_COMPLETE
 		x.u32(fOneFS)
 	case 59, 62: // ALLOCATE DEALLOCATE
@@ -577,7 +630,7 @@ func op4Args(x *d, op uint32) bool {
 	case 72, 75: // GETXATTR REMOVEXATTR
 		x.str(fXattrName)
 	default:
-		return false
+		return op41Args(x, op)
 	}
 	return x.ok()
 }
@@ -601,6 +654,8 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		case op == 35 && st == 10017: // SETCLIENTID: NFS4ERR_CLID_INUSE
 			x.str(fNetid)
 			x.str(fAddr)
+		default:
+			op41ErrRes(x, op, st)
 		}
 		return x.ok()
 	}
@@ -632,27 +687,7 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.changeInfo()
 		x.u32(fRflags)
 		x.bitmap()
-		switch x.u32(fDelegType) {
-		case 1:
-			x.stateid()
-			x.u32(fRecall)
-			x.ace()
-		case 2:
-			x.stateid()
-			x.u32(fRecall)
-			switch x.u32(fLimitBy) {
-			case 1:
-				x.u64(fFileSize)
-			case 2:
-				x.u32(fNumBlocks)
-				x.u32(fBytesPer)
-			}
-			x.ace()
-		case 3:
-			if w := x.u32(fWhyNoDeleg); w == 1 || w == 2 {
-				x.r.U32() // server will push / signal delegation
-			}
-		}
+		x.openDelegation()
 	case 25: // READ
 		x.u32(fEOF4)
 		x.dataLen(fReadLen)
@@ -680,25 +715,27 @@ func op4Res(x *d, m *oncrpc.Msg, op, st uint32) bool {
 		x.u64(fVerifier4)
 	case 41: // BIND_CONN_TO_SESSION
 		x.fixed(fSessionID, 16)
-		x.r.U32()
-		x.r.U32()
+		x.u32(fBCTSRDir)
+		x.u32(fBCTSRUseRDMA)
 	case 53: // SEQUENCE
 		x.sequenceRes()
 		x.u32(fSeqFlags)
 	case 55: // TEST_STATEID
+		x.node(fTSResults)
 		n := x.r.Count(4)
 		for i := 0; i < n && x.ok(); i++ {
-			x.u32(fStatus4)
+			x.status4()
 		}
+		x.close()
 	case 69: // SEEK
 		x.u32(fEOF4)
 		x.u64(fOffset4)
 	case 72: // GETXATTR
-		x.opaque(fXattrVal, 0)
+		x.opaque(fData, 0) // the value: Wireshark's nfs.data
 	case 75: // REMOVEXATTR
 		x.changeInfo()
 	default:
-		return false
+		return op41Res(x, m, op)
 	}
 	return x.ok()
 }
@@ -732,7 +769,7 @@ func cbArgs(x *d, op uint32) bool {
 		x.fh("fh")
 		x.lockOwner()
 	default:
-		return false
+		return cb41Args(x, op)
 	}
 	return x.ok()
 }
@@ -744,7 +781,7 @@ func cbRes(x *d, op, st uint32) bool {
 	switch op {
 	case 3:
 		x.fattr4()
-	case 4, 8, 10, 13:
+	case 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 10044: // no results
 	case 11:
 		x.sequenceRes()
 	default:
@@ -798,10 +835,12 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 	}
 	for i := 0; i < min(n, MaxOps); i++ {
 		s := x.r.Off
+		x.curOp, x.opIdx = 0, i+1
 		op := x.r.U32()
 		if !x.ok() {
 			return status, false
 		}
+		x.curOp = int64(op) + 1
 		if x.t != nil {
 			x.t.UintLabel(fOp4Node, s, 0, 0, opName(c.cb, op))
 			x.t.Open()
@@ -815,7 +854,9 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 				x.t.Uint(fStatus, so, 4, uint64(st))
 			}
 		}
-		each(op, st)
+		if each != nil {
+			each(op, st)
+		}
 		var ok bool
 		switch {
 		case c.cb && call:
@@ -842,6 +883,9 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 			}
 		}
 		if !ok {
+			if x.r.Err() == nil {
+				x.badOp, x.badLeft = int64(op)+1, x.r.Remaining()
+			}
 			if x.t != nil && x.r.Remaining() > 0 && x.r.Err() == nil {
 				x.t.Bytes(fOpsUndec, x.r.Off, x.r.Remaining(), x.r.B[x.r.Off:])
 			}
@@ -901,6 +945,41 @@ func (c compound4) Validate(f *dissect.Frame, idx int, m *oncrpc.Msg) {
 			" octets follow: not decoded")
 	case n > MaxOps:
 		bad("COMPOUND of " + strconv.FormatUint(uint64(n), 10) + " operations: only the first " + strconv.Itoa(MaxOps) + " are decoded")
+	default:
+		c.check(f, idx, m)
+	}
+}
+
+// check walks the operations and their attribute values and says where
+// the decoding cannot go on: XDR carries no lengths, so past an operation
+// or a (not last) attribute rdx does not know nothing can be found.
+func (c compound4) check(f *dissect.Frame, idx int, m *oncrpc.Msg) {
+	r := xdr.NewReader(m.Body())
+	x := d{r: &r, chk: true}
+	c.walk(&x, m, nil)
+	what := "operation "
+	if c.cb {
+		what = "callback operation "
+	}
+	switch {
+	case x.badOp != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, c.opField(), "nfs", "unknown NFSv4 "+what+
+			strconv.FormatInt(x.badOp-1, 10)+": the "+strconv.Itoa(x.badLeft)+
+			" octets after it cannot be decoded (XDR gives no operation lengths)")
+	case x.badAttr != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupUndecoded, fAttr, "nfs", "unknown fattr4 attribute "+
+			strconv.Itoa(x.badAttr-1)+" followed by others: the last "+strconv.Itoa(x.badLeft)+
+			" octets of attr_vals cannot be decoded (values carry no lengths)")
+	case x.shortAttr != 0:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupMalformed, fAttr, "nfs", "fattr4 attr_vals end inside attribute "+
+			strconv.Itoa(x.shortAttr-1)+" ("+attr4Names[uint64(x.shortAttr-1)]+"): the attributes after it are not decoded")
+	case r.Err() != nil:
+		where := "before operation " + strconv.Itoa(x.opIdx)
+		if x.curOp != 0 {
+			where = "in operation " + strconv.Itoa(x.opIdx) + " (" + opName(c.cb, uint32(x.curOp-1)) + ")"
+		}
+		f.AddFinding(idx, dissect.Warn, dissect.GroupMalformed, c.opField(), "nfs", "COMPOUND cut short "+where+
+			": "+r.Err().Error()+" (RPC body offsets); the operations after it are not decoded")
 	}
 }
 
