@@ -201,6 +201,7 @@ type Engine struct {
 	flushFrame Frame
 	frames     uint64 // frames handed out, flush calls included (Frame.seq)
 	budget     *budget.Budget
+	quoted     Pool[quotedHdr] // headers of packets quoted in ICMP errors (quoted.go)
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -235,6 +236,7 @@ func NewEngine(opts Options) *Engine {
 	e.parser[228] = mk(layers.LayerTypeIPv4)
 	e.parser[229] = mk(layers.LayerTypeIPv6)
 	e.types = make([]gopacket.LayerType, 0, 8)
+	e.quoted.Limit = 16 // a frame quotes one packet: an IP and a transport header
 	e.frame.eng = e
 	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
 	e.defrag.acct = e.budget.Register("ip", &e.defrag)
