@@ -323,6 +323,9 @@ func (e *Engine) Decode(num uint64, timeNS int64, capLen, wireLen int, linkType 
 			lt = 229
 		default:
 			f.Proto = "ipoib"
+			if i := e.tEther.dense[f.Net.EtherType]; i != 0 { // ARP over IPoIB (RFC 4391)
+				e.tEther.ents[i-1].d.Dissect(f, data[ipoibLen:], ipoibLen)
+			}
 			return f
 		}
 	}
