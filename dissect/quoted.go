@@ -149,6 +149,9 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 	n.HasL4, n.L4Off = true, at(l4)
 	n.SrcPort, n.DstPort = binary.BigEndian.Uint16(rest), binary.BigEndian.Uint16(rest[2:])
 	payload := rest[8:]
+	if len(payload) == 0 {
+		return false // RFC 792's 8 octets: nothing above the UDP header (tshark stops here too)
+	}
 	n.PayloadOff, n.PayloadLen = at(l4+8), len(payload)
 	f.Net = n
 	t := e.tUDP
