@@ -83,7 +83,8 @@ var timeExNames = [...]string{"Time to live exceeded in transit", "Fragment reas
 
 var paramNames = [...]string{"Pointer indicates the error", "Required option missing", "Bad length"}
 
-// codeName is Wireshark's name of an ICMPv4 code, "" when the type has none.
+// codeName is Wireshark's name of an ICMPv4 code, "" when the type has
+// none or the code is unknown (Summary then says "Unknown code: N").
 func codeName(typ, code uint8) string {
 	var names []string
 	switch typ {
@@ -101,7 +102,7 @@ func codeName(typ, code uint8) string {
 	if int(code) < len(names) {
 		return names[code]
 	}
-	return "Unknown code"
+	return ""
 }
 
 // ICMPv6 types (RFC 4443, 4861, 3810), with Wireshark's names.
@@ -113,9 +114,9 @@ var type6Names = map[uint64]string{
 	137: "Redirect", 143: "Multicast Listener Report Message v2",
 }
 
-var unreach6Names = [...]string{"no route to destination", "communication with destination administratively prohibited",
-	"beyond scope of source address", "address unreachable", "port unreachable",
-	"source address failed ingress/egress policy", "reject route to destination", "Error in Source Routing Header"}
+var unreach6Names = [...]string{"no route to destination", "Administratively prohibited",
+	"Beyond scope of source address", "Address unreachable", "Port unreachable",
+	"Source address failed ingress/egress policy", "Reject route to destination", "Error in Source Routing Header"}
 
 var timeEx6Names = [...]string{"hop limit exceeded in transit", "fragment reassembly time exceeded"}
 
@@ -137,7 +138,7 @@ func code6Name(typ, code uint8) string {
 	if int(code) < len(names) {
 		return names[code]
 	}
-	return "Unknown code"
+	return ""
 }
 
 var optNames = map[uint64]string{1: "Source link-layer address", 2: "Target link-layer address", 3: "Prefix information",

@@ -17,12 +17,20 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name:     "icmp",
 		IPProtos: []uint8{1},
-		New:      func(e *dissect.Engine) dissect.Dissector { return newState(false) },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := newState(false)
+			d.echoes.Register(e.Budget(), "icmp")
+			return d
+		},
 	})
 	dissect.RegisterDissector(&dissect.Registration{
 		Name:     "icmpv6",
 		IPProtos: []uint8{58},
-		New:      func(e *dissect.Engine) dissect.Dissector { return newState(true) },
+		New: func(e *dissect.Engine) dissect.Dissector {
+			d := newState(true)
+			d.echoes.Register(e.Budget(), "icmpv6")
+			return d
+		},
 	})
 }
 
@@ -47,6 +55,10 @@ type Message struct {
 	ckCalc   uint16
 	dataTime int64 // icmp.data_time in ns (0: none)
 	frameNS  int64
+	// echo matching (echo.go)
+	replyIn, requestIn uint64
+	rtt                int64
+	noResp             bool
 }
 
 // Proto implements dissect.PDU.
@@ -77,14 +89,24 @@ func (m *Message) ChecksumStatus() uint8 { return m.ckStatus }
 
 // State is one engine's ICMP or ICMPv6 dissector.
 type State struct {
-	v6   bool
-	pool dissect.Pool[Message]
+	v6      bool
+	pool    dissect.Pool[Message]
+	echoes  dissect.Table[echoKey, echo]
+	learned map[uint64]uint64 // request frame → reply frame, for the second pass
 }
 
 func newState(v6 bool) *State {
-	d := &State{v6: v6}
+	d := &State{v6: v6, learned: map[uint64]uint64{}}
 	d.pool.Limit = 16 // a frame carries one ICMP message per IP header
+	d.initEchoes()
 	return d
+}
+
+// Rewind implements dissect.Rewinder: the second pass matches again and
+// remembers which frame answered which request.
+func (d *State) Rewind() {
+	d.initEchoes()
+	d.pool.Reset()
 }
 
 // isError reports whether the message quotes the packet that caused it.
@@ -102,7 +124,10 @@ func (m *Message) isError() bool {
 
 // Dissect implements dissect.Dissector for one IP payload.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
-	m, _ := d.pool.Get(f)
+	m, fresh := d.pool.Get(f)
+	if fresh {
+		d.echoes.Release()
+	}
 	*m = Message{v6: d.v6, b: data, off: off, ckStatus: CksumUnverified, frameNS: f.TimeNS}
 	if n := &f.Net; n.HasIP && n.L3Off >= 0 && n.L3Off+9 < len(f.Data) && off >= 0 {
 		if d.v6 {
@@ -119,6 +144,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 		return
 	}
 	d.checksum(f, m)
+	d.match(f, m)
 	if !d.v6 && (m.Type() == 0 || m.Type() == 8) {
 		m.dataTime = echoTime(data[HeaderLen:], f.TimeNS)
 	}
@@ -236,16 +262,27 @@ func (m *Message) Summary(dst []byte) []byte {
 	if !ok {
 		name = "Unknown ICMP (obsolete or malformed?)"
 	}
+	// tshark pads the type's name to 20 columns ("Echo (ping) reply    id=...")
+	start := len(dst)
 	dst = append(dst, name...)
-	if cn := codeName(t, c); cn != "" {
+	for len(dst)-start < 20 {
+		dst = append(dst, ' ')
+	}
+	switch t {
+	case 3, 5, 11, 12:
 		dst = append(dst, " ("...)
-		dst = append(dst, cn...)
+		if cn := codeName(t, c); cn != "" {
+			dst = append(dst, cn...)
+		} else {
+			dst = append(dst, "Unknown code: "...)
+			dst = strconv.AppendUint(dst, uint64(c), 10)
+		}
 		dst = append(dst, ')')
 	}
 	switch t {
 	case 0, 8, 13, 14, 15, 16, 17, 18:
 		id, seq := binary.BigEndian.Uint16(m.b[4:]), binary.BigEndian.Uint16(m.b[6:])
-		dst = append(dst, "  id=0x"...)
+		dst = append(dst, " id=0x"...)
 		dst = append(dst, hex16(id)...)
 		dst = append(dst, ", seq="...)
 		dst = strconv.AppendUint(dst, uint64(seq), 10)
@@ -253,6 +290,7 @@ func (m *Message) Summary(dst []byte) []byte {
 		dst = strconv.AppendUint(dst, uint64(seq>>8|seq<<8), 10)
 		dst = append(dst, ", ttl="...)
 		dst = strconv.AppendUint(dst, uint64(m.ttl), 10)
+		dst = m.appendMatch(dst)
 	}
 	return dst
 }
@@ -265,9 +303,18 @@ func (m *Message) summary6(dst []byte) []byte {
 		dst = append(dst, "Unknown ICMPv6 type "...)
 		dst = strconv.AppendUint(dst, uint64(t), 10)
 	}
-	if cn := code6Name(t, c); cn != "" {
+	switch t {
+	case 1, 3, 4:
 		dst = append(dst, " ("...)
-		dst = append(dst, cn...)
+		if cn := code6Name(t, c); cn != "" {
+			dst = append(dst, cn...)
+		} else if t == 1 {
+			dst = append(dst, "Unknown"...)
+		} else {
+			dst = append(dst, "Unknown ("...)
+			dst = strconv.AppendUint(dst, uint64(c), 10)
+			dst = append(dst, ')')
+		}
 		dst = append(dst, ')')
 	}
 	switch t {
@@ -278,10 +325,15 @@ func (m *Message) summary6(dst []byte) []byte {
 		dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(m.b[6:])), 10)
 		dst = append(dst, ", hop limit="...)
 		dst = strconv.AppendUint(dst, uint64(m.ttl), 10)
+		dst = m.appendMatch(dst)
 	case 135:
 		if len(m.b) >= 24 {
 			dst = append(dst, " for "...)
 			dst = netip.AddrFrom16([16]byte(m.b[8:24])).AppendTo(dst)
+			if ll := linkAddr(m.b[24:], 1); ll != nil {
+				dst = append(dst, " from "...)
+				dst = appendMAC(dst, ll)
+			}
 		}
 	case 136:
 		if len(m.b) >= 24 {
@@ -302,7 +354,40 @@ func (m *Message) summary6(dst []byte) []byte {
 				}
 				dst = append(dst, ')')
 			}
+			if ll := linkAddr(m.b[24:], 2); ll != nil {
+				dst = append(dst, " is at "...)
+				dst = appendMAC(dst, ll)
+			}
 		}
+	}
+	return dst
+}
+
+// linkAddr finds the link-layer address option of type typ (1 source, 2
+// target) among the ND options b.
+func linkAddr(b []byte, typ uint8) []byte {
+	for len(b) >= 2 {
+		n := int(b[1]) * 8
+		if n == 0 || n > len(b) {
+			return nil
+		}
+		if b[0] == typ && n > 2 {
+			return b[2:n]
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// appendMAC appends an address colon-separated (tshark's form for the
+// Ethernet addresses of ND options, also for other lengths).
+func appendMAC(dst, b []byte) []byte {
+	const digits = "0123456789abcdef"
+	for i, c := range b {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, digits[c>>4], digits[c&15])
 	}
 	return dst
 }

@@ -37,6 +37,7 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fIdentLE, o(4), 2, uint64(id>>8|id<<8))
 		t.Uint(fSeq, o(6), 2, uint64(seq))
 		t.Uint(fSeqLE, o(6), 2, uint64(seq>>8|seq<<8))
+		m.treeMatch(t)
 		if m.dataTime != 0 {
 			t.Uint(fDataTime, o(8), 8, uint64(m.dataTime))
 			t.Int(fDataTimeRel, -1, 0, m.frameNS-m.dataTime)
@@ -77,6 +78,7 @@ func (m *Message) tree6(t *dissect.Tree, f *dissect.Frame, o func(int) int) {
 	case 128, 129:
 		t.Uint(f6EchoID, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
 		t.Uint(f6EchoSeq, o(6), 2, uint64(binary.BigEndian.Uint16(b[6:])))
+		m.treeMatch(t)
 		if len(b) > HeaderLen {
 			t.Bytes(f6Data, o(8), len(b)-8, b[8:])
 		}
