@@ -189,9 +189,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	label := ""
 	if len(b) >= HeaderLen {
-		if n, ok := opNames[uint64(binary.BigEndian.Uint16(b[6:]))]; ok {
-			label = "Address Resolution Protocol (" + n + ")"
-		}
+		label = opNames[uint64(binary.BigEndian.Uint16(b[6:]))] // "Address Resolution Protocol, request"
 	}
 	t.Proto(PARP, o(0), len(b), label)
 	if len(b) < HeaderLen {
