@@ -54,6 +54,7 @@ var (
 	fDstMAC    = Register(&Field{Abbrev: "arp.dst.hw_mac", Name: "Target MAC address", Type: TEther})
 	fDstProto  = Register(&Field{Abbrev: "arp.dst.proto", Name: "Target protocol address", Type: TBytes})
 	fDstIPv4   = Register(&Field{Abbrev: "arp.dst.proto_ipv4", Name: "Target IP address", Type: TIPv4})
+	fGratuit   = Register(&Field{Abbrev: "arp.isgratuitous", Name: "Is gratuitous", Type: TBool})
 )
 
 var hwNames = map[uint64]string{1: "Ethernet", 6: "IEEE 802", 32: "InfiniBand"}
@@ -109,6 +110,22 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	p.b, p.ok = data[:end], true
 }
 
+// gratuitous reports a sender announcing its own address: sender and
+// target protocol addresses equal (RFC 5227 announcements included).
+func (p *Packet) gratuitous() bool {
+	_, spa, _, tpa := p.addrs()
+	return p.pln() > 0 && string(p.b[spa:spa+p.pln()]) == string(p.b[tpa:tpa+p.pln()])
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *Packet) isIPv4() bool {
 	return binary.BigEndian.Uint16(p.b[2:]) == 0x0800 && p.pln() == 4
 }
@@ -160,20 +177,34 @@ func (p *Packet) Summary(dst []byte) []byte {
 			dst = append(dst, "? (ARP Probe)"...)
 			return dst
 		}
-		if p.isIPv4() && string(p.b[spa:spa+4]) == string(p.b[tpa:tpa+4]) {
-			dst = append(dst, "ARP Announcement for "...)
-			return p.appendProto(dst, spa)
+		if p.gratuitous() {
+			if allZero(p.b[tha : tha+p.hln()]) {
+				dst = append(dst, "ARP Announcement for "...)
+				return p.appendProto(dst, spa)
+			}
+			dst = append(dst, "Gratuitous ARP for "...)
+			dst = p.appendProto(dst, spa)
+			return append(dst, " (Request)"...)
 		}
 		dst = append(dst, "Who has "...)
 		dst = p.appendProto(dst, tpa)
 		dst = append(dst, "? Tell "...)
 		return p.appendProto(dst, spa)
 	case OpReply:
+		if p.gratuitous() {
+			dst = append(dst, "Gratuitous ARP for "...)
+			dst = p.appendProto(dst, spa)
+			return append(dst, " (Reply)"...)
+		}
 		dst = p.appendProto(dst, spa)
 		dst = append(dst, " is at "...)
 		return p.appendHW(dst, sha)
+	case 3: // RARP request (RFC 903)
+		dst = append(dst, "Who is "...)
+		dst = p.appendHW(dst, tha)
+		dst = append(dst, "? Tell "...)
+		return p.appendHW(dst, sha)
 	}
-	_ = tha
 	dst = append(dst, "ARP opcode "...)
 	return strconv.AppendUint(dst, uint64(op), 10)
 }
@@ -216,6 +247,10 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 			} else {
 				t.Bytes(raw, o(a), p.pln(), b[a:a+p.pln()])
 			}
+		}
+		if op := binary.BigEndian.Uint16(b[6:]); (op == OpRequest || op == OpReply) && p.gratuitous() &&
+			!(op == OpRequest && allZero(b[tha:tha+p.hln()])) {
+			t.Uint(fGratuit, -1, 0, 1)
 		}
 		hw(fSrcMAC, fSrcHW, sha)
 		pr(fSrcIPv4, fSrcProto, spa)
