@@ -3,6 +3,8 @@ package icmp_test
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
 var (
@@ -84,5 +86,35 @@ func TestInfo(t *testing.T) {
 		if len(out[i].findings) != 0 {
 			t.Errorf("frame %d: findings %q", i+1, out[i].findings)
 		}
+	}
+}
+
+// UDP behind IPv6 hop-by-hop options: gopacket strips the options from the
+// IPv6 payload, and the engine used to count only the fixed header, so the
+// Rx header was placed 8 octets early in the frame.
+func TestHopByHopOffsets(t *testing.T) {
+	hbh := []byte{17, 0, 5, 2, 0, 0, 1, 0} // next UDP, router alert, PadN
+	frame := eth(macA, macB, 0x86dd, ipv6(ip6A, ip6B, 0, append(hbh, udp(1792, 7000, rxData(1, 2))...)))
+	eng := dissect.NewEngine(rxOpts(t))
+	f := eng.Decode(1, 0, len(frame), len(frame), 1, 0, frame, 0)
+	if got := string(eng.ProtoChain(nil, f)); got != "eth:ethertype:ipv6:ipv6.hopopts:udp:rx:afs" {
+		t.Errorf("protocols %q", got)
+	}
+	var tree dissect.Tree
+	eng.BuildTree(&tree, f)
+	want := map[string]int32{"udp.srcport": 14 + 40 + 8, "rx.seq": 14 + 40 + 8 + 8 + 12}
+	for _, n := range tree.Nodes {
+		if n.F == nil {
+			continue
+		}
+		if off, ok := want[n.F.Abbrev]; ok {
+			if n.Off != off {
+				t.Errorf("%s at %d, want %d", n.F.Abbrev, n.Off, off)
+			}
+			delete(want, n.F.Abbrev)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("missing %v", want)
 	}
 }
