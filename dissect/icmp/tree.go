@@ -2,6 +2,7 @@ package icmp
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -27,7 +28,7 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	typ := b[0]
 	t.Uint(fType, o(0), 1, uint64(typ))
-	t.Uint(fCode, o(1), 1, uint64(b[1]))
+	codeNode(t, fCode, o(1), b[1], codeName(typ, b[1]))
 	t.Uint(fCksum, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
 	t.Uint(fCkStat, -1, 0, uint64(m.ckStatus))
 	switch typ {
@@ -64,7 +65,7 @@ func (m *Message) tree6(t *dissect.Tree, f *dissect.Frame, o func(int) int) {
 	b := m.b
 	typ := b[0]
 	t.Uint(f6Type, o(0), 1, uint64(typ))
-	t.Uint(f6Code, o(1), 1, uint64(b[1]))
+	codeNode(t, f6Code, o(1), b[1], code6Name(typ, b[1]))
 	t.Uint(f6Cksum, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
 	t.Uint(f6CkStat, -1, 0, uint64(m.ckStatus))
 	opts := -1 // where ND options start
@@ -133,4 +134,14 @@ func (m *Message) tree6(t *dissect.Tree, f *dissect.Frame, o func(int) int) {
 		p += n
 	}
 	f.TreeFindings(t, m.idx)
+}
+
+// codeNode adds the code, named by its type ("Port unreachable (3)") when
+// the type has code names; -T fields and filters see the number.
+func codeNode(t *dissect.Tree, f *dissect.Field, off int, code uint8, name string) {
+	if name == "" {
+		t.Uint(f, off, 1, uint64(code))
+		return
+	}
+	t.UintLabel(f, off, 1, uint64(code), name+" ("+strconv.Itoa(int(code))+")")
 }
