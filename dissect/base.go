@@ -90,6 +90,9 @@ var (
 	fTCPAnKeepAlive   = Register(&Field{Abbrev: "tcp.analysis.keep_alive", Name: "Keep-Alive", Type: TNone, Desc: "zero or one octet one below the next expected sequence number"})
 )
 
+// ip6ExtNames names IPv6 extension headers in frame.protocols, as tshark does.
+var ip6ExtNames = map[uint8]string{0: "ipv6.hopopts", 43: "ipv6.routing", 60: "ipv6.dstopts"}
+
 var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 58: "ICMPv6"}
 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
@@ -175,7 +178,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Uint(fIP6Hlim, off+7, 1, uint64(ip.HopLimit))
 			t.Bytes(fIP6Src, off+8, 16, ip.SrcIP)
 			t.Bytes(fIP6Dst, off+24, 16, ip.DstIP)
-			off += len(ip.Contents)
+			off += len(ip.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
 			u := &e.udp
 			t.Proto(PUDP, off, 8, "")
@@ -268,6 +271,9 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 			add("ip")
 		case layers.LayerTypeIPv6:
 			add("ipv6")
+			for _, x := range e.ext6[:e.n6ext] {
+				add(ip6ExtNames[x])
+			}
 		case layers.LayerTypeUDP:
 			add("udp")
 		case layers.LayerTypeTCP:

@@ -202,6 +202,10 @@ type Engine struct {
 	flushFrame Frame
 	frames     uint64 // frames handed out, flush calls included (Frame.seq)
 	budget     *budget.Budget
+	quoted     Pool[quotedHdr]  // headers of packets quoted in ICMP errors (quoted.go)
+	ext6       [maxIP6Ext]uint8 // the IPv6 extension headers ip6ExtDispatch walked
+	n6ext      int
+	hbhLen     int // octets of IPv6 hop-by-hop options after the fixed header
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -289,6 +293,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
 	e.decoded = e.decoded[:0]
+	e.n6ext, e.hbhLen = 0, 0
 	e.inFrame = true
 	defer e.endFrame(f)
 	if capLen > wireLen {
@@ -322,6 +327,9 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 			lt = LinkTypeIPv6
 		default:
 			f.Proto = "ipoib"
+			if i := e.tEther.dense[f.Net.EtherType]; i != 0 { // ARP over IPoIB (RFC 4391)
+				e.tEther.ents[i-1].d.Dissect(f, data[ipoibLen:], ipoibLen)
+			}
 			return f
 		}
 	}
@@ -380,11 +388,15 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			off += len(e.ip4.Contents)
 		case layers.LayerTypeIPv6:
 			n.HasIP, n.L3Off, n.IPProto = true, off, uint8(e.ip6.NextHeader)
+			if h := e.ip6.HopByHop; h != nil { // gopacket keeps hop-by-hop options in the IPv6 layer
+				n.IPProto = uint8(h.NextHeader)
+				e.ext6[0], e.n6ext, e.hbhLen = 0, 1, h.ActualLength
+			}
 			n.Src = addr16(e.ip6.SrcIP)
 			n.Dst = addr16(e.ip6.DstIP)
 			n.ECN = e.ip6.TrafficClass & 3
 			f.Proto = "ipv6"
-			off += len(e.ip6.Contents)
+			off += len(e.ip6.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
 			n.HasL4, n.L4Off = true, off
 			n.SrcPort, n.DstPort = uint16(e.udp.SrcPort), uint16(e.udp.DstPort)
@@ -437,6 +449,8 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 	case n.HasIP && !n.HasL4 && isIPinIP(layers.IPProtocol(n.IPProto)) && e.tIP.dense[n.IPProto] == 0:
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP in IP (protocol "+strconv.Itoa(int(n.IPProto))+
 			"): the tunnelled packet is not dissected")
+	case n.HasIP && !n.HasL4 && isIP6Ext(n.IPProto) && len(e.types) > 0 && e.types[len(e.types)-1] == layers.LayerTypeIPv6:
+		e.ip6ExtDispatch(f)
 	case n.HasIP && e.tIP.dense[n.IPProto] != 0:
 		if n.Fragment {
 			f.AddFinding(-1, Note, GroupUndecoded, nil, "ip", "IP fragment: payload not dissected")
@@ -449,7 +463,7 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			case layers.LayerTypeIPv4:
 				payload, off = e.ip4.Payload, n.L3Off+len(e.ip4.Contents)
 			case layers.LayerTypeIPv6:
-				payload, off = e.ip6.Payload, n.L3Off+len(e.ip6.Contents)
+				payload, off = e.ip6.Payload, n.L3Off+len(e.ip6.Contents)+e.hbhLen
 			}
 		}
 		n.PayloadOff, n.PayloadLen = off, len(payload)
@@ -473,6 +487,34 @@ func (e *Engine) dispatch(f *Frame, data []byte) {
 			}
 			e.tEther.ents[i-1].d.Dissect(f, payload, off)
 		}
+	}
+}
+
+// maxIP6Ext bounds the IPv6 extension headers walked before the upper layer.
+const maxIP6Ext = 8
+
+// isIP6Ext tells the IPv6 extension headers rdx walks: hop-by-hop options
+// (MLD's router alert), routing and destination options (RFC 8200 4).
+func isIP6Ext(p uint8) bool { return p == 0 || p == 43 || p == 60 }
+
+// ip6ExtDispatch walks the IPv6 extension headers the layer parser stops at
+// and hands the payload after them to the ip.proto table (ICMPv6 after
+// hop-by-hop options, as every MLD report has).
+func (e *Engine) ip6ExtDispatch(f *Frame) {
+	n := &f.Net
+	b, off, p := e.ip6.Payload, n.L3Off+len(e.ip6.Contents)+e.hbhLen, n.IPProto
+	for ; isIP6Ext(p); e.n6ext++ {
+		if e.n6ext == maxIP6Ext || len(b) < 8 || (int(b[1])+1)*8 > len(b) {
+			f.AddFinding(-1, Note, GroupUndecoded, nil, "ipv6", "IPv6 extension headers: payload not dissected")
+			return
+		}
+		e.ext6[e.n6ext] = p
+		l := (int(b[1]) + 1) * 8
+		p, b, off = b[0], b[l:], off+l
+	}
+	if i := e.tIP.dense[p]; i != 0 && p != 6 && p != 17 {
+		n.IPProto, n.PayloadOff, n.PayloadLen = p, off, len(b)
+		e.tIP.ents[i-1].d.Dissect(f, b, off)
 	}
 }
 

@@ -107,6 +107,10 @@ type Frame struct {
 	Pass int
 
 	eng *Engine // the engine that owns this frame (for transport info)
+	// A packet quoted in an ICMP error is being decoded (quoted.go); the
+	// PDUs qLo..qHi-1 are that packet's.
+	inError  bool
+	qLo, qHi int
 	// seq tells the engine's frames apart, also the calls of the
 	// end-of-input flush, which all have number 0: a Pool starts over when
 	// it changes.
@@ -182,6 +186,7 @@ func (f *Frame) reset() {
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
 	f.arena.reset()
+	f.inError, f.qLo, f.qHi = false, 0, 0
 }
 
 // Reset empties f for another frame when dissectors run without an engine

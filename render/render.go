@@ -101,7 +101,10 @@ func worst(f *dissect.Frame) dissect.Severity {
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
 	var last string
-	for _, p := range f.PDUs {
+	for i, p := range f.PDUs {
+		if f.IsQuoted(i) {
+			continue // a packet quoted in an ICMP error: tshark's Info shows only the error
+		}
 		mark := len(dst)
 		if mark > start {
 			dst = append(dst, "; "...)

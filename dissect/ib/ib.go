@@ -471,6 +471,9 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 		p.payLen = 0
 	}
 	d.checkBTH(f, p, h, op)
+	if f.InError() {
+		return true // quoted in an ICMP error: no PSN tracking, flow counts or message assembly
+	}
 	d.analyze(f, p, h, op)
 	d.count(f, p, h, op)
 	if op.Known {

@@ -163,6 +163,9 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fType, "rx", "unknown packet type "+strconv.Itoa(int(typ)))
 		return
 	}
+	if f.InError() {
+		return // quoted in an ICMP error: the header is shown, the call state learns nothing
+	}
 	fromClient := h.Flags()&FlagClientInitiated != 0
 	dir := 1
 	if fromClient {

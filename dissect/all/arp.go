@@ -1,0 +1,3 @@
+package all
+
+import _ "github.com/rdx-project/rdx/dissect/arp"

@@ -1,0 +1,176 @@
+package dissect
+
+import (
+	"encoding/binary"
+	"net/netip"
+)
+
+// Packets quoted in ICMP and ICMPv6 errors (destination unreachable, time
+// exceeded, parameter problem, packet too big): the error carries the start
+// of the packet that caused it, which tshark decodes like any packet. rdx
+// does too: the quoted IP and UDP/TCP headers become PDUs of the frame and a
+// UDP payload goes to the udp.port table, with the frame marked "in error"
+// (Wireshark's pinfo->flags.in_error_pkt) so that stateful dissectors decode
+// the bytes but learn nothing from them: a quoted Rx DATA packet is not a
+// retransmission, a quoted RoCE packet does not move PSN tracking.
+
+// InError reports whether the dissectors are decoding a packet quoted in an
+// ICMP error: they must not update cross-frame state (sequence tracking,
+// call matching, retransmissions, reassembly, statistics) from it.
+func (f *Frame) InError() bool { return f.inError }
+
+// IsQuoted reports whether PDU i of the frame belongs to a quoted packet.
+// The Info column leaves those out, as tshark's does.
+func (f *Frame) IsQuoted(i int) bool { return i >= f.qLo && i < f.qHi }
+
+// quotedHdr is a quoted IP, UDP or TCP header shown as a PDU.
+type quotedHdr struct {
+	proto *ProtoInfo
+	b     []byte // the header octets present
+	off   int    // frame offset of b
+}
+
+func (q *quotedHdr) Proto() *ProtoInfo         { return q.proto }
+func (q *quotedHdr) Summary(dst []byte) []byte { return dst }
+
+// Tree shows the quoted header with the base layers' fields, so -e ip.src
+// lists the outer then the quoted address, as in tshark.
+func (q *quotedHdr) Tree(t *Tree, f *Frame) {
+	b := q.b
+	o := func(k int) int { // frame offset of octet k (-1: not in the frame)
+		if q.off < 0 {
+			return -1
+		}
+		return q.off + k
+	}
+	switch q.proto {
+	case PIP:
+		t.Proto(PIP, o(0), len(b), "")
+		t.Uint(fIPVersion, o(0), 1, uint64(b[0]>>4))
+		t.Uint(fIPHdrLen, o(0), 1, uint64(b[0]&15)*4)
+		t.Uint(fIPDSField, o(1), 1, uint64(b[1]))
+		t.Uint(fIPLen, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
+		t.Uint(fIPID, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
+		t.Uint(fIPFlags, o(6), 1, uint64(b[6]>>5))
+		t.Uint(fIPFragOff, o(6), 2, uint64(binary.BigEndian.Uint16(b[6:])&0x1fff))
+		t.Uint(fIPTTL, o(8), 1, uint64(b[8]))
+		t.Uint(fIPProto, o(9), 1, uint64(b[9]))
+		t.Uint(fIPChecksum, o(10), 2, uint64(binary.BigEndian.Uint16(b[10:])))
+		t.Bytes(fIPSrc, o(12), 4, b[12:16])
+		t.Bytes(fIPDst, o(16), 4, b[16:20])
+	case PIPv6:
+		t.Proto(PIPv6, o(0), len(b), "")
+		vtf := binary.BigEndian.Uint32(b)
+		t.Uint(fIP6TClass, o(0), 2, uint64(vtf>>20&0xff))
+		t.Uint(fIP6Flow, o(1), 3, uint64(vtf&0xfffff))
+		t.Uint(fIP6Plen, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
+		t.Uint(fIP6Nxt, o(6), 1, uint64(b[6]))
+		t.Uint(fIP6Hlim, o(7), 1, uint64(b[7]))
+		t.Bytes(fIP6Src, o(8), 16, b[8:24])
+		t.Bytes(fIP6Dst, o(24), 16, b[24:40])
+	case PUDP:
+		t.Proto(PUDP, o(0), len(b), "")
+		t.Uint(fUDPSrcPort, o(0), 2, uint64(binary.BigEndian.Uint16(b)))
+		t.Uint(fUDPDstPort, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
+		t.Uint(fUDPLength, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
+		t.Uint(fUDPChecksum, o(6), 2, uint64(binary.BigEndian.Uint16(b[6:])))
+	case PTCP: // RFC 792 quotes only 8 octets: ports and sequence number
+		t.Proto(PTCP, o(0), len(b), "")
+		t.Uint(fTCPSrcPort, o(0), 2, uint64(binary.BigEndian.Uint16(b)))
+		t.Uint(fTCPDstPort, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
+		t.Uint(fTCPSeq, o(4), 4, uint64(binary.BigEndian.Uint32(b[4:])))
+	}
+	f.TreeFindings(t, f.PDUIndex(q))
+}
+
+// DissectQuoted decodes the packet quoted in an ICMP error: b holds it from
+// its IP header on, at frame offset off (off < 0: not in the frame). The
+// quoted IP and transport headers become PDUs; a UDP payload goes to the
+// udp.port table (ports and heuristics, decode-as included) with f.Net
+// describing the quoted packet and InError set. A TCP payload is not handed
+// on: the stream dissectors need the stream, which one quoted segment is
+// not. f.Net and f.Proto are restored afterwards. It reports whether a
+// protocol took the payload. Quotes do not nest (RFC 1122 3.2.2: no ICMP
+// error about an ICMP error), so a second call in the frame does nothing.
+func (f *Frame) DissectQuoted(b []byte, off int) bool {
+	e := f.eng
+	if e == nil || f.inError || f.qHi > 0 || len(b) == 0 {
+		return false
+	}
+	saved, proto := f.Net, f.Proto
+	f.inError = true
+	f.qLo = len(f.PDUs)
+	defer func() {
+		f.qHi = len(f.PDUs)
+		f.Net, f.Proto, f.inError = saved, proto, false
+	}()
+	at := func(n int) int {
+		if off < 0 {
+			return -1
+		}
+		return off + n
+	}
+	n := Net{HasIP: true, L3Off: at(0)}
+	var l4 int
+	switch b[0] >> 4 {
+	case 4:
+		hl := int(b[0]&15) * 4
+		if hl < 20 || len(b) < hl {
+			return false
+		}
+		f.addQuoted(PIP, b[:hl], at(0))
+		n.Src, n.Dst = netip.AddrFrom4([4]byte(b[12:16])), netip.AddrFrom4([4]byte(b[16:20]))
+		n.IPProto = b[9]
+		if binary.BigEndian.Uint16(b[6:])&0x3fff != 0 {
+			return false // a fragment (not the first, or more follow): no transport header to trust
+		}
+		l4 = hl
+	case 6:
+		if len(b) < 40 {
+			return false
+		}
+		f.addQuoted(PIPv6, b[:40], at(0))
+		n.Src, n.Dst = netip.AddrFrom16([16]byte(b[8:24])), netip.AddrFrom16([16]byte(b[24:40]))
+		n.IPProto = b[6] // extension headers are not walked: only UDP/TCP right after the header
+		l4 = 40
+	default:
+		return false
+	}
+	rest := b[l4:]
+	switch {
+	case n.IPProto == 17 && len(rest) >= 8:
+		f.addQuoted(PUDP, rest[:8], at(l4))
+	case n.IPProto == 6 && len(rest) >= 8:
+		f.addQuoted(PTCP, rest[:8], at(l4))
+		return false
+	default:
+		return false
+	}
+	n.HasL4, n.L4Off = true, at(l4)
+	n.SrcPort, n.DstPort = binary.BigEndian.Uint16(rest), binary.BigEndian.Uint16(rest[2:])
+	payload := rest[8:]
+	if len(payload) == 0 {
+		return false // RFC 792's 8 octets: nothing above the UDP header (tshark stops here too)
+	}
+	n.PayloadOff, n.PayloadLen = at(l4+8), len(payload)
+	f.Net = n
+	t := e.tUDP
+	if i := pickPort(t.dense, n.SrcPort, n.DstPort); i >= 0 {
+		t.ents[i].d.Dissect(f, payload, n.PayloadOff)
+		return true
+	}
+	for i := range t.heurs {
+		if h := &t.heurs[i]; h.verify(payload) {
+			h.d.Dissect(f, payload, n.PayloadOff)
+			return true
+		}
+	}
+	return false
+}
+
+// addQuoted adds a quoted header PDU from the engine's pool.
+func (f *Frame) addQuoted(p *ProtoInfo, b []byte, off int) {
+	q, _ := f.eng.quoted.Get(f)
+	*q = quotedHdr{proto: p, b: b, off: off}
+	f.AddPDU(q)
+}
