@@ -131,7 +131,7 @@ func bosInstallReq(d *dec) {
 	d.str(fBOSPath, bosStrLen)
 	n := d.u32(fBOSSize)
 	d.u32(fBOSFlags)
-	d.time32(fBOSDate)
+	d.u32(fBOSDate) // tshark shows the number (FT_UINT32)
 	if d.ok() {
 		d.raw(fBOSData, uint64(n))
 	}

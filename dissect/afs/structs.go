@@ -125,7 +125,11 @@ const callbackLen = 12
 func (d *dec) callback(cf callbackFields) {
 	d.group(callbackLen, "Callback")
 	d.u32(cf.version)
-	d.secs32(cf.expires)
+	if cf.expires.Type == dissect.TAbsTime { // afs.cb.callback.expires: Wireshark's type
+		d.time32(cf.expires)
+	} else {
+		d.secs32(cf.expires)
+	}
 	d.u32(cf.typ)
 	d.end()
 }

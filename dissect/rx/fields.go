@@ -48,8 +48,8 @@ var (
 		Desc: "bit 0x20 on DATA: another sub-packet follows in this datagram"})
 	fFlagSlow = dissect.Register(&dissect.Field{Abbrev: "rx.flags.slow_start_ok", Name: "Slow Start OK", Type: dissect.TBool, Mask: FlagSlowStartOK, Bits: 8,
 		Desc: "bit 0x20 on ACK: the sender supports slow start"})
-	fUser    = dissect.Register(&dissect.Field{Abbrev: "rx.userstatus", Name: "User Status", Type: dissect.TUint8})
-	fSecIdx  = dissect.Register(&dissect.Field{Abbrev: "rx.securityindex", Name: "Security Index", Type: dissect.TUint8})
+	fUser    = dissect.Register(&dissect.Field{Abbrev: "rx.userstatus", Name: "User Status", Type: dissect.TUint32})
+	fSecIdx  = dissect.Register(&dissect.Field{Abbrev: "rx.securityindex", Name: "Security Index", Type: dissect.TUint32})
 	fSpare   = dissect.Register(&dissect.Field{Abbrev: "rx.spare", Name: "Spare/Checksum", Type: dissect.TUint16})
 	fService = dissect.Register(&dissect.Field{Abbrev: "rx.serviceid", Name: "Service ID", Type: dissect.TUint16})
 
@@ -90,7 +90,7 @@ var (
 	fNonce     = dissect.Register(&dissect.Field{Abbrev: "rx.nonce", Name: "Nonce", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fMinLevel  = dissect.Register(&dissect.Field{Abbrev: "rx.min_level", Name: "Min Level", Type: dissect.TUint32, Names: map[uint64]string{0: "clear", 1: "auth", 2: "crypt"}})
 	fResponse  = dissect.Register(&dissect.Field{Abbrev: "rx.response", Name: "RESPONSE Packet", Type: dissect.TNone})
-	fEncrypted = dissect.Register(&dissect.Field{Abbrev: "rx.encrypted", Name: "Encrypted", Type: dissect.TBytes, Desc: "rxkad v2 response part sealed with the session key (opaque)"})
+	fEncrypted = dissect.Register(&dissect.Field{Abbrev: "rx.encrypted", Name: "Encrypted", Type: dissect.TNone, Desc: "rxkad v2 response part sealed with the session key (opaque)"})
 	fKvno      = dissect.Register(&dissect.Field{Abbrev: "rx.kvno", Name: "kvno", Type: dissect.TUint32})
 	fTicketLen = dissect.Register(&dissect.Field{Abbrev: "rx.ticket_len", Name: "Ticket len", Type: dissect.TUint32})
 	fTicket    = dissect.Register(&dissect.Field{Abbrev: "rx.ticket", Name: "Ticket", Type: dissect.TBytes, Desc: "Kerberos ticket sealed with the server key (opaque)"})

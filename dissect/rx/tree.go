@@ -114,7 +114,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Open()
 		if len(b) >= respOffTicket {
 			t.Uint(fVersion, bo, 4, uint64(binary.BigEndian.Uint32(b)))
-			t.Bytes(fEncrypted, bo+respOffEncrypted, respEncryptedLen, b[respOffEncrypted:respOffKvno])
+			t.Uint(fEncrypted, bo+respOffEncrypted, respEncryptedLen, 0) // FT_NONE, as tshark
 			t.Uint(fKvno, bo+respOffKvno, 4, uint64(binary.BigEndian.Uint32(b[respOffKvno:])))
 			tl := binary.BigEndian.Uint32(b[respOffTicketLen:])
 			t.Uint(fTicketLen, bo+respOffTicketLen, 4, uint64(tl))

@@ -28,16 +28,6 @@ var notShared = map[string]bool{"rdp": true, "_ws": true}
 // fieldDrift lists the shared fields whose type or base still differs from
 // tshark 4.0.17's, with the reason; every other drift fails the test.
 var fieldDrift = map[string]string{
-	// TODO(issue 12, afs helper): AFS/Rx types and bases.
-	"afs.bos.date":            "TODO(issue 12): FT_ABSOLUTE_TIME vs FT_UINT32 (tshark shows the number)",
-	"afs.bos.flags":           "TODO(issue 12): BASE_HEX vs BASE_DEC",
-	"afs.bos.status":          "TODO(issue 12): FT_UINT32 vs FT_INT32",
-	"afs.cb.callback.expires": "TODO(issue 12): FT_RELATIVE_TIME vs FT_ABSOLUTE_TIME",
-	"afs.fs.status.mode":      "TODO(issue 12): BASE_DEC vs BASE_OCT (rdx has no octal base yet)",
-	"afs.ubik.null_addresses": "TODO(issue 12): FT_BOOLEAN vs FT_NONE",
-	"rx.encrypted":            "TODO(issue 12): FT_BYTES vs FT_NONE",
-	"rx.securityindex":        "TODO(issue 12): FT_UINT8 vs FT_UINT32",
-	"rx.userstatus":           "TODO(issue 12): FT_UINT8 vs FT_UINT32",
 	// TODO(issue 12): link/network layer, outside the per-protocol helpers.
 	"frame.encap_type": "TODO(issue 12): FT_UINT16 vs FT_INT16",
 	"ipv6.tclass":      "TODO(issue 12): FT_UINT8 vs FT_UINT32 (tshark masks the 32-bit first word)",
