@@ -7,6 +7,14 @@ import (
 )
 
 // The frame, link, IP and transport layers: fields with Wireshark's names.
+// As in Wireshark, the traffic class and VLAN priority are masks of the
+// word they sit in (the IPv6 first word, the 802.1Q TCI), so their type
+// and -T fields width are the word's.
+const (
+	ip6TClassMask = 0x0ff00000
+	vlanPrioMask  = 0xe000
+)
+
 var (
 	PFrame = RegisterProto("frame", "Frame", "")
 	pEth   = RegisterProto("eth", "Ethernet II", "")
@@ -27,7 +35,7 @@ var (
 	FFrameLen    = Register(&Field{Abbrev: "frame.len", Name: "Frame Length", Type: TUint32})
 	FFrameCapLen = Register(&Field{Abbrev: "frame.cap_len", Name: "Capture Length", Type: TUint32})
 	FFrameIface  = Register(&Field{Abbrev: "frame.interface_id", Name: "Interface id", Type: TUint32})
-	FFrameEncap  = Register(&Field{Abbrev: "frame.encap_type", Name: "Encapsulation type", Type: TUint16})
+	FFrameEncap  = Register(&Field{Abbrev: "frame.encap_type", Name: "Encapsulation type", Type: TInt16})
 	FFrameProtos = Register(&Field{Abbrev: "frame.protocols", Name: "Protocols in frame", Type: TString})
 	fEthDst      = Register(&Field{Abbrev: "eth.dst", Name: "Destination", Type: TEther})
 	fEthSrc      = Register(&Field{Abbrev: "eth.src", Name: "Source", Type: TEther})
@@ -36,7 +44,7 @@ var (
 	fIPoIBSrc    = Register(&Field{Abbrev: "ipoib.src", Name: "Source hardware address", Type: TBytes})
 	fIPoIBType   = Register(&Field{Abbrev: "ipoib.type", Name: "Type", Type: TUint16, Base: BaseHex})
 	fVLANID      = Register(&Field{Abbrev: "vlan.id", Name: "ID", Type: TUint16})
-	fVLANPrio    = Register(&Field{Abbrev: "vlan.priority", Name: "Priority", Type: TUint8})
+	fVLANPrio    = Register(&Field{Abbrev: "vlan.priority", Name: "Priority", Type: TUint16, Mask: vlanPrioMask})
 	fVLANType    = Register(&Field{Abbrev: "vlan.etype", Name: "Type", Type: TUint16, Base: BaseHex})
 	fSLLPkttype  = Register(&Field{Abbrev: "sll.pkttype", Name: "Packet type", Type: TUint16})
 	fSLLEtype    = Register(&Field{Abbrev: "sll.etype", Name: "Protocol", Type: TUint16, Base: BaseHex})
@@ -57,7 +65,7 @@ var (
 	fIP6Nxt      = Register(&Field{Abbrev: "ipv6.nxt", Name: "Next Header", Type: TUint8, Names: ipProtoNames})
 	fIP6Hlim     = Register(&Field{Abbrev: "ipv6.hlim", Name: "Hop Limit", Type: TUint8})
 	fIP6Flow     = Register(&Field{Abbrev: "ipv6.flow", Name: "Flow Label", Type: TUint24, Base: BaseHex})
-	fIP6TClass   = Register(&Field{Abbrev: "ipv6.tclass", Name: "Traffic Class", Type: TUint8, Base: BaseHex})
+	fIP6TClass   = Register(&Field{Abbrev: "ipv6.tclass", Name: "Traffic Class", Type: TUint32, Base: BaseHex, Mask: ip6TClassMask})
 	fIP6Src      = Register(&Field{Abbrev: "ipv6.src", Name: "Source Address", Type: TIPv6})
 	fIP6Dst      = Register(&Field{Abbrev: "ipv6.dst", Name: "Destination Address", Type: TIPv6})
 	fUDPSrcPort  = Register(&Field{Abbrev: "udp.srcport", Name: "Source Port", Type: TUint16})
@@ -134,7 +142,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			off += len(e.eth.Contents)
 		case layers.LayerTypeDot1Q:
 			t.Proto(pVLAN, off, 4, "")
-			t.Uint(fVLANPrio, off, 1, uint64(e.dot1q.Priority))
+			t.Uint(fVLANPrio, off, 1, uint64(e.dot1q.Priority)<<13)
 			t.Uint(fVLANID, off, 2, uint64(e.dot1q.VLANIdentifier))
 			t.Uint(fVLANType, off+2, 2, uint64(e.dot1q.Type))
 			off += len(e.dot1q.Contents)
@@ -171,7 +179,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		case layers.LayerTypeIPv6:
 			ip := &e.ip6
 			t.Proto(PIPv6, off, 40, "")
-			t.Uint(fIP6TClass, off, 2, uint64(ip.TrafficClass))
+			t.Uint(fIP6TClass, off, 2, uint64(ip.TrafficClass)<<20)
 			t.Uint(fIP6Flow, off+1, 3, uint64(ip.FlowLabel))
 			t.Uint(fIP6Plen, off+4, 2, uint64(ip.Length))
 			t.Uint(fIP6Nxt, off+6, 1, uint64(ip.NextHeader))

@@ -35,11 +35,12 @@ const (
 	TRelTime  // value: int64 nanoseconds
 	TFrameNum // value: a frame number
 	TFloat    // value: math.Float64bits
+	TInt16    // value: the 16 bits, sign-extended when shown
 )
 
 var typeNames = [...]string{"FT_NONE", "FT_PROTOCOL", "FT_BOOLEAN", "FT_UINT8", "FT_UINT16", "FT_UINT24",
 	"FT_UINT32", "FT_UINT64", "FT_INT32", "FT_INT64", "FT_STRING", "FT_BYTES", "FT_IPv4", "FT_IPv6",
-	"FT_ETHER", "FT_ABSOLUTE_TIME", "FT_RELATIVE_TIME", "FT_FRAMENUM", "FT_DOUBLE"}
+	"FT_ETHER", "FT_ABSOLUTE_TIME", "FT_RELATIVE_TIME", "FT_FRAMENUM", "FT_DOUBLE", "FT_INT16"}
 
 // String returns Wireshark's name for the type (as `tshark -G fields` prints it).
 func (t Type) String() string {
@@ -54,7 +55,7 @@ func (t Type) width() int {
 	switch t {
 	case TUint8:
 		return 1
-	case TUint16:
+	case TUint16, TInt16:
 		return 2
 	case TUint24:
 		return 3

@@ -61,7 +61,7 @@ func (q *quotedHdr) Tree(t *Tree, f *Frame) {
 	case PIPv6:
 		t.Proto(PIPv6, o(0), len(b), "")
 		vtf := binary.BigEndian.Uint32(b)
-		t.Uint(fIP6TClass, o(0), 2, uint64(vtf>>20&0xff))
+		t.Uint(fIP6TClass, o(0), 2, uint64(vtf&ip6TClassMask))
 		t.Uint(fIP6Flow, o(1), 3, uint64(vtf&0xfffff))
 		t.Uint(fIP6Plen, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
 		t.Uint(fIP6Nxt, o(6), 1, uint64(b[6]))

@@ -40,6 +40,8 @@ func AppendField(dst []byte, n *Node) []byte {
 			return appendHex(dst, n.raw(), f.Type.width())
 		}
 		return strconv.AppendUint(dst, n.raw(), 10)
+	case TInt16:
+		return strconv.AppendInt(dst, int64(int16(n.U)), 10)
 	case TInt32:
 		return strconv.AppendInt(dst, int64(int32(n.U)), 10)
 	case TInt64:
@@ -115,7 +117,7 @@ func AppendDisplay(dst []byte, n *Node) []byte {
 			return append(dst, "True"...)
 		}
 		return append(dst, "False"...)
-	case TUint8, TUint16, TUint24, TUint32, TUint64, TInt32, TInt64:
+	case TUint8, TUint16, TUint24, TUint32, TUint64, TInt16, TInt32, TInt64:
 		v := n.raw()
 		if f.Names != nil {
 			if name, ok := f.Names[v]; ok {
@@ -145,6 +147,8 @@ func AppendDisplay(dst []byte, n *Node) []byte {
 func appendNum(dst []byte, n *Node, v uint64) []byte {
 	f := n.F
 	switch {
+	case f.Type == TInt16:
+		return strconv.AppendInt(dst, int64(int16(n.U)), 10)
 	case f.Type == TInt32:
 		return strconv.AppendInt(dst, int64(int32(n.U)), 10)
 	case f.Type == TInt64:

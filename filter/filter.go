@@ -66,7 +66,7 @@ func find(t *dissect.Tree, f *dissect.Field, ok func(*dissect.Node) bool) bool {
 func isInt(t dissect.Type) bool {
 	switch t {
 	case dissect.TBool, dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32, dissect.TUint64,
-		dissect.TInt32, dissect.TInt64, dissect.TFrameNum:
+		dissect.TInt16, dissect.TInt32, dissect.TInt64, dissect.TFrameNum:
 		return true
 	}
 	return false
@@ -92,9 +92,12 @@ func (c cmp) match(n *dissect.Node, l literal, buf *[]byte) bool {
 	if isInt(c.f.Type) && l.isNum {
 		v := n.Value()
 		lv := l.num
-		if c.f.Type == dissect.TInt32 || c.f.Type == dissect.TInt64 {
+		if c.f.Type == dissect.TInt16 || c.f.Type == dissect.TInt32 || c.f.Type == dissect.TInt64 {
 			a, b := int64(v), int64(lv)
-			if c.f.Type == dissect.TInt32 {
+			switch c.f.Type {
+			case dissect.TInt16:
+				a = int64(int16(v))
+			case dissect.TInt32:
 				a = int64(int32(v))
 			}
 			return order(c.op, compareInt(a, b))

@@ -27,12 +27,7 @@ var notShared = map[string]bool{"rdp": true, "_ws": true}
 
 // fieldDrift lists the shared fields whose type or base still differs from
 // tshark 4.0.17's, with the reason; every other drift fails the test.
-var fieldDrift = map[string]string{
-	// TODO(issue 12): link/network layer, outside the per-protocol helpers.
-	"frame.encap_type": "TODO(issue 12): FT_UINT16 vs FT_INT16",
-	"ipv6.tclass":      "TODO(issue 12): FT_UINT8 vs FT_UINT32 (tshark masks the 32-bit first word)",
-	"vlan.priority":    "TODO(issue 12): FT_UINT8 vs FT_UINT16 (tshark masks the 16-bit TCI)",
-}
+var fieldDrift = map[string]string{}
 
 // sameType: types that print the same in -T fields though tshark names
 // them otherwise (counted strings, counted bytes).
