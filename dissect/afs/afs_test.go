@@ -218,8 +218,8 @@ var cases = []tcase{
 		name: "afsio-fetch frame 18: CB TellMeAboutYourself reply",
 		call: rx.Call{ServiceID: 1, ServerPort: 51281, ClientPort: 7000, Reply: true, Opcode: 65538, HasOpcode: true},
 		data: "00000000 005e2464 000025e4 00001b01 ffffffb8 ffffff8c 00000001 00000000 00000001 0000007f ffffffaa 00000077 z96 00000001 00000001",
-		want: map[string]string{"afs.cb.numifs": "0", "afs.cb.uuid": "005e2464-25e4-1b01-b88c-0100017faa77",
-			"afs.cb.count": "1", "afs.cb.capabilities": "0x00000001"},
+		want: map[string]string{"afs.cm.numint": "0", "afs.cm.uuid": "005e2464000025e400001b01ffffffb8ffffff8c0000000100000000000000010000007fffffffaa00000077",
+			"afs.cm.numcap": "1", "afs.cm.capabilities": "0x00000001", "afs.cb.uuid": "", "afs.cb.count": ""},
 	},
 	{
 		name:    "afsio-fetch frame 20: CB InitCallBackState3",

@@ -41,26 +41,26 @@ func cbUUIDReq(d *dec) { d.uuid(fCBUUID) }
 // then three fixed arrays of 32 (addresses, netmasks, MTUs); only the
 // first count entries of each are shown.
 func cbInterfaceAddr(d *dec) {
-	n := d.u32(fCBNumIfs)
-	d.uuid(fCBUUID)
+	n := d.u32(fCMNumInt)
+	d.uuid(fCMUUID)
 	shown := int(min(n, maxInterfaces))
 	for i := 0; i < maxInterfaces; i++ {
 		if i < shown {
-			d.ipv4(fCBIPAddr)
+			d.ipv4(fCMIPAddr)
 		} else {
 			d.r.Skip(4)
 		}
 	}
 	for i := 0; i < maxInterfaces; i++ {
 		if i < shown {
-			d.ipv4(fCBNetmask)
+			d.ipv4(fCMNetmask)
 		} else {
 			d.r.Skip(4)
 		}
 	}
 	for i := 0; i < maxInterfaces; i++ {
 		if i < shown {
-			d.u32(fCBMTU)
+			d.u32(fCMMTU)
 		} else {
 			d.r.Skip(4)
 		}
@@ -69,7 +69,7 @@ func cbInterfaceAddr(d *dec) {
 
 func cbTellMeAboutYourselfRep(d *dec) {
 	cbInterfaceAddr(d)
-	d.u32ArrayMax(fCBCount, fCBCaps, capabilitiesMax)
+	d.u32ArrayMax(fCMNumCap, fCMCaps, capabilitiesMax)
 }
 
 func cbLocalCellRep(d *dec) { d.str(fCBName, maxName) }

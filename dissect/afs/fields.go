@@ -154,10 +154,7 @@ var (
 	fCBCBType    = dissect.Register(&dissect.Field{Abbrev: "afs.cb.callback.type", Name: "Type", Type: dissect.TUint32, Names: callbackTypes})
 	fCBCount     = dissect.Register(&dissect.Field{Abbrev: "afs.cb.count", Name: "Count", Type: dissect.TUint32})
 	fCBUUID      = dissect.Register(&dissect.Field{Abbrev: "afs.cb.uuid", Name: "UUID", Type: dissect.TString})
-	fCBNumIfs    = dissect.Register(&dissect.Field{Abbrev: "afs.cb.numifs", Name: "Number of Interfaces", Type: dissect.TUint32})
 	fCBIPAddr    = dissect.Register(&dissect.Field{Abbrev: "afs.cb.ipaddr", Name: "IP Address", Type: dissect.TIPv4})
-	fCBNetmask   = dissect.Register(&dissect.Field{Abbrev: "afs.cb.netmask", Name: "Netmask", Type: dissect.TIPv4})
-	fCBMTU       = dissect.Register(&dissect.Field{Abbrev: "afs.cb.mtu", Name: "MTU", Type: dissect.TUint32})
 	fCBName      = dissect.Register(&dissect.Field{Abbrev: "afs.cb.cellname", Name: "Cell Name", Type: dissect.TString})
 	// Cache manager debugging (cmdebug: GetLock, GetCE, GetCE64), rdx's
 	// names after common.xg's members.
@@ -181,7 +178,16 @@ var (
 	fCBXStatsVer      = dissect.Register(&dissect.Field{Abbrev: "afs.cb.xstats.version", Name: "XStats Version", Type: dissect.TUint32})
 	fCBIndex          = dissect.Register(&dissect.Field{Abbrev: "afs.cb.index", Name: "Index", Type: dissect.TUint32})
 	fCBRank           = dissect.Register(&dissect.Field{Abbrev: "afs.cb.rank", Name: "Server Rank", Type: dissect.TUint32})
-	fCBCaps           = dissect.Register(&dissect.Field{Abbrev: "afs.cb.capabilities", Name: "Capabilities", Type: dissect.TUint32, Base: dissect.BaseHex})
+	// The cache manager's interfaceAddr and capabilities (WhoAreYou,
+	// TellMeAboutYourself) under Wireshark's afs.cm names; the UUID there is
+	// bytes, as Wireshark shows it.
+	fCMNumInt  = dissect.Register(&dissect.Field{Abbrev: "afs.cm.numint", Name: "Number of Interfaces", Type: dissect.TUint32})
+	fCMUUID    = dissect.Register(&dissect.Field{Abbrev: "afs.cm.uuid", Name: "UUID", Type: dissect.TBytes})
+	fCMIPAddr  = dissect.Register(&dissect.Field{Abbrev: "afs.cm.ipaddr", Name: "IP Address", Type: dissect.TIPv4})
+	fCMNetmask = dissect.Register(&dissect.Field{Abbrev: "afs.cm.netmask", Name: "Netmask", Type: dissect.TIPv4})
+	fCMMTU     = dissect.Register(&dissect.Field{Abbrev: "afs.cm.mtu", Name: "MTU", Type: dissect.TUint32})
+	fCMNumCap  = dissect.Register(&dissect.Field{Abbrev: "afs.cm.numcap", Name: "Number of Capability Words", Type: dissect.TUint32})
+	fCMCaps    = dissect.Register(&dissect.Field{Abbrev: "afs.cm.capabilities", Name: "Capabilities", Type: dissect.TUint32, Base: dissect.BaseHex})
 
 	// ptserver.
 	fPTName    = dissect.Register(&dissect.Field{Abbrev: "afs.prot.name", Name: "Name", Type: dissect.TString})
