@@ -458,6 +458,15 @@ var cases = []tcase{
 		want:    map[string]string{"afs.ubik": "1", "afs.ubik.opcode": "10006", "afs.service": "10006"},
 	},
 	{
+		// ubik_sdebug: ubik_sdebug_old, then altAddr[UBIK_MAX_INTERFACE_ADDR-1],
+		// which Wireshark shows as afs.ubik.interface.
+		name: "crafted: VOTE SDebug reply (another server and its addresses)",
+		call: rx.Call{ServiceID: 50, ServerPort: 7002, Reply: true, Opcode: 10005, HasOpcode: true},
+		data: "c0000201 6b0125d4 6b0125d4 00000001 6b01252a 00000007 00000001 00000001 00000001 c0000202 c0000203 z253",
+		want: map[string]string{"afs.ubik.addr": "192.0.2.1", "afs.ubik.interface": "192.0.2.2;192.0.2.3",
+			"afs.ubik.null_addresses": "1", "afs.ubik.altaddr": "", "afs.data": ""},
+	},
+	{
 		name: "udebug frame 2: VOTE XDebug reply",
 		call: rx.Call{ServiceID: 50, ServerPort: 7002, Reply: true, Opcode: 10006, HasOpcode: true},
 		data: "6b0125d4 6b01252a ffffffff 00000000 00000000 ffffffff z7 00000001 7fffffff 00000001 00000000 00000000 6b01252a 00000007 00000000 000000b2 00000000 00000000 0000001f 00000000 00000000 6b01252a 7f010001 z256",

@@ -382,5 +382,4 @@ var (
 	fUbikCurrentDB  = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.currentdb", Name: "Current DB", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fUbikBeaconDown = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.beaconsincedown", Name: "Beacon Since Down", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fUbikUp         = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.up", Name: "Up", Type: dissect.TUint32, Base: dissect.BaseHex})
-	fUbikAltAddr    = dissect.Register(&dissect.Field{Abbrev: "afs.ubik.altaddr", Name: "Alternate Address", Type: dissect.TIPv4})
 )

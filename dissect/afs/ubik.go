@@ -115,10 +115,11 @@ func voteXDebugRep(d *dec) {
 }
 
 // voteSDebugRep is struct ubik_sdebug: what this server knows of another
-// (ubik_sdebug_old and the alternate addresses).
+// (ubik_sdebug_old and its other addresses, afs.ubik.interface as in
+// Wireshark).
 func voteSDebugRep(d *dec) {
 	voteSDebugOldRep(d)
-	d.addrList(fUbikAltAddr, ubikMaxAddrs-1)
+	d.addrList(fUbikInterface, ubikMaxAddrs-1)
 }
 
 func voteSDebugOldRep(d *dec) {
