@@ -458,6 +458,17 @@ var cases = []tcase{
 		want:    map[string]string{"afs.ubik": "1", "afs.ubik.opcode": "10006", "afs.service": "10006"},
 	},
 	{
+		// Wireshark's afs.cb.callback.expires is FT_ABSOLUTE_TIME: the
+		// word read as seconds since 1970 (the file server's relative
+		// expiry stays afs.fs.callback.expires, a relative time).
+		name:    "crafted: CB CallBack request (one file, one callback)",
+		call:    rx.Call{ServiceID: 1, ServerPort: 7001, Opcode: 204, HasOpcode: true},
+		data:    "000000cc 00000001 20000001 00000002 00000003 00000001 00000001 00003868 00000002",
+		summary: "CB CallBack request",
+		want: map[string]string{"afs.cb.fid.volume": "536870913", "afs.cb.callback.version": "1",
+			"afs.cb.callback.expires": "Jan  1, 1970 04:00:40.000000000 UTC", "afs.cb.callback.type": "2"},
+	},
+	{
 		// ubik_sdebug: ubik_sdebug_old, then altAddr[UBIK_MAX_INTERFACE_ADDR-1],
 		// which Wireshark shows as afs.ubik.interface.
 		name: "crafted: VOTE SDebug reply (another server and its addresses)",
