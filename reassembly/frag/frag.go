@@ -264,6 +264,10 @@ func (a *Assembly) Pass(end int64, frame uint64) {
 	a.drain()
 }
 
+// slowOnly turns Add's in-order fast path off, for the test that compares
+// the two paths.
+var slowOnly bool
+
 // Add offers the piece [off, end) with its data from frame; last says it
 // ends the unit. Anything but Added leaves the assembly as it was (TooMany
 // marks it Truncated); other is the held piece the verdict is about, when it
@@ -283,6 +287,15 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 	}
 	if off == end { // an empty piece: nothing to hold
 		a.accept(end, last)
+		return Added, Piece{}
+	}
+	if off == a.next && !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !slowOnly {
+		// in order with nothing held ahead (most pieces of most units): no
+		// record, no search, nothing to merge after it; what the general
+		// path below does in this case, without its checks
+		a.keep(data)
+		a.accept(end, last)
+		a.next = end
 		return Added, Piece{}
 	}
 	if off < a.next && !a.cfg.Records || off < a.cfg.Start {
@@ -386,6 +399,10 @@ func (a *Assembly) data(p *Piece) []byte {
 func (a *Assembly) keep(b []byte) int {
 	if a.trunc {
 		return 0 // out is a prefix: nothing after a hole is kept
+	}
+	if len(a.out)+len(b) <= cap(a.out) && a.pbytes() == 0 && len(a.out)+len(b) <= a.cfg.MaxBytes && !slowOnly {
+		a.out = append(a.out, b...) // room, and nothing held ahead to let go
+		return len(b)
 	}
 	for len(a.out)+a.pbytes()+len(b) > a.cfg.MaxBytes && a.pbytes() > 0 {
 		a.h.dropHighest()
