@@ -39,6 +39,9 @@ check failed, 2 on usage or input errors.`,
   rdx check -i eth1 -f "tcp port 4210" -c 1000`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.tableHelp() {
+				return writeTables(io.Out)
+			}
 			if len(args) == 1 {
 				o.File = args[0]
 			}

@@ -52,6 +52,10 @@ type EngineFlags struct {
 	MaxMem   string // --max-mem: the reassembly and tracking memory budget
 }
 
+// tableHelp reports whether -d help asks for the list of hand-off tables
+// (as -z help lists the -z tables): the verb prints it and stops.
+func (e *EngineFlags) tableHelp() bool { return slices.Contains(e.DecodeAs, "help") }
+
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
 	o := &ReadOptions{IO: io}
 	cmd := &cobra.Command{
@@ -63,7 +67,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
   rdx read -d udp.port==4000,rx FILE`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if slices.Contains(o.DecodeAs, "help") { // as -z help: list and stop
+			if o.tableHelp() {
 				return writeTables(io.Out)
 			}
 			if len(args) == 1 {

@@ -25,8 +25,16 @@ func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool, 
 	cmd := &cobra.Command{
 		Use:   use + " FILE",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.tableHelp() {
+				return nil // -d help needs no capture
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.tableHelp() {
+				return writeTables(io.Out)
+			}
 			o.File = args[0]
 			for _, n := range pipeline.StatNames() {
 				if pick(n) {

@@ -8,7 +8,8 @@ import (
 )
 
 // rdx tables lists every table with its keys, heuristics and decode-as
-// candidates, and rdx read -d help prints the same without a capture.
+// candidates, and -d help on every decoding verb prints the same without a
+// capture.
 func TestTablesVerb(t *testing.T) {
 	io, _, out, errOut := iostreams.Test()
 	if code := run(io, []string{"tables"}); code != 0 {
@@ -38,12 +39,14 @@ func TestTablesVerb(t *testing.T) {
 			t.Errorf("rdx tables lacks %q", want)
 		}
 	}
-	io, _, out, errOut = iostreams.Test()
-	if code := run(io, []string{"read", "-d", "help"}); code != 0 {
-		t.Fatalf("read -d help: exit %d: %s", code, errOut)
-	}
-	if out.String() != list {
-		t.Errorf("read -d help differs from rdx tables:\n%s", out)
+	for _, verb := range []string{"read", "check", "stats", "flows"} {
+		io, _, out, errOut = iostreams.Test()
+		if code := run(io, []string{verb, "-d", "help"}); code != 0 {
+			t.Fatalf("%s -d help: exit %d: %s", verb, code, errOut)
+		}
+		if out.String() != list {
+			t.Errorf("%s -d help differs from rdx tables:\n%s", verb, out)
+		}
 	}
 }
 
