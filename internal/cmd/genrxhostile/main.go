@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 func main() {
@@ -104,19 +105,11 @@ func run(mode string, n int, out string) error {
 	return bw.Flush()
 }
 
+// udp4 appends payload in IPv4+UDP from client 192.0.2.1:7001 to server
+// 192.0.2.2:7000, or back when reply.
 func udp4(b []byte, reply bool, payload []byte) []byte {
-	b = append(b, make([]byte, 28)...)
-	b[0], b[8], b[9] = 0x45, 64, 17
-	binary.BigEndian.PutUint16(b[2:], uint16(28+len(payload)))
-	cl, sv := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
-	sp, dp := uint16(7001), uint16(7000)
 	if reply {
-		cl, sv, sp, dp = sv, cl, dp, sp
+		return testpkt.UDP4(b, testpkt.Server, testpkt.Client, 7000, 7001, payload)
 	}
-	copy(b[12:], cl)
-	copy(b[16:], sv)
-	binary.BigEndian.PutUint16(b[20:], sp)
-	binary.BigEndian.PutUint16(b[22:], dp)
-	binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
-	return append(b, payload...)
+	return testpkt.UDP4(b, testpkt.Client, testpkt.Server, 7001, 7000, payload)
 }
