@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -34,13 +33,7 @@ func main() {
 }
 
 func run(mode string, n int, out string) error {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := capture.NewPcapWriter(bw, capture.LinkIPv4, 65535, true)
+	w, err := testpkt.CreatePcap(out, capture.LinkIPv4)
 	if err != nil {
 		return err
 	}
@@ -49,7 +42,7 @@ func run(mode string, n int, out string) error {
 	write := func(h rx.HeaderFields, body []byte, reply bool) error {
 		t += 1000
 		frame = udp4(frame[:0], reply, append(h.Encode(nil), body...))
-		return w.WritePacket(&capture.Packet{Data: frame, TimeNS: t, CapLen: len(frame), WireLen: len(frame), LinkType: capture.LinkIPv4})
+		return w.Write(frame, t)
 	}
 	h := rx.HeaderFields{Epoch: 0x5f3a1b2c, CID: 0x8a2b0000, Type: rx.TypeData, ServiceID: 1}
 	switch mode {
@@ -102,7 +95,7 @@ func run(mode string, n int, out string) error {
 	default:
 		return fmt.Errorf("unknown -mode %q (jumbo or ooo)", mode)
 	}
-	return bw.Flush()
+	return w.Close()
 }
 
 // udp4 appends payload in IPv4+UDP from client 192.0.2.1:7001 to server
