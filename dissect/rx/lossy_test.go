@@ -9,6 +9,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rx"
 	"github.com/rdx-project/rdx/internal/testpkt"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
 // lossyPcap is a Linux AF_RXRPC client and server (service on UDP 7100)
@@ -35,13 +36,10 @@ func TestLossyRxRPC(t *testing.T) {
 		}
 	})
 
-	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := dissect.NewEngine(dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	opts := tsharktest.DecodeAs(t, "udp.port==7100,rx")
+	eng := dissect.NewEngine(opts)
 	lastSeen := map[dirKey]bool{} // directions whose LAST packet is in the capture
-	err = testpkt.Each(lossyPcap, func(p dissect.Packet) error {
+	err := testpkt.Each(lossyPcap, func(p dissect.Packet) error {
 		n := p.Num
 		f := eng.Decode(p)
 		for _, fd := range f.Findings {

@@ -252,3 +252,18 @@ func TallyChecks(checks map[string][2]int, f *dissect.Frame) {
 		checks[c.Check.Name] = v
 	}
 }
+
+// DecodeAs is engine options with the given -d rules (as tshark-truth was
+// told them), failing the test on a rule that does not parse.
+func DecodeAs(t testing.TB, rules ...string) dissect.Options {
+	t.Helper()
+	var opts dissect.Options
+	for _, r := range rules {
+		da, err := dissect.ParseDecodeAs(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.DecodeAs = append(opts.DecodeAs, da)
+	}
+	return opts
+}
