@@ -45,14 +45,11 @@ var known = map[string]string{
 func TestAgainstTshark(t *testing.T) {
 	for _, c := range truthCaptures {
 		t.Run(c.pcap[strings.LastIndex(c.pcap, "/")+1:], func(t *testing.T) {
-			var opts dissect.Options
+			var rules []string
 			if c.decodeAs != "" {
-				da, err := dissect.ParseDecodeAs(c.decodeAs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts.DecodeAs = append(opts.DecodeAs, da)
+				rules = append(rules, c.decodeAs)
 			}
+			opts := tsharktest.DecodeAs(t, rules...)
 			tab, err := tsharktest.ReadTSV(c.pcap + ".icmp-arp.tsv")
 			if err != nil {
 				t.Fatal(err)
