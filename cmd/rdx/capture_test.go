@@ -20,6 +20,7 @@ import (
 	"github.com/rdx-project/rdx/active/replay"
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // netLab is a veth pair between two namespaces this test creates (and
@@ -180,15 +181,7 @@ func expected(t *testing.T, rws []string, keep func([]byte) bool) [][]byte {
 
 func readFrames(t *testing.T, path string) [][]byte {
 	t.Helper()
-	src, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	pkts, err := capture.ReadAll(src)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	pkts := testpkt.ReadAll(t, path)
 	out := make([][]byte, len(pkts))
 	for i := range pkts {
 		out[i] = pkts[i].Data

@@ -158,15 +158,7 @@ func TestIBNotRPCoRDMA(t *testing.T) {
 // TestIBSummaryAllocs: decoding the capture a second time (pools warm) and
 // formatting every PDU's summary allocates nothing.
 func TestIBSummaryAllocs(t *testing.T) {
-	r, err := capture.Open(ibCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := capture.ReadAll(r)
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := testpkt.ReadAll(t, ibCapture)
 	eng := dissect.NewEngine(dissect.Options{})
 	buf := make([]byte, 0, 512)
 	pass := func() {

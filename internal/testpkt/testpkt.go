@@ -5,6 +5,7 @@ package testpkt
 import (
 	"errors"
 	"io"
+	"testing"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -34,4 +35,20 @@ func Each(path string, fn func(p dissect.Packet) error) error {
 			return err
 		}
 	}
+}
+
+// ReadAll returns every packet of the capture at path, failing the test
+// when the file cannot be read.
+func ReadAll(t testing.TB, path string) []capture.Packet {
+	t.Helper()
+	src, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	pkts, err := capture.ReadAll(src)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pkts
 }
