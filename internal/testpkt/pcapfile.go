@@ -3,6 +3,7 @@ package testpkt
 import (
 	"bufio"
 	"os"
+	"testing"
 
 	"github.com/rdx-project/rdx/capture"
 )
@@ -43,4 +44,22 @@ func (p *PcapFile) Close() error {
 		return err
 	}
 	return p.f.Close()
+}
+
+// WriteFrames writes frames to a pcap file at path (link type link), frame
+// i captured whole at (i+1)*step ns, failing the test on an error.
+func WriteFrames(t testing.TB, path string, link uint16, step int64, frames [][]byte) {
+	t.Helper()
+	w, err := CreatePcap(path, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range frames {
+		if err := w.Write(f, int64(i+1)*step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
