@@ -45,3 +45,15 @@ func IPv4Frag(id uint16, off int, more bool, payload []byte) []byte {
 	b := ipv4(make([]byte, 0, 20+len(payload)), 17, id, fo, Client, Server, len(payload))
 	return append(b, payload...)
 }
+
+// TCP appends a 20-octet TCP header (no options, checksum left zero).
+func TCP(b []byte, sport, dport uint16, seq, ack uint32, flags byte, win uint16) []byte {
+	var h [20]byte
+	binary.BigEndian.PutUint16(h[0:], sport)
+	binary.BigEndian.PutUint16(h[2:], dport)
+	binary.BigEndian.PutUint32(h[4:], seq)
+	binary.BigEndian.PutUint32(h[8:], ack)
+	h[12], h[13] = 5<<4, flags
+	binary.BigEndian.PutUint16(h[14:], win)
+	return append(b, h[:]...)
+}
