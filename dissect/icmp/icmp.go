@@ -15,21 +15,19 @@ import (
 )
 
 func init() {
+	register("icmp", 1, false)
+	register("icmpv6", 58, true)
+}
+
+// register registers ICMP (v6 false) or ICMPv6 under name for IP protocol
+// proto; its echo table is charged to the budget under the same name.
+func register(name string, proto uint8, v6 bool) {
 	dissect.RegisterDissector(&dissect.Registration{
-		Name:     "icmp",
-		IPProtos: []uint8{1},
+		Name:     name,
+		IPProtos: []uint8{proto},
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := newState(false)
-			d.echoes.Register(e.Budget(), "icmp")
-			return d
-		},
-	})
-	dissect.RegisterDissector(&dissect.Registration{
-		Name:     "icmpv6",
-		IPProtos: []uint8{58},
-		New: func(e *dissect.Engine) dissect.Dissector {
-			d := newState(true)
-			d.echoes.Register(e.Budget(), "icmpv6")
+			d := newState(v6)
+			d.echoes.Register(e.Budget(), name)
 			return d
 		},
 	})
