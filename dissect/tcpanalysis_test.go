@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
@@ -13,17 +14,11 @@ import (
 // seg builds a raw IPv4 TCP segment (link type 228) between 192.0.2.1:4000
 // (client, c=true) and 192.0.2.2:80.
 func anSeg(client bool, seq, ack uint32, flags byte, win uint16, n int) []byte {
-	tcp := make([]byte, 20+n)
 	sp, dp := uint16(4000), uint16(80)
 	if !client {
 		sp, dp = dp, sp
 	}
-	binary.BigEndian.PutUint16(tcp[0:], sp)
-	binary.BigEndian.PutUint16(tcp[2:], dp)
-	binary.BigEndian.PutUint32(tcp[4:], seq)
-	binary.BigEndian.PutUint32(tcp[8:], ack)
-	tcp[12], tcp[13] = 5<<4, flags
-	binary.BigEndian.PutUint16(tcp[14:], win)
+	tcp := append(testpkt.TCP(nil, sp, dp, seq, ack, flags, win), make([]byte, n)...)
 	p := ipv4(6, 0, 0, false, tcp)
 	if !client {
 		copy(p[12:], []byte{192, 0, 2, 2})

@@ -6,6 +6,7 @@
 package filter
 
 import (
+	stdcmp "cmp" // the package; cmp is this file's comparison node
 	"fmt"
 	"math/bits"
 	"net/netip"
@@ -100,9 +101,9 @@ func (c cmp) match(n *dissect.Node, l literal, buf *[]byte) bool {
 			case dissect.TInt32:
 				a = int64(int32(v))
 			}
-			return order(c.op, compareInt(a, b))
+			return order(c.op, stdcmp.Compare(a, b))
 		}
-		return order(c.op, compareUint(v, lv))
+		return order(c.op, stdcmp.Compare(v, lv))
 	}
 	if l.isAddr && (c.f.Type == dissect.TIPv4 || c.f.Type == dissect.TIPv6) {
 		a, ok := netip.AddrFromSlice(n.B)
@@ -120,26 +121,6 @@ func (c cmp) match(n *dissect.Node, l literal, buf *[]byte) bool {
 	}
 	*buf = dissect.AppendField((*buf)[:0], n)
 	return order(c.op, strings.Compare(string(*buf), l.text))
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func order(op string, c int) bool {
@@ -261,30 +242,25 @@ func (p *parser) peek() string {
 	return ""
 }
 
+// expr is terms joined by "or", term factors joined by "and" (binding
+// tighter); both are left-associative.
 func (p *parser) expr() node {
-	n := p.term()
-	for p.err == nil {
-		switch p.peek() {
-		case "||", "or":
-			p.pos++
-			n = or{n, p.term()}
-		default:
-			return n
-		}
-	}
-	return n
+	return p.chain(p.term, "||", "or", func(a, b node) node { return or{a, b} })
 }
 
 func (p *parser) term() node {
-	n := p.factor()
+	return p.chain(p.factor, "&&", "and", func(a, b node) node { return and{a, b} })
+}
+
+// chain parses operands of next joined by the operator sym (or its word).
+func (p *parser) chain(next func() node, sym, word string, join func(a, b node) node) node {
+	n := next()
 	for p.err == nil {
-		switch p.peek() {
-		case "&&", "and":
-			p.pos++
-			n = and{n, p.factor()}
-		default:
+		if t := p.peek(); t != sym && t != word {
 			return n
 		}
+		p.pos++
+		n = join(n, next())
 	}
 	return n
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
 	"github.com/rdx-project/rdx/internal/strict"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/pipeline"
 )
 
@@ -141,14 +142,8 @@ func TestWriteRoundTrip(t *testing.T) {
 	if out != "" || len(sel.nums) != 9 {
 		t.Fatalf("-w printed %q, selected %d frames", out, len(sel.nums))
 	}
-	src, err := capture.Open(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := capture.ReadAll(src)
-	src.Close()
-	if err != nil || len(got) != 9 {
-		t.Fatalf("read back %d frames, %v", len(got), err)
+	if got := testpkt.ReadAll(t, w); len(got) != 9 {
+		t.Fatalf("read back %d frames", len(got))
 	}
 }
 
@@ -173,15 +168,7 @@ func TestCheckTally(t *testing.T) {
 	}
 	// Flip the last octet of the first frame whose segment ends in an FPDU
 	// (its CRC): only that frame's CRC fails.
-	src, err := capture.Open(crc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := capture.ReadAll(src)
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := testpkt.ReadAll(t, crc)
 	bad := withCRC.nums[0]
 	pkts[bad-1].Data[len(pkts[bad-1].Data)-1] ^= 0x5a
 	path := filepath.Join(t.TempDir(), "bad.pcap")
@@ -284,15 +271,7 @@ func TestNoAllocPerFrame(t *testing.T) {
 	}
 	var inputs []input
 	for _, capf := range []string{"../pcaps/rx/bos-queries.pcap", "../pcaps/kernel/nfs3_rdma_roce.pcap"} {
-		src, err := capture.Open(capf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkts, err := capture.ReadAll(src)
-		src.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		pkts := testpkt.ReadAll(t, capf)
 		dir := t.TempDir()
 		in := input{one: filepath.Join(dir, "one.pcap"), ten: filepath.Join(dir, "ten.pcap")}
 		k := max(1, 2000/len(pkts))
@@ -410,15 +389,7 @@ func firstLines(s string, n int) string {
 // explains all but the first of each flow and size (one constant
 // difference: rewritten addresses); the report counts and shows that.
 func TestCheckExplained(t *testing.T) {
-	src, err := capture.Open("../pcaps/ib/roce_rc_pingpong.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := capture.ReadAll(src)
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := testpkt.ReadAll(t, "../pcaps/ib/roce_rc_pingpong.pcap")
 	for i := range pkts {
 		d := pkts[i].Data
 		if len(d) > 42 && d[23] == 17 && d[36] == 0x12 && d[37] == 0xb7 { // UDP to 4791

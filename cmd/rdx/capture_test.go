@@ -20,6 +20,7 @@ import (
 	"github.com/rdx-project/rdx/active/replay"
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // netLab is a veth pair between two namespaces this test creates (and
@@ -180,15 +181,7 @@ func expected(t *testing.T, rws []string, keep func([]byte) bool) [][]byte {
 
 func readFrames(t *testing.T, path string) [][]byte {
 	t.Helper()
-	src, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	pkts, err := capture.ReadAll(src)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	pkts := testpkt.ReadAll(t, path)
 	out := make([][]byte, len(pkts))
 	for i := range pkts {
 		out[i] = pkts[i].Data
@@ -302,17 +295,7 @@ func TestReplayCaptureVeth(t *testing.T) {
 			}
 		}
 		in := filepath.Join(dir, "vlan.pcap")
-		fh, err := os.Create(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw, _ := capture.NewPcapWriter(fh, capture.LinkEthernet, 65535, true)
-		for i, f := range frames {
-			if err := pw.WritePacket(&capture.Packet{Data: f, TimeNS: int64(i+1) * 1e6}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fh.Close()
+		testpkt.WriteFrames(t, in, capture.LinkEthernet, 1e6, frames)
 		out := filepath.Join(dir, "vlan.pcapng")
 		capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-w", out, "-f", "vlan 5 and udp", "-c", strconv.Itoa(len(want)))
 		if rep, err := exec.Command("ip", "netns", "exec", l.nsA, l.bin, "replay", in, "-i", l.ifA, "--topspeed").CombinedOutput(); err != nil {

@@ -11,23 +11,12 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // rawIPv4Frag is a raw IPv4 (link type 228) UDP fragment of id 0x77.
 func rawIPv4Frag(off int, more bool, payload []byte) []byte {
-	b := make([]byte, 20, 20+len(payload))
-	b[0] = 0x45
-	binary.BigEndian.PutUint16(b[2:], uint16(20+len(payload)))
-	binary.BigEndian.PutUint16(b[4:], 0x77)
-	fo := uint16(off / 8)
-	if more {
-		fo |= 0x2000
-	}
-	binary.BigEndian.PutUint16(b[6:], fo)
-	b[8], b[9] = 64, 17
-	copy(b[12:], []byte{192, 0, 2, 1})
-	copy(b[16:], []byte{192, 0, 2, 2})
-	return append(b, payload...)
+	return testpkt.IPv4Frag(0x77, off, more, payload)
 }
 
 // writePcap writes frames as a raw-IPv4 pcap file in dir.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 var (
@@ -140,16 +141,7 @@ func (p *proc) output() string {
 
 func ptsFrames(t *testing.T, n int) []capture.Packet {
 	t.Helper()
-	src, err := capture.Open(ptsOps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	pkts, err := capture.ReadAll(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pkts[:n]
+	return testpkt.ReadAll(t, ptsOps)[:n]
 }
 
 // A capture piped in slowly (tcpdump -w - | rdx read -) is a live source:

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/internal/enginecheck"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // FuzzPref parses arbitrary -o preferences (one per line) and an
@@ -20,14 +20,9 @@ func FuzzPref(f *testing.F) {
 	}
 	f.Add("mpa.crc=true", "off")
 	f.Add("", "maybe")
-	src, err := capture.Open("../../pcaps/iwarp/iwarp_rping.pcap")
-	if err != nil {
-		f.Fatal(err)
-	}
-	all, err := capture.ReadAll(src)
-	src.Close()
-	if err != nil || len(all) < 30 {
-		f.Fatalf("%d frames, %v", len(all), err)
+	all := testpkt.ReadAll(f, "../../pcaps/iwarp/iwarp_rping.pcap")
+	if len(all) < 30 {
+		f.Fatalf("%d frames", len(all))
 	}
 	mid := all[14:30]
 	f.Fuzz(func(t *testing.T, prefs, markers string) {

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	rdpwire "github.com/rdx-project/rdx/dissect/rdp"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // TestRdpNetns moves a file between two network namespaces joined by a veth
@@ -139,22 +137,13 @@ func parseStats(t *testing.T, stderr string) map[string]uint64 {
 // connection it tracked.
 func dissectPcap(t *testing.T, path string) rdpwire.ConnSummary {
 	t.Helper()
-	src, err := capture.Open(path)
+	eng := dissect.NewEngine(dissect.Options{})
+	err := testpkt.Each(path, func(p dissect.Packet) error {
+		eng.Decode(p)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer src.Close()
-	eng := dissect.NewEngine(dissect.Options{})
-	var pkt capture.Packet
-	for n := uint64(1); ; n++ {
-		err := src.Next(&pkt)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng.Decode(dissect.Packet{Num: n, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data})
 	}
 	eng.Finish()
 	conns := eng.Instance("rdp").(*rdpwire.State).Connections(nil)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // udpFrame is an Ethernet/IPv4/UDP frame from A to B with size octets in
@@ -67,17 +67,7 @@ func TestReplayOverMTU(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "mtu.pcap")
-	fh, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, _ := capture.NewPcapWriter(fh, capture.LinkEthernet, 65535, true)
-	for i, f := range frames {
-		if err := pw.WritePacket(&capture.Packet{Data: f, TimeNS: int64(i+1) * 1e6}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fh.Close()
+	testpkt.WriteFrames(t, in, capture.LinkEthernet, 1e6, frames)
 	out := filepath.Join(dir, "mtu.pcapng")
 	capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-w", out, "-f", "udp port 7009", "-c", strconv.Itoa(len(want)))
 	start := time.Now()

@@ -10,24 +10,16 @@ import (
 	"github.com/rdx-project/rdx/dissect/afs"
 	_ "github.com/rdx-project/rdx/dissect/all"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // udp4 wraps an Rx packet in IPv4+UDP (link type 228): client
 // 192.0.2.1:40000, server 192.0.2.2:7000 (the FS port).
 func udp4(reply bool, payload []byte) []byte {
-	b := make([]byte, 28, 28+len(payload))
-	b[0], b[8], b[9] = 0x45, 64, 17
-	binary.BigEndian.PutUint16(b[2:], uint16(28+len(payload)))
-	cl, sv, sp, dp := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}, uint16(40000), uint16(7000)
 	if reply {
-		cl, sv, sp, dp = sv, cl, dp, sp
+		return testpkt.UDP4(nil, testpkt.Server, testpkt.Client, 7000, 40000, payload)
 	}
-	copy(b[12:], cl)
-	copy(b[16:], sv)
-	binary.BigEndian.PutUint16(b[20:], sp)
-	binary.BigEndian.PutUint16(b[22:], dp)
-	binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
-	return append(b, payload...)
+	return testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 40000, 7000, payload)
 }
 
 // rxFeed decodes Rx packets one frame each and records the AFS PDUs.

@@ -113,12 +113,7 @@ func TestAFSAgainstTshark(t *testing.T) {
 	total, equal := 0, 0
 	for _, c := range caps {
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			opts := dissect.Options{}
-			da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.DecodeAs = append(opts.DecodeAs, da)
+			opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
 			tsv := c + ".tshark-fields.tsv"
 			if noAFS[filepath.Base(c)] {
 				// Nothing to compare (tshark has no afs value), so check
@@ -163,11 +158,7 @@ func TestAFSMatchAgainstTshark2(t *testing.T) {
 	for _, tsv := range tsvs {
 		c := strings.TrimSuffix(tsv, ".tshark2-afs-match.tsv")
 		t.Run(filepath.Base(c), func(t *testing.T) {
-			da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := dissect.Options{DecodeAs: []dissect.DecodeAs{da}}
+			opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
 			aborts, multi, resent := frameSets(t, c+".tshark-fields.tsv")
 			res := tsharktest.Compare(t, tsharktest.Capture(t, c), tsv, []string{"afs.repframe", "afs.reqframe", "afs.time"}, afsMatchKnown(aborts, multi, resent), opts)
 			for k, n := range res.Known {
@@ -238,11 +229,8 @@ func tsvCol(t *testing.T, path string) (*tsharktest.Table, func(row []string, na
 func TestCallbackNotButcTsharkWrong(t *testing.T) {
 	c := tsharktest.Capture(t, "../../pcaps/rx/afsio-fetch.pcap")
 	tab, get := tsvCol(t, c+".tshark-fields.tsv")
-	da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
+	got, err := tsharktest.Decode(c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,11 +269,8 @@ func TestCallbackNotButcTsharkWrong(t *testing.T) {
 func TestNoAFSOnOtherRxServices(t *testing.T) {
 	c := tsharktest.Capture(t, "../../pcaps/kernel/lossy_rxrpc.pcap")
 	tab, get := tsvCol(t, c+".tshark-fields.tsv")
-	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	opts := tsharktest.DecodeAs(t, "udp.port==7100,rx")
+	got, err := tsharktest.Decode(c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

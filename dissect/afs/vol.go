@@ -260,6 +260,18 @@ func volEntriesRep(d *dec) {
 // volintInfo decodes one struct volintInfo (its chars are XDR words).
 func (d *dec) volintInfo() {
 	d.group(volintInfoLen, "Volume")
+	d.volIdentity()
+	d.u32(fVolSalvage)
+	d.u32(fVolDestroy)
+	d.volUsage()
+	d.u32(fVolFlags)
+	d.r.Skip(4 * 4) // spare0-3
+	d.end()
+}
+
+// volIdentity is what volintInfo and volintXInfo start with: the name (as
+// XDR words), ids, status, copy date and inUse.
+func (d *dec) volIdentity() {
 	d.chars(fVolName, volNameWords)
 	d.u32(fVolID)
 	d.u32(fVolType)
@@ -269,8 +281,11 @@ func (d *dec) volintInfo() {
 	d.u32(fVolStatus)
 	d.time32(fVolCopyDate)
 	d.u32(fVolInUse)
-	d.u32(fVolSalvage)
-	d.u32(fVolDestroy)
+}
+
+// volUsage is the dates and usage counters both volintInfo and volintXInfo
+// carry after their identity.
+func (d *dec) volUsage() {
 	d.time32(fVolCreated)
 	d.time32(fVolAccessed)
 	d.time32(fVolUpdated)
@@ -279,9 +294,6 @@ func (d *dec) volintInfo() {
 	d.u32(fVolFileCount)
 	d.u32(fVolMaxQuota)
 	d.u32(fVolSize)
-	d.u32(fVolFlags)
-	d.r.Skip(4 * 4) // spare0-3
-	d.end()
 }
 
 // volintXInfoLen: name[32] as words, 7 ids/status/copyDate words, inUse,
@@ -295,23 +307,8 @@ func volXEntriesRep(d *dec) {
 	n := d.count(fVolCount, volintXInfoLen)
 	for i := 0; i < n && d.ok(); i++ {
 		d.group(volintXInfoLen, "Volume")
-		d.chars(fVolName, volNameWords)
-		d.u32(fVolID)
-		d.u32(fVolType)
-		d.u32(fVolBackupID)
-		d.u32(fVolParentID)
-		d.u32(fVolCloneID)
-		d.u32(fVolStatus)
-		d.time32(fVolCopyDate)
-		d.u32(fVolInUse)
-		d.time32(fVolCreated)
-		d.time32(fVolAccessed)
-		d.time32(fVolUpdated)
-		d.time32(fVolBackedUp)
-		d.u32(fVolDayUse)
-		d.u32(fVolFileCount)
-		d.u32(fVolMaxQuota)
-		d.u32(fVolSize)
+		d.volIdentity()
+		d.volUsage()
 		d.r.Skip((8 + 24) * 4) // stat_reads/writes, stat_{file,dir}{Same,Diff}Author
 		d.end()
 	}

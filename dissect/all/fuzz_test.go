@@ -13,6 +13,7 @@ import (
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/internal/strict"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // TestMain runs every engine strict: a dissector panic fails.
@@ -118,23 +119,6 @@ func relink(lt uint16, frames [][]byte) [][]byte {
 	return out
 }
 
-// ipv4Frag is a raw IPv4 fragment (link type 228) of datagram id.
-func ipv4Frag(id uint16, off int, more bool, payload []byte) []byte {
-	b := make([]byte, 20, 20+len(payload))
-	b[0] = 0x45
-	binary.BigEndian.PutUint16(b[2:], uint16(20+len(payload)))
-	binary.BigEndian.PutUint16(b[4:], id)
-	fo := uint16(off / 8)
-	if more {
-		fo |= 0x2000
-	}
-	binary.BigEndian.PutUint16(b[6:], fo)
-	b[8], b[9] = 64, 17
-	copy(b[12:], []byte{192, 0, 2, 1})
-	copy(b[16:], []byte{192, 0, 2, 2})
-	return append(b, payload...)
-}
-
 // FuzzEngine runs sequences of frames of any link type through the whole
 // engine, strict, with every check of internal/enginecheck: link layers,
 // VLAN, IPv4 reassembly, the TCP stream path and every dissector behind
@@ -182,7 +166,7 @@ func FuzzEngine(f *testing.F) {
 	binary.BigEndian.PutUint16(udp[0:], 7001)
 	binary.BigEndian.PutUint16(udp[2:], 7000)
 	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
-	f.Add(joinFrames(228, [][]byte{ipv4Frag(9, 32, false, udp[32:]), ipv4Frag(9, 0, true, udp[:32])}))
+	f.Add(joinFrames(228, [][]byte{testpkt.IPv4Frag(9, 32, false, udp[32:]), testpkt.IPv4Frag(9, 0, true, udp[:32])}))
 
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) > maxFuzzInput {

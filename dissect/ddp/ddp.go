@@ -119,13 +119,22 @@ func rsvdULP(b []byte) uint32  { return binary.BigEndian.Uint32(b[2:]) }
 func isSend(op uint8) bool     { return op >= OpSend && op <= OpSendSEInv }
 func wantTagged(op uint8) bool { return op == OpWrite || op == OpReadResponse }
 
-// EncodeTagged appends a tagged segment header and payload.
-func EncodeTagged(dst []byte, last bool, op uint8, stag uint32, to uint64, payload []byte) []byte {
-	c := byte(0x81)
+// appendControl appends the two control octets: T (tagged), L (last) and
+// DDP version 1, then RDMAP version 1 and the opcode.
+func appendControl(dst []byte, tagged, last bool, op uint8) []byte {
+	c := byte(0x01)
+	if tagged {
+		c |= 0x80
+	}
 	if last {
 		c |= 0x40
 	}
-	dst = append(dst, c, 0x40|op)
+	return append(dst, c, 0x40|op)
+}
+
+// EncodeTagged appends a tagged segment header and payload.
+func EncodeTagged(dst []byte, last bool, op uint8, stag uint32, to uint64, payload []byte) []byte {
+	dst = appendControl(dst, true, last, op)
 	dst = binary.BigEndian.AppendUint32(dst, stag)
 	dst = binary.BigEndian.AppendUint64(dst, to)
 	return append(dst, payload...)
@@ -133,11 +142,7 @@ func EncodeTagged(dst []byte, last bool, op uint8, stag uint32, to uint64, paylo
 
 // EncodeUntagged appends an untagged segment header and payload.
 func EncodeUntagged(dst []byte, last bool, op uint8, rsvd, qn, msn, mo uint32, payload []byte) []byte {
-	c := byte(0x01)
-	if last {
-		c |= 0x40
-	}
-	dst = append(dst, c, 0x40|op)
+	dst = appendControl(dst, false, last, op)
 	dst = binary.BigEndian.AppendUint32(dst, rsvd)
 	dst = binary.BigEndian.AppendUint32(dst, qn)
 	dst = binary.BigEndian.AppendUint32(dst, msn)

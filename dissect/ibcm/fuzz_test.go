@@ -1,15 +1,12 @@
 package ibcm
 
 import (
-	"net/netip"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
-	"github.com/rdx-project/rdx/dissect/ib"
-	"github.com/rdx-project/rdx/internal/enginecheck"
-	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // mad builds a CM MAD of attribute attr with the given comm IDs.
@@ -25,24 +22,9 @@ func mad(attr uint16, local, remote uint32) []byte {
 // tables is an engine whose ibcm.service_id table the fed frames use.
 var tables = sync.OnceValue(func() *dissect.Engine { return dissect.NewEngine(dissect.Options{}) })
 
-func feed(t testing.TB, d *State, msgs [][]byte) (out []string) {
-	var tr dissect.Tree
-	for i, b := range msgs {
-		// The frame is the message: its payload starts at octet 0, where
-		// the zero ib.Packet says, so the tree's offsets can be checked.
-		f := &dissect.Frame{Num: uint64(i + 1), Data: b}
-		tables().Bind(f)
-		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
-			QP: 1, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
-		d.IBMessage(f, &ib.Packet{}, m)
-		enginecheck.PDUs(t, f)
-		for _, p := range f.PDUs {
-			tr.Reset()
-			p.Tree(&tr, f)
-			out = append(out, string(p.Summary(nil)))
-		}
-	}
-	return out
+// feed offers each MAD as one QP1 SEND and returns the PDUs' summaries.
+func feed(t testing.TB, d *State, msgs [][]byte) []string {
+	return testpkt.IBSends(t, d.IBMessage, 1, tables(), false, msgs)
 }
 
 func TestREQREP(t *testing.T) {
@@ -64,13 +46,8 @@ func TestREQREP(t *testing.T) {
 		"CM DisconnectReply comm 0x00000022",
 		"CM ConnectRequest [truncated]",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: got %q, want %q", i, got[i], want[i])
-		}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
 

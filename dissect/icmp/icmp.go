@@ -11,24 +11,23 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/inet"
 )
 
 func init() {
+	register("icmp", 1, false)
+	register("icmpv6", 58, true)
+}
+
+// register registers ICMP (v6 false) or ICMPv6 under name for IP protocol
+// proto; its echo table is charged to the budget under the same name.
+func register(name string, proto uint8, v6 bool) {
 	dissect.RegisterDissector(&dissect.Registration{
-		Name:     "icmp",
-		IPProtos: []uint8{1},
+		Name:     name,
+		IPProtos: []uint8{proto},
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := newState(false)
-			d.echoes.Register(e.Budget(), "icmp")
-			return d
-		},
-	})
-	dissect.RegisterDissector(&dissect.Registration{
-		Name:     "icmpv6",
-		IPProtos: []uint8{58},
-		New: func(e *dissect.Engine) dissect.Dissector {
-			d := newState(true)
-			d.echoes.Register(e.Budget(), "icmpv6")
+			d := newState(v6)
+			d.echoes.Register(e.Budget(), name)
 			return d
 		},
 	})
@@ -171,12 +170,12 @@ func (d *State) checksum(f *dissect.Frame, m *Message) {
 		// length, next header 58. A routing header would change the
 		// destination; rdx's engine does not walk extension headers.
 		s, t := f.Net.Src.As16(), f.Net.Dst.As16()
-		sum = add(sum, s[:])
-		sum = add(sum, t[:])
+		sum = inet.Sum(sum, s[:])
+		sum = inet.Sum(sum, t[:])
 		sum += uint32(len(m.b)>>16) + uint32(len(m.b)&0xffff) + 58
 	}
-	sum = add(sum, m.b)
-	c := fold(sum)
+	sum = inet.Sum(sum, m.b)
+	c := inet.Fold(sum)
 	wire := binary.BigEndian.Uint16(m.b[2:])
 	ck, field, proto := checkCksum, fCksum, "icmp"
 	if d.v6 {
@@ -190,28 +189,9 @@ func (d *State) checksum(f *dissect.Frame, m *Message) {
 	}
 	m.ckStatus = CksumBad
 	// the value the field should hold: the sum without the wire checksum
-	m.ckCalc = ^fold(sum - uint32(wire))
+	m.ckCalc = ^inet.Fold(sum - uint32(wire))
 	f.AddFinding(m.idx, dissect.Error, dissect.GroupChecksum, field, proto,
 		"bad checksum 0x"+hex16(wire)+" (should be 0x"+hex16(m.ckCalc)+")")
-}
-
-// add sums b as big-endian 16-bit words into s (odd length: padded with 0).
-func add(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s>>16 != 0 {
-		s = s&0xffff + s>>16
-	}
-	return uint16(s)
 }
 
 func hex16(v uint16) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -160,11 +161,8 @@ func run(t *testing.T, frames [][]byte, opts dissect.Options) []frameOut {
 }
 
 func rxOpts(t *testing.T) dissect.Options {
-	da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dissect.Options{DecodeAs: []dissect.DecodeAs{da}}
+	opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
+	return opts
 }
 
 // An ICMP port unreachable quoting an Rx DATA packet shows the quoted IP,

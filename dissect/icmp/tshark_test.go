@@ -1,17 +1,15 @@
 package icmp_test
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 	"github.com/rdx-project/rdx/render"
 )
@@ -47,14 +45,11 @@ var known = map[string]string{
 func TestAgainstTshark(t *testing.T) {
 	for _, c := range truthCaptures {
 		t.Run(c.pcap[strings.LastIndex(c.pcap, "/")+1:], func(t *testing.T) {
-			var opts dissect.Options
+			var rules []string
 			if c.decodeAs != "" {
-				da, err := dissect.ParseDecodeAs(c.decodeAs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts.DecodeAs = append(opts.DecodeAs, da)
+				rules = append(rules, c.decodeAs)
 			}
+			opts := tsharktest.DecodeAs(t, rules...)
 			tab, err := tsharktest.ReadTSV(c.pcap + ".icmp-arp.tsv")
 			if err != nil {
 				t.Fatal(err)
@@ -138,26 +133,17 @@ func decodeInfo(path string, opts dissect.Options) (map[uint64]string, error) {
 	out := map[uint64]string{}
 	eng := dissect.NewEngine(opts)
 	for pass := 1; pass <= 2; pass++ {
-		r, err := capture.Open(path)
+		err := testpkt.Each(path, func(p dissect.Packet) error {
+			p.Pass = pass
+			f := eng.Decode(p)
+			if pass == 2 {
+				out[p.Num] = infoOf(string(render.Summary(nil, f, 0, nil)), f)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		var pkt capture.Packet
-		for num := uint64(1); ; num++ {
-			err := r.Next(&pkt)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				r.Close()
-				return nil, err
-			}
-			f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: pass})
-			if pass == 2 {
-				out[num] = infoOf(string(render.Summary(nil, f, 0, nil)), f)
-			}
-		}
-		r.Close()
 		eng.Rewind()
 	}
 	return out, nil

@@ -12,6 +12,8 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/mpa"
+	"github.com/rdx-project/rdx/internal/inet"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
@@ -38,32 +40,15 @@ func newPcap() *pcapWriter {
 	return w
 }
 
-func csum(b []byte, sum uint32) uint16 {
-	for i := 0; i+1 < len(b); i += 2 {
-		sum += uint32(binary.BigEndian.Uint16(b[i:]))
-	}
-	if len(b)%2 == 1 {
-		sum += uint32(b[len(b)-1]) << 8
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	return ^uint16(sum)
-}
+// csum is the Internet checksum of b added to the running sum.
+func csum(b []byte, sum uint32) uint16 { return ^inet.Fold(inet.Sum(sum, b)) }
 
 // seg writes one segment from host a (10.0.0.a:pa) to host b.
 func (w *pcapWriter) seg(a, b byte, pa, pb uint16, seq, ack uint32, flags byte, payload []byte) {
 	ip := []byte{0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, a, 10, 0, 0, b}
 	binary.BigEndian.PutUint16(ip[2:], uint16(20+20+len(payload)))
 	binary.BigEndian.PutUint16(ip[10:], csum(ip, 0))
-	tcp := make([]byte, 20)
-	binary.BigEndian.PutUint16(tcp, pa)
-	binary.BigEndian.PutUint16(tcp[2:], pb)
-	binary.BigEndian.PutUint32(tcp[4:], seq)
-	binary.BigEndian.PutUint32(tcp[8:], ack)
-	tcp[12], tcp[13] = 5<<4, flags
-	binary.BigEndian.PutUint16(tcp[14:], 65535)
-	seg := append(tcp, payload...)
+	seg := append(testpkt.TCP(nil, pa, pb, seq, ack, flags, 65535), payload...)
 	pseudo := append(append([]byte{}, ip[12:20]...), 0, 6, byte(len(seg)>>8), byte(len(seg)))
 	var s uint32
 	for i := 0; i < len(pseudo); i += 2 {

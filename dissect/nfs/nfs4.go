@@ -238,33 +238,10 @@ func crc16X25(b []byte) uint16 {
 	return ^crc
 }
 
-// bitmap adds a bitmap4: each word (nfs.attr_mask, nfs.attr_count) and
-// each attribute set. It returns the first three words.
+// bitmap adds a bitmap4 of attributes: each word (nfs.attr_mask,
+// nfs.attr_count) and each attribute set. It returns the first three words.
 func (x *d) bitmap() (words [3]uint32) {
-	n := x.r.Count(4)
-	for w := 0; w < n && x.ok(); w++ {
-		o := x.r.Off
-		v := x.r.U32()
-		if !x.ok() {
-			break
-		}
-		if w < len(words) {
-			words[w] = v
-		}
-		if x.t == nil || v == 0 { // Wireshark shows no empty word
-			continue
-		}
-		x.t.Uint(fAttrMask, o, 4, uint64(v))
-		x.t.Open()
-		x.t.Uint(fAttrCount, o, 4, uint64(bits.OnesCount32(v)))
-		for b := 0; b < 32; b++ {
-			if v&(1<<uint(b)) != 0 {
-				x.t.Uint(fAttr, o, 4, uint64(w*32+b))
-			}
-		}
-		x.t.Close()
-	}
-	return words
+	return x.bitmapAs(nil, fAttrMask, fAttrCount, fAttr)
 }
 
 // attr4Fixed gives the field and size of the fattr4 attributes that are
@@ -622,11 +599,7 @@ func op4Args(x *d, op uint32) bool {
 		x.u64(fOffset4)
 		x.u32(fSeekWhat)
 	case 71: // CLONE
-		x.stateid()
-		x.stateid()
-		x.u64(fOffset4)
-		x.u64(fOffset4)
-		x.u64(fLength4)
+		x.copyRange()
 	case 72, 75: // GETXATTR REMOVEXATTR
 		x.str(fXattrName)
 	default:

@@ -435,6 +435,17 @@ func (x *d) bitmapAs(wc, mask, count, item *dissect.Field) (words [3]uint32) {
 	return words
 }
 
+// copyRange adds what COPY and CLONE start with (RFC 7862 §15.2, §15.13):
+// source and destination stateids, source and destination offsets, and the
+// length.
+func (x *d) copyRange() {
+	x.stateid()
+	x.stateid()
+	x.u64(fOffset4)
+	x.u64(fOffset4)
+	x.u64(fLength4)
+}
+
 // thresholdHints adds a threshold_item4's thi_hintlist: one length4 per
 // hint set (RFC 8881 §5.12.11, all four hints are length4).
 func (x *d) thresholdHints(set uint32) {
@@ -863,11 +874,7 @@ func op41Args(x *d, op uint32) bool {
 			x.u32(fDelegType)
 		}
 	case 60: // COPY
-		x.stateid()
-		x.stateid()
-		x.u64(fOffset4)
-		x.u64(fOffset4)
-		x.u64(fLength4)
+		x.copyRange()
 		x.u32(fConsecutive)
 		x.u32(fSynchronous)
 		n := x.r.Count(4)

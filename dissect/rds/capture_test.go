@@ -2,8 +2,6 @@ package rds_test
 
 import (
 	"bufio"
-	"errors"
-	"io"
 	"net/netip"
 	"os"
 	"slices"
@@ -11,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rds"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
@@ -35,11 +33,6 @@ type decoded struct {
 // connection's first packet), plus all findings and check results.
 func decodeCapture(t *testing.T, path string, skip ...uint64) (msgs []decoded, findings []string, checks map[string][2]int) {
 	t.Helper()
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	eng := dissect.NewEngine(dissect.Options{})
 	type pair struct{ a, b netip.AddrPort }
 	streams := map[pair]int{}
@@ -66,21 +59,13 @@ func decodeCapture(t *testing.T, path string, skip ...uint64) (msgs []decoded, f
 				frames: append([]uint64(nil), m.Frames()...), cong: n, trunc: m.Truncated()})
 		}
 	}
-	var pkt capture.Packet
-	for num := uint64(1); ; num++ {
-		err := r.Next(&pkt)
-		if errors.Is(err, io.EOF) {
-			break
+	err := testpkt.Each(path, func(p dissect.Packet) error {
+		if slices.Contains(skip, p.Num) {
+			return nil // a segment the capture lost
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.Contains(skip, num) {
-			continue // a segment the capture lost
-		}
-		f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data})
+		f := eng.Decode(p)
 		if !f.Net.HasL4 || f.Net.IPProto != 6 {
-			continue
+			return nil
 		}
 		src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
 		dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
@@ -95,6 +80,10 @@ func decodeCapture(t *testing.T, path string, skip ...uint64) (msgs []decoded, f
 			first[s] = src
 		}
 		collect(f, s, src)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	eng.Finish() // nothing is left open in a clean capture; the flush frame is not printed
 	return msgs, findings, checks

@@ -307,19 +307,9 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 	}
 	m.idx = f.AddPDU(m)
 	idx := m.idx
-	switch {
-	case hv.Csum() == 0:
-		m.csum = CsumUnverified
+	m.csum = csumStatus(f, idx, hv, csumOK, ": Linux drops the fragment")
+	if m.csum == CsumUnverified {
 		f.AddFinding(idx, dissect.Warn, dissect.GroupChecksum, fCsum, findingsProto, "RDS/IB header without a checksum (Linux rds_rdma always computes one)")
-	case !csumOK:
-		m.csum = CsumBad
-		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
-			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
-				strconv.FormatUint(uint64(Checksum(hv)), 16)+"): Linux drops the fragment")
-		f.Checked(checkCsum, idx, false)
-	default:
-		m.csum = CsumGood
-		f.Checked(checkCsum, idx, true)
 	}
 	f.Checked(checkHeader, idx, true) // ibShape passed
 

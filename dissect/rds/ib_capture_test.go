@@ -2,8 +2,6 @@ package rds_test
 
 import (
 	"encoding/binary"
-	"errors"
-	"io"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	_ "github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/rds"
 	"github.com/rdx-project/rdx/dissect/rpcrdma"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
@@ -25,23 +24,11 @@ const ibCapture = "../../pcaps/kernel/rds_rdma_roce.pcap"
 // rpcordma, and the check tallies.
 func ibDecode(t *testing.T, path string) (pdus, findings []string, checks map[string][2]int) {
 	t.Helper()
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	eng := dissect.NewEngine(dissect.Options{})
 	checks = map[string][2]int{}
-	var p capture.Packet
-	for n := uint64(1); ; n++ {
-		err := r.Next(&p)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := eng.Decode(dissect.Packet{Num: n, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
+	err := testpkt.Each(path, func(p dissect.Packet) error {
+		n := p.Num
+		f := eng.Decode(p)
 		for _, pd := range f.PDUs {
 			if a := pd.Proto().Abbrev; a != "infiniband" {
 				pdus = append(pdus, strconv.FormatUint(n, 10)+": "+a+"{"+string(pd.Summary(nil))+"}")
@@ -53,6 +40,10 @@ func ibDecode(t *testing.T, path string) (pdus, findings []string, checks map[st
 			}
 		}
 		tsharktest.TallyChecks(checks, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return pdus, findings, checks
 }
@@ -167,15 +158,7 @@ func TestIBNotRPCoRDMA(t *testing.T) {
 // TestIBSummaryAllocs: decoding the capture a second time (pools warm) and
 // formatting every PDU's summary allocates nothing.
 func TestIBSummaryAllocs(t *testing.T) {
-	r, err := capture.Open(ibCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := capture.ReadAll(r)
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := testpkt.ReadAll(t, ibCapture)
 	eng := dissect.NewEngine(dissect.Options{})
 	buf := make([]byte, 0, 512)
 	pass := func() {

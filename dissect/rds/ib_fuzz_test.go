@@ -1,13 +1,10 @@
 package rds
 
 import (
-	"net/netip"
+	"slices"
 	"testing"
 
-	"github.com/rdx-project/rdx/dissect"
-	"github.com/rdx-project/rdx/dissect/ib"
-	"github.com/rdx-project/rdx/internal/enginecheck"
-	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // ibFrag builds one RDS/IB fragment: header (checksum set) + n data octets.
@@ -19,26 +16,7 @@ func ibFrag(seq uint64, l uint32, sport, dport uint16, n int) []byte {
 // ibFeed offers each payload as one IB SEND message (one frame each) and
 // builds the tree and summary of every PDU.
 func ibFeed(t testing.TB, d *State, sends [][]byte) []string {
-	var out []string
-	var tr dissect.Tree
-	for i, b := range sends {
-		// The frame is the message (payload at octet 0, as the zero
-		// ib.Packet says), so the tree's offsets can be checked.
-		f := &dissect.Frame{Num: uint64(i + 1), Data: b}
-		m := &ibasm.Message{Kind: ibasm.KindSend, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"),
-			QP: 0x21, Len: len(b), Data: b, Frames: []uint64{uint64(i + 1)}}
-		d.IBMessage(f, &ib.Packet{}, m)
-		enginecheck.PDUs(t, f)
-		for _, p := range f.PDUs {
-			tr.Reset()
-			p.Tree(&tr, f)
-			out = append(out, string(p.Summary(nil)))
-		}
-		for _, fd := range f.Findings {
-			out = append(out, fd.Msg)
-		}
-	}
-	return out
+	return testpkt.IBSends(t, d.IBMessage, 0x21, nil, true, sends)
 }
 
 func TestIBFragments(t *testing.T) {
@@ -63,13 +41,8 @@ func TestIBFragments(t *testing.T) {
 		"[RDS fragment 3/3 seq=3 len=9000]",
 		"RDS/IB fragment 3 carries 100 data octets; 808 expected (808 of h_len 9000 left)",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("%d: got %q, want %q", i, got[i], want[i])
-		}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 	// Not RDS: no verified checksum on an unknown QP.
 	d2 := New(nil)

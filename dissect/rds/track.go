@@ -26,19 +26,7 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 		c.Between(flows.RDS, src, dst, 0, HeaderLen+int(hv.Len()), f.TimeNS, f.Num)
 	}
 	// Checksum: 0 = not computed (Linux rds_tcp never computes it).
-	switch {
-	case hv.Csum() == 0:
-		m.csum = CsumUnverified
-	case m.probs&ProbCsum != 0:
-		m.csum = CsumBad
-		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
-			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
-				strconv.FormatUint(uint64(Checksum(hv)), 16)+")")
-		f.Checked(checkCsum, idx, false)
-	default:
-		m.csum = CsumGood
-		f.Checked(checkCsum, idx, true)
-	}
+	m.csum = csumStatus(f, idx, hv, m.probs&ProbCsum == 0, "")
 	if m.probs&^ProbCsum != 0 {
 		d.headerFindings(f, m)
 	}
@@ -237,4 +225,23 @@ func (h *half) lookup(seq uint64) sent {
 		return s
 	}
 	return sent{}
+}
+
+// csumStatus says what hv's checksum is (0: not computed, else ok says
+// whether it is right), gives a wrong one an Error finding on PDU idx whose
+// message ends in after, and counts the check where there is a checksum.
+func csumStatus(f *dissect.Frame, idx int, hv Header, ok bool, after string) uint8 {
+	switch {
+	case hv.Csum() == 0:
+		return CsumUnverified
+	case !ok:
+		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
+			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
+				strconv.FormatUint(uint64(Checksum(hv)), 16)+")"+after)
+		f.Checked(checkCsum, idx, false)
+		return CsumBad
+	default:
+		f.Checked(checkCsum, idx, true)
+		return CsumGood
+	}
 }

@@ -18,13 +18,7 @@ func TestReadChunkZeroAlloc(t *testing.T) {
 	var set [][][]byte
 	for i := uint32(0); i < passes; i++ {
 		xid, r := 42+i, 20+3*i
-		body := call(xid, 7)
-		body = binary.BigEndian.AppendUint32(body, 8)
-		body = append(body, 1, 2, 3, 4, 5, 6, 7, 8)
-		body = binary.BigEndian.AppendUint64(body, 0)
-		body = binary.BigEndian.AppendUint32(body, 2048)
-		body = binary.BigEndian.AppendUint32(body, 2)
-		body = binary.BigEndian.AppendUint32(body, 2048)
+		body := writeCall(xid, 2048)
 		h := rpcrdma.Header{XID: xid, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,
 			Reads: []rpcrdma.ReadSegment{{Position: uint32(len(body)), Segment: rpcrdma.Segment{Handle: 0x77, Length: 2048, Offset: 0x1000}}}}
 		reth := (&ib.RETHFields{VA: 0x1000, RKey: 0x77, DMALen: 2048}).Encode(nil)

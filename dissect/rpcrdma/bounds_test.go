@@ -73,13 +73,7 @@ func BenchmarkHugeWriteList(b *testing.B) {
 func TestReadChunkRetransmitted(t *testing.T) {
 	eng := dissect.NewEngine(dissect.Options{})
 	st := eng.Instance(rpcrdma.Name).(*rpcrdma.State)
-	body := call(42, 7)
-	body = binary.BigEndian.AppendUint32(body, 8)
-	body = append(body, 1, 2, 3, 4, 5, 6, 7, 8)
-	body = binary.BigEndian.AppendUint64(body, 0)
-	body = binary.BigEndian.AppendUint32(body, 2048)
-	body = binary.BigEndian.AppendUint32(body, 2)
-	body = binary.BigEndian.AppendUint32(body, 2048)
+	body := writeCall(42, 2048)
 	h := rpcrdma.Header{XID: 42, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,
 		Reads: []rpcrdma.ReadSegment{{Position: uint32(len(body)), Segment: rpcrdma.Segment{Handle: 0x77, Length: 2048, Offset: 0x1000}}}}
 	fr := withICRC(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 10}, nil, append(h.Encode(nil), body...)))

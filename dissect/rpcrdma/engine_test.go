@@ -38,6 +38,19 @@ func call(xid uint32, proc uint32) []byte {
 	return b
 }
 
+// writeCall is an NFSv3 WRITE call of n octets whose data comes by a read
+// chunk: fh<8>, offset 0, count n, stable FILE_SYNC, data length n (the
+// data itself is not inline).
+func writeCall(xid, n uint32) []byte {
+	b := call(xid, 7)
+	b = binary.BigEndian.AppendUint32(b, 8)
+	b = append(b, 1, 2, 3, 4, 5, 6, 7, 8)
+	b = binary.BigEndian.AppendUint64(b, 0)
+	b = binary.BigEndian.AppendUint32(b, n)
+	b = binary.BigEndian.AppendUint32(b, 2)
+	return binary.BigEndian.AppendUint32(b, n)
+}
+
 func reply(xid uint32) []byte {
 	b := binary.BigEndian.AppendUint32(nil, xid)
 	for _, v := range []uint32{1, 0, 0, 0, 0, 0} { // reply, accepted, AUTH_NONE verf, SUCCESS, NFS3_OK
@@ -94,13 +107,7 @@ func TestSynthFindings(t *testing.T) {
 func TestSynthReadChunk(t *testing.T) {
 	wr := binary.BigEndian.AppendUint32(nil, 42)
 	// WRITE args: fh<8>, offset, count, stable, data length (data by chunk)
-	body := call(42, 7)
-	body = binary.BigEndian.AppendUint32(body, 8)
-	body = append(body, 1, 2, 3, 4, 5, 6, 7, 8)
-	body = binary.BigEndian.AppendUint64(body, 0)
-	body = binary.BigEndian.AppendUint32(body, 8)
-	body = binary.BigEndian.AppendUint32(body, 2)
-	body = binary.BigEndian.AppendUint32(body, 8)
+	body := writeCall(42, 8)
 	pos := uint32(len(body))
 	_ = wr
 	h := rpcrdma.Header{XID: 42, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,

@@ -10,6 +10,7 @@ import (
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/mpa"
 	"github.com/rdx-project/rdx/dissect/rpcrdma"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // manyMsgs is how many RPC-over-RDMA messages the one frame carries: well
@@ -62,14 +63,7 @@ func ethTCP(a, b byte, pa, pb uint16, seq, ack uint32, flags byte, payload []byt
 	ip := []byte{0x45, 0, 0, 0, 0, 1, 0x40, 0, 64, 6, 0, 0, 192, 0, 2, a, 192, 0, 2, b}
 	binary.BigEndian.PutUint16(ip[2:], uint16(20+20+len(payload)))
 	fr = append(fr, ip...)
-	tcp := make([]byte, 20)
-	binary.BigEndian.PutUint16(tcp, pa)
-	binary.BigEndian.PutUint16(tcp[2:], pb)
-	binary.BigEndian.PutUint32(tcp[4:], seq)
-	binary.BigEndian.PutUint32(tcp[8:], ack)
-	tcp[12], tcp[13] = 5<<4, flags
-	binary.BigEndian.PutUint16(tcp[14:], 65535)
-	fr = append(fr, tcp...)
+	fr = testpkt.TCP(fr, pa, pb, seq, ack, flags, 65535)
 	return append(fr, payload...)
 }
 

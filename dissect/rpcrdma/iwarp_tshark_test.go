@@ -51,15 +51,7 @@ var iwarpReadReplies = map[uint64]bool{1514: true, 1805: true, 2097: true, 2387:
 // instead of being left to RDS.
 func TestDecodeAsQP(t *testing.T) {
 	count := func(path string, rules ...string) (xids, bad int) {
-		var opts dissect.Options
-		for _, r := range rules {
-			da, err := dissect.ParseDecodeAs(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.DecodeAs = append(opts.DecodeAs, da)
-		}
-		got, err := tsharktest.DecodeWithFindings(path, opts)
+		got, err := tsharktest.DecodeWithFindings(path, tsharktest.DecodeAs(t, rules...))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,6 @@
 package rx_test
 
 import (
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +8,8 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/testpkt"
+	"github.com/rdx-project/rdx/internal/tsharktest"
 )
 
 // lossyPcap is a Linux AF_RXRPC client and server (service on UDP 7100)
@@ -36,25 +36,12 @@ func TestLossyRxRPC(t *testing.T) {
 		}
 	})
 
-	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := dissect.NewEngine(dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
-	src, err := capture.Open(lossyPcap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	opts := tsharktest.DecodeAs(t, "udp.port==7100,rx")
+	eng := dissect.NewEngine(opts)
 	lastSeen := map[dirKey]bool{} // directions whose LAST packet is in the capture
-	var p capture.Packet
-	for n := uint64(1); ; n++ {
-		if err := src.Next(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		f := eng.Decode(dissect.Packet{Num: n, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
+	err := testpkt.Each(lossyPcap, func(p dissect.Packet) error {
+		n := p.Num
+		f := eng.Decode(p)
 		for _, fd := range f.Findings {
 			if fd.Sev == dissect.Error || fd.Group == dissect.GroupResponse && fd.Sev != dissect.Note {
 				t.Errorf("frame %d: %s", n, fd.Msg)
@@ -64,7 +51,7 @@ func TestLossyRxRPC(t *testing.T) {
 			}
 		}
 		if p.LinkType != capture.LinkEthernet || len(p.Data) < 15 {
-			continue
+			return nil
 		}
 		off := 14 + int(p.Data[14]&0xf)*4 + 8 // Ethernet, IPv4, UDP
 		if len(p.Data) >= off+rx.HeaderLen && p.Data[off+20] == rx.TypeData {
@@ -73,6 +60,10 @@ func TestLossyRxRPC(t *testing.T) {
 				lastSeen[dirKey{h.Epoch(), h.CID() &^ 3, h.CallNumber(), h.Flags()&rx.FlagClientInitiated == 0}] = true
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(lastSeen) == 0 {
 		t.Fatal("no Rx DATA with LAST in the capture: not the lossy AF_RXRPC capture?")

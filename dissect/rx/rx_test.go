@@ -9,26 +9,17 @@ import (
 	_ "github.com/rdx-project/rdx/dissect/all"
 	"github.com/rdx-project/rdx/dissect/rx"
 	"github.com/rdx-project/rdx/internal/enginecheck"
+	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/render"
 )
 
 // udp4 wraps payload in IPv4+UDP (link type 228, raw IPv4) from
 // 192.0.2.1:sport to 192.0.2.2:dport; checksums are left zero (UDP allows it).
 func udp4(sport, dport uint16, payload []byte) []byte {
-	b := make([]byte, 28, 28+len(payload))
-	b[0] = 0x45
-	binary.BigEndian.PutUint16(b[2:], uint16(28+len(payload)))
-	b[8], b[9] = 64, 17
-	a, z := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
 	if sport < dport { // the server (low port) answers: addresses swap too
-		a, z = z, a
+		return testpkt.UDP4(nil, testpkt.Server, testpkt.Client, sport, dport, payload)
 	}
-	copy(b[12:], a)
-	copy(b[16:], z)
-	binary.BigEndian.PutUint16(b[20:], sport)
-	binary.BigEndian.PutUint16(b[22:], dport)
-	binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
-	return append(b, payload...)
+	return testpkt.UDP4(nil, testpkt.Client, testpkt.Server, sport, dport, payload)
 }
 
 type pkt struct {

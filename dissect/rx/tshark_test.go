@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
 	"github.com/rdx-project/rdx/internal/tsharktest"
 )
@@ -41,12 +40,7 @@ func TestRxAgainstTshark(t *testing.T) {
 	for _, c := range caps {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			// tshark-truth decoded these with -d udp.port==7000-7010,rx.
-			opts := dissect.Options{}
-			da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.DecodeAs = append(opts.DecodeAs, da)
+			opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
 			res := tsharktest.Compare(t, c, c+".tshark-fields.tsv", []string{"rx."}, rxKnown, opts)
 			if res.Compared == 0 {
 				t.Fatal("no rx field compared")
@@ -66,11 +60,8 @@ func TestRxAgainstTshark(t *testing.T) {
 // decode (made with -d udp.port==7100,rx) with no accepted difference.
 func TestLossyRxAgainstTshark(t *testing.T) {
 	tsharktest.Capture(t, lossyPcap)
-	da, err := dissect.ParseDecodeAs("udp.port==7100,rx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := tsharktest.Compare(t, lossyPcap, lossyPcap+".tshark-fields.tsv", []string{"rx."}, nil, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+	opts := tsharktest.DecodeAs(t, "udp.port==7100,rx")
+	res := tsharktest.Compare(t, lossyPcap, lossyPcap+".tshark-fields.tsv", []string{"rx."}, nil, opts)
 	if res.Compared < 10000 || len(res.Fields) < 20 {
 		t.Errorf("only %d values in %d fields compared: the test proves little", res.Compared, len(res.Fields))
 	}
@@ -95,11 +86,8 @@ func TestRxkadResponseTsharkWrong(t *testing.T) {
 			t.Fatal(err)
 		}
 		get := tab.Get
-		da, err := dissect.ParseDecodeAs("udp.port==7000-7010,rx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tsharktest.Decode(c, dissect.Options{DecodeAs: []dissect.DecodeAs{da}})
+		opts := tsharktest.DecodeAs(t, "udp.port==7000-7010,rx")
+		got, err := tsharktest.Decode(c, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,5 +1,5 @@
-// Package inet has the Internet checksum (RFC 1071) used where rdx builds or
-// rewrites IPv4, UDP and TCP headers (synth, replay).
+// Package inet has the Internet checksum (RFC 1071) used where rdx builds,
+// rewrites (synth, replay) or checks (icmp) IPv4, UDP, TCP and ICMP headers.
 package inet
 
 // Sum adds b to the running one's-complement sum s as 16-bit big-endian

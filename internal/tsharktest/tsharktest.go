@@ -6,16 +6,14 @@ package tsharktest
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // Known explains an accepted difference. Match decides, per frame, whether
@@ -88,25 +86,13 @@ func DecodeWithFindings(path string, opts dissect.Options) (map[uint64]map[strin
 func decode(path string, opts dissect.Options, findings bool) (map[uint64]map[string][]string, error) {
 	out := map[uint64]map[string][]string{}
 	eng := dissect.NewEngine(opts)
+	var tree dissect.Tree
 	for pass := 1; pass <= 2; pass++ {
-		r, err := capture.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		var pkt capture.Packet
-		var tree dissect.Tree
-		for num := uint64(1); ; num++ {
-			err := r.Next(&pkt)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				r.Close()
-				return nil, err
-			}
-			f := eng.Decode(dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: pass})
+		err := testpkt.Each(path, func(p dissect.Packet) error {
+			p.Pass = pass
+			f := eng.Decode(p)
 			if pass == 1 {
-				continue
+				return nil
 			}
 			eng.BuildTree(&tree, f)
 			m := map[string][]string{}
@@ -131,9 +117,12 @@ func decode(path string, opts dissect.Options, findings bool) (map[uint64]map[st
 				}
 				m[n.F.Abbrev] = append(m[n.F.Abbrev], v)
 			}
-			out[num] = m
+			out[p.Num] = m
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		r.Close()
 		eng.Rewind()
 	}
 	return out, nil
@@ -262,4 +251,19 @@ func TallyChecks(checks map[string][2]int, f *dissect.Frame) {
 		}
 		checks[c.Check.Name] = v
 	}
+}
+
+// DecodeAs is engine options with the given -d rules (as tshark-truth was
+// told them), failing the test on a rule that does not parse.
+func DecodeAs(t testing.TB, rules ...string) dissect.Options {
+	t.Helper()
+	var opts dissect.Options
+	for _, r := range rules {
+		da, err := dissect.ParseDecodeAs(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.DecodeAs = append(opts.DecodeAs, da)
+	}
+	return opts
 }

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/rds"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func main() {
 }
 
 type gen struct {
-	w     *capture.PcapWriter
+	w     *testpkt.PcapFile
 	frame []byte
 	seq   [2]uint32
 	t     int64
@@ -79,17 +79,11 @@ func (g *gen) packet(dir int, flags uint8, payload []byte) error {
 		g.seq[dir]++
 	}
 	g.t += 1000
-	p := capture.Packet{Data: f, TimeNS: g.t, CapLen: len(f), WireLen: len(f), LinkType: capture.LinkEthernet}
-	return g.w.WritePacket(&p)
+	return g.w.Write(f, g.t)
 }
 
 func write(path string, size int64, mss int) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(fh, 1<<20)
-	w, err := capture.NewPcapWriter(bw, capture.LinkEthernet, 65535, true)
+	w, err := testpkt.CreatePcap(path, capture.LinkEthernet)
 	if err != nil {
 		return err
 	}
@@ -149,22 +143,17 @@ func write(path string, size int64, mss int) error {
 	g.packet(0, fin|ack, nil)
 	g.packet(1, fin|ack, nil)
 	g.packet(0, ack, nil)
-	if err := bw.Flush(); err != nil {
+	if err := w.Close(); err != nil {
 		return err
 	}
 	fmt.Println(written)
-	return fh.Close()
+	return nil
 }
 
 // writeConns writes n connections from 192.0.2.10+ (60000 ports each), each
 // a handshake and one RDS message, never closed.
 func writeConns(path string, n int) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(fh, 1<<20)
-	w, err := capture.NewPcapWriter(bw, capture.LinkEthernet, 65535, true)
+	w, err := testpkt.CreatePcap(path, capture.LinkEthernet)
 	if err != nil {
 		return err
 	}
@@ -182,8 +171,5 @@ func writeConns(path string, n int) error {
 			return err
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return fh.Close()
+	return w.Close()
 }

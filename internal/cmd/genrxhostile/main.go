@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 func main() {
@@ -33,13 +33,7 @@ func main() {
 }
 
 func run(mode string, n int, out string) error {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := capture.NewPcapWriter(bw, capture.LinkIPv4, 65535, true)
+	w, err := testpkt.CreatePcap(out, capture.LinkIPv4)
 	if err != nil {
 		return err
 	}
@@ -48,7 +42,7 @@ func run(mode string, n int, out string) error {
 	write := func(h rx.HeaderFields, body []byte, reply bool) error {
 		t += 1000
 		frame = udp4(frame[:0], reply, append(h.Encode(nil), body...))
-		return w.WritePacket(&capture.Packet{Data: frame, TimeNS: t, CapLen: len(frame), WireLen: len(frame), LinkType: capture.LinkIPv4})
+		return w.Write(frame, t)
 	}
 	h := rx.HeaderFields{Epoch: 0x5f3a1b2c, CID: 0x8a2b0000, Type: rx.TypeData, ServiceID: 1}
 	switch mode {
@@ -101,22 +95,14 @@ func run(mode string, n int, out string) error {
 	default:
 		return fmt.Errorf("unknown -mode %q (jumbo or ooo)", mode)
 	}
-	return bw.Flush()
+	return w.Close()
 }
 
+// udp4 appends payload in IPv4+UDP from client 192.0.2.1:7001 to server
+// 192.0.2.2:7000, or back when reply.
 func udp4(b []byte, reply bool, payload []byte) []byte {
-	b = append(b, make([]byte, 28)...)
-	b[0], b[8], b[9] = 0x45, 64, 17
-	binary.BigEndian.PutUint16(b[2:], uint16(28+len(payload)))
-	cl, sv := []byte{192, 0, 2, 1}, []byte{192, 0, 2, 2}
-	sp, dp := uint16(7001), uint16(7000)
 	if reply {
-		cl, sv, sp, dp = sv, cl, dp, sp
+		return testpkt.UDP4(b, testpkt.Server, testpkt.Client, 7000, 7001, payload)
 	}
-	copy(b[12:], cl)
-	copy(b[16:], sv)
-	binary.BigEndian.PutUint16(b[20:], sp)
-	binary.BigEndian.PutUint16(b[22:], dp)
-	binary.BigEndian.PutUint16(b[24:], uint16(8+len(payload)))
-	return append(b, payload...)
+	return testpkt.UDP4(b, testpkt.Client, testpkt.Server, 7001, 7000, payload)
 }
