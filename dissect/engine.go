@@ -573,7 +573,6 @@ func pickPort(tab []uint8, a, b uint16) int {
 // the input must still never crash rdx: the panic becomes an error finding
 // naming the frame, and decoding goes on with the next one (unless strict).
 func (e *Engine) endFrame(f *Frame) {
-	defer func() { e.inFrame = false }()
 	if r := recover(); r != nil {
 		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
@@ -581,19 +580,19 @@ func (e *Engine) endFrame(f *Frame) {
 	}
 	// Still in the frame: what dropped state tells its consumers (a stream
 	// gap, a close) is reported on this frame.
-	e.enforceBudget(f)
+	if e.budget.Over() {
+		e.enforceBudget(f)
+	}
+	e.inFrame = false // a strict re-panic leaves through strictPanic, which clears it
 }
 
 // maxBudgetFindings is how many drops one frame names; the rest are counted.
 const maxBudgetFindings = 3
 
-// enforceBudget drops the oldest reassembly and tracking state when all
-// tables together hold more than the budget, with a finding per drop on the
-// frame that pushed them over.
+// enforceBudget drops the oldest reassembly and tracking state once all
+// tables together hold more than the budget (the caller checks Over), with
+// a finding per drop on the frame that pushed them over.
 func (e *Engine) enforceBudget(f *Frame) {
-	if !e.budget.Over() {
-		return
-	}
 	defer func() { // a drop calls into dissectors (gaps, closes): the same rule as endFrame
 		if r := recover(); r != nil {
 			e.strictPanic("budget", f.Num, r)
@@ -616,6 +615,7 @@ func (e *Engine) enforceBudget(f *Frame) {
 // deferred function, debug.Stack still shows where the panic was raised.
 func (e *Engine) strictPanic(where string, frame uint64, r any) {
 	if e.Opts.Strict {
+		e.inFrame = false // the frame ends here; endFrame does not get to clear it
 		panic(&InternalError{Frame: frame, Where: where, Value: r, Stack: debug.Stack()})
 	}
 }
