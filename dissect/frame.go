@@ -66,21 +66,6 @@ type Net struct {
 	TCP TCPHeader
 }
 
-// reset empties n for the next frame. The TCP fields (RelSeq to TCP) are set
-// only for a TCP segment, so a frame of another protocol skips them: the
-// whole struct is about twice as big as its IP part, and reset runs on
-// every frame.
-func (n *Net) reset() {
-	if n.IPProto == IPProtoTCP {
-		*n = Net{}
-		return
-	}
-	n.Src, n.Dst = netip.Addr{}, netip.Addr{}
-	n.IPProto, n.SrcPort, n.DstPort, n.HasIP, n.HasL4 = 0, 0, 0, false, false
-	n.L3Off, n.L4Off, n.PayloadOff, n.PayloadLen = 0, 0, 0, 0
-	n.Truncated, n.Fragment, n.VLAN, n.EtherType, n.ECN = false, false, 0, 0, 0
-}
-
 // TCPPayloadOffset returns the offset in f.Data of the n stream octets that
 // start at TCP sequence number seq, or -1 when they do not all lie in this
 // frame's TCP payload (stream dissectors show PDUs at their frame offsets).
@@ -195,7 +180,7 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 }
 
 func (f *Frame) reset() {
-	f.Net.reset()
+	f.Net = Net{}
 	f.PDUs = f.PDUs[:0]
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
