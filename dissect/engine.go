@@ -174,11 +174,9 @@ type Engine struct {
 	udp    layers.UDP
 	tcp    layers.TCP
 	parser [maxLinkType]*gopacket.DecodingLayerParser
-	types  []gopacket.LayerType
-
 	// The link, IP and transport layers decoded in the current frame, in
-	// order (for the base tree).
-	decoded []gopacket.LayerType
+	// order (dispatch, the base tree); empty when no parser ran.
+	types []gopacket.LayerType
 
 	regs []*Registration
 	inst []Dissector
@@ -292,7 +290,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.decoded = e.decoded[:0]
+	e.types = e.types[:0]
 	e.n6ext, e.hbhLen = 0, 0
 	e.inFrame = true
 	defer e.endFrame(f)
@@ -344,7 +342,6 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
 	if e.Opts.Conversations {
 		e.countConv(f)
