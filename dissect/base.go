@@ -132,7 +132,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		t.Uint(fIPoIBType, 40, 2, uint64(f.Net.EtherType))
 		off = ipoibLen
 	}
-	for _, lt := range e.decoded {
+	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
 			t.Proto(pEth, off, 14, "")
@@ -262,7 +262,7 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 	if f.LinkType == LinkTypeIPoIB {
 		add("ipoib")
 	}
-	for _, lt := range e.decoded {
+	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
 			add("eth")

@@ -174,11 +174,9 @@ type Engine struct {
 	udp    layers.UDP
 	tcp    layers.TCP
 	parser [maxLinkType]*gopacket.DecodingLayerParser
-	types  []gopacket.LayerType
-
 	// The link, IP and transport layers decoded in the current frame, in
-	// order (for the base tree).
-	decoded []gopacket.LayerType
+	// order (dispatch, the base tree); empty when no parser ran.
+	types []gopacket.LayerType
 
 	regs []*Registration
 	inst []Dissector
@@ -292,7 +290,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.decoded = e.decoded[:0]
+	e.types = e.types[:0]
 	e.n6ext, e.hbhLen = 0, 0
 	e.inFrame = true
 	defer e.endFrame(f)
@@ -344,7 +342,6 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.decoded = e.types // valid until the next Decode, like the layers themselves
 	e.fillNet(f, data, truncated)
 	if e.Opts.Conversations {
 		e.countConv(f)
@@ -573,7 +570,6 @@ func pickPort(tab []uint8, a, b uint16) int {
 // the input must still never crash rdx: the panic becomes an error finding
 // naming the frame, and decoding goes on with the next one (unless strict).
 func (e *Engine) endFrame(f *Frame) {
-	defer func() { e.inFrame = false }()
 	if r := recover(); r != nil {
 		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
@@ -581,19 +577,19 @@ func (e *Engine) endFrame(f *Frame) {
 	}
 	// Still in the frame: what dropped state tells its consumers (a stream
 	// gap, a close) is reported on this frame.
-	e.enforceBudget(f)
+	if e.budget.Over() {
+		e.enforceBudget(f)
+	}
+	e.inFrame = false // a strict re-panic leaves through strictPanic, which clears it
 }
 
 // maxBudgetFindings is how many drops one frame names; the rest are counted.
 const maxBudgetFindings = 3
 
-// enforceBudget drops the oldest reassembly and tracking state when all
-// tables together hold more than the budget, with a finding per drop on the
-// frame that pushed them over.
+// enforceBudget drops the oldest reassembly and tracking state once all
+// tables together hold more than the budget (the caller checks Over), with
+// a finding per drop on the frame that pushed them over.
 func (e *Engine) enforceBudget(f *Frame) {
-	if !e.budget.Over() {
-		return
-	}
 	defer func() { // a drop calls into dissectors (gaps, closes): the same rule as endFrame
 		if r := recover(); r != nil {
 			e.strictPanic("budget", f.Num, r)
@@ -616,6 +612,7 @@ func (e *Engine) enforceBudget(f *Frame) {
 // deferred function, debug.Stack still shows where the panic was raised.
 func (e *Engine) strictPanic(where string, frame uint64, r any) {
 	if e.Opts.Strict {
+		e.inFrame = false // the frame ends here; endFrame does not get to clear it
 		panic(&InternalError{Frame: frame, Where: where, Value: r, Stack: debug.Stack()})
 	}
 }
