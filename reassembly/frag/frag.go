@@ -90,6 +90,7 @@ type Assembly struct {
 	n      int32 // pieces accepted
 	nfr    int32 // frames noted
 	trunc  bool
+	slow   bool // Add and keep skip their in-order fast paths (the test comparing the paths)
 }
 
 // held is the pieces with records and the data of those ahead of a hole.
@@ -264,10 +265,6 @@ func (a *Assembly) Pass(end int64, frame uint64) {
 	a.drain()
 }
 
-// slowOnly turns Add's in-order fast path off, for the test that compares
-// the two paths.
-var slowOnly bool
-
 // Add offers the piece [off, end) with its data from frame; last says it
 // ends the unit. Anything but Added leaves the assembly as it was (TooMany
 // marks it Truncated); other is the held piece the verdict is about, when it
@@ -289,7 +286,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.accept(end, last)
 		return Added, Piece{}
 	}
-	if off == a.next && !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !slowOnly {
+	if off == a.next && !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow {
 		// in order with nothing held ahead (most pieces of most units): no
 		// record, no search, nothing to merge after it; what the general
 		// path below does in this case, without its checks
@@ -400,7 +397,7 @@ func (a *Assembly) keep(b []byte) int {
 	if a.trunc {
 		return 0 // out is a prefix: nothing after a hole is kept
 	}
-	if len(a.out)+len(b) <= cap(a.out) && a.pbytes() == 0 && len(a.out)+len(b) <= a.cfg.MaxBytes && !slowOnly {
+	if len(a.out)+len(b) <= cap(a.out) && a.pbytes() == 0 && len(a.out)+len(b) <= a.cfg.MaxBytes && !a.slow {
 		a.out = append(a.out, b...) // room, and nothing held ahead to let go
 		return len(b)
 	}
