@@ -480,10 +480,10 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	if dir == 0 && !abort {
 		c.req, c.reqSeen = flows.Request{Frame: f.Num, TimeNS: f.TimeNS}, true
 		cl.ReqFrame = f.Num
-		if !d.pass2 {
-			// nothing learned yet: only a second pass knows the reply
-		} else if a, ok := d.learned.Recall(f.Num); ok {
-			cl.RepFrame, cl.RespTime, cl.HasRespTime = a.Frame, a.RTT, true
+		if d.pass2 { // only a second pass knows the reply
+			if a, ok := d.learned.Recall(f.Num); ok {
+				cl.RepFrame, cl.RespTime, cl.HasRespTime = a.Frame, a.RTT, true
+			}
 		}
 	} else if c.reqSeen {
 		a := c.req.Answer(f.Num, f.TimeNS)
