@@ -62,9 +62,6 @@ type Pending[K comparable, V any] struct {
 	elem budget.Elem[Pending[K, V]]
 }
 
-// Key is the request's key.
-func (p *Pending[K, V]) Key() K { return p.key }
-
 // Matcher matches replies to requests by the protocol's own ids (K: an RPC
 // XID with the addresses, an Rx call number with its connection, ...). It
 // holds only outstanding requests, at most limit of them, least recently
