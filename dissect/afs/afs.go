@@ -343,7 +343,7 @@ func (p *PDU) check() {
 	if fn, start := p.decoder(); fn != nil {
 		p.d.reset(c, nil, start)
 		fn(&p.d)
-		if p.d.isOver {
+		if p.d.isOver() {
 			what := " arguments"
 			if p.Call.Reply {
 				what = " results"
@@ -572,7 +572,7 @@ func (p *PDU) treeData(t *dissect.Tree) {
 		fn(&p.d)
 	}
 	// What no decoder took: opaque, never guessed at.
-	if p.d.r.Err() == nil && !p.d.partial && !p.d.isOver && p.d.r.Remaining() > 0 {
+	if p.d.r.Err() == nil && !p.d.partial && !p.d.isOver() && p.d.r.Remaining() > 0 {
 		if fn == nil {
 			t.Uint(fDataLen, p.d.r.Off, 0, uint64(p.d.r.Remaining()))
 		}

@@ -23,10 +23,12 @@ type dec struct {
 	partial bool
 	// over and overMax are set when an array's count exceeds the bound
 	// its .xg type declares (AFSCBFids<AFSCBMAX>...): decoding stops and
-	// the call is malformed.
+	// the call is malformed. over is never 0 then (it exceeds a bound).
 	over, overMax uint32
-	isOver        bool
 }
+
+// isOver reports whether an array's count exceeded its declared bound.
+func (d *dec) isOver() bool { return d.over != 0 }
 
 func (d *dec) reset(c *rx.Call, t *dissect.Tree, off int) {
 	d.r = xdr.NewReader(c.Data)
@@ -34,13 +36,13 @@ func (d *dec) reset(c *rx.Call, t *dissect.Tree, off int) {
 	d.t = t
 	d.c = c
 	d.partial = false
-	d.isOver = false
+	d.over = 0
 }
 
 // ok reports whether decoding may go on.
-func (d *dec) ok() bool { return d.r.Err() == nil && !d.partial && !d.isOver }
+func (d *dec) ok() bool { return d.r.Err() == nil && !d.partial && !d.isOver() }
 
-func (d *dec) tree() bool { return d.t != nil && d.r.Err() == nil && !d.isOver }
+func (d *dec) tree() bool { return d.t != nil && d.r.Err() == nil && !d.isOver() }
 
 // u32 reads an unsigned word and shows it as f.
 func (d *dec) u32(f *dissect.Field) uint32 {
@@ -155,7 +157,7 @@ func (d *dec) countMax(f *dissect.Field, elemSize, max int) int {
 			if f != nil && d.tree() {
 				d.t.Uint(f, off, 4, uint64(n)) // shown, then stop
 			}
-			d.over, d.overMax, d.isOver = n, uint32(max), true
+			d.over, d.overMax = n, uint32(max)
 			return 0
 		}
 	}

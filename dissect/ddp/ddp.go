@@ -163,8 +163,7 @@ type reqID struct {
 }
 
 type readReq struct {
-	frame  uint64
-	id     reqID
+	id     reqID // id.frame is the request's frame
 	left   uint64
 	to     uint64 // sink TO the next response segment should carry
 	sinkTO uint64 // as requested
@@ -301,7 +300,7 @@ func (d *State) DropOldest() string {
 	if rok {
 		r := d.readList.Back()
 		d.removeRead(r)
-		return "RDMAP Read Request of frame " + strconv.FormatUint(r.frame, 10) + " awaiting its response"
+		return "RDMAP Read Request of frame " + strconv.FormatUint(r.id.frame, 10) + " awaiting its response"
 	}
 	return "nothing"
 }
@@ -377,10 +376,10 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		if d.nReads >= maxReads {
 			old := d.readList.Back()
 			add(dissect.Warn, dissect.GroupResponse, nil, "more than "+strconv.Itoa(maxReads)+
-				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.frame, 10))
+				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.id.frame, 10))
 			d.removeRead(old)
 		}
-		req := &readReq{frame: f.Num, id: reqID{f.Num, s.idx}, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
+		req := &readReq{id: reqID{f.Num, s.idx}, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
 			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
@@ -457,8 +456,8 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 			break
 		}
 	}
-	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
-	s.reqIn = r.frame
+	p.Matched, p.ReqFrame, p.SrcSTag, p.SrcTO = true, r.id.frame, r.src, r.srcTO+(TO(b)-r.sinkTO)
+	s.reqIn = r.id.frame
 	if _, ok := d.learned[r.id]; !ok {
 		if len(d.learned) >= maxLearned {
 			clear(d.learned) // only links requests to responses in the second pass

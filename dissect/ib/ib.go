@@ -251,8 +251,9 @@ func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
 		p.icrcWire = binary.BigEndian.Uint32(data[end:])
 		return
 	}
-	crc, ok := icrcRoCEv2(&d.crc, f.Data[n.L3Off:n.L4Off], f.Data[n.L4Off:n.L4Off+8], data[:end])
-	d.checkICRC(f, p, crc, ok)
+	ip := f.Data[n.L3Off:n.L4Off]
+	crc, ok := icrcRoCEv2(&d.crc, ip, f.Data[n.L4Off:n.L4Off+8], data[:end])
+	d.checkICRC(f, p, ip, crc, ok)
 }
 
 func (d *State) rocev1(f *dissect.Frame, data []byte, off int) {
@@ -286,7 +287,7 @@ func (d *State) rocev1(f *dissect.Frame, data []byte, off int) {
 	}
 	p.icrcOff = end
 	crc, ok := icrcRoCEv1(&d.crc, data[:end])
-	d.checkICRC(f, p, crc, ok)
+	d.checkICRC(f, p, nil, crc, ok)
 }
 
 func (d *State) checkGRH(f *dissect.Frame, p *Packet, g GRH) bool {
@@ -403,7 +404,7 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 	}
 	p.icrcOff = end
 	crc, ok := icrcNative(&d.crc, data[:end])
-	d.checkICRC(f, p, crc, ok)
+	d.checkICRC(f, p, nil, crc, ok)
 }
 
 // The checks rdx check tabulates for InfiniBand.
@@ -415,7 +416,9 @@ var (
 func hex16(v uint16) string { return strconv.FormatUint(uint64(v)|1<<16, 16)[1:] }
 func hex32(v uint32) string { return strconv.FormatUint(uint64(v)|1<<32, 16)[1:] }
 
-func (d *State) checkICRC(f *dissect.Frame, p *Packet, crc uint32, ok bool) {
+// checkICRC compares the ICRC with crc; ip is the IP header of a RoCEv2
+// frame (nil otherwise), which names the flow of a bad one.
+func (d *State) checkICRC(f *dissect.Frame, p *Packet, ip []byte, crc uint32, ok bool) {
 	w := p.data[p.icrcOff : p.icrcOff+ICRCLen]
 	p.icrcWire = binary.BigEndian.Uint32(w)
 	if !ok {
@@ -429,10 +432,6 @@ func (d *State) checkICRC(f *dissect.Frame, p *Packet, crc uint32, ok bool) {
 		return
 	}
 	p.icrcStatus = CRCBad
-	var ip []byte
-	if p.encap == EncRoCEv2 {
-		ip = ipHeader(f)
-	}
 	d.badICRC(f, p, ip)
 }
 

@@ -88,12 +88,3 @@ func (d *State) badICRC(f *dissect.Frame, p *Packet, ip []byte) {
 		": differs by 0x"+hex32(diff)+" as in frame "+strconv.FormatUint(prev.frame, 10)+
 		" of the same addresses, QP and size; likely rewritten addresses (anonymized or NATed after the ICRC was computed), not corruption")
 }
-
-// ipHeader is the IP header of a RoCEv2 frame, or nil.
-func ipHeader(f *dissect.Frame) []byte {
-	n := &f.Net
-	if n.L3Off < 0 || n.L3Off >= n.L4Off || n.L4Off > len(f.Data) {
-		return nil
-	}
-	return f.Data[n.L3Off:n.L4Off]
-}

@@ -194,10 +194,7 @@ func (d *State) checksum(f *dissect.Frame, m *Message) {
 		"bad checksum 0x"+hex16(wire)+" (should be 0x"+hex16(m.ckCalc)+")")
 }
 
-func hex16(v uint16) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[v>>12], digits[v>>8&15], digits[v>>4&15], digits[v&15]})
-}
+func hex16(v uint16) string { return string(dissect.AppendHexDigits(nil, uint64(v), 4)) }
 
 // echoTime reads the timestamp ping puts at the start of its echo data
 // (struct timeval: seconds and microseconds, in the sender's byte order),
@@ -262,7 +259,7 @@ func (m *Message) Summary(dst []byte) []byte {
 	case 0, 8, 13, 14, 15, 16, 17, 18:
 		id, seq := binary.BigEndian.Uint16(m.b[4:]), binary.BigEndian.Uint16(m.b[6:])
 		dst = append(dst, " id=0x"...)
-		dst = append(dst, hex16(id)...)
+		dst = dissect.AppendHexDigits(dst, uint64(id), 4)
 		dst = append(dst, ", seq="...)
 		dst = strconv.AppendUint(dst, uint64(seq), 10)
 		dst = append(dst, '/')
@@ -299,7 +296,7 @@ func (m *Message) summary6(dst []byte) []byte {
 	switch t {
 	case 128, 129:
 		dst = append(dst, " id=0x"...)
-		dst = append(dst, hex16(binary.BigEndian.Uint16(m.b[4:]))...)
+		dst = dissect.AppendHexDigits(dst, uint64(binary.BigEndian.Uint16(m.b[4:])), 4)
 		dst = append(dst, ", seq="...)
 		dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(m.b[6:])), 10)
 		dst = append(dst, ", hop limit="...)

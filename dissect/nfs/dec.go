@@ -48,6 +48,16 @@ func (x *d) u32(f *dissect.Field) uint32 {
 	return v
 }
 
+// count reads the length of an XDR array whose items take at least min
+// octets each and adds it as f.
+func (x *d) count(f *dissect.Field, min int) int {
+	n := x.r.Count(min)
+	if x.t != nil && x.ok() {
+		x.t.Uint(f, x.r.Off-4, 4, uint64(n))
+	}
+	return n
+}
+
 // withBits gives the fields Wireshark shows with all their bits, wherever
 // they are decoded.
 var withBits = map[*dissect.Field][]*dissect.Field{fSeqFlags: seqFlagBits, fRflags: rflagBits, fMode4: mode4Bits}

@@ -236,10 +236,7 @@ var (
 
 // pathname adds a pathname4 (component4<>).
 func (x *d) pathname() {
-	n := x.r.Count(4)
-	if x.t != nil && x.ok() {
-		x.t.Uint(fPathCount, x.r.Off-4, 4, uint64(n))
-	}
+	n := x.count(fPathCount, 4)
 	for i := 0; i < n && x.ok(); i++ {
 		x.str(fComponent)
 	}
@@ -247,10 +244,7 @@ func (x *d) pathname() {
 
 // acl adds an nfsace4<> with its count.
 func (x *d) acl() {
-	n := x.r.Count(16)
-	if x.t != nil && x.ok() {
-		x.t.Uint(fNumAces, x.r.Off-4, 4, uint64(n))
-	}
+	n := x.count(fNumAces, 16)
 	for i := 0; i < n && x.ok(); i++ {
 		x.ace()
 	}
@@ -343,10 +337,7 @@ func (x *d) attr4More(a int) bool {
 			x.close()
 		}
 	case 68: // mdsthreshold: threshold_item4<>
-		n := x.r.Count(12)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fThreshHints, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fThreshHints, 12)
 		for i := 0; i < n && x.ok(); i++ {
 			x.node(fThreshItem)
 			x.u32(fLayoutType)
@@ -631,10 +622,7 @@ func (x *d) uaddr(a []byte) {
 
 // writeResponse adds a write_response4 (COPY, WRITE_SAME, CB_OFFLOAD).
 func (x *d) writeResponse() {
-	n := x.r.Count(16)
-	if x.t != nil && x.ok() {
-		x.t.Uint(fCallbackIDs, x.r.Off-4, 4, uint64(n))
-	}
+	n := x.count(fCallbackIDs, 16)
 	for i := 0; i < n && x.ok(); i++ {
 		x.stateid()
 	}
@@ -740,10 +728,7 @@ func (x *d) filesLayout() {
 	}
 	x.u32(fNflFirst)
 	x.u64(fOffset4)
-	n := x.r.Count(4)
-	if x.t != nil && x.ok() {
-		x.t.Uint(fNflFhs, x.r.Off-4, 4, uint64(n))
-	}
+	n := x.count(fNflFhs, 4)
 	for i := 0; i < n && x.ok(); i++ {
 		x.fh("filehandle")
 	}
@@ -765,10 +750,7 @@ func (x *d) ffDevAddr() {
 // ffLayout: ff_layout4.
 func (x *d) ffLayout() {
 	x.u64(fStripeUnit)
-	n := x.r.Count(4)
-	if x.t != nil && x.ok() {
-		x.t.Uint(fNflMirrors, x.r.Off-4, 4, uint64(n))
-	}
+	n := x.count(fNflMirrors, 4)
 	for i := 0; i < n && x.ok(); i++ {
 		k := x.r.Count(44)
 		for j := 0; j < k && x.ok(); j++ {
@@ -877,10 +859,7 @@ func op41Args(x *d, op uint32) bool {
 		x.copyRange()
 		x.u32(fConsecutive)
 		x.u32(fSynchronous)
-		n := x.r.Count(4)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fSourceSrvs, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fSourceSrvs, 4)
 		for i := 0; i < n && x.ok(); i++ {
 			x.netloc()
 		}
@@ -896,10 +875,7 @@ func op41Args(x *d, op uint32) bool {
 		x.u64(fOffset4)
 		x.u64(fLength4)
 		x.stateid()
-		n := x.r.Count(24)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fDevErrCount, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fDevErrCount, 24)
 		for i := 0; i < n && x.ok(); i++ {
 			if x.t != nil {
 				x.t.Uint(fDevErrIdx, x.r.Off, 0, uint64(i))
@@ -1012,10 +988,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 	case 48: // GETDEVICELIST
 		x.u64(fCookie4)
 		x.u64(fCookieVerf4)
-		n := x.r.Count(16)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fDevNum, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fDevNum, 16)
 		for i := 0; i < n && x.ok(); i++ {
 			x.fixed(fDeviceID, 16)
 		}
@@ -1047,10 +1020,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 	case 61: // COPY_NOTIFY
 		x.nfstime()
 		x.stateid()
-		n := x.r.Count(4)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fSourceSrvs, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fSourceSrvs, 4)
 		for i := 0; i < n && x.ok(); i++ {
 			x.netloc()
 		}
@@ -1058,10 +1028,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 		x.bitmapAs(nil, fHintMask, fHintCount, fHintHint)
 	case 67: // OFFLOAD_STATUS
 		x.u64(fLength4)
-		n := x.r.Count(4)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fNumOffStat, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fNumOffStat, 4)
 		if n > 0 { // osr_complete<1>: Wireshark shows it as both
 			o := x.r.Off
 			st := x.u32(fOffloadStat)
@@ -1091,10 +1058,7 @@ func op41Res(x *d, m *oncrpc.Msg, op uint32) bool {
 		x.changeInfo()
 	case 74: // LISTXATTRS
 		x.u64(fLxaCookie)
-		n := x.r.Count(4)
-		if x.t != nil && x.ok() {
-			x.t.Uint(fLxaNames, x.r.Off-4, 4, uint64(n))
-		}
+		n := x.count(fLxaNames, 4)
 		for i := 0; i < n && x.ok(); i++ {
 			x.str(fXattrName)
 		}
