@@ -165,13 +165,16 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	eng := dissect.NewEngine(eo)
 	res.Engine = eng
-	for _, z := range cfg.Stats {
-		if z == "help" {
-			fmt.Fprintln(cfg.Out, strings.Join(eng.StatNames(), "\n"))
-			return res, flushOut(cfg.Out)
-		}
-		if !slices.Contains(eng.StatNames(), z) {
-			return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(eng.StatNames(), ", "))
+	if len(cfg.Stats) > 0 {
+		known := eng.StatNames() // built afresh on each call: ask once
+		for _, z := range cfg.Stats {
+			if z == "help" {
+				fmt.Fprintln(cfg.Out, strings.Join(known, "\n"))
+				return res, flushOut(cfg.Out)
+			}
+			if !slices.Contains(known, z) {
+				return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(known, ", "))
+			}
 		}
 	}
 
