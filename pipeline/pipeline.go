@@ -165,13 +165,16 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	eng := dissect.NewEngine(eo)
 	res.Engine = eng
-	for _, z := range cfg.Stats {
-		if z == "help" {
-			fmt.Fprintln(cfg.Out, strings.Join(eng.StatNames(), "\n"))
-			return res, flushOut(cfg.Out)
-		}
-		if !slices.Contains(eng.StatNames(), z) {
-			return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(eng.StatNames(), ", "))
+	if len(cfg.Stats) > 0 {
+		known := eng.StatNames() // built afresh on each call: ask once
+		for _, z := range cfg.Stats {
+			if z == "help" {
+				fmt.Fprintln(cfg.Out, strings.Join(known, "\n"))
+				return res, flushOut(cfg.Out)
+			}
+			if !slices.Contains(known, z) {
+				return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(known, ", "))
+			}
 		}
 	}
 
@@ -179,24 +182,24 @@ func Run(cfg Config) (res Result, err error) {
 	// always started and ended (a fields header, JSON's brackets) but sees
 	// frames only when printing.
 	var sinks, perFrame []Sink
-	if cfg.Write != "" {
-		sinks = append(sinks, &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut})
-	}
-	sinks = append(sinks, pr)
-	if ck != nil {
-		sinks = append(sinks, ck)
-	}
-	if len(cfg.Stats) > 0 {
-		sinks = append(sinks, &statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, out: cfg.Out})
-	}
-	sinks = append(sinks, cfg.Sinks...)
-	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo)
-	for _, s := range sinks {
-		if s != Sink(pr) || printing {
-			if _, endOnly := s.(*statsSink); !endOnly {
-				perFrame = append(perFrame, s)
-			}
+	add := func(s Sink, frames bool) {
+		sinks = append(sinks, s)
+		if frames {
+			perFrame = append(perFrame, s)
 		}
+	}
+	if cfg.Write != "" {
+		add(&pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}, true)
+	}
+	add(pr, !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo))
+	if ck != nil {
+		add(ck, true)
+	}
+	if len(cfg.Stats) > 0 { // reads the engine's tables at End only
+		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, out: cfg.Out}, false)
+	}
+	for _, s := range cfg.Sinks {
+		add(s, true)
 	}
 	needTree := flt != nil || (!cfg.Quiet && pr.needsTree())
 	for _, s := range cfg.Sinks {

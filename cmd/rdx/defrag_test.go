@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,22 +17,10 @@ func rawIPv4Frag(off int, more bool, payload []byte) []byte {
 	return testpkt.IPv4Frag(0x77, off, more, payload)
 }
 
-// writePcap writes frames as a raw-IPv4 pcap file in dir.
+// writePcap writes frames as a raw-IPv4 pcap file in dir, one a second.
 func writePcap(t *testing.T, dir string, frames ...[]byte) string {
-	var buf bytes.Buffer
-	w, err := capture.NewPcapWriter(&buf, capture.LinkIPv4, 65535, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, f := range frames {
-		if err := w.WritePacket(&capture.Packet{Data: f, TimeNS: int64(i+1) * 1e9, CapLen: len(f), WireLen: len(f)}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	name := filepath.Join(dir, "frags.pcap")
-	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testpkt.WriteFrames(t, name, capture.LinkIPv4, 1e9, frames)
 	return name
 }
 

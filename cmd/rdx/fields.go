@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -45,27 +46,8 @@ func fieldsRun(o *FieldsOptions) error {
 		if f.Type == dissect.TProtocol {
 			continue
 		}
-		mask := "0x0"
-		if f.Mask != 0 {
-			mask = "0x" + hex(f.Mask)
-		}
 		w.WriteString("F\t" + f.Name + "\t" + f.Abbrev + "\t" + f.Type.String() + "\t" + f.Proto + "\t" +
-			f.Base.String() + "\t" + mask + "\t" + f.Desc + "\n")
+			f.Base.String() + "\t0x" + strconv.FormatUint(f.Mask, 16) + "\t" + f.Desc + "\n")
 	}
 	return nil
-}
-
-func hex(v uint64) string {
-	const hx = "0123456789abcdef"
-	var b [16]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = hx[v&15]
-		v >>= 4
-		if v == 0 {
-			break
-		}
-	}
-	return string(b[i:])
 }
