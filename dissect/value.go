@@ -227,10 +227,14 @@ func appendAddr(dst []byte, b []byte) []byte {
 	return dst
 }
 
-func appendMAC(dst []byte, b []byte) []byte {
+func appendMAC(dst []byte, b []byte) []byte { return AppendHexBytes(dst, b, ':') }
+
+// AppendHexBytes appends b as lower-case hex, two digits an octet, with sep
+// between octets (0: none): MAC addresses as "52:54:00:00:01:01".
+func AppendHexBytes(dst, b []byte, sep byte) []byte {
 	for i, c := range b {
-		if i > 0 {
-			dst = append(dst, ':')
+		if i > 0 && sep != 0 {
+			dst = append(dst, sep)
 		}
 		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
 	}

@@ -137,27 +137,16 @@ func (p *Packet) appendProto(dst []byte, a int) []byte {
 	if p.isIPv4() {
 		return netip.AddrFrom4([4]byte(p.b[a : a+4])).AppendTo(dst)
 	}
-	return appendHex(dst, p.b[a:a+p.pln()], 0)
+	return dissect.AppendHexBytes(dst, p.b[a:a+p.pln()], 0)
 }
 
 // appendHW appends a hardware address: colon-separated for Ethernet, plain
 // hex otherwise (as tshark shows InfiniBand's 20 octets).
 func (p *Packet) appendHW(dst []byte, a int) []byte {
 	if p.isMAC() {
-		return appendHex(dst, p.b[a:a+6], ':')
+		return dissect.AppendHexBytes(dst, p.b[a:a+6], ':')
 	}
-	return appendHex(dst, p.b[a:a+p.hln()], 0)
-}
-
-func appendHex(dst, b []byte, sep byte) []byte {
-	const digits = "0123456789abcdef"
-	for i, c := range b {
-		if i > 0 && sep != 0 {
-			dst = append(dst, sep)
-		}
-		dst = append(dst, digits[c>>4], digits[c&15])
-	}
-	return dst
+	return dissect.AppendHexBytes(dst, p.b[a:a+p.hln()], 0)
 }
 
 // Summary implements dissect.PDU with tshark's Info text.

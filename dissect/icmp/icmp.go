@@ -308,7 +308,7 @@ func (m *Message) summary6(dst []byte) []byte {
 			dst = netip.AddrFrom16([16]byte(m.b[8:24])).AppendTo(dst)
 			if ll := linkAddr(m.b[24:], 1); ll != nil {
 				dst = append(dst, " from "...)
-				dst = appendMAC(dst, ll)
+				dst = dissect.AppendHexBytes(dst, ll, ':')
 			}
 		}
 	case 136:
@@ -332,7 +332,7 @@ func (m *Message) summary6(dst []byte) []byte {
 			}
 			if ll := linkAddr(m.b[24:], 2); ll != nil {
 				dst = append(dst, " is at "...)
-				dst = appendMAC(dst, ll)
+				dst = dissect.AppendHexBytes(dst, ll, ':')
 			}
 		}
 	}
@@ -353,17 +353,4 @@ func linkAddr(b []byte, typ uint8) []byte {
 		b = b[n:]
 	}
 	return nil
-}
-
-// appendMAC appends an address colon-separated (tshark's form for the
-// Ethernet addresses of ND options, also for other lengths).
-func appendMAC(dst, b []byte) []byte {
-	const digits = "0123456789abcdef"
-	for i, c := range b {
-		if i > 0 {
-			dst = append(dst, ':')
-		}
-		dst = append(dst, digits[c>>4], digits[c&15])
-	}
-	return dst
 }
