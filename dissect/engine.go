@@ -516,18 +516,20 @@ func (e *Engine) ip6ExtDispatch(f *Frame) {
 }
 
 // ports hands a UDP or TCP payload to the protocol of its port pair (see
-// pickPort), else to the first heuristic that accepts it.
-func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) {
+// pickPort), else to the first heuristic that accepts it, and reports
+// whether one took it.
+func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) bool {
 	if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
 		t.ents[i].d.Dissect(f, payload, off)
-		return
+		return true
 	}
 	for i := range t.heurs {
 		if h := &t.heurs[i]; h.verify(payload) {
 			h.d.Dissect(f, payload, off)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // lengthFinding reports a record that claims more octets captured than
