@@ -342,7 +342,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.fillNet(f, data, truncated)
+	e.fillNet(f, truncated)
 	if e.Opts.Conversations {
 		e.countConv(f)
 	}
@@ -350,7 +350,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	return f
 }
 
-func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
+func (e *Engine) fillNet(f *Frame, truncated bool) {
 	n := &f.Net
 	n.Truncated = truncated
 	off := e.linkOff
@@ -410,7 +410,6 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			e.tcpRelative(f)
 		}
 	}
-	_ = data
 }
 
 func addr4(b []byte) netip.Addr {
