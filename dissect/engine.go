@@ -508,7 +508,7 @@ func (e *Engine) ip6ExtDispatch(f *Frame) {
 		l := (int(b[1]) + 1) * 8
 		p, b, off = b[0], b[l:], off+l
 	}
-	if i := e.tIP.dense[p]; i != 0 && p != 6 && p != 17 {
+	if i := e.tIP.dense[p]; i != 0 && p != IPProtoTCP && p != IPProtoUDP {
 		n.IPProto, n.PayloadOff, n.PayloadLen = p, off, len(b)
 		e.tIP.ents[i-1].d.Dissect(f, b, off)
 	}

@@ -138,9 +138,9 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 	}
 	rest := b[l4:]
 	switch {
-	case n.IPProto == 17 && len(rest) >= 8:
+	case n.IPProto == IPProtoUDP && len(rest) >= 8:
 		f.addQuoted(PUDP, rest[:8], at(l4))
-	case n.IPProto == 6 && len(rest) >= 8:
+	case n.IPProto == IPProtoTCP && len(rest) >= 8:
 		f.addQuoted(PTCP, rest[:8], at(l4))
 		return false
 	default:
