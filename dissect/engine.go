@@ -342,7 +342,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
 	truncated := p.Truncated
-	e.fillNet(f, data, truncated)
+	e.fillNet(f, truncated)
 	if e.Opts.Conversations {
 		e.countConv(f)
 	}
@@ -350,7 +350,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	return f
 }
 
-func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
+func (e *Engine) fillNet(f *Frame, truncated bool) {
 	n := &f.Net
 	n.Truncated = truncated
 	off := e.linkOff
@@ -410,7 +410,6 @@ func (e *Engine) fillNet(f *Frame, data []byte, truncated bool) {
 			e.tcpRelative(f)
 		}
 	}
-	_ = data
 }
 
 func addr4(b []byte) netip.Addr {
@@ -509,25 +508,27 @@ func (e *Engine) ip6ExtDispatch(f *Frame) {
 		l := (int(b[1]) + 1) * 8
 		p, b, off = b[0], b[l:], off+l
 	}
-	if i := e.tIP.dense[p]; i != 0 && p != 6 && p != 17 {
+	if i := e.tIP.dense[p]; i != 0 && p != IPProtoTCP && p != IPProtoUDP {
 		n.IPProto, n.PayloadOff, n.PayloadLen = p, off, len(b)
 		e.tIP.ents[i-1].d.Dissect(f, b, off)
 	}
 }
 
 // ports hands a UDP or TCP payload to the protocol of its port pair (see
-// pickPort), else to the first heuristic that accepts it.
-func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) {
+// pickPort), else to the first heuristic that accepts it, and reports
+// whether one took it.
+func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) bool {
 	if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
 		t.ents[i].d.Dissect(f, payload, off)
-		return
+		return true
 	}
 	for i := range t.heurs {
 		if h := &t.heurs[i]; h.verify(payload) {
 			h.d.Dissect(f, payload, off)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // lengthFinding reports a record that claims more octets captured than

@@ -257,25 +257,18 @@ func (e *Engine) buildTables() {
 	// The engine-level tables take the registrations' shorthand fields.
 	tab := func(name string) *engTable { return &e.tabs[tabByNameLocked(name).id] }
 	e.tLink, e.tEther, e.tIP, e.tUDP, e.tTCP = tab(TableLinkType), tab(TableEtherType), tab(TableIPProto), tab(TableUDPPort), tab(TableTCPPort)
+	engTabs := []*engTable{e.tLink, e.tEther, e.tIP, e.tUDP, e.tTCP}
 	for i, r := range e.regs {
-		en := engEntry{d: e.inst[i], proto: r.Name}
-		add := func(t *engTable, keys []KeyRange) {
-			if len(keys) > 0 {
-				j := t.addEntry(en)
-				for _, k := range keys {
-					t.set(k, j)
-				}
+		for _, t := range engTabs {
+			keys, _ := regKeys(r, t.def.name)
+			if len(keys) == 0 {
+				continue
+			}
+			j := t.addEntry(engEntry{d: e.inst[i], proto: r.Name})
+			for _, k := range keys {
+				t.set(k, j)
 			}
 		}
-		add(e.tLink, u16Keys(r.LinkTypes))
-		add(e.tEther, u16Keys(r.EtherTypes))
-		var ips []KeyRange
-		for _, p := range r.IPProtos {
-			ips = append(ips, KeyRange{uint64(p), uint64(p)})
-		}
-		add(e.tIP, ips)
-		add(e.tUDP, portKeys(r.UDPPorts))
-		add(e.tTCP, portKeys(r.TCPPorts))
 		if r.HeuristicUDP != nil {
 			e.tUDP.heurs = append(e.tUDP.heurs, engEntry{d: e.inst[i], verify: r.HeuristicUDP, proto: r.Name})
 		}
@@ -286,7 +279,7 @@ func (e *Engine) buildTables() {
 			}
 		}
 	}
-	for _, t := range []*engTable{e.tLink, e.tEther, e.tIP, e.tUDP, e.tTCP} {
+	for _, t := range engTabs {
 		if t.dense == nil {
 			t.dense = make([]uint8, 1<<t.def.bits) // dispatch indexes them unchecked
 		}
@@ -352,6 +345,27 @@ func (e *Engine) instanceOf(name string) Dissector {
 		}
 	}
 	return nil
+}
+
+// regKeys gives the keys Registration r puts in the engine-level table
+// called name, and whether it has a heuristic there.
+func regKeys(r *Registration, name string) (keys []KeyRange, heur bool) {
+	switch name {
+	case TableLinkType:
+		return u16Keys(r.LinkTypes), false
+	case TableEtherType:
+		return u16Keys(r.EtherTypes), false
+	case TableIPProto:
+		for _, p := range r.IPProtos {
+			keys = append(keys, KeyRange{uint64(p), uint64(p)})
+		}
+		return keys, false
+	case TableUDPPort:
+		return portKeys(r.UDPPorts), r.HeuristicUDP != nil
+	case TableTCPPort:
+		return portKeys(r.TCPPorts), r.HeuristicTCP != nil
+	}
+	return nil, false
 }
 
 func u16Keys(v []uint16) []KeyRange {
@@ -567,22 +581,7 @@ func Tables() []TableInfo {
 		}
 		if d.engine {
 			for _, r := range shorthand {
-				var keys []KeyRange
-				var heur bool
-				switch d.name {
-				case TableLinkType:
-					keys = u16Keys(r.LinkTypes)
-				case TableEtherType:
-					keys = u16Keys(r.EtherTypes)
-				case TableIPProto:
-					for _, p := range r.IPProtos {
-						keys = append(keys, KeyRange{uint64(p), uint64(p)})
-					}
-				case TableUDPPort:
-					keys, heur = portKeys(r.UDPPorts), r.HeuristicUDP != nil
-				case TableTCPPort:
-					keys, heur = portKeys(r.TCPPorts), r.HeuristicTCP != nil
-				}
+				keys, heur := regKeys(r, d.name)
 				for _, k := range keys {
 					ti.Entries = append(ti.Entries, TableEntry{k, r.Name})
 				}

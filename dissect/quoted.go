@@ -138,9 +138,9 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 	}
 	rest := b[l4:]
 	switch {
-	case n.IPProto == 17 && len(rest) >= 8:
+	case n.IPProto == IPProtoUDP && len(rest) >= 8:
 		f.addQuoted(PUDP, rest[:8], at(l4))
-	case n.IPProto == 6 && len(rest) >= 8:
+	case n.IPProto == IPProtoTCP && len(rest) >= 8:
 		f.addQuoted(PTCP, rest[:8], at(l4))
 		return false
 	default:
@@ -154,18 +154,7 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 	}
 	n.PayloadOff, n.PayloadLen = at(l4+8), len(payload)
 	f.Net = n
-	t := e.tUDP
-	if i := pickPort(t.dense, n.SrcPort, n.DstPort); i >= 0 {
-		t.ents[i].d.Dissect(f, payload, n.PayloadOff)
-		return true
-	}
-	for i := range t.heurs {
-		if h := &t.heurs[i]; h.verify(payload) {
-			h.d.Dissect(f, payload, n.PayloadOff)
-			return true
-		}
-	}
-	return false
+	return e.ports(e.tUDP, f, payload, n.PayloadOff)
 }
 
 // addQuoted adds a quoted header PDU from the engine's pool.
