@@ -121,7 +121,8 @@ type Result struct {
 	dissect.Counts        // findings by severity
 	Frames         uint64 // frames decoded in the output pass
 	// Ran is true once the output pass started: the counts are the run's.
-	// False when Run stopped before (a usage error, -z help).
+	// False when Run stopped before (a usage error, -z help, an input
+	// that could not be opened).
 	Ran bool
 	// Engine is the run's engine, for its tables and state after Run.
 	Engine *dissect.Engine
@@ -136,7 +137,9 @@ func StatNames() []string { return dissect.NewEngine(dissect.Options{}).StatName
 
 // Run reads cfg.Input through a new engine and into the sinks. Errors are
 // usage or input errors (bad options, unreadable input, a failed write);
-// failed checks are not an error but Result.ChecksFailed.
+// failed checks are not an error but Result.ChecksFailed. After a bad
+// record the sinks have had every frame before it and their End, and the
+// error names the file and frame.
 func Run(cfg Config) (res Result, err error) {
 	var pr *printer
 	if pr, err = newPrinter(cfg); err != nil {
