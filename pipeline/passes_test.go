@@ -227,7 +227,7 @@ func TestWriteNeverDestroys(t *testing.T) {
 	for _, c := range [][2]string{{in, in}, {in, "sym.pcap"}, {in, "hard.pcap"}, {"sym.pcap", in}} {
 		src, dst := filepath.Join(dir, filepath.Base(c[0])), filepath.Join(dir, filepath.Base(c[1]))
 		_, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: src}, Write: dst, Out: &bytes.Buffer{}})
-		if err == nil || !strings.Contains(err.Error(), "input file") {
+		if err == nil || !strings.Contains(err.Error(), "refusing to overwrite the input") {
 			t.Errorf("-w %s reading %s: %v", dst, src, err)
 		}
 		if b, _ := os.ReadFile(in); !bytes.Equal(b, orig) {

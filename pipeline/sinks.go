@@ -115,9 +115,14 @@ func createBeside(path string) (f *os.File, target string, err error) {
 	if t, err := filepath.EvalSymlinks(path); err == nil {
 		target = t
 	}
-	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
+	st, err := os.Stat(target)
+	if err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
 		return f, "", err
+	}
+	mode := os.FileMode(0)
+	if err == nil {
+		mode = st.Mode().Perm() // a replaced file keeps its mode, as os.Create's truncation would
 	}
 	dir, base := filepath.Split(target)
 	for i := 0; ; i++ {
@@ -132,24 +137,38 @@ func createBeside(path string) (f *os.File, target string, err error) {
 				}
 				return nil, "", fmt.Errorf("-w %s: %w", path, err)
 			}
+			if mode != 0 {
+				f.Chmod(mode)
+			}
 			return f, target, nil
 		}
 	}
 }
 
 // checkWriteTarget refuses a -w file that is the input itself (the same
-// inode, also through a link): writing it would destroy what is read.
+// inode, also through a link, or standard input redirected from it):
+// writing it would destroy what is read.
 func checkWriteTarget(cfg Config) error {
 	in := cfg.Input
-	if cfg.Write == "" || cfg.Write == "-" || in.Open != nil || in.Iface != "" || in.File == "" || in.File == "-" {
+	if cfg.Write == "" || cfg.Write == "-" || in.Open != nil || in.Iface != "" || in.File == "" {
 		return nil
 	}
 	w, err := os.Stat(cfg.Write)
 	if err != nil {
 		return nil // not there yet: cannot be the input
 	}
-	if r, err := os.Stat(in.File); err == nil && os.SameFile(w, r) {
-		return fmt.Errorf("-w %s: that is the input file %s; refusing to overwrite what is being read", cfg.Write, in.File)
+	var r os.FileInfo
+	name := in.File
+	if in.File == "-" {
+		if f, ok := in.Stdin.(*os.File); ok {
+			r, err = f.Stat()
+			name = "standard input"
+		}
+	} else {
+		r, err = os.Stat(in.File)
+	}
+	if r != nil && err == nil && os.SameFile(w, r) {
+		return fmt.Errorf("-w %s: refusing to overwrite the input (%s), which is being read", cfg.Write, name)
 	}
 	return nil
 }

@@ -127,8 +127,22 @@ func TestWriteOntoInput(t *testing.T) {
 			t.Fatalf("-w %s destroyed the input", w)
 		}
 	}
-	out := filepath.Join(dir, "out.pcapng")
+	// standard input redirected from the -w file is the same file
+	stdin, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	io, _, _, errOut := iostreams.Test()
+	io.In = stdin
+	if code := run(io, []string{"read", "-w", in, "-"}); code != 2 || !strings.Contains(errOut.String(), "refusing to overwrite the input (standard input)") {
+		t.Errorf("-w onto standard input's file: exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(in); !bytes.Equal(b, orig) {
+		t.Fatal("-w onto standard input's file destroyed it")
+	}
+	out := filepath.Join(dir, "out.pcapng")
+	io, _, _, errOut = iostreams.Test()
 	if code := run(io, []string{"read", "-w", out, in}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
