@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +194,102 @@ func TestTwoPassFlag(t *testing.T) {
 	one, two := summary("read"), summary("read", "-2")
 	if strings.Contains(one, "(reply in ") || !strings.Contains(two, "Call XID 0x5d44543d (reply in 6); PORTMAP V2 GETPORT Call") {
 		t.Errorf("-2 summary:\n%s", two)
+	}
+}
+
+// TestCutShortSameAsCleanEnd: a capture cut inside a record prints, in
+// every mode, exactly what the same capture ending cleanly before that
+// record prints, then the error (exit 2): pcap, pcapng and gzip, RoCE,
+// iWARP, RDS/TCP and Rx captures.
+func TestCutShortSameAsCleanEnd(t *testing.T) {
+	dir := t.TempDir()
+	raw := func(name string) []byte {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	type capCase struct {
+		name string
+		raw  []byte
+		cut  func([]byte) []byte // the damaged file from raw
+		ext  string
+	}
+	cutAt30 := func(b []byte) []byte { return b[:len(b)*3/10] }
+	var cases []capCase
+	for _, c := range []string{"../../pcaps/rx/vos-dump-bulk.pcap", "../../pcaps/kernel/nfs3_rdma_roce.pcap",
+		"../../pcaps/iwarp/nfs3_rdma_iwarp.pcap", "../../pcaps/kernel/rds_tcp.pcap", "../../pcaps/ib/rocev1.pcap"} {
+		cases = append(cases, capCase{filepath.Base(c), raw(c), cutAt30, ".pcap"})
+	}
+	afs := raw("../../pcaps/ajbanjara+Wireshark-wiki__afs.cap.gz")
+	cases = append(cases, capCase{"afs.cap.gz", afs, func(b []byte) []byte { return cutAt30(gz(b)) }, ".pcap.gz"})
+	modes := [][]string{
+		{"read", "--color", "never"},
+		{"read", "-V"},
+		{"read", "-T", "json"},
+		{"read", "-T", "fields", "-e", "frame.number", "-e", "ip.src", "-e", "ip.len", "-e", "tcp.ack"},
+		{"read", "-T", "fields", "-e", "frame.number", "-e", "afs.repframe", "-e", "rpc.reqframe", "-e", "_ws.expert.message"},
+		{"read", "-Y", "udp || tcp", "--color", "never"},
+		{"read", "-Y", "rpc.reqframe || afs.repframe", "--color", "never"},
+		{"read", "-2", "--color", "never"},
+		{"read", "-q", "-z", "conv,udp", "-z", "conv,tcp"},
+		{"stats"},
+		{"flows"},
+		{"check"},
+	}
+	at := regexp.MustCompile(`: frame (\d+) \(offset (\d+)\): `)
+	for _, c := range cases {
+		bad := filepath.Join(dir, "bad-"+c.name+c.ext)
+		os.WriteFile(bad, c.cut(c.raw), 0o644)
+		io, _, _, errOut := iostreams.Test()
+		if code := run(io, []string{"read", "-q", bad}); code != 2 {
+			t.Fatalf("%s: exit %d, %s", c.name, code, errOut)
+		}
+		m := at.FindStringSubmatch(errOut.String())
+		if m == nil {
+			t.Fatalf("%s: no frame and offset in %q", c.name, errOut)
+		}
+		off, _ := strconv.Atoi(m[2])
+		clean := filepath.Join(dir, "clean-"+c.name+".pcap")
+		os.WriteFile(clean, c.raw[:off], 0o644)
+		errLine := errOut.String()[strings.LastIndex(strings.TrimSuffix(errOut.String(), "\n"), "\n")+1:]
+		for _, mode := range modes {
+			io, _, wantOut, wantErr := iostreams.Test()
+			if code := run(io, append(mode, clean)); code > 1 {
+				t.Fatalf("%s %v: clean end: exit %d: %s", c.name, mode, code, wantErr)
+			}
+			io, _, gotOut, gotErr := iostreams.Test()
+			code := run(io, append(mode, bad))
+			if code != 2 || gotErr.String() != wantErr.String()+errLine {
+				t.Errorf("%s %v: exit %d, stderr\n%s\nwant exit 2 and\n%s%s", c.name, mode, code, gotErr, wantErr, errLine)
+			}
+			got := strings.ReplaceAll(gotOut.String(), bad, clean) // check names its file
+			if got != wantOut.String() {
+				t.Errorf("%s %v: output differs from the clean end's (%d and %d octets)\n%s", c.name, mode, gotOut.Len(), wantOut.Len(),
+					firstDiff(got, wantOut.String()))
+			}
+			if len(mode) == 3 && mode[1] == "--color" { // the summary: a line per frame before the bad one
+				if n, _ := strconv.Atoi(m[1]); strings.Count(got, "\n") != n-1 || n < 10 {
+					t.Errorf("%s: %d summary lines before bad frame %d", c.name, strings.Count(got, "\n"), n)
+				}
+			}
+		}
 	}
 }
