@@ -195,7 +195,11 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	if cfg.Write != "" {
-		add(&pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}, true)
+		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}
+		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
+			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
+		}
+		add(w, true)
 	}
 	add(pr, !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo))
 	if ck != nil {

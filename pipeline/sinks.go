@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -32,6 +33,9 @@ type pcapngSink struct {
 	closed  bool
 	discard bool // the run did not start: remove the temporary file
 	err     error
+	// mu guards the file against GiveUp, which runs on the interrupt's
+	// watchdog goroutine while a frame may be written.
+	mu sync.Mutex
 }
 
 func (s *pcapngSink) Start(*dissect.Engine) error {
@@ -47,6 +51,8 @@ func (s *pcapngSink) Start(*dissect.Engine) error {
 	s.bw = bufio.NewWriterSize(out, 1<<20)
 	w, err := capture.NewPcapngWriter(s.bw)
 	if err != nil {
+		s.discard = true
+		s.End(err) // no temporary file left behind
 		return err
 	}
 	s.w = w
@@ -54,7 +60,9 @@ func (s *pcapngSink) Start(*dissect.Engine) error {
 }
 
 func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
-	if s.err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.closed {
 		return
 	}
 	id, ok := s.ifaces[f.LinkType]
@@ -70,17 +78,39 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 
 // Flush writes out the frames buffered so far.
 func (s *pcapngSink) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err == nil && !s.closed {
 		s.err = s.bw.Flush()
 	}
 	return s.err
 }
 
+// GiveUp ends the file as End does when the process is about to exit
+// without ending the run (a stop the verb did not notice in time): the
+// frames written so far are kept under the name asked for.
+// A write stuck holding the lock is left alone: the exit must not wait.
+func (s *pcapngSink) GiveUp() {
+	if s.mu.TryLock() {
+		s.end()
+		s.mu.Unlock()
+	}
+}
+
 func (s *pcapngSink) End(error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.end()
+}
+
+func (s *pcapngSink) end() error {
 	if s.closed {
 		return s.err
 	}
 	s.closed = true
+	if s.bw == nil { // never started
+		return nil
+	}
 	if err := s.bw.Flush(); err != nil && s.err == nil {
 		s.err = err
 	}
