@@ -25,7 +25,8 @@ func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
 	if cfg.SinglePass || !cfg.Input.rereadable() {
 		return false, nil
 	}
-	if cfg.TwoPass || flt != nil && flt.Later() || !cfg.Quiet && pr.showsLater() {
+	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo) // as Run adds the printer
+	if cfg.TwoPass || flt != nil && flt.Later() || printing && pr.showsLater() {
 		return true, nil
 	}
 	for _, s := range cfg.Sinks {

@@ -54,6 +54,8 @@ func TestPassDecision(t *testing.T) {
 		{"check", pipeline.Config{Quiet: true, Check: &pipeline.CheckReport{}}, false},
 		{"-2", pipeline.Config{TwoPass: true}, true},
 		{"-2 -q", pipeline.Config{TwoPass: true, Quiet: true}, true},
+		{"-V -w: nothing printed", pipeline.Config{Write: filepath.Join(t.TempDir(), "w.pcapng"), Print: pipeline.Print{Verbose: true}}, false},
+		{"-V -w -P", pipeline.Config{Write: filepath.Join(t.TempDir(), "p.pcapng"), PrintToo: true, Print: pipeline.Print{Verbose: true}}, true},
 		{"-T fields -e afs.repframe --single-pass", pipeline.Config{SinglePass: true, Print: pipeline.Print{Format: "fields", Fields: []string{"afs.repframe"}}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
