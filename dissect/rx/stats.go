@@ -19,7 +19,7 @@ func (d *State) srt(c *Call) {
 	if !c.HasRespTime || !c.Reply {
 		return
 	}
-	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime)
+	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime, c.Frame.Num)
 	if s == nil {
 		return
 	}
