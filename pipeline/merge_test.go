@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -361,5 +362,32 @@ func TestMergeInterleavedFlows(t *testing.T) {
 		if !ok {
 			t.Errorf("-z %s has rows in no interleaved capture spread over engines", z)
 		}
+	}
+}
+
+// Check tallies merge: counts add, the first failing frames are the
+// smallest of both lists, without repeats, at most MaxFailFrames, and the
+// explanation is the one of the earlier frame.
+func TestCheckRowMerge(t *testing.T) {
+	r := CheckRow{Checked: 10, Passed: 6, Failed: 4, Frames: []uint64{3, 8, 20}, Explained: 1,
+		Explanation: "frame 8: later", explFrame: 8}
+	o := CheckRow{Checked: 5, Passed: 2, Failed: 3, Frames: []uint64{1, 8, 9, 30}, Explained: 2,
+		Explanation: "frame 1: earlier", explFrame: 1}
+	r.merge(&o)
+	if r.Checked != 15 || r.Passed != 8 || r.Failed != 7 || r.Explained != 3 || r.Explanation != "frame 1: earlier" {
+		t.Errorf("merged %+v", r)
+	}
+	if want := []uint64{1, 3, 8, 9, 20}; !slices.Equal(r.Frames, want) {
+		t.Errorf("frames %v, want %v", r.Frames, want)
+	}
+	empty := CheckRow{Frames: []uint64{}}
+	empty.merge(&CheckRow{Frames: []uint64{}})
+	if empty.Frames == nil || len(empty.Frames) != 0 {
+		t.Errorf("empty frames became %#v (JSON shows [] not null)", empty.Frames)
+	}
+	rows := []CheckRow{{Check: "a", Checked: 1}, {Check: "b", Checked: 2}}
+	mergeChecks(rows, []CheckRow{{Check: "a", Checked: 5}, {Check: "b", Checked: 7}})
+	if rows[0].Checked != 6 || rows[1].Checked != 9 {
+		t.Errorf("mergeChecks %+v", rows)
 	}
 }
