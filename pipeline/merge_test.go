@@ -167,14 +167,10 @@ func captures(t *testing.T) []string {
 // TestMergeEqualsOneEngine: for every capture, the end-of-run output of one
 // engine that decoded every frame equals that of 2 and of 3 engines that
 // each decoded the frames of their flows, merged (Engine.Merge, and
-// mergeChecks for the check tally). So that no table is compared empty
-// only, every -z table must have rows in some capture whose frames the key
-// spreads over more than one engine.
+// mergeChecks for the check tally). Most captures are of one host pair
+// (one engine gets every frame); TestMergeInterleavedFlows makes sure every
+// table is merged from rows on several engines.
 func TestMergeEqualsOneEngine(t *testing.T) {
-	exercised := map[string]bool{}
-	for _, z := range dissect.NewEngine(dissect.Options{}).StatNames() {
-		exercised[z] = false
-	}
 	split := 0
 	for _, path := range captures(t) {
 		name, _ := filepath.Rel("../pcaps", path)
@@ -204,22 +200,13 @@ func TestMergeEqualsOneEngine(t *testing.T) {
 					t.Errorf("-j %d: findings %+v (merge %d), want %+v", n, got.counts, got.mergeFindings, want.counts)
 				}
 			}
-			if !spreads(pkts, 3) {
-				return
-			}
-			split++
-			for z, n := range want.rows {
-				if n > 0 {
-					exercised[z] = true
-				}
+			if spreads(pkts, 3) {
+				split++
 			}
 		})
 	}
-	t.Logf("%d captures spread over engines", split)
-	for z, ok := range exercised {
-		if !ok {
-			t.Errorf("-z %s has rows in no capture spread over engines: its merge is not compared", z)
-		}
+	if split < 15 {
+		t.Errorf("only %d captures spread over engines", split)
 	}
 }
 
