@@ -20,10 +20,10 @@ type StatsMerger interface {
 // merges the workers' engines into one at the end: e's tables then show
 // what one engine reading every frame would show (see flows.Order for the
 // tables that keep the rows met first). Merge is linear in the tables'
-// sizes. e and from must come from NewEngine with the same registrations;
-// from must not be used afterwards (e may share its memory). Findings
-// raised by tables the merge took over their limits are kept for
-// MergeFindings.
+// sizes. e and from must come from NewEngine with the same registrations
+// and both have ended their input (Finish: the end-of-input flush counts
+// too); from is left as it was. Findings raised by tables the merge took
+// over their limits are kept for MergeFindings.
 func (e *Engine) Merge(from *Engine) {
 	if from == nil || from == e {
 		return

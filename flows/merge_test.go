@@ -143,3 +143,27 @@ func TestSRTMerge(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConversationsMerge merges two tables that together exceed
+// MaxConversations (the trimming path): the cost per conversation must not
+// grow with the table (go test -bench ConversationsMerge ./flows/).
+func BenchmarkConversationsMerge(b *testing.B) {
+	srv := netip.MustParseAddr("192.0.2.1")
+	fill := func(c *Conversations, from, n int) {
+		for i := from; i < from+n; i++ {
+			c.Count(&Packet{Src: netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), Dst: srv,
+				Frame: uint64(i + 1), WireLen: 60})
+		}
+	}
+	var y Conversations
+	fill(&y, MaxConversations/2, MaxConversations)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		var x Conversations
+		fill(&x, 0, MaxConversations/2)
+		b.StartTimer()
+		x.Merge(&y)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(MaxConversations*3/2), "ns/conv")
+}
