@@ -378,3 +378,23 @@ func TestCheckRowMerge(t *testing.T) {
 		t.Errorf("mergeChecks %+v", rows)
 	}
 }
+
+// Every dissector that offers -z tables merges them: a new StatsProvider
+// without MergeStats would print a parallel run's tables from one worker.
+func TestEveryStatsProviderMerges(t *testing.T) {
+	e := dissect.NewEngine(dissect.Options{})
+	n := 0
+	for _, name := range dissect.DissectorNames() {
+		d := e.Instance(name)
+		if _, ok := d.(dissect.StatsProvider); !ok {
+			continue
+		}
+		n++
+		if _, ok := d.(dissect.StatsMerger); !ok {
+			t.Errorf("%s offers -z tables but does not implement dissect.StatsMerger", name)
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d dissectors offer tables; rx, oncrpc, infiniband and rdp do", n)
+	}
+}
