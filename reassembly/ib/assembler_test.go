@@ -174,3 +174,40 @@ func TestReadReissued(t *testing.T) {
 		t.Fatalf("the cut READ was not counted as dropped: %d", a.Dropped)
 	}
 }
+
+// TestPlaceReadsStoresNothing: with reads placed, each READ response
+// packet's payload is handed out as it is (the packet's own octets, not a
+// copy) at its offset in the READ, the message stores none of it, and the
+// READ's data is not charged; SENDs are assembled as before.
+func TestPlaceReadsStoresNothing(t *testing.T) {
+	a := New()
+	a.PlaceReads(true)
+	a.Add(&Packet{Src: a2, Dst: a1, Opcode: 0x0C, DestQP: 7, PSN: 50, HasRETH: true, VA: 0x200, RKey: 3, DMALen: 7, Frame: 1})
+	ps := []Packet{
+		{Src: a1, Dst: a2, Opcode: 0x0D, DestQP: 5, PSN: 50, Payload: []byte("abc"), Frame: 2},
+		{Src: a1, Dst: a2, Opcode: 0x0E, DestQP: 5, PSN: 51, Payload: []byte("de"), Frame: 3},
+		{Src: a1, Dst: a2, Opcode: 0x0F, DestQP: 5, PSN: 52, Payload: []byte("fg"), Frame: 4},
+	}
+	off := 0
+	for i := range ps {
+		m, ev := a.Add(&ps[i])
+		pm := a.Placed()
+		if pm == nil || &pm.Piece[0] != &ps[i].Payload[0] || len(pm.Piece) != len(ps[i].Payload) || pm.PieceOff != off {
+			t.Fatalf("packet %d: placed %+v, want its own payload at %d", i, pm, off)
+		}
+		off += len(ps[i].Payload)
+		if len(pm.Data) != 0 {
+			t.Fatalf("packet %d: READ data stored: %q", i, pm.Data)
+		}
+		if i == len(ps)-1 && (ev != Complete || m != pm || m.Len != 7 || m.PlacedLen != 7 || len(m.Frames) != 3) {
+			t.Fatalf("last: %v %+v", ev, m)
+		}
+	}
+	if _, ev := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 9, Payload: []byte("xy")}); ev != Complete ||
+		a.Placed() != nil {
+		t.Fatalf("SEND: %v, placed %v", ev, a.Placed())
+	}
+	if m, _ := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 10, Payload: []byte("zw")}); string(m.Data) != "zw" {
+		t.Fatalf("SEND data %q", m.Data)
+	}
+}
