@@ -342,7 +342,7 @@ type Assembler struct {
 	// stored; placed is the message the last Add put a piece in.
 	place  bool
 	placed *open
-	acct    *budget.Account
+	acct   *budget.Account
 	// Dropped counts messages abandoned (gap, restart, table full, budget).
 	Dropped int
 	// Evictions counts entries dropped by a table limit; LastEviction
