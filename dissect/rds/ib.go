@@ -245,7 +245,7 @@ func ibHeaderShape(b []byte) bool {
 		return false
 	}
 	h := Header(b[:HeaderLen])
-	if h.Check()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
+	if h.shapeProblems()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
 		return false
 	}
 	if h.IsAckOnly() && (h.Flags() != 0 || h.Seq() != 0) {

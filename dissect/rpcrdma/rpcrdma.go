@@ -293,23 +293,25 @@ func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
 // an RPC call or reply after them.
 func Heuristic(b []byte) bool {
 	var h Header
-	return heuristic(b, &h)
+	_, ok := heuristic(b, &h)
+	return ok
 }
 
 // heuristic is Heuristic parsing into h, whose lists are reused (the
 // dissector keeps one: a header with read chunks then costs no allocation).
-func heuristic(b []byte, h *Header) bool {
+// It returns the header's length too.
+func heuristic(b []byte, h *Header) (int, bool) {
 	n, err := Parse(b, h)
 	if err != nil || n < 16 {
-		return false
+		return 0, false
 	}
 	switch h.Proc {
 	case MSG, MSGP:
-		return rpcShape(b[n:])
+		return n, rpcShape(b[n:])
 	case NOMSG:
-		return len(h.Reads) > 0 || len(h.Writes) > 0 || h.HasReply
+		return n, len(h.Reads) > 0 || len(h.Writes) > 0 || h.HasReply
 	}
-	return true
+	return n, true
 }
 
 // rpcShape: an RPC message header (call with version 2, or reply with a
@@ -366,15 +368,26 @@ func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
 // message decodes one RPC-over-RDMA message: data at offset off in the
 // frame, or assembled from frames (off -1).
 func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, forced bool) bool {
-	if !forced && !heuristic(data, &d.probe) {
-		return d.brokenCounts(f, data)
+	n := 0
+	if !forced {
+		var ok bool
+		if n, ok = heuristic(data, &d.probe); !ok {
+			return d.brokenCounts(f, data)
+		}
 	}
 	h := d.newHdr(f)
 	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
 	if off < 0 {
 		h.data = f.Keep(data) // assembled from several packets: not in this frame
 	}
-	n, err := Parse(h.data, &h.hdr)
+	var err error
+	if forced {
+		n, err = Parse(h.data, &h.hdr)
+	} else {
+		// the heuristic parsed it already: take its header, and give it
+		// this one's lists to reuse (no two live headers share them)
+		h.hdr, d.probe = d.probe, h.hdr
+	}
 	if err != nil {
 		if forced {
 			f.AddFinding(-1, dissect.Error, dissect.GroupMalformed, nil, Name, "decode-as rpcordma: not an RPC-over-RDMA v1 header: "+err.Error())
