@@ -153,6 +153,12 @@ type streamKey struct {
 	resp     bool
 }
 
+// eq is k == *o, field by field: the compiler compares a struct holding
+// two netip.Addrs by calling memequal, on every packet.
+func (k *streamKey) eq(o *streamKey) bool {
+	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
+}
+
 type pairKey struct{ src, dst netip.Addr }
 
 type readKey struct {
@@ -458,7 +464,7 @@ func (a *Assembler) touch(s *stream) {
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(k *streamKey) *stream {
 	for _, s := range a.recent {
-		if s != nil && s.key.qp == k.qp && s.key.resp == k.resp && s.key == *k {
+		if s != nil && s.key.eq(k) {
 			a.touch(s)
 			return s
 		}
@@ -921,7 +927,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 // (when it is still the stream of key k): the next request comes after it,
 // whatever the path MTU.
 func consumed(rs *stream, k streamKey, psn uint32) {
-	if rs == nil || rs.key != k || !rs.seen {
+	if rs == nil || !rs.key.eq(&k) || !rs.seen {
 		return
 	}
 	if d := (psn - rs.hi) & psnMask; d < 1<<23 && d > rs.readWin {
