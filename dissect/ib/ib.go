@@ -68,10 +68,21 @@ func (p *Packet) BTH() BTH {
 	return BTH(p.data[p.bth : p.bth+BTHLen])
 }
 
-// Header returns the extended header e (nil if absent).
+// Header returns the extended header e (nil if absent). The absent case,
+// most calls, is inlined.
 func (p *Packet) Header(e Ext) []byte {
+	if p.exts&e == 0 {
+		return nil
+	}
+	return p.header(e)
+}
+
+// header is kept out of line so that Header inlines.
+//
+//go:noinline
+func (p *Packet) header(e Ext) []byte {
 	i := bits.TrailingZeros16(uint16(e))
-	if i >= numExt || p.exts&e == 0 {
+	if i >= numExt {
 		return nil
 	}
 	o := int(p.ext[i])
