@@ -250,3 +250,53 @@ func BenchmarkReadChunk(b *testing.B) {
 		run()
 	}
 }
+
+// TestSameHandleTwoClients: two clients offer read chunks under the same
+// handle (an R_Key means something only on its own adapter), their calls
+// and READs interleaved: each call is rebuilt with its own client's data.
+// Keyed by the handle alone, the second call replaced the first, and the
+// first client's READ data went into the second client's message.
+func TestSameHandleTwoClients(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	num := uint64(0)
+	// client c (1 or 5) and the server 192.0.2.2; toServer says which way
+	decode := func(c byte, toServer bool, bth ib.BTHFields, ext, payload []byte) *dissect.Frame {
+		var fr []byte
+		if toServer {
+			fr = roce(1, bth, ext, payload)
+			fr[14+15] = c // source 192.0.2.c
+		} else {
+			fr = roce(2, bth, ext, payload)
+			fr[14+19] = c // destination 192.0.2.c
+		}
+		num++
+		return eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num) * 1000, LinkType: dissect.LinkTypeEthernet, Data: withICRC(fr)})
+	}
+	body := writeCall(9, 2048)
+	h := rpcrdma.Header{XID: 9, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,
+		Reads: []rpcrdma.ReadSegment{{Position: uint32(len(body)), Segment: rpcrdma.Segment{Handle: 0x77, Length: 2048, Offset: 0x1000}}}}
+	reth := (&ib.RETHFields{VA: 0x1000, RKey: 0x77, DMALen: 2048}).Encode(nil)
+	aeth := []byte{0x1f, 0, 0, 1}
+	data := map[byte][]byte{1: bytes.Repeat([]byte{0xA1}, 2048), 5: bytes.Repeat([]byte{0xB5}, 2048)}
+	for _, c := range []byte{1, 5} {
+		decode(c, true, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 10}, nil, append(h.Encode(nil), body...))
+	}
+	for _, c := range []byte{1, 5} {
+		decode(c, false, ib.BTHFields{Opcode: 0x0C, PKey: 0xFFFF, DestQP: 0x22, PSN: 50}, reth, nil)
+	}
+	got := map[byte][]byte{}
+	for k, op := range []uint8{0x0D, 0x0F} {
+		for _, c := range []byte{1, 5} {
+			f := decode(c, true, ib.BTHFields{Opcode: op, PKey: 0xFFFF, DestQP: 0x11, PSN: 50 + uint32(k)}, aeth, data[c][k*1024:(k+1)*1024])
+			for _, m := range rpcrdma.Rebuilt(f) {
+				got[c] = m
+			}
+		}
+	}
+	for _, c := range []byte{1, 5} {
+		want := append(append([]byte(nil), body...), data[c]...)
+		if !bytes.Equal(got[c], want) {
+			t.Errorf("client 192.0.2.%d: rebuilt %d octets, want its own %d (data %x...)", c, len(got[c]), len(want), got[c][min(len(got[c]), len(body)):min(len(got[c]), len(body)+4)])
+		}
+	}
+}

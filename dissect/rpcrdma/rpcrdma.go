@@ -3,6 +3,7 @@ package rpcrdma
 import (
 	"encoding/binary"
 	"errors"
+	"net/netip"
 	"slices"
 	"strconv"
 
@@ -34,7 +35,7 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := &State{eng: e, pending: map[uint32]*pending{}, advertised: map[uint32]bool{}}
+			d := &State{eng: e, pending: map[pendKey]*pending{}, advertised: map[uint32]bool{}}
 			d.calls.prev, d.calls.next = &d.calls, &d.calls
 			d.acct = e.Budget().Register(Name, d)
 			return d
@@ -72,10 +73,13 @@ type State struct {
 	rec        oncrpc.Record // the rpcordma.message context
 	pool       dissect.Pool[Hdr]
 	reas       dissect.Pool[Reasm]
-	scope      dissect.FrameScope  // for retired
-	pending    map[uint32]*pending // by read segment handle
-	advertised map[uint32]bool     // handles of write/reply chunks offered by requesters
-	extents    []extent            // RDMA WRITE data into advertised handles, oldest first
+	scope      dissect.FrameScope   // for retired
+	pending    map[pendKey]*pending // by requester, responder and read segment handle
+	last       *pending             // the call last looked up, and its key: its READ's packets come in a run
+	lastKey    pendKey
+	pair       pair            // the requester and responder of the message being read
+	advertised map[uint32]bool // handles of write/reply chunks offered by requesters
+	extents    []extent        // RDMA WRITE data into advertised handles, oldest first
 	stored     int
 	calls      pending // sentinel of the pending calls, oldest first
 	ncalls     int
@@ -90,7 +94,38 @@ type State struct {
 	probe         Header // for heuristic
 }
 
+// pair names the two ends of an RPC-over-RDMA connection the way its
+// calls' data travels: from the requester (which sends the call and the
+// RDMA READ responses that carry its read chunks) to the responder.
+type pair struct{ src, dst netip.Addr }
+
+// pendKey keys a call waiting for its read chunks: a handle (R_Key or
+// STag) means something only on its requester's adapter, and two clients
+// may offer the same one.
+type pendKey struct {
+	pair
+	handle uint32
+}
+
+func (k *pendKey) eq(o *pendKey) bool {
+	return k.handle == o.handle && k.src == o.src && k.dst == o.dst
+}
+
+// lookup finds the pending call of handle from the current pair.
+func (d *State) lookup(handle uint32) *pending {
+	k := pendKey{d.pair, handle}
+	if d.last != nil && d.lastKey.eq(&k) {
+		return d.last
+	}
+	p := d.pending[k]
+	if p != nil {
+		d.last, d.lastKey = p, k
+	}
+	return p
+}
+
 type pending struct {
+	pair   pair
 	xid    uint32
 	inline []byte
 	reads  []ReadSegment
@@ -204,6 +239,7 @@ func (d *State) Rewind() {
 		d.dropCall(d.calls.next)
 	}
 	clear(d.pending)
+	d.last = nil
 	clear(d.advertised)
 	d.extents, d.stored = d.extents[:0], 0
 	d.pool.Reset()
@@ -249,6 +285,7 @@ func (d *State) newReasm(f *dissect.Frame) *Reasm {
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	d.pair = pair{m.Src, m.Dst}
 	switch m.Kind {
 	case ibasm.KindSend:
 		return d.send(f, p, m)
@@ -273,6 +310,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 // the chunk's handle and offset (the sink STag only names the responder's
 // own buffer).
 func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
+	d.pair = pair{p.Key.Src(p.Dir).Addr(), p.Key.Dst(p.Dir).Addr()}
 	switch p.Opcode {
 	case ddp.OpWrite:
 		if d.advertised[p.STag] {
@@ -348,6 +386,7 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 		d.IBMessage(f, p, m)
 		return
 	}
+	d.pair = pair{m.Src, m.Dst}
 	if m.Truncated() {
 		f.AddFinding(-1, dissect.Warn, dissect.GroupUndecoded, nil, Name, "decode-as rpcordma: message truncated by the capture")
 		return
@@ -362,6 +401,7 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 // DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
 // transport); its chunks come through DDPPlacement.
 func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
+	d.pair = pair{m.Key.Src(m.Dir).Addr(), m.Key.Dst(m.Dir).Addr()}
 	return d.message(f, m.Data, -1, m.Frames, false)
 }
 
@@ -651,7 +691,7 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 	} else {
 		p = new(pending)
 	}
-	p.xid, p.done, p.stamp = hd.XID, false, d.acct.Now()
+	p.xid, p.done, p.stamp, p.pair = hd.XID, false, d.acct.Now(), d.pair
 	p.inline = append(p.inline[:0], payload...)
 	p.reads = append(p.reads[:0], hd.Reads...)
 	p.frames = append(p.frames[:0], frames...)
@@ -668,10 +708,11 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 	for i, r := range p.reads {
 		p.spans[i] = p.spans[i][:0]
 		p.staged[i] = p.staged[i][:0]
-		if old := d.pending[r.Handle]; old != nil && old != p {
+		k := pendKey{d.pair, r.Handle}
+		if old := d.pending[k]; old != nil && old != p {
 			d.dropCall(old) // the handle was offered again: the old call will not be read
 		}
-		d.pending[r.Handle] = p
+		d.pending[k] = p
 	}
 	p.charged = int64(pendingCost + len(p.inline))
 	d.acct.Charge(p.charged)
@@ -683,9 +724,13 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 
 // unlinkCall takes p out of the pending calls and uncharges it.
 func (d *State) unlinkCall(p *pending) {
+	if d.last == p {
+		d.last = nil
+	}
 	for _, r := range p.reads {
-		if d.pending[r.Handle] == p {
-			delete(d.pending, r.Handle)
+		k := pendKey{p.pair, r.Handle}
+		if d.pending[k] == p {
+			delete(d.pending, k)
 		}
 	}
 	p.prev.next, p.next.prev = p.next, p.prev
@@ -797,7 +842,8 @@ func (p *pending) written(i, lo, hi int) bool {
 // readPiece places one packet's payload of an RDMA READ response still in
 // progress (ib.Message.Piece): it counts once the READ is complete (read).
 func (d *State) readPiece(f *dissect.Frame, m *ibasm.Message) bool {
-	p := d.pending[m.RKey]
+	d.pair = pair{m.Src, m.Dst}
+	p := d.lookup(m.RKey)
 	if p == nil || p.done {
 		return false
 	}
@@ -824,7 +870,7 @@ func (d *State) tooManyPieces(f *dissect.Frame, p *pending, i int) {
 // which are placed first; otherwise they were placed piece by piece
 // (readPiece).
 func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, placed, n int, frames []uint64, sizes []int) bool {
-	p := d.pending[handle]
+	p := d.lookup(handle)
 	if p == nil || p.done {
 		return false
 	}

@@ -127,7 +127,6 @@ func WriteFlows(w io.Writer, n, mtu, wsize, k int) (int, error) {
 		if k > 1 {
 			fl.client = [4]byte{198, 18 + byte(i>>16), byte((i + 1) >> 8), byte(i + 1)}
 			fl.xid += uint32(i) << 12
-			fl.handle += uint32(i) << 16 // rdx keys read chunks by handle alone
 		}
 	}
 	for pending := true; pending; {
