@@ -19,6 +19,9 @@ type flowKey struct {
 	qp       uint32
 }
 
+// eq is k == *o, field by field (see qpKey.eq).
+func (k *flowKey) eq(o *flowKey) bool { return k.qp == o.qp && k.src == o.src && k.dst == o.dst }
+
 type flowStat struct {
 	transport             Transport
 	pkts, payload         uint64
@@ -57,7 +60,7 @@ func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
 		t.forget()
 	}
 	for j := range t.recent {
-		if r := &t.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k == k {
+		if r := &t.recent[j]; r.i >= 0 && r.k.eq(&k) {
 			return &t.slab[r.i]
 		}
 	}

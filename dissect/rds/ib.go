@@ -245,7 +245,7 @@ func ibHeaderShape(b []byte) bool {
 		return false
 	}
 	h := Header(b[:HeaderLen])
-	if h.Check()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
+	if h.shapeProblems()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
 		return false
 	}
 	if h.IsAckOnly() && (h.Flags() != 0 || h.Seq() != 0) {
@@ -262,8 +262,8 @@ func (q *ibQP) continues(b []byte) bool {
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
-	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen {
-		return false
+	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen || !ibHeaderShape(m.Data) {
+		return false // not an RDS header: no need to look the QP up (every other protocol's SEND comes here first)
 	}
 	k := ibKey{src: m.Src, dst: m.Dst, qp: m.QP}
 	var q *ibQP
@@ -272,7 +272,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 	} else if d.ibs.qps != nil {
 		q = d.ibs.qps[k]
 	}
-	if !ibShape(m.Data) && (q == nil || !ibHeaderShape(m.Data) || !q.continues(m.Data)) {
+	if !ibShape(m.Data) && (q == nil || !q.continues(m.Data)) {
 		return false // a wrong-length fragment is still taken when it continues a message
 	}
 	hv := Header(m.Data[:HeaderLen])

@@ -423,7 +423,13 @@ func (a *Assembler) Add(src, dst netip.AddrPort, seg Segment) {
 func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 	a.stats.Segments++
 	dir &= 1
-	c := a.conns[key]
+	// The most recent connection (the LRU's head) first: a capture's
+	// segments come in runs of one connection, and hashing a key of two
+	// netip.AddrPorts costs more than the rest of the lookup.
+	c := a.lru.next
+	if c == &a.lru || !c.key.eq(&key) {
+		c = a.conns[key]
+	}
 	if c == nil {
 		// A bare ACK, FIN or RST of an unknown (e.g. just closed) connection
 		// has nothing to reassemble: do not resurrect the connection.
