@@ -629,8 +629,12 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		}
 	}()
 	t.Reset()
-	var chain [128]byte
-	e.BaseTree(t, f, string(e.ProtoChain(chain[:0], f)))
+	protocols := ""
+	if t.Wants(FFrameProtos) { // a string per frame: only when kept
+		var chain [128]byte
+		protocols = string(e.ProtoChain(chain[:0], f))
+	}
+	e.BaseTree(t, f, protocols)
 	for _, p := range f.PDUs {
 		t.SetBase(0, false)
 		p.Tree(t, f)

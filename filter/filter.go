@@ -27,6 +27,7 @@ func (f *Filter) String() string { return f.src }
 
 type node interface {
 	eval(t *dissect.Tree) bool
+	want(s *dissect.FieldSet) // the fields eval reads
 }
 
 type and struct{ a, b node }
@@ -140,6 +141,16 @@ func order(op string, c int) bool {
 	}
 	return false
 }
+
+// Want adds the fields the filter reads to s, for a sparse tree
+// (dissect.Tree.SetWant): a protocol named alone is its protocol node.
+func (f *Filter) Want(s *dissect.FieldSet) { f.root.want(s) }
+
+func (n and) want(s *dissect.FieldSet)     { n.a.want(s); n.b.want(s) }
+func (n or) want(s *dissect.FieldSet)      { n.a.want(s); n.b.want(s) }
+func (n not) want(s *dissect.FieldSet)     { n.a.want(s) }
+func (n present) want(s *dissect.FieldSet) { s.Add(n.f) }
+func (c cmp) want(s *dissect.FieldSet)     { s.Add(c.f) }
 
 // Match tells whether a frame's tree passes the filter.
 func (f *Filter) Match(t *dissect.Tree) bool { return f.root.eval(t) }

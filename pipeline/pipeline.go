@@ -209,6 +209,7 @@ func Run(cfg Config) (res Result, err error) {
 	}
 
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	r.t.SetWant(treeWant(cfg, pr, flt)) // only what -T fields and -Y read
 	// Two passes when a tree is built and the input can be read again, so
 	// a request can name the frame of its reply (as tshark -2 does).
 	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two

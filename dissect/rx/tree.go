@@ -24,7 +24,7 @@ const (
 func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	h := p.hdr
 	label := ""
-	if p.nsub > 1 {
+	if p.nsub > 1 && t.Labels() {
 		label = "jumbogram sub-packet " + strconv.Itoa(p.sub+1) + " of " + strconv.Itoa(p.nsub)
 	}
 	t.SetBase(0, p.detached)
@@ -63,10 +63,14 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if typ == TypeAck {
 		bit20 = fFlagSlow
 	}
-	t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsLabel(p.flags, typ),
+	flagsText, secText := "", ""
+	if t.Labels() { // formatted only for a tree that shows them
+		flagsText, secText = flagsLabel(p.flags, typ), secLabel(h.SecurityIndex())
+	}
+	t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
 		bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
 	t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
-	t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secLabel(h.SecurityIndex()))
+	t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
 	t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
 	t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 	if p.nsub > 1 {
@@ -199,11 +203,22 @@ func ackTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 	t.Uint(fNumAcks, bo+ackOffNAcks, 1, uint64(a.NAcks()))
 	acks := a.Acks()
 	if len(acks) > 0 {
-		t.String(fAcked, -1, 0, string(appendRanges(nil, a.FirstPacket(), acks, 1)))
-		t.String(fNacked, -1, 0, string(appendRanges(nil, a.FirstPacket(), acks, 0)))
+		acked, nacked := "", ""
+		if t.Wants(fAcked) {
+			acked = string(appendRanges(nil, a.FirstPacket(), acks, 1))
+		}
+		if t.Wants(fNacked) {
+			nacked = string(appendRanges(nil, a.FirstPacket(), acks, 0))
+		}
+		t.String(fAcked, -1, 0, acked)
+		t.String(fNacked, -1, 0, nacked)
 	}
 	for i, v := range acks {
-		t.UintLabel(fAckType, bo+ackOffAcks+i, 1, uint64(v), ackLabel(v, a.FirstPacket()+uint32(i)))
+		label := ""
+		if t.Labels() {
+			label = ackLabel(v, a.FirstPacket()+uint32(i))
+		}
+		t.UintLabel(fAckType, bo+ackOffAcks+i, 1, uint64(v), label)
 		t.Open()
 		t.Uint(fAckSeq, -1, 0, uint64(a.FirstPacket())+uint64(i))
 		t.Close()
