@@ -1010,7 +1010,7 @@ func (c compound4) Tree(t *dissect.Tree, m *oncrpc.Msg) {
 	if c.cb {
 		pf = fCBProc
 	}
-	t.UintLabel(pf, -1, 0, uint64(m.Proc), u32Label(pf.Names, uint64(m.Proc)))
+	t.UintLabel(pf, -1, 0, uint64(m.Proc), u32Label(t, pf.Names, uint64(m.Proc)))
 	if m.Proc != 1 || (m.Type != oncrpc.Call && !m.Matched()) {
 		return
 	}
