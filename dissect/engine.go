@@ -621,6 +621,7 @@ func (e *Engine) strictPanic(where string, frame uint64, r any) {
 // BuildTree fills t with the whole tree of the engine's current frame: the
 // frame, link, IP and transport layers, then every PDU.
 func (e *Engine) BuildTree(t *Tree, f *Frame) {
+	defer t.finish() // last: after a recovered panic's node
 	defer func() {
 		if r := recover(); r != nil { // see endFrame: a bug must not crash the read
 			e.strictPanic("tree", f.Num, r)

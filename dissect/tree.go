@@ -40,6 +40,10 @@ type Tree struct {
 	sparse bool     // only nodes of fields in want are stored
 	want   []uint64 // a FieldSet's bits, shared read-only
 	lastAt int      // count when the latest stored node was added (Last)
+	// where the cut fell, for its finding node: added by finish, so that
+	// keep stays small enough to be inlined
+	cutF     *Field
+	cutDepth int16
 }
 
 // FieldSet is a set of fields by registration index: what a sparse tree
@@ -94,11 +98,7 @@ func (t *Tree) Wants(f *Field) bool {
 }
 
 func (t *Tree) has(f *Field) bool {
-	if f == nil { // a text node
-		return false
-	}
-	w := uint(f.id) >> 6
-	return w < uint(len(t.want)) && t.want[w]&(1<<(f.id&63)) != 0
+	return f != nil && uint(f.id)>>6 < uint(len(t.want)) && t.want[uint(f.id)>>6]&(1<<(f.id&63)) != 0
 }
 
 // Labels tells whether nodes' display labels are shown: false for a nil
@@ -129,6 +129,7 @@ func (t *Tree) Reset() {
 	t.proto = nil
 	t.count = 0
 	t.lastAt = 0
+	t.cutF = nil
 }
 
 // Cut reports whether nodes were dropped because the tree reached
@@ -157,21 +158,17 @@ func (t *Tree) Base() (int, bool) {
 // keep counts a node of field f and tells whether to store it: the
 // methods that add nodes ask it before building the node.
 func (t *Tree) keep(f *Field) bool {
-	if t == nil || t.count >= MaxTreeNodes {
-		return t.over(f)
+	if t == nil {
+		return false
+	}
+	if t.count >= MaxTreeNodes { // cut here; finish adds the finding node
+		if !t.cut {
+			t.cut, t.cutF, t.cutDepth = true, f, t.depth
+		}
+		return false
 	}
 	t.count++
 	return !t.sparse || t.has(f)
-}
-
-// over is keep for a nil tree or one at the cap (cut from this node on).
-//
-//go:noinline
-func (t *Tree) over(f *Field) bool {
-	if t != nil {
-		t.cutAt(f)
-	}
-	return false
 }
 
 // add stores a node keep said yes to. Not inlined: in a sparse tree the
@@ -199,25 +196,23 @@ func (t *Tree) Last() int {
 	return len(t.Nodes) - 1
 }
 
-// cutAt ends the tree with an expert node naming the protocol and the field
-// that would have been node MaxTreeNodes+1.
-func (t *Tree) cutAt(f *Field) {
-	if t.cut {
+// finish ends a cut tree with an expert node naming the protocol and the
+// field that would have been node MaxTreeNodes+1 (BuildTree calls it).
+func (t *Tree) finish() {
+	if t == nil || !t.cut || t.cutF == nil || !t.Wants(fExpert) {
 		return
 	}
-	t.cut = true
-	if !t.Wants(fExpert) {
-		return // nobody reads the message
-	}
+	f := t.cutF
+	t.cutF = nil // once
 	msg := "tree cut at " + strconv.Itoa(MaxTreeNodes) + " nodes in "
 	if t.proto != nil {
 		msg += t.proto.Abbrev
 	}
-	if f != nil && f != t.proto {
+	if f != textField && f != t.proto {
 		msg += ", at field " + f.Abbrev
 	}
 	msg += ": the rest of this frame's tree is not shown"
-	t.Nodes = append(t.Nodes, Node{F: fExpert, Depth: min(t.depth, 1), Off: -1, Label: msg,
+	t.Nodes = append(t.Nodes, Node{F: fExpert, Depth: min(t.cutDepth, 1), Off: -1, Label: msg,
 		U: uint64(Warn)<<8 | uint64(GroupUndecoded)})
 }
 
@@ -303,7 +298,7 @@ func (t *Tree) Bytes(f *Field, off, n int, b []byte) {
 
 // Text adds a label without a field.
 func (t *Tree) Text(off, n int, label string) {
-	if t.keep(nil) {
+	if t.keep(textField) {
 		t.add(Node{Off: int32(off), Len: int32(n), Label: label})
 	}
 }
@@ -336,6 +331,10 @@ func findingField(fd *Finding) string {
 	}
 	return ""
 }
+
+// textField stands for text nodes (no field) in keep: never wanted by a
+// sparse tree.
+var textField = &Field{id: -1 << 20}
 
 // Expert fields, with tshark's names so `-e _ws.expert.message` works as there.
 var (
