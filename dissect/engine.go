@@ -204,6 +204,9 @@ type Engine struct {
 	ext6       [maxIP6Ext]uint8 // the IPv6 extension headers ip6ExtDispatch walked
 	n6ext      int
 	hbhLen     int // octets of IPv6 hop-by-hop options after the fixed header
+	// What engines merged into this one counted (merge.go).
+	mergedStream  tcp.Stats
+	mergeFindings []Finding
 }
 
 // NewEngine creates an engine with every registered dissector.

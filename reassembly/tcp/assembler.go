@@ -223,6 +223,25 @@ type Stats struct {
 	Steps uint64
 }
 
+// Add adds o's counters to s (the streams of another assembler, as when
+// the statistics of parallel engines are merged).
+func (s *Stats) Add(o Stats) {
+	s.Segments += o.Segments
+	s.Bytes += o.Bytes
+	s.OutOfOrder += o.OutOfOrder
+	s.Retransmissions += o.Retransmissions
+	s.Overlaps += o.Overlaps
+	s.Conflicts += o.Conflicts
+	s.Unverified += o.Unverified
+	s.Gaps += o.Gaps
+	s.GapBytes += o.GapBytes
+	s.Dropped += o.Dropped
+	s.Conns += o.Conns
+	s.Evicted += o.Evicted
+	s.Buffered += o.Buffered
+	s.Steps += o.Steps
+}
+
 const maxAhead = 1 << 30
 
 // minHist is the first size of a history ring: a connection that carries a
