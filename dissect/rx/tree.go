@@ -135,7 +135,11 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		debugTree(t, p, b, bo)
 	case TypeVersion:
 		if len(b) > 0 {
-			t.String(fVerString, bo, len(b), string(versionString(b)))
+			v := ""
+			if t.Wants(fVerString) {
+				v = string(versionString(b))
+			}
+			t.String(fVerString, bo, len(b), v)
 		}
 	default:
 		if len(b) > 0 {
@@ -289,10 +293,21 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 		}
 		return
 	}
+	labels := t.Labels() // "name: value" labels only for a tree that shows them
 	word := func(name string, i int) {
 		if i+4 <= len(b) {
-			t.UintLabel(fDbgWord, bo+i, 4, u32(i), name+": "+strconv.FormatUint(u32(i), 10))
+			label := ""
+			if labels {
+				label = name + ": " + strconv.FormatUint(u32(i), 10)
+			}
+			t.UintLabel(fDbgWord, bo+i, 4, u32(i), label)
 		}
+	}
+	label := func(l func() string) string {
+		if labels {
+			return l()
+		}
+		return ""
 	}
 	switch p.debugType {
 	case 1: // GETSTATS
@@ -301,9 +316,9 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 			word(n, 4*i)
 		}
 		if len(b) >= 16 {
-			t.UintLabel(fDbgWord, bo+12, 1, uint64(b[12]), "waitingForPackets: "+strconv.Itoa(int(b[12])))
-			t.UintLabel(fDbgWord, bo+13, 1, uint64(b[13]), "usedFDs: "+strconv.Itoa(int(b[13])))
-			t.UintLabel(fDbgVer, bo+14, 1, uint64(b[14]), strconv.QuoteRune(rune(b[14]))+" (0x"+hexByte(b[14])+")")
+			t.UintLabel(fDbgWord, bo+12, 1, uint64(b[12]), label(func() string { return "waitingForPackets: " + strconv.Itoa(int(b[12])) }))
+			t.UintLabel(fDbgWord, bo+13, 1, uint64(b[13]), label(func() string { return "usedFDs: " + strconv.Itoa(int(b[13])) }))
+			t.UintLabel(fDbgVer, bo+14, 1, uint64(b[14]), label(func() string { return strconv.QuoteRune(rune(b[14])) + " (0x" + hexByte(b[14]) + ")" }))
 		}
 		for i, n := range []string{"nWaiting", "idleThreads", "nWaited", "nPackets"} {
 			word(n, 16+4*i)
@@ -332,12 +347,17 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 		}
 		if len(b) >= 8 {
 			t.Uint(fDbgPort, bo+4, 2, uint64(binary.BigEndian.Uint16(b[4:])))
-			t.UintLabel(fDbgWord, bo+6, 2, uint64(binary.BigEndian.Uint16(b[6:])), "ifMTU: "+strconv.Itoa(int(binary.BigEndian.Uint16(b[6:]))))
+			t.UintLabel(fDbgWord, bo+6, 2, uint64(binary.BigEndian.Uint16(b[6:])),
+				label(func() string { return "ifMTU: " + strconv.Itoa(int(binary.BigEndian.Uint16(b[6:]))) }))
 		}
 	case 4: // RXSTATS
 		t.Uint(fDbgType, -1, 0, 4)
 		for i := 0; i+4 <= len(b) && i < 4*128; i += 4 {
-			word("counter["+strconv.Itoa(i/4)+"]", i)
+			name := ""
+			if labels {
+				name = "counter[" + strconv.Itoa(i/4) + "]"
+			}
+			word(name, i)
 		}
 	}
 	if len(b) > 0 {
