@@ -226,6 +226,7 @@ func Run(cfg Config) (res Result, err error) {
 		return res, err
 	}
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	r.t.SetWant(treeWant(cfg, pr, flt)) // only what -T fields and -Y read
 	// The input is opened before any output: a missing or unreadable file
 	// is one error, with no fields header, JSON bracket or -w file.
 	if err := r.preopen(); err != nil {

@@ -479,7 +479,11 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		o = 0
 	}
 	var lb [96]byte
-	t.Proto(PRDS, o, HeaderLen+m.fragLen, string(m.Summary(lb[:0])))
+	label := ""
+	if t.Labels() {
+		label = string(m.Summary(lb[:0]))
+	}
+	t.Proto(PRDS, o, HeaderLen+m.fragLen, label)
 	if !m.final {
 		t.Uint(fSegment, -1, 0, 1)
 		t.Uint(fIBFragSeg, o+offSeq, 8, hv.Seq())
@@ -503,7 +507,11 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	t.Close()
 	var fb [256]byte
-	t.String(fFrames, -1, 0, string(dissect.AppendFrameList(fb[:0], m.frames, len(m.frames), 16)))
+	frames := ""
+	if t.Wants(fFrames) {
+		frames = string(dissect.AppendFrameList(fb[:0], m.frames, len(m.frames), 16))
+	}
+	t.String(fFrames, -1, 0, frames)
 	t.Open()
 	for _, n := range m.frames {
 		t.Uint(fFrame, -1, 0, n)
