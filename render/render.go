@@ -77,28 +77,34 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 }
 
 // appendUintPad appends v in decimal, right-aligned in width columns: the
-// summary's numbers without strconv's general path.
+// summary's numbers written in place, two digits at a time, without
+// strconv's general path.
 func appendUintPad(dst []byte, v uint64, width int) []byte {
-	var b [20]byte
-	i := len(b)
+	n := 1
+	for p := uint64(10); n < 20 && v >= p; p *= 10 {
+		n++
+	}
+	w := max(n, width)
+	l := len(dst)
+	dst = slices.Grow(dst, w)[:l+w]
+	b := dst[l:]
+	for i := range w - n {
+		b[i] = ' '
+	}
+	i := w
 	for v >= 100 {
 		q := v / 100
-		d := v - q*100
+		d := (v - q*100) * 2
+		b[i-2], b[i-1] = digits2[d], digits2[d+1]
 		i -= 2
-		b[i], b[i+1] = digits2[2*d], digits2[2*d+1]
 		v = q
 	}
 	if v >= 10 {
-		i -= 2
-		b[i], b[i+1] = digits2[2*v], digits2[2*v+1]
+		b[i-2], b[i-1] = digits2[2*v], digits2[2*v+1]
 	} else {
-		i--
-		b[i] = byte('0' + v)
+		b[i-1] = byte('0' + v)
 	}
-	if n := len(b) - i; n < width {
-		dst = append(dst, spaces[:width-n]...)
-	}
-	return append(dst, b[i:]...)
+	return dst
 }
 
 const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
@@ -118,7 +124,14 @@ func appendAddr(dst []byte, a netip.Addr) []byte {
 		if i > 0 {
 			dst = append(dst, '.')
 		}
-		dst = appendUintPad(dst, uint64(o), 0)
+		switch d := int(o%100) * 2; {
+		case o >= 100:
+			dst = append(dst, '0'+o/100, digits2[d], digits2[d+1])
+		case o >= 10:
+			dst = append(dst, digits2[d], digits2[d+1])
+		default:
+			dst = append(dst, '0'+o)
+		}
 	}
 	return dst
 }
