@@ -120,19 +120,29 @@ func appendAddr(dst []byte, a netip.Addr) []byte {
 	if !a.Is4() {
 		return a.AppendTo(dst)
 	}
+	l := len(dst)
+	dst = slices.Grow(dst, 15)
+	b := dst[l : l+15]
+	n := 0
 	for i, o := range a.As4() {
 		if i > 0 {
-			dst = append(dst, '.')
+			b[n] = '.'
+			n++
 		}
-		switch d := int(o%100) * 2; {
+		d := int(o%100) * 2
+		switch {
 		case o >= 100:
-			dst = append(dst, '0'+o/100, digits2[d], digits2[d+1])
+			b[n], b[n+1], b[n+2] = '0'+o/100, digits2[d], digits2[d+1]
+			n += 3
 		case o >= 10:
-			dst = append(dst, digits2[d], digits2[d+1])
+			b[n], b[n+1] = digits2[d], digits2[d+1]
+			n += 2
 		default:
-			dst = append(dst, '0'+o)
+			b[n] = '0' + o
+			n++
 		}
 	}
+	dst = dst[:l+n]
 	return dst
 }
 
