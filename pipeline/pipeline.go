@@ -54,6 +54,11 @@ type Config struct {
 
 	// Sinks are more sinks (an exporter, a test), after the built-in ones.
 	Sinks []Sink
+
+	// Workers is how many engines decode, each the flows ShardKey hashes
+	// to it (rdx -j N); 0 or 1 is one engine on the calling goroutine.
+	// Some runs stay on one worker (parallel.go says which).
+	Workers int
 }
 
 // Input is the capture source. A file can be read twice; standard input and
@@ -163,6 +168,10 @@ func Run(cfg Config) (res Result, err error) {
 			eo.Conversations = true
 		}
 	}
+	nw := parallelWorkers(cfg)
+	if nw > 1 { // the workers share the budget
+		eo.MaxMem = workerShare(eo.MaxMem, nw)
+	}
 	eng := dissect.NewEngine(eo)
 	res.Engine = eng
 	if len(cfg.Stats) > 0 {
@@ -209,6 +218,11 @@ func Run(cfg Config) (res Result, err error) {
 	}
 
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	if nw > 1 {
+		if r.par, err = newParallel(cfg, eo, eng, nw); err != nil {
+			return res, err
+		}
+	}
 	// Two passes when a tree is built and the input can be read again, so
 	// a request can name the frame of its reply (as tshark -2 does).
 	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two
@@ -216,7 +230,7 @@ func Run(cfg Config) (res Result, err error) {
 		if _, err := r.pass(1, nil); err != nil {
 			return res, err
 		}
-		eng.Rewind()
+		r.rewind()
 		outPass = 2
 	}
 
@@ -267,6 +281,7 @@ type runner struct {
 	flt  *filter.Filter
 	tree bool
 	t    dissect.Tree
+	par  *parallel // -j N: the workers decode (parallel.go)
 }
 
 type passCounts struct {
@@ -277,6 +292,9 @@ type passCounts struct {
 // pass reads the whole input once through the engine and hands every frame
 // that passes the filter to sinks. It is the one place frames are decoded.
 func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
+	if r.par != nil {
+		return r.par.pass(r, n, sinks)
+	}
 	var c passCounts
 	src, stop, err := r.cfg.Input.open()
 	if err != nil {
@@ -338,6 +356,15 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	}
 	r.eng.Finish()
 	return c, nil
+}
+
+// rewind prepares the engines for the second pass.
+func (r *runner) rewind() {
+	if r.par != nil {
+		r.par.rewind()
+		return
+	}
+	r.eng.Rewind()
 }
 
 // emit builds the tree when the run needs it, applies the filter and hands

@@ -105,6 +105,7 @@ type CheckRow struct {
 	// the first such note.
 	Explained   uint64 `json:"explained,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
+	explFrame   uint64 // the frame Explanation names (-j merges keep the first)
 }
 
 // CheckReport asks a run to tally every check; Format "text" or "json"
@@ -152,6 +153,7 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 				row.Explained++
 				if row.Explanation == "" {
 					row.Explanation = "frame " + strconv.FormatUint(f.Num, 10) + ": " + fd.Msg
+					row.explFrame = f.Num
 				}
 				break
 			}
