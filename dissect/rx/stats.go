@@ -14,6 +14,19 @@ type srtKey struct {
 	hasOp   bool
 }
 
+func (k srtKey) less(o srtKey) bool {
+	if k.service != o.service {
+		return k.service < o.service
+	}
+	if k.port != o.port {
+		return k.port < o.port
+	}
+	if k.hasOp != o.hasOp {
+		return !k.hasOp
+	}
+	return k.opcode < o.opcode
+}
+
 // srt accumulates response times per call type; a new key allocates once.
 func (d *State) srt(c *Call) {
 	if !c.HasRespTime || !c.Reply {
@@ -53,7 +66,12 @@ func (d *State) srtTable() *flows.Table {
 		if a.Count != b.Count {
 			return a.Count > b.Count
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		// the same call on two servers: without the key, the order would be
+		// the map's, different from run to run
+		return keys[i].less(keys[j])
 	})
 	for _, k := range keys {
 		s := d.srtTab.Get(k)
