@@ -44,9 +44,13 @@ const (
 	// operations cost nothing per frame, few enough that every worker has
 	// frames of the next round while the merger writes this one.
 	roundFrames = 1024
-	// roundBytes ends a round early once it holds this many packet octets,
-	// so jumbo frames do not make rounds large.
-	roundBytes = 1 << 20
+	// roundBytes is the packet octets a round holds (allocated once): a
+	// frame that does not fit starts the next round, so jumbo frames make
+	// rounds of fewer frames, not larger ones.
+	roundBytes = 512 << 10
+	// batchOut is the rendered output a batch starts with room for (about
+	// a round of summary lines); -V grows it once.
+	batchOut = 32 << 10
 )
 
 // roundsInFlight bounds the rounds read but not yet written: the reader
@@ -78,7 +82,7 @@ func workerShare(total int64, workers int) int64 {
 	return total / int64(workers)
 }
 
-// pktRec is one frame of a batch; its octets are data[off:end].
+// pktRec is one frame of a batch; its octets are its round's data[off:end].
 type pktRec struct {
 	num             uint64
 	timeNS          int64
@@ -98,7 +102,6 @@ type frameOut struct {
 // batch is one worker's frames of a round, and what the worker made of them.
 type batch struct {
 	pkts []pktRec
-	data []byte
 	res  []frameOut
 	out  []byte
 	done chan struct{} // the worker finished the batch
@@ -107,9 +110,9 @@ type batch struct {
 
 // round is up to roundFrames consecutive frames.
 type round struct {
-	ids   []uint8 // the worker of each frame, in frame order
-	b     []*batch
-	bytes int
+	ids  []uint8 // the worker of each frame, in frame order
+	b    []*batch
+	data []byte // the frames' octets (readers reuse their buffers)
 }
 
 // worker is one engine and what renders its frames.
@@ -159,9 +162,10 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int) (*p
 		p.w = append(p.w, w)
 	}
 	for range roundsInFlight(n) {
-		rd := &round{ids: make([]uint8, 0, roundFrames), b: make([]*batch, n)}
+		rd := &round{ids: make([]uint8, 0, roundFrames), b: make([]*batch, n), data: make([]byte, 0, roundBytes)}
 		for i := range rd.b {
-			rd.b[i] = &batch{done: make(chan struct{}, 1)}
+			rd.b[i] = &batch{pkts: make([]pktRec, 0, roundFrames), res: make([]frameOut, 0, roundFrames),
+				out: make([]byte, 0, batchOut), done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -240,7 +244,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			if fo.shown {
 				if pcap != nil {
 					pk := &b.pkts[i]
-					fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = b.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
+					fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
 					pcap.Frame(&fake, nil)
 				}
 				if pr != nil {
@@ -319,23 +323,25 @@ func (p *parallel) read(r *runner, pf *capture.Prefetch, order chan<- *round) (u
 		if num == 1 {
 			first, prev = pkt.TimeNS, pkt.TimeNS
 		}
+		if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
+			send()
+		}
 		if rd == nil {
 			rd = <-p.free // waits while roundsInFlight rounds are being worked on
-			rd.ids, rd.bytes = rd.ids[:0], 0
+			rd.ids, rd.data = rd.ids[:0], rd.data[:0]
 			for _, b := range rd.b {
-				b.pkts, b.data, b.res, b.out, b.pan = b.pkts[:0], b.data[:0], b.res[:0], b.out[:0], nil
+				b.pkts, b.res, b.out, b.pan = b.pkts[:0], b.res[:0], b.out[:0], nil
 			}
 		}
 		w := dissect.ShardKey(pkt.LinkType, pkt.Data) % nw
 		b := rd.b[w]
-		off := len(b.data)
-		b.data = append(b.data, pkt.Data...)
+		off := len(rd.data)
+		rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
 		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, first: first, prev: prev, capLen: pkt.CapLen,
-			wireLen: pkt.WireLen, linkType: pkt.LinkType, iface: pkt.Iface, off: off, end: len(b.data)})
+			wireLen: pkt.WireLen, linkType: pkt.LinkType, iface: pkt.Iface, off: off, end: len(rd.data)})
 		prev = pkt.TimeNS
 		rd.ids = append(rd.ids, uint8(w))
-		rd.bytes += len(pkt.Data)
-		if len(rd.ids) == roundFrames || rd.bytes >= roundBytes {
+		if len(rd.ids) == roundFrames {
 			send()
 		}
 	}
@@ -353,7 +359,7 @@ func (w *worker) run(r *runner, pass int, emit, print bool, readErr *error, done
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
-			w.batch(r, b, pass, emit, print)
+			w.batch(r, b, rd.data, pass, emit, print)
 		}
 		b.done <- struct{}{}
 	}
@@ -364,7 +370,7 @@ func (w *worker) run(r *runner, pass int, emit, print bool, readErr *error, done
 
 // batch decodes and renders one batch; a panic (strict mode, or a bug in
 // rendering) is handed to the merger to raise in the calling goroutine.
-func (w *worker) batch(r *runner, b *batch, pass int, emit, print bool) {
+func (w *worker) batch(r *runner, b *batch, data []byte, pass int, emit, print bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.pan, w.dead = v, true
@@ -374,7 +380,7 @@ func (w *worker) batch(r *runner, b *batch, pass int, emit, print bool) {
 	for i := range b.pkts {
 		pk := &b.pkts[i]
 		f := w.eng.DecodeShard(dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: pk.capLen, WireLen: pk.wireLen,
-			LinkType: pk.linkType, Iface: pk.iface, Data: b.data[pk.off:pk.end], Pass: pass}, pk.first, pk.prev)
+			LinkType: pk.linkType, Iface: pk.iface, Data: data[pk.off:pk.end], Pass: pass}, pk.first, pk.prev)
 		for j := range f.Findings {
 			w.counts.Add(f.Findings[j].Sev)
 		}

@@ -127,6 +127,9 @@ type Result struct {
 	Ran bool
 	// Engine is the run's engine, for its tables and state after Run.
 	Engine *dissect.Engine
+	// Workers is how many engines decoded: Config.Workers, or 1 when the
+	// run stayed on one (parallel.go lists when).
+	Workers int
 	// Checks is the check tally (Config.Check), one row per registered
 	// check; ChecksFailed says whether any failed.
 	Checks       []CheckRow
@@ -173,7 +176,7 @@ func Run(cfg Config) (res Result, err error) {
 		eo.MaxMem = workerShare(eo.MaxMem, nw)
 	}
 	eng := dissect.NewEngine(eo)
-	res.Engine = eng
+	res.Engine, res.Workers = eng, nw
 	if len(cfg.Stats) > 0 {
 		known := eng.StatNames() // built afresh on each call: ask once
 		for _, z := range cfg.Stats {
