@@ -247,13 +247,15 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 					fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
 					pcap.Frame(&fake, nil)
 				}
-				if pr != nil {
-					pr.buf = pr.sep(pr.buf[:0])
-					pr.out.Write(pr.buf)
-					pr.out.Write(b.out[start[w]:fo.end])
+				if pr != nil { // one write per round
+					pr.buf = append(pr.sep(pr.buf), b.out[start[w]:fo.end]...)
 				}
 			}
 			start[w] = fo.end
+		}
+		if pr != nil && len(pr.buf) > 0 {
+			pr.out.Write(pr.buf)
+			pr.buf = pr.buf[:0]
 		}
 		p.free <- rd
 	}
