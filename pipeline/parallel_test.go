@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,25 +139,10 @@ func diffLine(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
 	for i := 0; i < len(g) && i < len(w); i++ {
 		if g[i] != w[i] {
-			return "line " + itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
 		}
 	}
-	return "lengths differ: " + itoa(len(g)) + " and " + itoa(len(w)) + " lines"
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0' + 0))[:0] + fmtInt(n))
-}
-
-func fmtInt(n int) string {
-	b := []byte{}
-	for {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-		if n == 0 {
-			return string(b)
-		}
-	}
+	return "lengths differ: " + strconv.Itoa(len(g)) + " and " + strconv.Itoa(len(w)) + " lines"
 }
 
 // TestWorkersTruncated: a capture cut inside a record prints, with -j 2 as
@@ -185,5 +171,35 @@ func TestWorkersTruncated(t *testing.T) {
 	}
 	if n := strings.Count(outs[0], "\n"); n < len(pkts)/2 || outs[0] != outs[1] || frames[0] != frames[1] {
 		t.Errorf("-j 1 printed %d lines (%d frames), -j 2 %d (%d frames)", n, frames[0], strings.Count(outs[1], "\n"), frames[1])
+	}
+}
+
+// TestWorkersCaptures: every capture in pcaps/ prints the same tree (-V -x,
+// two passes) and check tally with -j 2 as with -j 1; under go test -race
+// (make test) this is where every dissector runs on two goroutines.
+func TestWorkersCaptures(t *testing.T) {
+	var caps []string
+	for _, pat := range []string{"*.pcap", "*/*.pcap", "*/*.pcap.gz", "*.cap.gz"} {
+		m, _ := filepath.Glob(filepath.Join("../pcaps", pat))
+		caps = append(caps, m...)
+	}
+	if len(caps) < 50 {
+		t.Fatalf("%d captures", len(caps))
+	}
+	for _, c := range caps {
+		t.Run(strings.TrimPrefix(c, "../pcaps/"), func(t *testing.T) {
+			for _, cfg := range []pipeline.Config{
+				{Print: pipeline.Print{Verbose: true, Hex: true}},
+				{Quiet: true, Check: &pipeline.CheckReport{Format: "text"}},
+			} {
+				cfg.Input = pipeline.Input{File: c}
+				_, want := run(t, cfg)
+				cfg.Workers = 2
+				_, got := run(t, cfg)
+				if got != want || len(want) == 0 {
+					t.Errorf("-j 2 differs from -j 1 (%d octets):\n%s", len(want), diffLine(got, want))
+				}
+			}
+		})
 	}
 }
