@@ -15,7 +15,7 @@ import (
 // Flow-sharded reading (Config.Workers > 1, rdx -j N). One goroutine reads
 // the input (through capture's prefetch), numbers the frames and sends each
 // to worker dissect.ShardKey % N, so all state of a flow lives in one
-// worker's engine. Frames travel in rounds of up to roundFrames frames: the
+// worker's engine. Frames travel in rounds of up to roundFrames(N) frames: the
 // round copies their bytes (readers reuse their buffers) into one batch per
 // worker and lists which worker has each frame. A worker decodes its batch
 // in frame order with its own engine and renders every shown frame (summary,
@@ -40,23 +40,29 @@ import (
 const engineMerge = false
 
 const (
-	// roundFrames is the most frames a round carries: enough that channel
-	// operations cost nothing per frame, few enough that every worker has
-	// frames of the next round while the merger writes this one.
-	roundFrames = 1024
+	// roundsInFlight bounds the rounds read but not yet written: the reader
+	// waits for a free one. Every round goes to all workers at once, so the
+	// depth that keeps them busy does not grow with their number; memory is
+	// about this many times roundBytes and a round's rendered output.
+	roundsInFlight = 6
 	// roundBytes is the packet octets a round holds (allocated once): a
 	// frame that does not fit starts the next round, so jumbo frames make
 	// rounds of fewer frames, not larger ones.
 	roundBytes = 512 << 10
-	// batchOut is the rendered output a batch starts with room for (about
-	// a round of summary lines); -V grows it once.
-	batchOut = 32 << 10
+	// outPerFrame is the rendered output a batch starts with room for per
+	// frame (a summary line); -V grows it once.
+	outPerFrame = 64
 )
 
-// roundsInFlight bounds the rounds read but not yet written: the reader
-// waits for a free one. Memory is about this many times roundBytes plus
-// the rendered output of as many rounds.
-func roundsInFlight(workers int) int { return 2*workers + 2 }
+// roundFrames is the most frames a round carries: about 512 per worker
+// (enough that channel operations cost nothing per frame, few enough that
+// every worker has frames of the next round while the merger writes this
+// one), at least 1024, at most 8192.
+func roundFrames(workers int) int { return min(max(1024, 256*workers), 8192) }
+
+// batchFrames is the frames a batch starts with room for: twice a fair
+// share of the round, so only a skewed round grows it.
+func batchFrames(workers int) int { return min(roundFrames(workers), 2*roundFrames(workers)/workers+16) }
 
 // parallelWorkers is the number of workers cfg runs on: Config.Workers, or
 // one when the run is of a kind listed above.
@@ -131,14 +137,15 @@ type worker struct {
 
 // parallel is the -j state of a run; its engines live across passes.
 type parallel struct {
-	w    []*worker
-	free chan *round
+	w      []*worker
+	free   chan *round
+	frames int // roundFrames
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
 // the merged statistics) and n-1 more from eo.
 func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int) (*parallel, error) {
-	p := &parallel{free: make(chan *round, roundsInFlight(n))}
+	p := &parallel{free: make(chan *round, roundsInFlight), frames: roundFrames(n)}
 	for i := range n {
 		w := &worker{eng: eng, idx: i}
 		if i > 0 {
@@ -161,11 +168,12 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int) (*p
 		}
 		p.w = append(p.w, w)
 	}
-	for range roundsInFlight(n) {
-		rd := &round{ids: make([]uint8, 0, roundFrames), b: make([]*batch, n), data: make([]byte, 0, roundBytes)}
+	for range roundsInFlight {
+		rd := &round{ids: make([]uint8, 0, p.frames), b: make([]*batch, n), data: make([]byte, 0, roundBytes)}
+		bf := batchFrames(n)
 		for i := range rd.b {
-			rd.b[i] = &batch{pkts: make([]pktRec, 0, roundFrames), res: make([]frameOut, 0, roundFrames),
-				out: make([]byte, 0, batchOut), done: make(chan struct{}, 1)}
+			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), res: make([]frameOut, 0, bf),
+				out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -343,7 +351,7 @@ func (p *parallel) read(r *runner, pf *capture.Prefetch, order chan<- *round) (u
 			wireLen: pkt.WireLen, linkType: pkt.LinkType, iface: pkt.Iface, off: off, end: len(rd.data)})
 		prev = pkt.TimeNS
 		rd.ids = append(rd.ids, uint8(w))
-		if len(rd.ids) == roundFrames {
+		if len(rd.ids) == p.frames {
 			send()
 		}
 	}
