@@ -62,7 +62,9 @@ func roundFrames(workers int) int { return min(max(1024, 256*workers), 8192) }
 
 // batchFrames is the frames a batch starts with room for: twice a fair
 // share of the round, so only a skewed round grows it.
-func batchFrames(workers int) int { return min(roundFrames(workers), 2*roundFrames(workers)/workers+16) }
+func batchFrames(workers int) int {
+	return min(roundFrames(workers), 2*roundFrames(workers)/workers+16)
+}
 
 // parallelWorkers is the number of workers cfg runs on: Config.Workers, or
 // one when the run is of a kind listed above.
