@@ -15,9 +15,9 @@ import (
 // Flow-sharded reading (Config.Workers > 1, rdx -j N). One goroutine reads
 // the input (through capture's prefetch), numbers the frames and sends each
 // to worker dissect.ShardKey % N, so all state of a flow lives in one
-// worker's engine. Frames travel in rounds of up to roundFrames(N) frames: the
-// round copies their bytes (readers reuse their buffers) into one batch per
-// worker and lists which worker has each frame. A worker decodes its batch
+// worker's engine. Frames travel in rounds of up to roundFrames(N) frames: a
+// round copies their bytes (readers reuse their buffers), gives each worker
+// a batch of its frames and lists which worker has each frame. A worker decodes its batch
 // in frame order with its own engine and renders every shown frame (summary,
 // -V, JSON, fields, -x) into the batch; the calling goroutine takes the
 // rounds in order and writes each frame's output from the worker that has
@@ -54,7 +54,7 @@ const (
 	outPerFrame = 64
 )
 
-// roundFrames is the most frames a round carries: about 512 per worker
+// roundFrames is the most frames a round carries: 256 per worker
 // (enough that channel operations cost nothing per frame, few enough that
 // every worker has frames of the next round while the merger writes this
 // one), at least 1024, at most 8192.
@@ -79,7 +79,8 @@ func parallelWorkers(cfg Config) int {
 	return min(cfg.Workers, maxWorkers)
 }
 
-// maxWorkers bounds -j: a round names a frame's worker in one octet.
+// maxWorkers bounds -j (a round names a frame's worker in one octet; more
+// engines than cores only cost memory).
 const maxWorkers = 64
 
 // workerShare is each worker engine's part of the memory budget.
