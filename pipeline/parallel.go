@@ -293,7 +293,9 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			mergeChecks(ck.res.Checks, w.res.Checks)
 		}
 	}
-	if engineMerge {
+	// Once, after the output pass: what a first pass counted (response
+	// times) stays in each engine through Rewind, as in one engine.
+	if engineMerge && n != 1 {
 		for _, w := range p.w[1:] {
 			p.w[0].eng.Merge(w.eng)
 		}
