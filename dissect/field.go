@@ -94,7 +94,12 @@ type Field struct {
 	Names  map[uint64]string // value names (value_string)
 	Desc   string            // one-line description for `rdx fields`
 	Proto  string            // protocol abbreviation, filled in by Register
-	id     int
+	// Later marks a field whose value on a frame comes from a later frame
+	// (a request's reply frame, a finding a later frame explains): only a
+	// first pass over the whole input knows it, so asking for it (-e, -Y)
+	// makes the pipeline read twice.
+	Later bool
+	id    int
 }
 
 // ID is the field's registration index (stable within one binary).

@@ -208,12 +208,14 @@ func findingField(fd *Finding) string {
 }
 
 // Expert fields, with tshark's names so `-e _ws.expert.message` works as there.
+// They are Later: a second pass words some findings with what a later frame
+// showed (an ICRC error explained by the same difference further on).
 var (
-	fExpert      = Register(&Field{Abbrev: "_ws.expert", Name: "Expert Info", Type: TNone})
-	FExpertMsg   = Register(&Field{Abbrev: "_ws.expert.message", Name: "Message", Type: TString})
-	FExpertSev   = Register(&Field{Abbrev: "_ws.expert.severity", Name: "Severity level", Type: TString})
-	FExpertGroup = Register(&Field{Abbrev: "_ws.expert.group", Name: "Group", Type: TString})
-	FExpertField = Register(&Field{Abbrev: "_ws.expert.field", Name: "Field", Type: TString, Desc: "abbreviation of the field a finding is about (rdx)"})
+	fExpert      = Register(&Field{Abbrev: "_ws.expert", Name: "Expert Info", Type: TNone, Later: true})
+	FExpertMsg   = Register(&Field{Abbrev: "_ws.expert.message", Name: "Message", Type: TString, Later: true})
+	FExpertSev   = Register(&Field{Abbrev: "_ws.expert.severity", Name: "Severity level", Type: TString, Later: true})
+	FExpertGroup = Register(&Field{Abbrev: "_ws.expert.group", Name: "Group", Type: TString, Later: true})
+	FExpertField = Register(&Field{Abbrev: "_ws.expert.field", Name: "Field", Type: TString, Later: true, Desc: "abbreviation of the field a finding is about (rdx)"})
 )
 
 // IsExpert tells whether n is a finding's node; its parts are in ExpertParts.

@@ -210,7 +210,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			return c, fmt.Errorf("pipeline: sink %T cannot run on -j workers", s) // parallelWorkers keeps them on one
 		}
 	}
-	src, _, err := r.cfg.Input.open()
+	src, _, err := r.open() // stop is for live sources, which stay on one worker
 	if err != nil {
 		return c, err
 	}
@@ -226,7 +226,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	for i, w := range p.w {
 		w.in = make(chan *round, cap(p.free))
 		done[i] = make(chan struct{})
-		go w.run(r, n, len(sinks) > 0, pr != nil, &readErr, done[i])
+		go w.run(r, n, len(sinks) > 0, pr != nil, done[i])
 	}
 	go func() {
 		frames, readErr = p.read(r, src, order)
@@ -282,12 +282,10 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 		c.Notes += w.counts.Notes
 		w.counts = dissect.Counts{}
 	}
-	if readErr != nil {
-		return c, readErr
-	}
-	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+	if readErr == nil && r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 		r.cfg.Stop.Ack()
 	}
+	// After a read error too: the tally and tables are of what was read.
 	if ck != nil {
 		for _, w := range p.w {
 			mergeChecks(ck.res.Checks, w.res.Checks)
@@ -300,7 +298,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			p.w[0].eng.Merge(w.eng)
 		}
 	}
-	return c, nil
+	return c, readErr
 }
 
 // read is the reading goroutine: it numbers the frames, copies each into
@@ -368,9 +366,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round) (uin
 }
 
 // run is a worker's goroutine for one pass: it decodes its batch of every
-// round, then finishes its engine as runner.pass does (not after a read
-// error: the pass fails).
-func (w *worker) run(r *runner, pass int, emit, print bool, readErr *error, done chan<- struct{}) {
+// round, then finishes its engine as runner.pass does (after a read error
+// too: the tables that follow are of what was read).
+func (w *worker) run(r *runner, pass int, emit, print bool, done chan<- struct{}) {
 	defer close(done)
 	for rd := range w.in {
 		b := rd.b[w.idx]
@@ -379,7 +377,7 @@ func (w *worker) run(r *runner, pass int, emit, print bool, readErr *error, done
 		}
 		b.done <- struct{}{}
 	}
-	if *readErr == nil && !w.dead { // the reader set it before closing w.in
+	if !w.dead {
 		w.eng.Finish()
 	}
 }

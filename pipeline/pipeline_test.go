@@ -243,7 +243,9 @@ func TestStatsAndErrors(t *testing.T) {
 		{pipeline.Config{Input: in, Print: pipeline.Print{Format: "yaml"}}, "-T yaml", false, false},
 		{pipeline.Config{Input: in, Print: pipeline.Print{Fields: []string{"rx.seq"}}}, "-e needs -T fields", false, false},
 		{pipeline.Config{Input: in, Check: &pipeline.CheckReport{Format: "xml"}}, "-T xml", false, false},
-		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}}, "nosuch.pcap", true, false},
+		// opened before any output: one error, no counts (issue 14)
+		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}}, "nosuch.pcap", false, false},
+		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}, Print: pipeline.Print{Format: "json"}}, "nosuch.pcap", false, false},
 		{pipeline.Config{Input: in, Write: filepath.Join(t.TempDir(), "no", "dir.pcapng")}, "dir.pcapng", false, false},
 	} {
 		var out bytes.Buffer

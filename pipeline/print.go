@@ -136,8 +136,9 @@ func (pr *printer) End(error) error {
 	return nil
 }
 
-// statsSink prints the -z tables after the frames, as tshark does (not
-// after an error: the tables would be of part of the input).
+// statsSink prints the -z tables after the frames, as tshark does, also
+// after an input error: they are then of what was read before the bad
+// record, and the error follows.
 type statsSink struct {
 	names     []string
 	skipEmpty bool // leave out tables without rows
@@ -148,10 +149,7 @@ type statsSink struct {
 func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
 func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
 
-func (s *statsSink) End(err error) error {
-	if err != nil {
-		return nil
-	}
+func (s *statsSink) End(error) error {
 	for _, z := range s.names {
 		t := s.eng.Stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
