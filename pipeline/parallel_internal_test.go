@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 )
@@ -42,5 +43,31 @@ func TestMergeChecks(t *testing.T) {
 	mergeChecks(dst, []CheckRow{{}})
 	if dst[0].Explanation != "frame 4: y" || len(dst[0].Frames) != 5 {
 		t.Errorf("merging an empty tally changed %+v", dst[0])
+	}
+}
+
+// TestSmallRounds: rounds of 7 frames and 5000 octets (a RoCE capture's
+// frames are up to 4 KiB, so many end on octets) print the same tree and
+// check report with 3 workers as with one.
+func TestSmallRounds(t *testing.T) {
+	testRound.frames, testRound.bytes = 7, 5000
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	for _, cfg := range []Config{
+		{Print: Print{Verbose: true}},
+		{Print: Print{Format: "fields", Fields: []string{"frame.number", "infiniband.bth.psn", "rpc.xid", "rpc.repframe", "frame.time_delta"}}},
+		{Quiet: true, Check: &CheckReport{Format: "json"}},
+	} {
+		var outs [2]bytes.Buffer
+		for i, j := range []int{1, 3} {
+			c := cfg
+			c.Input, c.Out, c.Workers = Input{File: "../pcaps/kernel/nfs3_rdma_roce.pcap"}, &outs[i], j
+			res, err := Run(c)
+			if err != nil || res.Workers != j {
+				t.Fatalf("-j %d: %v, %d workers", j, err, res.Workers)
+			}
+		}
+		if outs[0].Len() < 1000 || !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) {
+			t.Errorf("%+v: -j 3 printed %d octets, -j 1 %d, or they differ", cfg.Print, outs[1].Len(), outs[0].Len())
+		}
 	}
 }

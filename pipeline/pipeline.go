@@ -239,7 +239,7 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
 	if nw > 1 {
-		if r.par, err = newParallel(cfg, eo, eng, nw); err != nil {
+		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
 			return res, err
 		}
 	}
