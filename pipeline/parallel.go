@@ -55,8 +55,8 @@ const (
 )
 
 // roundFrames is the most frames a round carries. Every round wakes each
-// worker and the merger: rounds of 4096 frames per worker cost a tenth of
-// the CPU that rounds of 512 did in handing over (measured, -q with -j 2).
+// worker and the merger: with -q -j 2, rounds of 8192 frames took about 15%
+// less CPU in all than rounds of 1024 (measured on 1M Rx packets).
 // A run that renders trees (-V, JSON, fields) keeps every shown frame's
 // text until the round is written, so its rounds are of 512 per worker.
 func roundFrames(workers int, tree bool) int {
