@@ -33,12 +33,7 @@ import (
 //   - a live interface or standard input: frames show as they arrive, and
 //     rounds would hold them back;
 //   - Config.Sinks: a caller's sink sees frames from one engine and may not
-//     be safe to call from a worker;
-//   - -z tables (rdx stats, flows, read -z) until engineMerge is true.
-
-// engineMerge says dissect.Engine.Merge adds every -z table's state; until
-// then, runs that print tables stay on one worker.
-const engineMerge = false
+//     be safe to call from a worker.
 
 const (
 	// roundsInFlight bounds the rounds read but not yet written: the reader
@@ -79,8 +74,7 @@ func parallelWorkers(cfg Config) int {
 	switch {
 	case cfg.Workers <= 1,
 		!cfg.Input.rereadable(),
-		len(cfg.Sinks) > 0,
-		len(cfg.Stats) > 0 && !engineMerge:
+		len(cfg.Sinks) > 0:
 		return 1
 	}
 	return min(cfg.Workers, maxWorkers)
@@ -320,7 +314,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	}
 	// Once, after the output pass: what a first pass counted (response
 	// times) stays in each engine through Rewind, as in one engine.
-	if engineMerge && n != 1 {
+	if n != 1 {
 		for _, w := range p.w[1:] {
 			p.w[0].eng.Merge(w.eng)
 		}

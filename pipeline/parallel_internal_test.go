@@ -21,7 +21,7 @@ func TestParallelWorkers(t *testing.T) {
 		{Config{Input: Input{Iface: "eth0"}, Workers: 4}, 1},
 		{Config{Input: Input{File: "-"}, Workers: 4}, 1},
 		{Config{Input: file, Workers: 4, Sinks: []Sink{&statsSink{}}}, 1},
-		{Config{Input: file, Workers: 4, Stats: []string{"rx,srt"}}, map[bool]int{true: 4, false: 1}[engineMerge]},
+		{Config{Input: file, Workers: 4, Stats: []string{"rx,srt"}}, 4},
 	} {
 		if got := parallelWorkers(c.cfg); got != c.want {
 			t.Errorf("%+v: %d workers, want %d", c.cfg, got, c.want)

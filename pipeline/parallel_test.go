@@ -115,7 +115,7 @@ func TestWorkersInterleaved(t *testing.T) {
 			if one.Frames != four.Frames || one.Counts != four.Counts || one.ChecksFailed != four.ChecksFailed {
 				t.Errorf("-j 4: %d frames %+v, -j 1: %d frames %+v", four.Frames, four.Counts, one.Frames, one.Counts)
 			}
-			if one.Workers != 1 || four.Workers != 4 && cfg.Stats == nil {
+			if one.Workers != 1 || four.Workers != 4 {
 				t.Errorf("ran on %d and %d workers", one.Workers, four.Workers)
 			}
 		})

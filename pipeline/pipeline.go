@@ -238,9 +238,14 @@ func Run(cfg Config) (res Result, err error) {
 		return res, err
 	}
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	want := treeWant(cfg, pr, flt)
+	r.t.SetWant(want) // only what -T fields and -Y read
 	if nw > 1 {
 		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
 			return res, err
+		}
+		for _, w := range r.par.w {
+			w.t.SetWant(want) // read only: the workers share it
 		}
 	}
 	// The input is opened before any output: a missing or unreadable file

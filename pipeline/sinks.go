@@ -220,7 +220,50 @@ type CheckRow struct {
 	// the first such note.
 	Explained   uint64 `json:"explained,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
-	explFrame   uint64 // the frame Explanation names (-j merges keep the first)
+	explFrame   uint64 // the frame of Explanation, for merge
+}
+
+// merge adds o, the same check tallied over other frames (another worker's
+// sink), to r: the counts add up, the first failing frames are the first
+// MaxFailFrames of both lists (each ascending, as a sink fills them) and
+// the explanation is the earlier one's. Each frame is tallied by one sink.
+func (r *CheckRow) merge(o *CheckRow) {
+	r.Checked += o.Checked
+	r.Passed += o.Passed
+	r.Failed += o.Failed
+	r.Explained += o.Explained
+	if o.Explanation != "" && (r.Explanation == "" || o.explFrame < r.explFrame) {
+		r.Explanation, r.explFrame = o.Explanation, o.explFrame
+	}
+	if len(o.Frames) == 0 {
+		return
+	}
+	var buf [2 * MaxFailFrames]uint64
+	fr := buf[:0]
+	a, b := r.Frames, o.Frames
+	for len(fr) < MaxFailFrames && (len(a) > 0 || len(b) > 0) {
+		var n uint64
+		if len(b) == 0 || len(a) > 0 && a[0] <= b[0] {
+			n, a = a[0], a[1:]
+		} else {
+			n, b = b[0], b[1:]
+		}
+		if len(fr) == 0 || fr[len(fr)-1] != n {
+			fr = append(fr, n)
+		}
+	}
+	r.Frames = append(r.Frames[:0:0], fr...)
+}
+
+// mergeChecks adds the tally of another check sink (a worker's, over other
+// frames of the same input) into rows; both list every registered check in
+// the same order (dissect.Checks).
+func mergeChecks(rows, from []CheckRow) {
+	for i := range rows {
+		if i < len(from) && rows[i].Check == from[i].Check {
+			rows[i].merge(&from[i])
+		}
+	}
 }
 
 // CheckReport asks a run to tally every check; Format "text" or "json"

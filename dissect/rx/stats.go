@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 )
 
@@ -14,25 +15,12 @@ type srtKey struct {
 	hasOp   bool
 }
 
-func (k srtKey) less(o srtKey) bool {
-	if k.service != o.service {
-		return k.service < o.service
-	}
-	if k.port != o.port {
-		return k.port < o.port
-	}
-	if k.hasOp != o.hasOp {
-		return !k.hasOp
-	}
-	return k.opcode < o.opcode
-}
-
 // srt accumulates response times per call type; a new key allocates once.
 func (d *State) srt(c *Call) {
 	if !c.HasRespTime || !c.Reply {
 		return
 	}
-	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime)
+	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime, c.Frame.Num)
 	if s == nil {
 		return
 	}
@@ -69,9 +57,19 @@ func (d *State) srtTable() *flows.Table {
 		if a.Name != b.Name {
 			return a.Name < b.Name
 		}
-		// the same call on two servers: without the key, the order would be
-		// the map's, different from run to run
-		return keys[i].less(keys[j])
+		// two types can share a name (the same call on two ports): the key
+		// decides, or the order would follow the map's
+		x, y := keys[i], keys[j]
+		if x.service != y.service {
+			return x.service < y.service
+		}
+		if x.port != y.port {
+			return x.port < y.port
+		}
+		if x.opcode != y.opcode {
+			return x.opcode < y.opcode
+		}
+		return !x.hasOp && y.hasOp
 	})
 	for _, k := range keys {
 		s := d.srtTab.Get(k)
@@ -79,4 +77,13 @@ func (d *State) srtTable() *flows.Table {
 			flows.U(s.Aborts), flows.Dur(s.MinNS), flows.Dur(s.AvgNS()), flows.Dur(s.MaxNS)})
 	}
 	return t
+}
+
+// MergeStats implements dissect.StatsMerger: from's response times (another
+// engine's calls) are added to d's.
+func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
+	if o, ok := from.(*State); ok {
+		d.srtTab.Merge(&o.srtTab)
+	}
+	return nil
 }
