@@ -69,3 +69,26 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWorkers runs 64 interleaved Rx flows (as genrx -flows 64) with
+// -j 1 and -j 2, summary and -q: ns/frame is wall time, so -j 2 shows the
+// scaling only on an otherwise idle machine.
+func BenchmarkWorkers(b *testing.B) {
+	pkts := interleavedFlows(64, 400)
+	path := filepath.Join(b.TempDir(), "flows.pcap")
+	writePcap(b, path, pkts, 1)
+	frames := float64(len(pkts))
+	for _, mode := range []string{"summary", "quiet"} {
+		for _, j := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/j%d", mode, j), func(b *testing.B) {
+				cfg := pipeline.Config{Input: pipeline.Input{File: path}, Out: discard{}, Quiet: mode == "quiet", Workers: j}
+				for range b.N {
+					if _, err := pipeline.Run(cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/frames/float64(b.N), "ns/frame")
+			})
+		}
+	}
+}

@@ -57,6 +57,11 @@ type Config struct {
 
 	// Sinks are more sinks (an exporter, a test), after the built-in ones.
 	Sinks []Sink
+
+	// Workers is how many engines decode, each the flows ShardKey hashes
+	// to it (rdx -j N); 0 or 1 is one engine on the calling goroutine.
+	// Some runs stay on one worker (parallel.go says which).
+	Workers int
 }
 
 // Input is the capture source. A file can be read twice; standard input and
@@ -126,6 +131,9 @@ type Result struct {
 	Ran bool
 	// Engine is the run's engine, for its tables and state after Run.
 	Engine *dissect.Engine
+	// Workers is how many engines decoded: Config.Workers, or 1 when the
+	// run stayed on one (parallel.go lists when).
+	Workers int
 	// Checks is the check tally (Config.Check), one row per registered
 	// check; ChecksFailed says whether any failed.
 	Checks       []CheckRow
@@ -169,8 +177,12 @@ func Run(cfg Config) (res Result, err error) {
 			eo.Conversations = true
 		}
 	}
+	nw := parallelWorkers(cfg)
+	if nw > 1 { // the workers share the budget
+		eo.MaxMem = workerShare(eo.MaxMem, nw)
+	}
 	eng := dissect.NewEngine(eo)
-	res.Engine = eng
+	res.Engine, res.Workers = eng, nw
 	if len(cfg.Stats) > 0 {
 		known := eng.StatNames() // built afresh on each call: ask once
 		for _, z := range cfg.Stats {
@@ -226,7 +238,16 @@ func Run(cfg Config) (res Result, err error) {
 		return res, err
 	}
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
-	r.t.SetWant(treeWant(cfg, pr, flt)) // only what -T fields and -Y read
+	want := treeWant(cfg, pr, flt)
+	r.t.SetWant(want) // only what -T fields and -Y read
+	if nw > 1 {
+		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
+			return res, err
+		}
+		for _, w := range r.par.w {
+			w.t.SetWant(want) // read only: the workers share it
+		}
+	}
 	// The input is opened before any output: a missing or unreadable file
 	// is one error, with no fields header, JSON bracket or -w file.
 	if err := r.preopen(); err != nil {
@@ -245,7 +266,7 @@ func Run(cfg Config) (res Result, err error) {
 				r.cfg.Count = int(n1.frames)
 			}
 		}
-		eng.Rewind()
+		r.rewind()
 		outPass = 2
 	}
 
@@ -305,7 +326,8 @@ type runner struct {
 	flt  *filter.Filter
 	tree bool
 	t    dissect.Tree
-	pre  *opened // the input opened before the first pass (preopen)
+	pre  *opened   // the input opened before the first pass (preopen)
+	par  *parallel // -j N: the workers decode (parallel.go)
 }
 
 type opened struct {
@@ -353,6 +375,9 @@ type passCounts struct {
 // pass reads the whole input once through the engine and hands every frame
 // that passes the filter to sinks. It is the one place frames are decoded.
 func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
+	if r.par != nil {
+		return r.par.pass(r, n, sinks)
+	}
 	var c passCounts
 	src, stop, err := r.open()
 	if err != nil {
@@ -415,6 +440,15 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	}
 	r.eng.Finish()
 	return c, nil
+}
+
+// rewind prepares the engines for the second pass.
+func (r *runner) rewind() {
+	if r.par != nil {
+		r.par.rewind()
+		return
+	}
+	r.eng.Rewind()
 }
 
 // emit builds the tree when the run needs it, applies the filter and hands

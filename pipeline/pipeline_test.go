@@ -263,6 +263,9 @@ func TestStatsAndErrors(t *testing.T) {
 // extra allocations as -q. (Decoding's own are the dissectors' benchmarks'
 // business: a real capture opens calls and streams, which allocate.)
 func TestNoAllocPerFrame(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts mean nothing under the race detector (go test -race)")
+	}
 	// No collection while counting: a collection empties sync.Pools, whose
 	// refills would count as the run's.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -322,6 +325,9 @@ func TestNoAllocPerFrame(t *testing.T) {
 			"summary": {},
 			"check":   {Quiet: true, Check: &pipeline.CheckReport{}},
 			"stats":   {Quiet: true, Stats: stats},
+			// -j 2: rounds and batches are reused, the rendered output too
+			"summary -j 2": {Workers: 2},
+			"check -j 2":   {Quiet: true, Check: &pipeline.CheckReport{}, Workers: 2},
 		} {
 			// One allocation per frame shows as 1.0; a copied capture's
 			// repeated PSNs make InfiniBand findings whose count drifts by a

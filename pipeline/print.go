@@ -100,13 +100,31 @@ func (pr *printer) Start(e *dissect.Engine) error {
 }
 
 func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
-	buf := pr.buf[:0]
+	buf := pr.body(pr.sep(pr.buf[:0]), f, t)
+	pr.out.Write(buf)
+	pr.buf = buf
+}
+
+// sep appends what goes between two frames (-V's blank line, JSON's comma):
+// it depends on the frames before, so -j's merger adds it, not a worker.
+func (pr *printer) sep(buf []byte) []byte {
+	if !pr.first {
+		switch {
+		case pr.p.Format == "text" && pr.p.Verbose:
+			buf = append(buf, '\n')
+		case pr.p.Format == "json":
+			buf = append(buf, ",\n"...)
+		}
+	}
+	pr.first = false
+	return buf
+}
+
+// body appends the frame's own output (a -j worker renders it).
+func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 	switch pr.p.Format {
 	case "text":
 		if pr.p.Verbose {
-			if !pr.first {
-				buf = append(buf, '\n')
-			}
 			buf = render.Verbose(buf, t, pr.p.Style)
 		} else {
 			start, _ := pr.eng.Times()
@@ -122,9 +140,6 @@ func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
 			}
 		}
 	case "json":
-		if !pr.first {
-			buf = append(buf, ",\n"...)
-		}
 		buf = render.JSON(buf, t, f.TimeNS, true)
 	case "jsonl":
 		buf = render.JSON(buf, t, f.TimeNS, false)
@@ -132,9 +147,7 @@ func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
 	case "fields":
 		buf = pr.fw.Row(buf, t)
 	}
-	pr.first = false
-	pr.out.Write(buf)
-	pr.buf = buf
+	return buf
 }
 
 func (pr *printer) End(error) error {

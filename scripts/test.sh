@@ -9,3 +9,8 @@ cd "$(dirname "$0")/.."
 export RDX_STRICT=1
 go build -o bin/testsum ./internal/cmd/testsum || exit 2
 go test -json "$@" ./... 2>&1 | bin/testsum
+rc=$?
+# -j N runs engines on several goroutines (pipeline/parallel.go): the race
+# detector watches the pipeline's tests, which run them with -j 2 and 4.
+go test -json -race "$@" ./pipeline/ 2>&1 | bin/testsum || rc=1
+exit $rc

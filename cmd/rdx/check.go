@@ -76,13 +76,17 @@ func checkRun(o *CheckOptions) error {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem)
+	nw, err := o.workers()
+	if err != nil {
+		return err
+	}
 	intr := notifyInterrupt(o.IO.ErrOut)
 	defer intr.Release()
 	out := newTimedOut(o.IO.Out, 64<<10)
 	defer out.Close()
 	in := pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut}
 	res, err := pipeline.Run(pipeline.Config{Input: in, Engine: eo, Out: out, Stop: intr, Count: o.Count, Quiet: true,
-		Check: &pipeline.CheckReport{Format: o.Format}})
+		Check: &pipeline.CheckReport{Format: o.Format}, Workers: nw})
 	printCounts(o.IO, res, err)
 	if err != nil {
 		return err // after the tally of what was read: an input error wins over failed checks

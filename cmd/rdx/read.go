@@ -51,6 +51,18 @@ type EngineFlags struct {
 	Prefs    []string // -o NAME=VALUE protocol preferences
 	Config   map[string]string
 	MaxMem   string // --max-mem: the reassembly and tracking memory budget
+	Workers  int    // -j: engines decoding in parallel, flows sharded among them
+}
+
+// workers is -j's value for pipeline.Config.Workers (0: every core).
+func (e *EngineFlags) workers() (int, error) {
+	switch {
+	case e.Workers < 0:
+		return 0, usageErr("-j %d: want a number of workers, 1 or more", e.Workers)
+	case e.Workers == 0:
+		return runtime.NumCPU(), nil
+	}
+	return e.Workers, nil
 }
 
 // tableHelp reports whether -d help asks for the list of hand-off tables
@@ -122,6 +134,7 @@ func addPrefFlags(f *pflag.FlagSet, o *EngineFlags) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
+	f.IntVarP(&o.Workers, "jobs", "j", runtime.NumCPU(), "decode on N cores, each flow (IP, GID or LID pair) on one; output as with -j 1, which is the one-core path")
 	f.StringVar(&o.MaxMem, "max-mem", "64M", "memory the process aims for (K, M, G); reassembly and tracking state get half of it, and the oldest is dropped, with a finding, beyond that")
 }
 
@@ -224,6 +237,10 @@ func readRun(o *ReadOptions) error {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem)
+	nw, err := o.workers()
+	if err != nil {
+		return err
+	}
 	var style *render.Style
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
@@ -236,7 +253,8 @@ func readRun(o *ReadOptions) error {
 			Style: style},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
-		Stats: o.Stats,
+		Stats:   o.Stats,
+		Workers: nw,
 	}, o.MemProfile)
 }
 

@@ -60,10 +60,14 @@ func statsRun(o *StatsOptions) error {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem)
+	nw, err := o.workers()
+	if err != nil {
+		return err
+	}
 	return runPipeline(o.IO, pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 		Engine: eo, Filter: o.Filter, Quiet: true,
-		Stats: o.Stats, SkipEmptyStats: true,
+		Stats: o.Stats, SkipEmptyStats: true, Workers: nw,
 	}, "")
 }
 

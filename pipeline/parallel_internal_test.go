@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// TestParallelWorkers: the runs listed in parallel.go stay on one worker.
+func TestParallelWorkers(t *testing.T) {
+	file := Input{File: "x.pcap"}
+	for _, c := range []struct {
+		cfg  Config
+		want int
+	}{
+		{Config{Input: file}, 1},
+		{Config{Input: file, Workers: 1}, 1},
+		{Config{Input: file, Workers: 4}, 4},
+		{Config{Input: file, Workers: 1000}, maxWorkers},
+		{Config{Input: Input{Open: file.Open}, Workers: 3}, 3},
+		{Config{Input: Input{Iface: "eth0"}, Workers: 4}, 1},
+		{Config{Input: Input{File: "-"}, Workers: 4}, 1},
+		{Config{Input: file, Workers: 4, Sinks: []Sink{&statsSink{}}}, 1},
+		{Config{Input: file, Workers: 4, Stats: []string{"rx,srt"}}, 4},
+	} {
+		if got := parallelWorkers(c.cfg); got != c.want {
+			t.Errorf("%+v: %d workers, want %d", c.cfg, got, c.want)
+		}
+	}
+}
+
+// TestMergeChecks: worker tallies add up, the first failing frames of all
+// workers are the run's first five, the earliest explanation wins.
+func TestMergeChecks(t *testing.T) {
+	dst := []CheckRow{{Checked: 5, Passed: 3, Failed: 2, Frames: []uint64{3, 9}, Explained: 1, Explanation: "frame 9: x", explFrame: 9}}
+	src := []CheckRow{{Checked: 7, Passed: 2, Failed: 5, Frames: []uint64{1, 4, 10, 11, 12}, Explained: 1, Explanation: "frame 4: y", explFrame: 4}}
+	mergeChecks(dst, src)
+	d := dst[0]
+	if d.Checked != 12 || d.Passed != 5 || d.Failed != 7 || d.Explained != 2 ||
+		!slices.Equal(d.Frames, []uint64{1, 3, 4, 9, 10}) || d.Explanation != "frame 4: y" {
+		t.Errorf("merged %+v", d)
+	}
+	mergeChecks(dst, []CheckRow{{}})
+	if dst[0].Explanation != "frame 4: y" || len(dst[0].Frames) != 5 {
+		t.Errorf("merging an empty tally changed %+v", dst[0])
+	}
+}
+
+// TestSmallRounds: rounds of 7 frames and 5000 octets (a RoCE capture's
+// frames are up to 4 KiB, so many end on octets) print the same tree and
+// check report with 3 workers as with one.
+func TestSmallRounds(t *testing.T) {
+	testRound.frames, testRound.bytes = 7, 5000
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	for _, cfg := range []Config{
+		{Print: Print{Verbose: true}},
+		{Print: Print{Format: "fields", Fields: []string{"frame.number", "infiniband.bth.psn", "rpc.xid", "rpc.repframe", "frame.time_delta"}}},
+		{Quiet: true, Check: &CheckReport{Format: "json"}},
+	} {
+		var outs [2]bytes.Buffer
+		for i, j := range []int{1, 3} {
+			c := cfg
+			c.Input, c.Out, c.Workers = Input{File: "../pcaps/kernel/nfs3_rdma_roce.pcap"}, &outs[i], j
+			res, err := Run(c)
+			if err != nil || res.Workers != j {
+				t.Fatalf("-j %d: %v, %d workers", j, err, res.Workers)
+			}
+		}
+		if outs[0].Len() < 1000 || !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) {
+			t.Errorf("%+v: -j 3 printed %d octets, -j 1 %d, or they differ", cfg.Print, outs[1].Len(), outs[0].Len())
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/rx"
+	"github.com/rdx-project/rdx/internal/testpkt"
+	"github.com/rdx-project/rdx/pipeline"
+)
+
+// ipv4Hdr is a 20-octet IPv4 header of a UDP datagram piece.
+func ipv4Hdr(src, dst [4]byte, id uint16, fragOff int, more bool, n int) []byte {
+	h := make([]byte, 20)
+	h[0], h[8], h[9] = 0x45, 64, 17
+	binary.BigEndian.PutUint16(h[2:], uint16(20+n))
+	binary.BigEndian.PutUint16(h[4:], id)
+	fo := uint16(fragOff / 8)
+	if more {
+		fo |= 0x2000
+	}
+	binary.BigEndian.PutUint16(h[6:], fo)
+	copy(h[12:], src[:])
+	copy(h[16:], dst[:])
+	return h
+}
+
+// interleavedFlows synthesizes Rx traffic between nflows client hosts and
+// one server, the flows interleaved packet by packet: each flow makes calls
+// (a request, a reply naming it) and every third call's request is an IP
+// datagram sent as two fragments, so a flow's state (calls, response
+// times, fragments) only adds up if its frames stay on one worker.
+func interleavedFlows(nflows, calls int) []capture.Packet {
+	server := [4]byte{198, 19, 255, 254}
+	flows := make([][][]byte, nflows)
+	for f := range flows {
+		client := [4]byte{198, 18, byte((f + 1) >> 8), byte(f + 1)}
+		h := rx.HeaderFields{Epoch: 0x5f3a1b2c, CID: 0x8a2b0000 + uint32(f)<<2, Type: rx.TypeData, ServiceID: 1}
+		for c := range calls {
+			h.CallNumber, h.Seq, h.Serial = uint32(c+1), 1, uint32(2*c+1)
+			h.Flags = rx.FlagClientInitiated | rx.FlagLastPacket
+			body := binary.BigEndian.AppendUint32(nil, 130) // FS FetchData
+			body = append(body, make([]byte, 60)...)
+			req := h.Encode(nil)
+			req = append(req, body...)
+			udp := testpkt.UDP4(nil, client, server, 7001, 7000, req)[20:]
+			if c%3 == 2 && f%4 == 0 { // as two fragments, sent apart (fewer in flight than the reassembly table holds)
+				id := uint16(c)
+				flows[f] = append(flows[f], append(ipv4Hdr(client, server, id, 0, true, 48), udp[:48]...))
+				flows[f] = append(flows[f], append(ipv4Hdr(client, server, id, 48, false, len(udp)-48), udp[48:]...))
+			} else {
+				flows[f] = append(flows[f], testpkt.UDP4(nil, client, server, 7001, 7000, req))
+			}
+			h.Flags, h.Serial = rx.FlagLastPacket, uint32(2*c+2)
+			reply := append(h.Encode(nil), make([]byte, 40)...)
+			flows[f] = append(flows[f], testpkt.UDP4(nil, server, client, 7000, 7001, reply))
+		}
+	}
+	var pkts []capture.Packet
+	t := int64(1_700_000_000) * 1e9
+	for i := 0; ; i++ {
+		added := false
+		for f := range flows {
+			if i < len(flows[f]) {
+				t += 1000 + int64(f%7)*10
+				pkts = append(pkts, capture.Packet{Data: flows[f][i], TimeNS: t, CapLen: len(flows[f][i]),
+					WireLen: len(flows[f][i]), LinkType: dissect.LinkTypeIPv4})
+				added = true
+			}
+		}
+		if !added {
+			return pkts
+		}
+	}
+}
+
+// TestWorkersInterleaved: thousands of flows interleaved packet by packet
+// across the workers print the same with -j 4 as with -j 1 in every mode.
+func TestWorkersInterleaved(t *testing.T) {
+	pkts := interleavedFlows(2000, 4)
+	path := filepath.Join(t.TempDir(), "flows.pcap")
+	writePcap(t, path, pkts, 1)
+	in := pipeline.Input{File: path}
+	fields := []string{"frame.number", "frame.time_delta", "frame.time_relative", "ip.src", "ip.flags",
+		"rx.callnumber", "rx.seq", "afs.reqframe", "afs.repframe", "afs.time", "_ws.expert.message"}
+	for name, cfg := range map[string]pipeline.Config{
+		"summary":  {},
+		"verbose":  {Print: pipeline.Print{Verbose: true, Hex: true}, Count: 3000},
+		"fields":   {Print: pipeline.Print{Format: "fields", Fields: fields, FieldOpts: []string{"header=y"}}},
+		"json":     {Print: pipeline.Print{Format: "json"}, Count: 2500},
+		"jsonl":    {Print: pipeline.Print{Format: "jsonl"}, Count: 2500, SinglePass: true},
+		"filter":   {Filter: "rx.seq == 1 && ip.src == 198.18.3.7"},
+		"quiet -z": {Quiet: true, Stats: []string{"rx,srt", "conv,ip", "conv,udp"}},
+		"check":    {Quiet: true, Check: &pipeline.CheckReport{Format: "json"}},
+		"count":    {Count: 777},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.Input = in
+			one, want := run(t, cfg)
+			cfg.Workers = 4
+			four, got := run(t, cfg)
+			if len(want) == 0 {
+				t.Fatal("-j 1 printed nothing: a comparison of nothing")
+			}
+			if got != want {
+				t.Errorf("-j 4 differs from -j 1:\n%s", diffLine(got, want))
+			}
+			if one.Frames != four.Frames || one.Counts != four.Counts || one.ChecksFailed != four.ChecksFailed {
+				t.Errorf("-j 4: %d frames %+v, -j 1: %d frames %+v", four.Frames, four.Counts, one.Frames, one.Counts)
+			}
+			if one.Workers != 1 || four.Workers != 4 {
+				t.Errorf("ran on %d and %d workers", one.Workers, four.Workers)
+			}
+		})
+	}
+	// -w: the same pcapng.
+	var files [2][]byte
+	for i, j := range []int{1, 4} {
+		w := filepath.Join(t.TempDir(), "out.pcapng")
+		run(t, pipeline.Config{Input: in, Workers: j, Filter: "rx.seq == 1", Write: w})
+		var err error
+		if files[i], err = os.ReadFile(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files[0]) < 1000 || !bytes.Equal(files[0], files[1]) {
+		t.Errorf("-w with -j 4: %d octets, with -j 1: %d, or they differ", len(files[1]), len(files[0]))
+	}
+}
+
+func diffLine(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
+		}
+	}
+	return "lengths differ: " + strconv.Itoa(len(g)) + " and " + strconv.Itoa(len(w)) + " lines"
+}
+
+// TestWorkersTruncated: a capture cut inside a record prints, with -j 2 as
+// with -j 1, every frame before the bad record, then the error.
+func TestWorkersTruncated(t *testing.T) {
+	pkts := interleavedFlows(300, 3)
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	writePcap(t, path, pkts, 1)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:len(b)*2/3+5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var outs [2]string
+	var errs [2]error
+	var frames [2]uint64
+	for i, j := range []int{1, 2} {
+		var out bytes.Buffer
+		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: path}, Out: &out, Workers: j})
+		outs[i], errs[i], frames[i] = out.String(), err, res.Frames
+	}
+	if errs[0] == nil || errs[1] == nil || errs[0].Error() != errs[1].Error() {
+		t.Fatalf("errors: -j 1 %v, -j 2 %v", errs[0], errs[1])
+	}
+	if n := strings.Count(outs[0], "\n"); n < len(pkts)/2 || outs[0] != outs[1] || frames[0] != frames[1] {
+		t.Errorf("-j 1 printed %d lines (%d frames), -j 2 %d (%d frames)", n, frames[0], strings.Count(outs[1], "\n"), frames[1])
+	}
+}
+
+// TestWorkersCaptures: every capture in pcaps/ prints the same tree (-V -x,
+// two passes) and check tally with -j 2 as with -j 1; under go test -race
+// (make test) this is where every dissector runs on two goroutines.
+func TestWorkersCaptures(t *testing.T) {
+	var caps []string
+	for _, pat := range []string{"*.pcap", "*/*.pcap", "*/*.pcap.gz", "*.cap.gz"} {
+		m, _ := filepath.Glob(filepath.Join("../pcaps", pat))
+		caps = append(caps, m...)
+	}
+	if len(caps) < 50 {
+		t.Fatalf("%d captures", len(caps))
+	}
+	for _, c := range caps {
+		t.Run(strings.TrimPrefix(c, "../pcaps/"), func(t *testing.T) {
+			for _, cfg := range []pipeline.Config{
+				{Print: pipeline.Print{Verbose: true, Hex: true}},
+				{Quiet: true, Check: &pipeline.CheckReport{Format: "text"}},
+			} {
+				cfg.Input = pipeline.Input{File: c}
+				_, want := run(t, cfg)
+				cfg.Workers = 2
+				_, got := run(t, cfg)
+				if got != want || len(want) == 0 {
+					t.Errorf("-j 2 differs from -j 1 (%d octets):\n%s", len(want), diffLine(got, want))
+				}
+			}
+		})
+	}
+}
