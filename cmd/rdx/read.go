@@ -135,7 +135,7 @@ func addPrefFlags(f *pflag.FlagSet, o *EngineFlags) {
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
 	f.IntVarP(&o.Workers, "jobs", "j", runtime.NumCPU(), "decode on N cores, each flow (IP, GID or LID pair) on one; output as with -j 1, which is the one-core path")
-	f.StringVar(&o.MaxMem, "max-mem", "64M", "memory the process aims for (K, M, G); reassembly and tracking state get half of it, and the oldest is dropped, with a finding, beyond that")
+	f.StringVar(&o.MaxMem, "max-mem", "", "memory the process aims for (K, M, G; default 64M per -j worker); reassembly and tracking state get half of it, shared by the workers, and the oldest is dropped, with a finding, beyond that")
 }
 
 // prefFlag is a flag that stands for one -o preference.
@@ -183,6 +183,11 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 			return eo, usageErr("--max-mem: %v", err)
 		}
 		eo.MaxMem = budget.StateShare(n)
+	} else if nw, err := o.workers(); err == nil && nw > 1 {
+		// Each worker gets the one-worker default: split, 64M starved every
+		// engine's tables on 2 cores (the Rx call tables of 64 flows evicted
+		// 100,000 times and took 4x the CPU).
+		eo.MaxMem = budget.StateShare(defaultMaxMem * int64(nw))
 	}
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
@@ -196,6 +201,10 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 	}
 	return eo, nil
 }
+
+// defaultMaxMem is --max-mem for one worker: a process under 100 MB on any
+// input (see budget.StateShare).
+const defaultMaxMem = 64 << 20
 
 // setMemoryLimit makes --max-mem the process's size too: a soft limit for
 // Go's collector (without one the heap grows to twice the live data). share
