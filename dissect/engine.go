@@ -194,6 +194,10 @@ type Engine struct {
 	convs      flows.Conversations
 	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
 	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
+	udpStreams struct {                 // udp.stream numbers, built with the tree only (base.go)
+		idx  map[udpConv]uint32
+		next uint32
+	}
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -267,6 +271,8 @@ func (e *Engine) Rewind() {
 	e.convs.Reset() // the second pass counts again
 	e.tcpTab.reset()
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
+	clear(e.udpStreams.idx)
+	e.udpStreams.next = 0
 }
 
 // Times returns the first frame's time and the previous frame's time, in ns.

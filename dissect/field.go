@@ -94,6 +94,9 @@ type Field struct {
 	Names  map[uint64]string // value names (value_string)
 	Desc   string            // one-line description for `rdx fields`
 	Proto  string            // protocol abbreviation, filled in by Register
+	// Hidden fields (Wireshark's hidden items: ip.addr, tcp.port, ...) are
+	// in the tree for -e, -Y and -T json but not shown by -V.
+	Hidden bool
 	id     int
 }
 
