@@ -570,13 +570,7 @@ func (e *Engine) tcpOptionsTree(t *Tree, off int, opts []byte) {
 			t.Uint(fTCPOptSackN, -1, 0, uint64((l-2)/8))
 		}
 		t.Close()
-		i += l
-		if kind == 0 {
-			if i < len(opts) { // the padding after the end of the list
-				t.Bytes(fTCPOptUnknown, off+i, len(opts)-i, opts[i:])
-			}
-			return
-		}
+		i += l // past an end of list too: tshark shows each padding octet as one more
 	}
 }
 

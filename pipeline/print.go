@@ -106,6 +106,8 @@ func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
 		buf = render.JSON(buf, t, f.TimeNS, false)
 		buf = append(buf, '\n')
 	case "fields":
+		start, _ := pr.eng.Times()
+		pr.fw.SetFrame(f, start) // for _ws.col.* columns
 		buf = pr.fw.Row(buf, t)
 	}
 	pr.first = false

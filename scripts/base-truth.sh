@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # base-truth CAPTURE...: tshark's decode of the fields everybody types (frame.*, eth.*, vlan.id, ip.*,
-# ipv6.*, udp.*, tcp.*) for every frame of each CAPTURE, two passes and no name resolution (-2 -n, as
+# ipv6.*, udp.*, tcp.*) and the summary columns (_ws.col.*) for every frame of each CAPTURE, two passes and no name resolution (-2 -n, as
 # rdx reads), as CAPTURE.base-fields.tsv.gz; internal/tsharktest's TestBaseFieldsMatchTshark compares
 # rdx with it. Columns no frame has a value in are left out. Needs tshark (4.0.17 made the stored files).
 set -euo pipefail
-fields=(frame.number frame.time frame.time_relative frame.time_delta frame.time_epoch frame.len frame.cap_len
+fields=(frame.number _ws.col.No. _ws.col.Time _ws.col.Source _ws.col.Destination _ws.col.Protocol _ws.col.Length _ws.col.Info
+  frame.time frame.time_relative frame.time_delta frame.time_epoch frame.len frame.cap_len
   frame.protocols frame.interface_id
   eth.dst eth.src eth.addr eth.type eth.dst.lg eth.dst.ig eth.src.lg eth.src.ig eth.lg eth.ig vlan.id vlan.priority vlan.etype
   ip.version ip.hdr_len ip.dsfield ip.dsfield.dscp ip.dsfield.ecn ip.len ip.id ip.flags ip.flags.rb ip.flags.df ip.flags.mf
