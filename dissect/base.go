@@ -182,6 +182,11 @@ var (
 	fTCPAnDupAck      = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack", Name: "Duplicate ACK", Type: TNone, Desc: "no data, same window, same ACK as the previous segment"})
 	fTCPAnDupAckNum   = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_num", Name: "Duplicate ACK #", Type: TUint32})
 	fTCPAnDupAckFrame = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_frame", Name: "Duplicate to the ACK in frame", Type: TFrameNum})
+	fTCPAnAcksFrame   = Register(&Field{Abbrev: "tcp.analysis.acks_frame", Name: "This is an ACK to the segment in frame", Type: TFrameNum})
+	fTCPAnAckRTT      = Register(&Field{Abbrev: "tcp.analysis.ack_rtt", Name: "The RTT to ACK the segment was", Type: TRelTime})
+	fTCPAnIRTT        = Register(&Field{Abbrev: "tcp.analysis.initial_rtt", Name: "iRTT", Type: TRelTime, Desc: "from the SYN to the ACK that ends the handshake; shown from that ACK on"})
+	fTCPTimeRel       = Register(&Field{Abbrev: "tcp.time_relative", Name: "Time since first frame in this TCP stream", Type: TRelTime})
+	fTCPTimeDelta     = Register(&Field{Abbrev: "tcp.time_delta", Name: "Time since previous frame in this TCP stream", Type: TRelTime})
 	fTCPAnKeepAlive   = Register(&Field{Abbrev: "tcp.analysis.keep_alive", Name: "Keep-Alive", Type: TNone, Desc: "zero or one octet one below the next expected sequence number"})
 )
 
@@ -348,22 +353,54 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			if len(h) > 20 {
 				e.tcpOptionsTree(t, off+20, h[20:])
 			}
-			if an := f.Net.TCPAnalysis; an != 0 {
-				t.Uint(fTCPAnalysis, -1, 0, 0)
-				t.Open()
-				if an&TCPDuplicateAck != 0 {
-					t.Uint(fTCPAnDupAck, -1, 0, 0)
-					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(f.Net.DupAckNum))
-					t.Uint(fTCPAnDupAckFrame, -1, 0, f.Net.DupAckFrame)
-				}
-				t.Uint(fTCPAnFlags, -1, 0, 0)
-				t.Open()
-				for _, a := range tcpAnalyses {
-					if an&a.flag != 0 {
-						t.Uint(a.field, -1, 0, 0)
+			var ta tcpAcked
+			var irtt int64
+			if t != nil {
+				ta = e.tcpTreeAnalysis(t, f, seglen)
+				// the connection's: either direction may hold it (one seen
+				// before the other had a frame)
+				a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
+				for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
+					if i := e.tcpTab.lookup(k); i != 0 {
+						irtt = max(irtt, e.tcpTab.d(i).firstRTT)
 					}
 				}
+			}
+			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 {
+				// tshark's SEQ/ACK analysis node, shown when something is in it
+				// (tshark also shows it, with the iRTT, on a data segment: for
+				// its bytes in flight, which rdx does not count)
+				t.Uint(fTCPAnalysis, -1, 0, 0)
+				t.Open()
+				if ta.acksFrame != 0 {
+					t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
+					t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
+				}
+				if irtt > 0 {
+					t.Int(fTCPAnIRTT, -1, 0, irtt)
+				}
+				if an&TCPDuplicateAck != 0 {
+					t.Uint(fTCPAnDupAck, -1, 0, 0)
+					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
+					t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
+				}
+				if an != 0 {
+					t.Uint(fTCPAnFlags, -1, 0, 0)
+					t.Open()
+					for _, a := range tcpAnalyses {
+						if an&a.flag != 0 {
+							t.Uint(a.field, -1, 0, 0)
+						}
+					}
+					t.Close()
+				}
 				t.Close()
+			}
+			if t != nil {
+				t.Text(-1, 0, "Timestamps")
+				t.Open()
+				t.Int(fTCPTimeRel, -1, 0, ta.rel)
+				t.Int(fTCPTimeDelta, -1, 0, ta.delta)
 				t.Close()
 			}
 			off += len(c.Contents)

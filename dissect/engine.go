@@ -194,6 +194,7 @@ type Engine struct {
 	convs      flows.Conversations
 	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
 	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
+	tcpTree    tcpTreeTable             // acks_frame, bytes in flight, stream times: with the tree only (tcptree.go)
 	udpStreams struct {                 // udp.stream numbers, built with the tree only (base.go)
 		idx  map[udpConv]uint32
 		next uint32
@@ -273,6 +274,7 @@ func (e *Engine) Rewind() {
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
 	clear(e.udpStreams.idx)
 	e.udpStreams.next = 0
+	e.tcpTree.reset()
 }
 
 // Times returns the first frame's time and the previous frame's time, in ns.

@@ -23,7 +23,8 @@ fields=(frame.number _ws.col.No. _ws.col.Time _ws.col.Source _ws.col.Destination
   tcp.options.sack.count
   tcp.analysis.retransmission tcp.analysis.fast_retransmission tcp.analysis.spurious_retransmission
   tcp.analysis.out_of_order tcp.analysis.lost_segment tcp.analysis.duplicate_ack tcp.analysis.duplicate_ack_num
-  tcp.analysis.duplicate_ack_frame tcp.analysis.keep_alive)
+  tcp.analysis.duplicate_ack_frame tcp.analysis.keep_alive tcp.analysis.acks_frame tcp.analysis.ack_rtt
+  tcp.analysis.initial_rtt tcp.time_relative tcp.time_delta)
 args=()
 for f in "${fields[@]}"; do args+=(-e "$f"); done
 for cap in "$@"; do
