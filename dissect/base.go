@@ -271,7 +271,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Uint(fNullFamily, off, 4, uint64(e.loop.Family))
 			off += len(e.loop.Contents)
 		case layers.LayerTypeIPv4:
-			ip4Tree(t, off, e.ip4.Contents)
+			e.ip4Tree(t, off, e.ip4.Contents)
 			off += len(e.ip4.Contents)
 			if h := f.reasmUDP; len(h) >= 8 { // the datagram this fragment completed
 				base, det := t.Base()
@@ -280,7 +280,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 				t.SetBase(base, det)
 			}
 		case layers.LayerTypeIPv6:
-			ip6Tree(t, off, e.ip6.Contents)
+			e.ip6Tree(t, off, e.ip6.Contents)
 			off += len(e.ip6.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
 			e.udpTree(t, off, e.udp.Contents, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
@@ -316,21 +316,15 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
 			t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
 			flags := uint64(h[12])<<8 | uint64(h[13])
-			t.UintLabel(fTCPFlags, off+12, 2, flags, tcpFlagsLabel(flags))
+			label, str := e.tcpFlagTexts(flags)
+			t.UintLabel(fTCPFlags, off+12, 2, flags, label)
 			t.Open()
-			var str [len(tcpFlagLetters) * 2]byte // '·' is two octets in UTF-8
-			sb := str[:0]
-			for i, bf := range tcpFlagBits {
+			for _, bf := range tcpFlagBits {
 				if bf != nil {
 					t.Uint(bf, off+12, 2, flags)
 				}
-				if flags&(0x800>>i) != 0 {
-					sb = append(sb, tcpFlagLetters[i])
-				} else {
-					sb = append(sb, "·"...)
-				}
 			}
-			t.String(fTCPFlagStr, -1, 0, string(sb))
+			t.String(fTCPFlagStr, -1, 0, str)
 			t.Close()
 			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
 			win := uint64(c.Window)
@@ -413,19 +407,41 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	}
 }
 
-// ipFlagsLabel is the -V text of the IPv4 flags octet b, as tshark's:
+// ipFlagsLabels are the -V texts of the three IPv4 flag bits, as tshark's:
 // "0x2, Don't fragment".
-func ipFlagsLabel(b byte) string {
-	l := "0x" + strconv.FormatUint(uint64(b>>5), 16)
-	for _, fl := range [...]struct {
-		bit  byte
-		name string
-	}{{0x80, "Reserved bit"}, {0x40, "Don't fragment"}, {0x20, "More fragments"}} {
-		if b&fl.bit != 0 {
-			l += ", " + fl.name
+var ipFlagsLabels = func() (l [8]string) {
+	for v := range l {
+		l[v] = "0x" + strconv.FormatUint(uint64(v), 16)
+		for i, name := range [...]string{"Reserved bit", "Don't fragment", "More fragments"} {
+			if v&(4>>i) != 0 {
+				l[v] += ", " + name
+			}
 		}
 	}
 	return l
+}()
+
+// tcpFlagTexts returns the -V label and tcp.flags.str of the 12 flag bits
+// in v, made once per value and engine.
+func (e *Engine) tcpFlagTexts(v uint64) (label, str string) {
+	v &= 0xfff
+	if e.tcpFlagText == nil {
+		e.tcpFlagText = new([0x1000][2]string)
+	}
+	c := &e.tcpFlagText[v]
+	if c[0] == "" {
+		var b [len(tcpFlagLetters) * 2]byte // '·' is two octets in UTF-8
+		sb := b[:0]
+		for i := range tcpFlagLetters {
+			if v&(0x800>>i) != 0 {
+				sb = append(sb, tcpFlagLetters[i])
+			} else {
+				sb = append(sb, "·"...)
+			}
+		}
+		c[0], c[1] = tcpFlagsLabel(v), string(sb)
+	}
+	return c[0], c[1]
 }
 
 // tcpFlagsLabel is the -V text of the TCP flags, as tshark's: "0x012 (SYN,
@@ -484,40 +500,64 @@ func ethAddr(t *Tree, addr, lg, ig *Field, off int, mac []byte) {
 
 // ipAddr adds an IPv4 or IPv6 address and tshark's hidden either-way
 // fields after it; the host names are the address (rdx resolves none, as
-// tshark -n).
-func ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip []byte) {
+// tshark -n). The address strings of the last two hosts are kept: most
+// frames repeat them, and the tree then allocates none.
+func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip []byte) {
 	n := len(ip)
 	t.Bytes(addr, off, n, ip)
 	t.Bytes(either, off, n, ip)
 	if t == nil {
 		return
 	}
-	var buf [46]byte
-	s := string(appendAddr(buf[:0], ip))
-	t.String(hostOne, off, n, s)
-	t.String(host, off, n, s)
+	var a netip.Addr
+	switch n {
+	case 4:
+		a = netip.AddrFrom4([4]byte(ip))
+	case 16:
+		a = netip.AddrFrom16([16]byte(ip))
+	default:
+		return
+	}
+	c := &e.hostNames
+	i := 0
+	switch {
+	case c[0].a == a:
+	case c[1].a == a:
+		i = 1
+	default:
+		c[1] = c[0]
+		c[0] = hostName{a, a.String()}
+	}
+	t.String(hostOne, off, n, c[i].s)
+	t.String(host, off, n, c[i].s)
+}
+
+// hostName is an address and its text, for ipAddr.
+type hostName struct {
+	a netip.Addr
+	s string
 }
 
 // ip4Tree adds an IPv4 header h (at least 20 octets) at frame offset off.
-func ip4Tree(t *Tree, off int, h []byte) {
+func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 	t.Proto(PIP, off, len(h), "")
 	t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
 	t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
 	t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
 	t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
 	t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
-	t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabel(h[6]), fIPFlagRB, fIPFlagDF, fIPFlagMF)
+	t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
 	t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
 	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
 	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
 	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
 	t.Uint(fIPCkStatus, -1, 0, checksumUnverified)
-	ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
-	ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
+	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
 }
 
 // ip6Tree adds the fixed IPv6 header h (40 octets) at frame offset off.
-func ip6Tree(t *Tree, off int, h []byte) {
+func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
 	word := uint64(be32(h))
 	t.Proto(PIPv6, off, 40, "")
 	t.Uint(fIP6Ver, off, 1, word>>28)
@@ -526,8 +566,8 @@ func ip6Tree(t *Tree, off int, h []byte) {
 	t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
 	t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
 	t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
-	ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
-	ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+	e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
+	e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
 }
 
 // udpTree adds a UDP header h (8 octets) at frame offset off, between src
@@ -700,19 +740,24 @@ func (e *Engine) udpStream(t *Tree, a, b netip.AddrPort) uint32 {
 		a, b = b, a
 	}
 	k := udpConv{a, b}
+	if e.udpStreams.has && e.udpStreams.last == k { // most frames continue the last one's conversation
+		return e.udpStreams.lastIdx
+	}
 	if s, ok := e.udpStreams.idx[k]; ok {
+		e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
 		return s
 	}
 	if e.udpStreams.idx == nil {
 		e.udpStreams.idx = make(map[udpConv]uint32)
 	}
 	if len(e.udpStreams.idx) >= maxUDPStreams {
-		clear(e.udpStreams.idx)
+		clear(e.udpStreams.idx) // (the cached last conversation is replaced below)
 		t.Finding(&Finding{Sev: Note, Group: GroupSequence, Proto: "udp", PDU: -1,
 			Msg: "udp.stream table full (" + strconv.Itoa(maxUDPStreams) + " conversations): emptied, conversations seen again get new numbers"})
 	}
 	s := e.udpStreams.next
 	e.udpStreams.next++
 	e.udpStreams.idx[k] = s
+	e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
 	return s
 }

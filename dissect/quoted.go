@@ -48,9 +48,13 @@ func (q *quotedHdr) Tree(t *Tree, f *Frame) {
 	}
 	switch q.proto {
 	case PIP:
-		ip4Tree(t, o(0), b)
+		if e := f.eng; e != nil {
+			e.ip4Tree(t, o(0), b)
+		}
 	case PIPv6:
-		ip6Tree(t, o(0), b)
+		if e := f.eng; e != nil {
+			e.ip6Tree(t, o(0), b)
+		}
 	case PUDP:
 		if e := f.eng; e != nil {
 			e.udpTree(t, o(0), b, q.src, q.dst, q.src.Is4())
