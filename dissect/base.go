@@ -216,7 +216,11 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
-	t.Proto(PFrame, 0, f.CapLen, frameLabel(f))
+	label := ""
+	if t.Labels() {
+		label = frameLabel(f)
+	}
+	t.Proto(PFrame, 0, f.CapLen, label)
 	t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
 	t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
 	t.Int(FFrameEpoch, -1, 0, f.TimeNS)
@@ -507,6 +511,13 @@ func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip
 	t.Bytes(addr, off, n, ip)
 	t.Bytes(either, off, n, ip)
 	if t == nil {
+		return
+	}
+	if !t.Wants(hostOne) && !t.Wants(host) {
+		// the same calls as a whole tree (a sparse tree is cut where the
+		// whole one is), without the text nobody reads
+		t.String(hostOne, off, n, "")
+		t.String(host, off, n, "")
 		return
 	}
 	var a netip.Addr

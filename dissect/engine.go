@@ -214,6 +214,9 @@ type Engine struct {
 	ext6       [maxIP6Ext]uint8 // the IPv6 extension headers ip6ExtDispatch walked
 	n6ext      int
 	hbhLen     int // octets of IPv6 hop-by-hop options after the fixed header
+	// What engines merged into this one counted (merge.go).
+	mergedStream  tcp.Stats
+	mergeFindings []Finding
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -634,6 +637,7 @@ func (e *Engine) strictPanic(where string, frame uint64, r any) {
 // BuildTree fills t with the whole tree of the engine's current frame: the
 // frame, link, IP and transport layers, then every PDU.
 func (e *Engine) BuildTree(t *Tree, f *Frame) {
+	defer t.finish() // last: after a recovered panic's node
 	defer func() {
 		if r := recover(); r != nil { // see endFrame: a bug must not crash the read
 			e.strictPanic("tree", f.Num, r)
@@ -642,8 +646,12 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		}
 	}()
 	t.Reset()
-	var chain [128]byte
-	e.BaseTree(t, f, string(e.ProtoChain(chain[:0], f)))
+	protocols := ""
+	if t.Wants(FFrameProtos) { // a string per frame: only when kept
+		var chain [128]byte
+		protocols = string(e.ProtoChain(chain[:0], f))
+	}
+	e.BaseTree(t, f, protocols)
 	for _, p := range f.PDUs {
 		t.SetBase(0, false)
 		p.Tree(t, f)

@@ -97,7 +97,12 @@ type Field struct {
 	// Hidden fields (Wireshark's hidden items: ip.addr, tcp.port, ...) are
 	// in the tree for -e, -Y and -T json but not shown by -V.
 	Hidden bool
-	id     int
+	// Later marks a field whose value on a frame comes from a later frame
+	// (a request's reply frame, a finding a later frame explains): only a
+	// first pass over the whole input knows it, so asking for it (-e, -Y)
+	// makes the pipeline read twice.
+	Later bool
+	id    int
 }
 
 // ID is the field's registration index (stable within one binary).

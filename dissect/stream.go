@@ -156,11 +156,3 @@ func (e *Engine) Finish() {
 		e.asm.FlushAll()
 	}
 }
-
-// StreamStats reports the TCP reassembly counters (zero if none ran).
-func (e *Engine) StreamStats() tcp.Stats {
-	if e.asm == nil {
-		return tcp.Stats{}
-	}
-	return e.asm.Stats()
-}

@@ -3,6 +3,8 @@ package dissect
 import (
 	"net/netip"
 	"strconv"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // The tshark TCP fields that need every earlier segment of the connection
@@ -53,6 +55,15 @@ func (e *Engine) tcpTreeAnalysis(t *Tree, f *Frame, seglen int) tcpAcked {
 	n := &f.Net
 	c := &e.tcp
 	tab := &e.tcpTree
+	if tab.has && tab.lastSeq == f.seq { // the same frame's tree again (a sparse and a whole one)
+		return tab.last
+	}
+	r := tab.analyze(t, f, n, c, seglen)
+	tab.last, tab.lastSeq, tab.has = r, f.seq, true
+	return r
+}
+
+func (tab *tcpTreeTable) analyze(t *Tree, f *Frame, n *Net, c *layers.TCP, seglen int) tcpAcked {
 	if tab.conns == nil {
 		tab.conns = make(map[uint32]*tcpTreeConn)
 	}
@@ -122,12 +133,16 @@ func (e *Engine) tcpTreeAnalysis(t *Tree, f *Frame, seglen int) tcpAcked {
 
 // tcpTreeTable is the state of tcpTreeAnalysis, by tcp.stream.
 type tcpTreeTable struct {
-	conns map[uint32]*tcpTreeConn
-	total int  // unacknowledged segments held, all connections
-	full  bool // maxUnackedTotal was reached (said once)
+	// the last frame's result (Frame.seq), for a second tree of it
+	last    tcpAcked
+	lastSeq uint64
+	has     bool
+	conns   map[uint32]*tcpTreeConn
+	total   int  // unacknowledged segments held, all connections
+	full    bool // maxUnackedTotal was reached (said once)
 }
 
 func (t *tcpTreeTable) reset() {
 	clear(t.conns)
-	t.total, t.full = 0, false
+	t.total, t.full, t.has = 0, false, false
 }

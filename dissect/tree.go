@@ -33,7 +33,79 @@ type Tree struct {
 	detached bool
 	cut      bool   // MaxTreeNodes was reached: further nodes are dropped
 	proto    *Field // the protocol being added, for the cut message
+	// count is the nodes the whole tree would hold: the cap (and so the
+	// cut) falls where it falls in the whole tree even when want keeps
+	// only some of them.
+	count  int
+	sparse bool     // only nodes of fields in want are stored
+	want   []uint64 // a FieldSet's bits, shared read-only
+	lastAt int      // count when the latest stored node was added (Last)
+	// where the cut fell, for its finding node: added by finish, so that
+	// keep stays small enough to be inlined
+	cutF     *Field
+	cutDepth int16
 }
+
+// FieldSet is a set of fields by registration index: what a sparse tree
+// keeps (-T fields -e, the fields a -Y filter names). It is read-only once
+// given to a tree, so trees on several goroutines may share one.
+type FieldSet struct{ bits []uint64 }
+
+// Add puts f in the set.
+func (s *FieldSet) Add(f *Field) {
+	if f == nil {
+		return
+	}
+	w := f.id >> 6
+	for len(s.bits) <= w {
+		s.bits = append(s.bits, 0)
+	}
+	s.bits[w] |= 1 << (f.id & 63)
+}
+
+// Has tells whether f is in the set.
+func (s *FieldSet) Has(f *Field) bool {
+	if f == nil {
+		return false
+	}
+	w := f.id >> 6
+	return w < len(s.bits) && s.bits[w]&(1<<(f.id&63)) != 0
+}
+
+// AddExpert puts the finding node in the set: what the _ws.expert.* fields
+// of a -T fields row are read from.
+func (s *FieldSet) AddExpert() { s.Add(fExpert) }
+
+// SetWant makes the tree sparse: only nodes of fields in s are stored, and
+// every other node costs a count and a compare (no copy, no growth). A
+// dissector may then skip building display labels (Labels) and values of
+// fields the tree does not keep (Wants). nil makes it whole again. The
+// count of nodes and so the MaxTreeNodes cut are those of the whole tree.
+func (t *Tree) SetWant(s *FieldSet) {
+	if t == nil {
+		return
+	}
+	t.sparse, t.want = s != nil, nil
+	if s != nil {
+		t.want = s.bits
+	}
+}
+
+// Wants tells whether the tree keeps nodes of f: a dissector checks it
+// before computing an expensive value (a string it builds) of f.
+func (t *Tree) Wants(f *Field) bool {
+	return t != nil && (!t.sparse || t.has(f))
+}
+
+func (t *Tree) has(f *Field) bool {
+	return f != nil && uint(f.id)>>6 < uint(len(t.want)) && t.want[uint(f.id)>>6]&(1<<(f.id&63)) != 0
+}
+
+// Labels tells whether nodes' display labels are shown: false for a nil
+// or sparse tree, whose readers (-T fields, -Y) use values only (a
+// field's text, a protocol's name, a finding's message), so a dissector
+// may leave a label it would have to format empty.
+func (t *Tree) Labels() bool { return t != nil && !t.sparse }
 
 // MaxTreeNodes caps the nodes of one frame's tree; the rest are dropped and
 // one expert node says where the tree was cut. It is one node per 4 octets
@@ -55,6 +127,9 @@ func (t *Tree) Reset() {
 	t.detached = false
 	t.cut = false
 	t.proto = nil
+	t.count = 0
+	t.lastAt = 0
+	t.cutF = nil
 }
 
 // Cut reports whether nodes were dropped because the tree reached
@@ -80,14 +155,27 @@ func (t *Tree) Base() (int, bool) {
 	return int(t.base), t.detached
 }
 
+// keep counts a node of field f and tells whether to store it: the
+// methods that add nodes ask it before building the node.
+func (t *Tree) keep(f *Field) bool {
+	if t == nil {
+		return false
+	}
+	if t.count >= MaxTreeNodes { // cut here; finish adds the finding node
+		if !t.cut {
+			t.cut, t.cutF, t.cutDepth = true, f, t.depth
+		}
+		return false
+	}
+	t.count++
+	return !t.sparse || t.has(f)
+}
+
+// add stores a node keep said yes to. Not inlined: in a sparse tree the
+// methods' fast path is keep alone.
+//
+//go:noinline
 func (t *Tree) add(n Node) {
-	if t == nil || t.cut {
-		return
-	}
-	if len(t.Nodes) >= MaxTreeNodes {
-		t.cutAt(n.F)
-		return
-	}
 	n.Depth = t.depth
 	if t.detached {
 		n.Off = -1
@@ -95,21 +183,36 @@ func (t *Tree) add(n Node) {
 		n.Off += t.base
 	}
 	t.Nodes = append(t.Nodes, n)
+	t.lastAt = t.count
 }
 
-// cutAt ends the tree with an expert node naming the protocol and the field
-// that would have been node MaxTreeNodes+1.
-func (t *Tree) cutAt(f *Field) {
-	t.cut = true
+// Last is the index in Nodes of the node added last, or -1 when that node
+// was not stored (a sparse tree, the cap): for a dissector that fixes up
+// a group node's length once it knows its end.
+func (t *Tree) Last() int {
+	if t == nil || t.cut || t.lastAt != t.count || len(t.Nodes) == 0 {
+		return -1
+	}
+	return len(t.Nodes) - 1
+}
+
+// finish ends a cut tree with an expert node naming the protocol and the
+// field that would have been node MaxTreeNodes+1 (BuildTree calls it).
+func (t *Tree) finish() {
+	if t == nil || !t.cut || t.cutF == nil || !t.Wants(fExpert) {
+		return
+	}
+	f := t.cutF
+	t.cutF = nil // once
 	msg := "tree cut at " + strconv.Itoa(MaxTreeNodes) + " nodes in "
 	if t.proto != nil {
 		msg += t.proto.Abbrev
 	}
-	if f != nil && f != t.proto {
+	if f != textField && f != t.proto {
 		msg += ", at field " + f.Abbrev
 	}
 	msg += ": the rest of this frame's tree is not shown"
-	t.Nodes = append(t.Nodes, Node{F: fExpert, Depth: min(t.depth, 1), Off: -1, Label: msg,
+	t.Nodes = append(t.Nodes, Node{F: fExpert, Depth: min(t.cutDepth, 1), Off: -1, Label: msg,
 		U: uint64(Warn)<<8 | uint64(GroupUndecoded)})
 }
 
@@ -145,59 +248,81 @@ func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
 	if !t.cut {
 		t.proto = p.Field
 	}
-	t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
+	if t.keep(p.Field) {
+		t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
+	}
 	t.depth = 1
 }
 
 // Uint adds an integer (or boolean, frame number, time) field.
 func (t *Tree) Uint(f *Field, off, n int, v uint64) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v})
+	}
 }
 
 // Int adds a signed integer field.
 func (t *Tree) Int(f *Field, off, n int, v int64) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: uint64(v)})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: uint64(v)})
+	}
 }
 
 // Float adds a floating-point field.
 func (t *Tree) Float(f *Field, off, n int, v float64) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: math.Float64bits(v)})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: math.Float64bits(v)})
+	}
 }
 
 // UintLabel adds an integer field whose display text is label.
 func (t *Tree) UintLabel(f *Field, off, n int, v uint64, label string) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+	}
 }
 
 // String adds a string field.
 func (t *Tree) String(f *Field, off, n int, s string) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), S: s})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), S: s})
+	}
 }
 
 // Bytes adds a bytes or address field.
 func (t *Tree) Bytes(f *Field, off, n int, b []byte) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), B: b})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), B: b})
+	}
 }
 
 // Text adds a label without a field.
 func (t *Tree) Text(off, n int, label string) {
-	t.add(Node{Off: int32(off), Len: int32(n), Label: label})
+	if t.keep(textField) {
+		t.add(Node{Off: int32(off), Len: int32(n), Label: label})
+	}
 }
 
 // Flags adds a bit-field value with one boolean child per field in bits (each
 // with its Mask); the children are added at the same offset.
 func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Field) {
-	t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+	if t.keep(f) {
+		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+	}
 	t.Open()
 	for _, b := range bits {
-		t.add(Node{F: b, Off: int32(off), Len: int32(n), U: v})
+		if t.keep(b) {
+			t.add(Node{F: b, Off: int32(off), Len: int32(n), U: v})
+		}
 	}
 	t.Close()
 }
 
 // Finding adds a finding's expert node (under the current protocol).
 func (t *Tree) Finding(fd *Finding) {
-	t.add(Node{F: fExpert, Off: -1, Label: fd.Msg, U: uint64(fd.Sev)<<8 | uint64(fd.Group), B: nil, S: findingField(fd)})
+	if t.keep(fExpert) {
+		t.add(Node{F: fExpert, Off: -1, Label: fd.Msg, U: uint64(fd.Sev)<<8 | uint64(fd.Group), B: nil, S: findingField(fd)})
+	}
 }
 
 func findingField(fd *Finding) string {
@@ -207,13 +332,19 @@ func findingField(fd *Finding) string {
 	return ""
 }
 
+// textField stands for text nodes (no field) in keep: never wanted by a
+// sparse tree.
+var textField = &Field{id: -1 << 20}
+
 // Expert fields, with tshark's names so `-e _ws.expert.message` works as there.
+// They are Later: a second pass words some findings with what a later frame
+// showed (an ICRC error explained by the same difference further on).
 var (
-	fExpert      = Register(&Field{Abbrev: "_ws.expert", Name: "Expert Info", Type: TNone})
-	FExpertMsg   = Register(&Field{Abbrev: "_ws.expert.message", Name: "Message", Type: TString})
-	FExpertSev   = Register(&Field{Abbrev: "_ws.expert.severity", Name: "Severity level", Type: TString})
-	FExpertGroup = Register(&Field{Abbrev: "_ws.expert.group", Name: "Group", Type: TString})
-	FExpertField = Register(&Field{Abbrev: "_ws.expert.field", Name: "Field", Type: TString, Desc: "abbreviation of the field a finding is about (rdx)"})
+	fExpert      = Register(&Field{Abbrev: "_ws.expert", Name: "Expert Info", Type: TNone, Later: true})
+	FExpertMsg   = Register(&Field{Abbrev: "_ws.expert.message", Name: "Message", Type: TString, Later: true})
+	FExpertSev   = Register(&Field{Abbrev: "_ws.expert.severity", Name: "Severity level", Type: TString, Later: true})
+	FExpertGroup = Register(&Field{Abbrev: "_ws.expert.group", Name: "Group", Type: TString, Later: true})
+	FExpertField = Register(&Field{Abbrev: "_ws.expert.field", Name: "Field", Type: TString, Later: true, Desc: "abbreviation of the field a finding is about (rdx)"})
 )
 
 // IsExpert tells whether n is a finding's node; its parts are in ExpertParts.

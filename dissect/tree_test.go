@@ -79,6 +79,54 @@ func TestTreeCap(t *testing.T) {
 	nilTree.Proto(pLoop, 0, 0, "")
 }
 
+// A sparse tree counts the nodes it does not keep: it is cut where the
+// whole tree is, keeps the same nodes of its fields before the cut, and
+// keeps the cut's finding node only when findings are wanted.
+func TestSparseTreeCap(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	u := make([]byte, 12)
+	binary.BigEndian.PutUint16(u[0:], 40000)
+	binary.BigEndian.PutUint16(u[2:], 11)
+	binary.BigEndian.PutUint16(u[4:], 12)
+	binary.BigEndian.PutUint32(u[8:], 1<<20)
+	f := eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeIPv4, Data: ipv4(17, 1, 0, false, u)})
+	var whole, sparse dissect.Tree
+	eng.BuildTree(&whole, f)
+	ops := 0
+	for _, n := range whole.Nodes {
+		if n.F == fLoopOp {
+			ops++
+		}
+	}
+	for _, expert := range []bool{false, true} {
+		var set dissect.FieldSet
+		set.Add(fLoopOp)
+		if expert {
+			set.AddExpert()
+		}
+		sparse.SetWant(&set)
+		eng.BuildTree(&sparse, f)
+		want := ops
+		if expert {
+			want++
+		}
+		if !sparse.Cut() || len(sparse.Nodes) != want || ops >= dissect.MaxTreeNodes/2 || ops < dissect.MaxTreeNodes/2-100 {
+			t.Fatalf("findings %v: %d nodes, cut %v; the whole tree has %d ops", expert, len(sparse.Nodes), sparse.Cut(), ops)
+		}
+		if last := sparse.Nodes[len(sparse.Nodes)-1]; last.IsExpert() != expert || sparse.Nodes[0].F != fLoopOp {
+			t.Errorf("findings %v: last node %+v", expert, last)
+		}
+		if sparse.Labels() || !sparse.Wants(fLoopOp) || sparse.Wants(pLoop.Field) {
+			t.Errorf("sparse tree: labels %v, wants op %v, wants proto %v", sparse.Labels(), sparse.Wants(fLoopOp), sparse.Wants(pLoop.Field))
+		}
+	}
+	sparse.SetWant(nil) // whole again
+	eng.BuildTree(&sparse, f)
+	if len(sparse.Nodes) != len(whole.Nodes) || !sparse.Labels() {
+		t.Errorf("SetWant(nil): %d nodes, the whole tree %d", len(sparse.Nodes), len(whole.Nodes))
+	}
+}
+
 // The Tree type promises that a nil *Tree takes every call: a decoder walks
 // the same bytes with and without a tree. Every exported method is called on
 // a nil tree (found by reflection, so a method added later is covered too),

@@ -6,6 +6,7 @@
 package filter
 
 import (
+	"bytes"
 	stdcmp "cmp" // the package; cmp is this file's comparison node
 	"fmt"
 	"math/bits"
@@ -27,6 +28,7 @@ func (f *Filter) String() string { return f.src }
 
 type node interface {
 	eval(t *dissect.Tree) bool
+	want(s *dissect.FieldSet) // the fields eval reads
 }
 
 type and struct{ a, b node }
@@ -41,6 +43,7 @@ type cmp struct {
 
 type literal struct {
 	text   string
+	raw    []byte // text, to compare with a value's text without a copy
 	num    uint64
 	isNum  bool
 	prefix netip.Prefix // for address fields: a CIDR or a single address
@@ -51,13 +54,8 @@ func (n and) eval(t *dissect.Tree) bool { return n.a.eval(t) && n.b.eval(t) }
 func (n or) eval(t *dissect.Tree) bool  { return n.a.eval(t) || n.b.eval(t) }
 func (n not) eval(t *dissect.Tree) bool { return !n.a.eval(t) }
 func (n present) eval(t *dissect.Tree) bool {
-	return find(t, n.f, func(*dissect.Node) bool { return true })
-}
-
-func find(t *dissect.Tree, f *dissect.Field, ok func(*dissect.Node) bool) bool {
 	for i := range t.Nodes {
-		n := &t.Nodes[i]
-		if n.F == f && ok(n) {
+		if t.Nodes[i].F == n.f {
 			return true
 		}
 	}
@@ -74,21 +72,29 @@ func isInt(t dissect.Type) bool {
 }
 
 func (c cmp) eval(t *dissect.Tree) bool {
-	var buf []byte
-	return find(t, c.f, func(n *dissect.Node) bool {
-		for _, l := range c.lit {
-			if c.match(n, l, &buf) {
+	var scratch [128]byte // a value's text, on the stack for most values
+	buf := scratch[:0]
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		if n.F != c.f {
+			continue
+		}
+		for j := range c.lit {
+			var ok bool
+			if ok, buf = c.match(n, &c.lit[j], buf); ok {
 				return true
 			}
 		}
-		return false
-	})
+	}
+	return false
 }
 
-func (c cmp) match(n *dissect.Node, l literal, buf *[]byte) bool {
+// match compares one occurrence with one literal; buf is scratch space for
+// the value's text, returned for reuse.
+func (c cmp) match(n *dissect.Node, l *literal, buf []byte) (bool, []byte) {
 	if c.op == "contains" {
-		*buf = dissect.AppendField((*buf)[:0], n)
-		return strings.Contains(string(*buf), l.text)
+		buf = dissect.AppendField(buf[:0], n)
+		return bytes.Contains(buf, l.raw), buf
 	}
 	if isInt(c.f.Type) && l.isNum {
 		v := n.Value()
@@ -101,26 +107,26 @@ func (c cmp) match(n *dissect.Node, l literal, buf *[]byte) bool {
 			case dissect.TInt32:
 				a = int64(int32(v))
 			}
-			return order(c.op, stdcmp.Compare(a, b))
+			return order(c.op, stdcmp.Compare(a, b)), buf
 		}
-		return order(c.op, stdcmp.Compare(v, lv))
+		return order(c.op, stdcmp.Compare(v, lv)), buf
 	}
 	if l.isAddr && (c.f.Type == dissect.TIPv4 || c.f.Type == dissect.TIPv6) {
 		a, ok := netip.AddrFromSlice(n.B)
 		if !ok {
-			return false
+			return false, buf
 		}
 		in := l.prefix.Contains(a.Unmap())
 		switch c.op {
 		case "==":
-			return in
+			return in, buf
 		case "!=":
-			return !in
+			return !in, buf
 		}
-		return false
+		return false, buf
 	}
-	*buf = dissect.AppendField((*buf)[:0], n)
-	return order(c.op, strings.Compare(string(*buf), l.text))
+	buf = dissect.AppendField(buf[:0], n)
+	return order(c.op, bytes.Compare(buf, l.raw)), buf
 }
 
 func order(op string, c int) bool {
@@ -140,6 +146,16 @@ func order(op string, c int) bool {
 	}
 	return false
 }
+
+// Want adds the fields the filter reads to s, for a sparse tree
+// (dissect.Tree.SetWant): a protocol named alone is its protocol node.
+func (f *Filter) Want(s *dissect.FieldSet) { f.root.want(s) }
+
+func (n and) want(s *dissect.FieldSet)     { n.a.want(s); n.b.want(s) }
+func (n or) want(s *dissect.FieldSet)      { n.a.want(s); n.b.want(s) }
+func (n not) want(s *dissect.FieldSet)     { n.a.want(s) }
+func (n present) want(s *dissect.FieldSet) { s.Add(n.f) }
+func (c cmp) want(s *dissect.FieldSet)     { s.Add(c.f) }
 
 // Match tells whether a frame's tree passes the filter.
 func (f *Filter) Match(t *dissect.Tree) bool { return f.root.eval(t) }
@@ -346,7 +362,7 @@ func (p *parser) literal(f *dissect.Field) literal {
 		return literal{}
 	}
 	p.pos++
-	l := literal{text: tok.text}
+	l := literal{text: tok.text, raw: []byte(tok.text)}
 	if tok.kind == 's' {
 		return l
 	}

@@ -110,3 +110,39 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// Matching allocates nothing, string comparisons and contains included: -Y
+// runs on every frame.
+func TestMatchAllocates0(t *testing.T) {
+	tr := tree()
+	f, err := filter.Compile(`rx.version_string contains "1.8" && rx.version_string != "x" && ip.src == 192.0.2.0/24 && rx.seq in {6 7} && !rx.reason`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Match(tr) {
+		t.Fatal("no match")
+	}
+	if n := testing.AllocsPerRun(100, func() { f.Match(tr) }); n != 0 {
+		t.Errorf("%v allocations per Match", n)
+	}
+}
+
+// Want names every field the filter reads and nothing else.
+func TestWant(t *testing.T) {
+	f, err := filter.Compile(`rx && (rx.seq > 1 || !ip.src) && rx.version_string contains "x"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s dissect.FieldSet
+	f.Want(&s)
+	for _, n := range []string{"rx", "rx.seq", "ip.src", "rx.version_string"} {
+		if !s.Has(dissect.Lookup(n)) {
+			t.Errorf("%s not wanted", n)
+		}
+	}
+	for _, n := range []string{"rx.type", "ip", "ip.dst", "frame"} {
+		if s.Has(dissect.Lookup(n)) {
+			t.Errorf("%s wanted", n)
+		}
+	}
+}

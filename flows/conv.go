@@ -68,12 +68,17 @@ type stat struct {
 	pkts, bytes [2]uint64 // [0]: a to b
 	first, last int64
 	frame0, frN uint64
+	sub         uint32 // conversations first seen in frame0 before this one: with frame0, the order they were met
 }
 
 // Conversations counts packets and bytes each way between two endpoints.
 // The zero value is ready; it is not safe for concurrent use.
 type Conversations struct {
 	m map[key]*stat
+	// The frame that last began a conversation and how many it began: which
+	// conversations a full table keeps depends on the order they were met,
+	// and Merge must keep the same ones.
+	order orderCounter
 }
 
 // Packet is what a conversation counts of one frame.
@@ -118,7 +123,7 @@ func (c *Conversations) add(k key, n int, timeNS int64, frame uint64) {
 		if len(c.m) >= MaxConversations {
 			return
 		}
-		s = &stat{first: timeNS, frame0: frame}
+		s = &stat{first: timeNS, frame0: frame, sub: c.order.next(frame).Sub}
 		c.m[k] = s
 	}
 	s.pkts[dir]++
@@ -143,7 +148,10 @@ func (k key) less(o key) bool {
 }
 
 // Reset forgets every conversation (a second pass counts again).
-func (c *Conversations) Reset() { clear(c.m) }
+func (c *Conversations) Reset() {
+	clear(c.m)
+	c.order = orderCounter{}
+}
 
 // Header names the columns of Rows.
 var Header = []string{"A", "B", "Packets A→B", "Bytes A→B", "Packets B→A", "Bytes B→A", "Frames", "Duration"}

@@ -13,6 +13,7 @@ type Times struct {
 	Aborts       uint64 // of which aborts (Rx)
 	MinNS, MaxNS int64
 	TotalNS      int64
+	first        Order // the first answer counted: which types a full table keeps (Merge)
 }
 
 // AvgNS is the mean response time in nanoseconds.
@@ -26,13 +27,14 @@ func (t *Times) AvgNS() int64 {
 // SRT accumulates response times per call type K (tshark's -z rpc,srt). The
 // zero value is ready; a new call type allocates once.
 type SRT[K comparable] struct {
-	m map[K]*Times
+	m     map[K]*Times
+	order orderCounter
 }
 
-// Add counts one response time rtt for k and returns its times (nil when
-// the table is full and k is new); fresh says k was first seen now, for the
-// caller to set Name.
-func (s *SRT[K]) Add(k K, rtt int64) (t *Times, fresh bool) {
+// Add counts one response time rtt for k, answered in frame, and returns
+// its times (nil when the table is full and k is new); fresh says k was
+// first seen now, for the caller to set Name.
+func (s *SRT[K]) Add(k K, rtt int64, frame uint64) (t *Times, fresh bool) {
 	if t = s.m[k]; t == nil {
 		if len(s.m) >= MaxSRT {
 			return nil, false
@@ -40,7 +42,7 @@ func (s *SRT[K]) Add(k K, rtt int64) (t *Times, fresh bool) {
 		if s.m == nil {
 			s.m = map[K]*Times{}
 		}
-		t, fresh = &Times{MinNS: rtt, MaxNS: rtt}, true
+		t, fresh = &Times{MinNS: rtt, MaxNS: rtt, first: s.order.next(frame)}, true
 		s.m[k] = t
 	}
 	t.Count++
@@ -66,4 +68,7 @@ func (s *SRT[K]) Keys() []K {
 func (s *SRT[K]) Get(k K) *Times { return s.m[k] }
 
 // Reset forgets every call type (a second pass counts again).
-func (s *SRT[K]) Reset() { clear(s.m) }
+func (s *SRT[K]) Reset() {
+	clear(s.m)
+	s.order = orderCounter{}
+}

@@ -4,10 +4,12 @@
 // and flows without the command line: cmd/rdx turns flags into a Config and
 // calls Run, and tests call Run on captures directly.
 //
-// One Run is one or two passes over the input (two when a shown tree may
-// name a later frame, as tshark -2), then the sinks' End in order. Frames
-// reach sinks in frame order; a sink that needs the protocol tree says so
-// (TreeSink) and gets it built once per frame for all of them.
+// One Run is one or two passes over the input (two only when the output
+// shows something a later frame taught, or -2 asks; see twoPasses), then
+// the sinks' End in order. Frames reach sinks in frame order; a sink that
+// needs the protocol tree says so (TreeSink) and gets it built once per
+// frame for all of them. A bad record ends the run with an error after
+// every frame before it reached the sinks, in one pass or two.
 package pipeline
 
 import (
@@ -36,7 +38,8 @@ type Config struct {
 
 	Count      int    // stop after N frames (0: all)
 	Filter     string // display filter: frames not matching reach no sink
-	SinglePass bool   // never read twice, even when a tree is shown
+	SinglePass bool   // never read twice, even when a tree is shown (--single-pass)
+	TwoPass    bool   // read twice even when nothing shown needs it (-2)
 
 	Print Print // how frames are printed (validated even when Quiet)
 	Quiet bool  // decode every frame, print none (-q)
@@ -118,7 +121,8 @@ type Result struct {
 	dissect.Counts        // findings by severity
 	Frames         uint64 // frames decoded in the output pass
 	// Ran is true once the output pass started: the counts are the run's.
-	// False when Run stopped before (a usage error, -z help).
+	// False when Run stopped before (a usage error, -z help, an input
+	// that could not be opened).
 	Ran bool
 	// Engine is the run's engine, for its tables and state after Run.
 	Engine *dissect.Engine
@@ -133,7 +137,9 @@ func StatNames() []string { return dissect.NewEngine(dissect.Options{}).StatName
 
 // Run reads cfg.Input through a new engine and into the sinks. Errors are
 // usage or input errors (bad options, unreadable input, a failed write);
-// failed checks are not an error but Result.ChecksFailed.
+// failed checks are not an error but Result.ChecksFailed. After a bad
+// record the sinks have had every frame before it and their End, and the
+// error names the file and frame.
 func Run(cfg Config) (res Result, err error) {
 	var pr *printer
 	if pr, err = newPrinter(cfg); err != nil {
@@ -189,7 +195,11 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	if cfg.Write != "" {
-		add(&pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}, true)
+		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}
+		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
+			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
+		}
+		add(w, true)
 	}
 	add(pr, !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo))
 	if ck != nil {
@@ -208,13 +218,32 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 
+	two, err := twoPasses(&cfg, pr, flt)
+	if err != nil {
+		return res, err
+	}
+	if err := checkWriteTarget(cfg); err != nil {
+		return res, err
+	}
 	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
-	// Two passes when a tree is built and the input can be read again, so
-	// a request can name the frame of its reply (as tshark -2 does).
-	outPass := 0 // Frame.Pass: 0 for a single pass, 2 for the second of two
-	if needTree && !cfg.SinglePass && cfg.Input.rereadable() {
-		if _, err := r.pass(1, nil); err != nil {
-			return res, err
+	r.t.SetWant(treeWant(cfg, pr, flt)) // only what -T fields and -Y read
+	// The input is opened before any output: a missing or unreadable file
+	// is one error, with no fields header, JSON bracket or -w file.
+	if err := r.preopen(); err != nil {
+		return res, err
+	}
+	defer r.closePre()
+	outPass := 0      // Frame.Pass: 0 for a single pass, 2 for the second of two
+	var readErr error // a bad record met by the first pass
+	if two {
+		n1, err := r.pass(1, nil)
+		if err != nil {
+			// The output pass stops where this one failed and then
+			// reports the same error: the frames before it are shown.
+			readErr = err
+			if r.cfg.Count == 0 || n1.frames < uint64(r.cfg.Count) {
+				r.cfg.Count = int(n1.frames)
+			}
 		}
 		eng.Rewind()
 		outPass = 2
@@ -231,6 +260,9 @@ func Run(cfg Config) (res Result, err error) {
 		}
 		if err := s.Start(eng); err != nil {
 			for _, started := range sinks[:i] {
+				if w, ok := started.(*pcapngSink); ok {
+					w.discard = true // nothing was read: leave the target as it was
+				}
 				if started != Sink(pr) { // the printer's closing "]" is not for a run that did not start
 					started.End(err)
 				}
@@ -239,7 +271,13 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	res.Ran = true
-	n, err := r.pass(outPass, perFrame)
+	var n passCounts
+	if readErr == nil || r.cfg.Count > 0 { // Count 0 here: the first record was bad
+		n, err = r.pass(outPass, perFrame)
+	}
+	if readErr != nil && err == nil {
+		err = readErr
+	}
 	res.Frames, res.Counts = n.frames, n.Counts
 	for _, s := range sinks {
 		if e := s.End(err); e != nil && err == nil {
@@ -267,6 +305,44 @@ type runner struct {
 	flt  *filter.Filter
 	tree bool
 	t    dissect.Tree
+	pre  *opened // the input opened before the first pass (preopen)
+}
+
+type opened struct {
+	src  capture.Source
+	stop func()
+}
+
+// preopen opens the input for the first pass, so an input that cannot be
+// opened fails the run before any output.
+func (r *runner) preopen() error {
+	src, stop, err := r.cfg.Input.open()
+	if err != nil {
+		return err
+	}
+	r.pre = &opened{src, stop}
+	return nil
+}
+
+// open opens the input for a pass: the first takes what preopen opened.
+func (r *runner) open() (capture.Source, func(), error) {
+	if o := r.pre; o != nil {
+		r.pre = nil
+		return o.src, o.stop, nil
+	}
+	return r.cfg.Input.open()
+}
+
+// closePre closes what preopen opened when no pass took it (a sink failed
+// to start).
+func (r *runner) closePre() {
+	if o := r.pre; o != nil {
+		r.pre = nil
+		if o.stop != nil {
+			o.stop()
+		}
+		o.src.Close()
+	}
 }
 
 type passCounts struct {
@@ -278,7 +354,7 @@ type passCounts struct {
 // that passes the filter to sinks. It is the one place frames are decoded.
 func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	var c passCounts
-	src, stop, err := r.cfg.Input.open()
+	src, stop, err := r.open()
 	if err != nil {
 		return c, err
 	}
@@ -322,6 +398,7 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 			break
 		}
 		if err != nil {
+			r.eng.Finish() // the tables that follow are of what was read
 			return c, err
 		}
 		c.frames++

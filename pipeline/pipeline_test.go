@@ -243,7 +243,9 @@ func TestStatsAndErrors(t *testing.T) {
 		{pipeline.Config{Input: in, Print: pipeline.Print{Format: "yaml"}}, "-T yaml", false, false},
 		{pipeline.Config{Input: in, Print: pipeline.Print{Fields: []string{"rx.seq"}}}, "-e needs -T fields", false, false},
 		{pipeline.Config{Input: in, Check: &pipeline.CheckReport{Format: "xml"}}, "-T xml", false, false},
-		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}}, "nosuch.pcap", true, false},
+		// opened before any output: one error, no counts (issue 14)
+		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}}, "nosuch.pcap", false, false},
+		{pipeline.Config{Input: pipeline.Input{File: "../pcaps/nosuch.pcap"}, Print: pipeline.Print{Format: "json"}}, "nosuch.pcap", false, false},
 		{pipeline.Config{Input: in, Write: filepath.Join(t.TempDir(), "no", "dir.pcapng")}, "dir.pcapng", false, false},
 	} {
 		var out bytes.Buffer
@@ -407,5 +409,77 @@ func TestCheckExplained(t *testing.T) {
 	}
 	if !strings.Contains(out, "infiniband.icrc: 26 of 30 failures explained, e.g. frame ") {
 		t.Errorf("report:\n%s", out)
+	}
+}
+
+// treeSpy records what kind of tree a sink that does not ask for one is
+// handed: the fields it holds and whether it shows labels.
+type treeSpy struct {
+	fields map[string]bool
+	labels bool
+	frames int
+}
+
+func (s *treeSpy) Start(*dissect.Engine) error { s.fields = map[string]bool{}; return nil }
+func (s *treeSpy) Frame(_ *dissect.Frame, t *dissect.Tree) {
+	s.frames++
+	if t == nil {
+		return
+	}
+	s.labels = s.labels || t.Labels()
+	for _, n := range t.Nodes {
+		if n.F != nil {
+			s.fields[n.F.Abbrev] = true
+		}
+	}
+}
+func (s *treeSpy) End(error) error { return nil }
+
+// TestSparseTrees: -T fields and -Y build trees holding only the fields
+// they read (and the protocol a filter names alone); -V, JSON and a sink
+// that asks for the tree get the whole tree.
+func TestSparseTrees(t *testing.T) {
+	in := pipeline.Input{File: "../pcaps/rx/pts-ops.pcap"}
+	for _, c := range []struct {
+		name   string
+		cfg    pipeline.Config
+		fields []string // only these fields, the first at least; nil: the whole tree
+	}{
+		{"fields", pipeline.Config{Print: pipeline.Print{Format: "fields", Fields: []string{"rx.seq", "_ws.expert.message"}}},
+			[]string{"rx.seq", "_ws.expert"}},
+		{"filter", pipeline.Config{Filter: "rx && rx.type == 1"}, []string{"rx", "rx.type"}},
+		{"quiet filter -w", pipeline.Config{Quiet: true, Filter: "udp.srcport > 1", Write: filepath.Join(t.TempDir(), "w.pcapng")},
+			[]string{"udp.srcport"}},
+		{"fields and filter", pipeline.Config{Filter: "ip.src", Print: pipeline.Print{Format: "fields", Fields: []string{"rx.callnumber"}}},
+			[]string{"rx.callnumber", "ip.src"}},
+		{"-V", pipeline.Config{Filter: "rx.seq", Print: pipeline.Print{Verbose: true}}, nil},
+		{"json", pipeline.Config{Print: pipeline.Print{Format: "json"}}, nil},
+		{"tree sink", pipeline.Config{Print: pipeline.Print{Format: "fields", Fields: []string{"rx.seq"}},
+			Sinks: []pipeline.Sink{&recorder{tree: true}}}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spy := &treeSpy{}
+			cfg := c.cfg
+			cfg.Input, cfg.Sinks = in, append(cfg.Sinks, spy)
+			run(t, cfg)
+			var got []string
+			for f := range spy.fields {
+				got = append(got, f)
+			}
+			slices.Sort(got)
+			if c.fields == nil {
+				if !spy.labels || len(got) < 20 {
+					t.Errorf("whole tree expected: labels %v, fields %q", spy.labels, got)
+				}
+				return
+			}
+			ok := slices.Contains(got, c.fields[0]) // the others may not occur (no findings)
+			for _, f := range got {
+				ok = ok && slices.Contains(c.fields, f)
+			}
+			if spy.labels || !ok || spy.frames == 0 {
+				t.Errorf("%d frames, labels %v, fields %q; want %q", spy.frames, spy.labels, got, c.fields)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -63,6 +64,29 @@ func newPrinter(cfg Config) (*printer, error) {
 
 // needsTree: everything but the summary line and the hex dump shows the tree.
 func (pr *printer) needsTree() bool { return pr.p.Verbose || pr.p.Format != "text" }
+
+// treeWant is what a run's trees must hold: nil for the whole tree (-V,
+// JSON, a TreeSink), else only the fields -T fields prints and the display
+// filter reads (dissect.Tree.SetWant), so asking for 4 fields costs 4
+// fields and not a whole tree.
+func treeWant(cfg Config, pr *printer, flt *filter.Filter) *dissect.FieldSet {
+	for _, s := range cfg.Sinks {
+		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
+			return nil
+		}
+	}
+	set := &dissect.FieldSet{}
+	if !cfg.Quiet && pr.needsTree() {
+		if pr.fw == nil {
+			return nil
+		}
+		pr.fw.Want(set)
+	}
+	if flt != nil {
+		flt.Want(set)
+	}
+	return set
+}
 
 func (pr *printer) Start(e *dissect.Engine) error {
 	pr.eng = e
@@ -125,8 +149,9 @@ func (pr *printer) End(error) error {
 	return nil
 }
 
-// statsSink prints the -z tables after the frames, as tshark does (not
-// after an error: the tables would be of part of the input).
+// statsSink prints the -z tables after the frames, as tshark does, also
+// after an input error: they are then of what was read before the bad
+// record, and the error follows.
 type statsSink struct {
 	names     []string
 	skipEmpty bool // leave out tables without rows
@@ -137,10 +162,7 @@ type statsSink struct {
 func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
 func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
 
-func (s *statsSink) End(err error) error {
-	if err != nil {
-		return nil
-	}
+func (s *statsSink) End(error) error {
 	for _, z := range s.names {
 		t := s.eng.Stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {

@@ -3,11 +3,15 @@ package pipeline
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -15,31 +19,40 @@ import (
 )
 
 // pcapngSink writes frames to a pcapng file (-w), one interface per link
-// type met (a pcapng file can mix them).
+// type met (a pcapng file can mix them). A regular file is written under a
+// temporary name beside it and renamed at the end, so a failed write
+// leaves no partial file and the file it replaces stays whole until then.
 type pcapngSink struct {
-	path   string
-	stdout io.Writer
-	f      *os.File
-	bw     *bufio.Writer
-	w      *capture.PcapngWriter
-	ifaces map[uint16]int
-	closed bool
-	err    error
+	path    string
+	stdout  io.Writer
+	f       *os.File
+	target  string // the file the temporary one becomes ("": f is the target)
+	bw      *bufio.Writer
+	w       *capture.PcapngWriter
+	ifaces  map[uint16]int
+	closed  bool
+	discard bool // the run did not start: remove the temporary file
+	err     error
+	// mu guards the file against GiveUp, which runs on the interrupt's
+	// watchdog goroutine while a frame may be written.
+	mu sync.Mutex
 }
 
 func (s *pcapngSink) Start(*dissect.Engine) error {
 	s.ifaces = map[uint16]int{}
 	out := s.stdout
 	if s.path != "-" {
-		f, err := os.Create(s.path)
+		f, target, err := createBeside(s.path)
 		if err != nil {
 			return err
 		}
-		s.f, out = f, f
+		s.f, s.target, out = f, target, f
 	}
 	s.bw = bufio.NewWriterSize(out, 1<<20)
 	w, err := capture.NewPcapngWriter(s.bw)
 	if err != nil {
+		s.discard = true
+		s.End(err) // no temporary file left behind
 		return err
 	}
 	s.w = w
@@ -47,7 +60,9 @@ func (s *pcapngSink) Start(*dissect.Engine) error {
 }
 
 func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
-	if s.err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.closed {
 		return
 	}
 	id, ok := s.ifaces[f.LinkType]
@@ -63,17 +78,39 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 
 // Flush writes out the frames buffered so far.
 func (s *pcapngSink) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err == nil && !s.closed {
 		s.err = s.bw.Flush()
 	}
 	return s.err
 }
 
+// GiveUp ends the file as End does when the process is about to exit
+// without ending the run (a stop the verb did not notice in time): the
+// frames written so far are kept under the name asked for.
+// A write stuck holding the lock is left alone: the exit must not wait.
+func (s *pcapngSink) GiveUp() {
+	if s.mu.TryLock() {
+		s.end()
+		s.mu.Unlock()
+	}
+}
+
 func (s *pcapngSink) End(error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.end()
+}
+
+func (s *pcapngSink) end() error {
 	if s.closed {
 		return s.err
 	}
 	s.closed = true
+	if s.bw == nil { // never started
+		return nil
+	}
 	if err := s.bw.Flush(); err != nil && s.err == nil {
 		s.err = err
 	}
@@ -81,9 +118,87 @@ func (s *pcapngSink) End(error) error {
 		if err := s.f.Close(); err != nil && s.err == nil {
 			s.err = err
 		}
+		if s.target != "" {
+			// After a bad input record the frames before it are a whole
+			// file, kept as the other outputs keep what was read; a failed
+			// write or a run that never started leaves nothing.
+			if s.err != nil || s.discard {
+				os.Remove(s.f.Name())
+			} else if err := os.Rename(s.f.Name(), s.target); err != nil {
+				os.Remove(s.f.Name())
+				s.err = err
+			}
+		}
 	}
 	if s.err != nil {
 		return fmt.Errorf("writing the -w file: %w", s.err)
+	}
+	return nil
+}
+
+// createBeside creates the file to write path through: a new file in
+// path's directory (renamed onto target at the end), or path itself when
+// it is not a regular file (/dev/null, a FIFO), which renaming would
+// replace. A symbolic link is followed, so its target is what is written.
+func createBeside(path string) (f *os.File, target string, err error) {
+	target = path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	st, err := os.Stat(target)
+	if err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_TRUNC, 0)
+		return f, "", err
+	}
+	mode := os.FileMode(0)
+	if err == nil {
+		mode = st.Mode().Perm() // a replaced file keeps its mode, as os.Create's truncation would
+	}
+	dir, base := filepath.Split(target)
+	for i := 0; ; i++ {
+		// 0666 as os.Create, so the umask decides as it would for it.
+		name := filepath.Join(dir, "."+base+".rdx-"+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(i))
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
+			if err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) { // name the file the user gave, not the temporary one
+					err = pe.Err
+				}
+				return nil, "", fmt.Errorf("-w %s: %w", path, err)
+			}
+			if mode != 0 {
+				f.Chmod(mode)
+			}
+			return f, target, nil
+		}
+	}
+}
+
+// checkWriteTarget refuses a -w file that is the input itself (the same
+// inode, also through a link, or standard input redirected from it):
+// writing it would destroy what is read.
+func checkWriteTarget(cfg Config) error {
+	in := cfg.Input
+	if cfg.Write == "" || cfg.Write == "-" || in.Open != nil || in.Iface != "" || in.File == "" {
+		return nil
+	}
+	w, err := os.Stat(cfg.Write)
+	if err != nil {
+		return nil // not there yet: cannot be the input
+	}
+	var r os.FileInfo
+	name := in.File
+	if in.File == "-" {
+		if f, ok := in.Stdin.(*os.File); ok {
+			r, err = f.Stat()
+			name = "standard input"
+		}
+	} else {
+		r, err = os.Stat(in.File)
+	}
+	if r != nil && err == nil && os.SameFile(w, r) {
+		return fmt.Errorf("-w %s: refusing to overwrite the input (%s), which is being read", cfg.Write, name)
 	}
 	return nil
 }
@@ -105,6 +220,50 @@ type CheckRow struct {
 	// the first such note.
 	Explained   uint64 `json:"explained,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
+	explFrame   uint64 // the frame of Explanation, for merge
+}
+
+// merge adds o, the same check tallied over other frames (another worker's
+// sink), to r: the counts add up, the first failing frames are the first
+// MaxFailFrames of both lists (each ascending, as a sink fills them) and
+// the explanation is the earlier one's. Each frame is tallied by one sink.
+func (r *CheckRow) merge(o *CheckRow) {
+	r.Checked += o.Checked
+	r.Passed += o.Passed
+	r.Failed += o.Failed
+	r.Explained += o.Explained
+	if o.Explanation != "" && (r.Explanation == "" || o.explFrame < r.explFrame) {
+		r.Explanation, r.explFrame = o.Explanation, o.explFrame
+	}
+	if len(o.Frames) == 0 {
+		return
+	}
+	var buf [2 * MaxFailFrames]uint64
+	fr := buf[:0]
+	a, b := r.Frames, o.Frames
+	for len(fr) < MaxFailFrames && (len(a) > 0 || len(b) > 0) {
+		var n uint64
+		if len(b) == 0 || len(a) > 0 && a[0] <= b[0] {
+			n, a = a[0], a[1:]
+		} else {
+			n, b = b[0], b[1:]
+		}
+		if len(fr) == 0 || fr[len(fr)-1] != n {
+			fr = append(fr, n)
+		}
+	}
+	r.Frames = append(r.Frames[:0:0], fr...)
+}
+
+// mergeChecks adds the tally of another check sink (a worker's, over other
+// frames of the same input) into rows; both list every registered check in
+// the same order (dissect.Checks).
+func mergeChecks(rows, from []CheckRow) {
+	for i := range rows {
+		if i < len(from) && rows[i].Check == from[i].Check {
+			rows[i].merge(&from[i])
+		}
+	}
 }
 
 // CheckReport asks a run to tally every check; Format "text" or "json"
@@ -152,6 +311,7 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 				row.Explained++
 				if row.Explanation == "" {
 					row.Explanation = "frame " + strconv.FormatUint(f.Num, 10) + ": " + fd.Msg
+					row.explFrame = f.Num
 				}
 				break
 			}
@@ -162,14 +322,12 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	}
 }
 
-// End prints the report (not after an input error: the tally is partial).
-func (s *checkSink) End(err error) error {
+// End prints the report, also after an input error: the tally of what was
+// read comes before the error, which names the bad record.
+func (s *checkSink) End(error) error {
 	rows := s.res.Checks
 	for _, r := range rows {
 		s.res.ChecksFailed = s.res.ChecksFailed || r.Failed > 0
-	}
-	if err != nil {
-		return nil
 	}
 	switch s.format {
 	case "json":

@@ -65,22 +65,25 @@ func (o *FieldsOpts) ParseE(s string) error {
 type Fields struct {
 	Opts  FieldsOpts
 	names []string
-	col   map[*dissect.Field]int
+	col   []int32 // by field ID: 1 + the column of the field's values, 0 for none
 	cols  [][]byte
 	count []int
 	idx   []int // column holding each name's values (a repeated name shares one)
+	// columns of the finding parts (-1: not asked); any of them makes rows
+	// read findings' nodes
+	xMsg, xSev, xGroup, xField int
 	// summary columns asked for as _ws.col.*, by output column, and the
 	// frame they come from (SetFrame)
-	wscol []column
+	wscol []wsCol
 	frame *dissect.Frame
 	first int64
 }
 
-// column is a summary column tshark prints for -e _ws.col.TITLE.
-type column uint8
+// wsCol is a summary column tshark prints for -e _ws.col.TITLE.
+type wsCol uint8
 
 const (
-	colNone column = iota
+	colNone wsCol = iota
 	colNo
 	colTime
 	colSource
@@ -93,7 +96,7 @@ const (
 // wsColumns maps tshark's -e names of the default columns to them: the
 // column titles of tshark 4.0 (_ws.col.Info) and the names later versions
 // use (_ws.col.info, _ws.col.def_src, ...).
-var wsColumns = map[string]column{
+var wsColumns = map[string]wsCol{
 	"_ws.col.No.": colNo, "_ws.col.Time": colTime, "_ws.col.Source": colSource, "_ws.col.Destination": colDest,
 	"_ws.col.Protocol": colProto, "_ws.col.Length": colLength, "_ws.col.Info": colInfo,
 	"_ws.col.number": colNo, "_ws.col.cls_time": colTime, "_ws.col.def_src": colSource, "_ws.col.def_dst": colDest,
@@ -111,7 +114,7 @@ func (w *Fields) SetFrame(f *dissect.Frame, first int64) { w.frame, w.first = f,
 // appendColumn appends one summary column of f as the summary line shows it
 // (no padding): addresses without ports, a MAC address when the frame has
 // no IP header.
-func appendColumn(dst []byte, c column, f *dissect.Frame, first int64) []byte {
+func appendColumn(dst []byte, c wsCol, f *dissect.Frame, first int64) []byte {
 	switch c {
 	case colNo:
 		return strconv.AppendUint(dst, f.Num, 10)
@@ -149,9 +152,9 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	if o.Aggregator == "" {
 		o.Aggregator = ","
 	}
-	w := &Fields{Opts: o, names: names, col: map[*dissect.Field]int{}, wscol: make([]column, len(names))}
+	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names))}
 	for i, n := range names {
-		if c := wsColumns[n]; c != colNone {
+		if c := wsColumns[n]; c != colNone { // from the frame (SetFrame), not the tree
 			w.wscol[i] = c
 			w.idx = append(w.idx, i)
 			continue
@@ -160,14 +163,40 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 		if f == nil {
 			return nil, fmt.Errorf("some fields aren't valid: %s (see `rdx fields`)", n)
 		}
-		if _, dup := w.col[f]; !dup {
-			w.col[f] = i
+		id := f.ID()
+		if id >= len(w.col) {
+			w.col = append(w.col, make([]int32, id+1-len(w.col))...)
 		}
-		w.idx = append(w.idx, w.col[f])
+		if w.col[id] == 0 {
+			w.col[id] = int32(i) + 1
+		}
+		w.idx = append(w.idx, int(w.col[id])-1)
 	}
+	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([][]byte, len(names))
 	w.count = make([]int, len(names))
 	return w, nil
+}
+
+// column is the column of f's values, or -1.
+func (w *Fields) column(f *dissect.Field) int {
+	if id := f.ID(); id < len(w.col) {
+		return int(w.col[id]) - 1
+	}
+	return -1
+}
+
+// Want adds the fields a row reads to s, for a sparse tree
+// (dissect.Tree.SetWant) that holds nothing else.
+func (w *Fields) Want(s *dissect.FieldSet) {
+	for i, n := range w.names {
+		if w.wscol[i] == colNone {
+			s.Add(dissect.Lookup(n))
+		}
+	}
+	if w.xMsg >= 0 || w.xSev >= 0 || w.xGroup >= 0 || w.xField >= 0 {
+		s.AddExpert()
+	}
 }
 
 // Header appends the header line.
@@ -188,48 +217,54 @@ var (
 	expertField = dissect.FExpertField
 )
 
+// open starts one more occurrence in column c.
+func (w *Fields) open(c int) {
+	if w.count[c] > 0 {
+		w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
+	}
+	w.count[c]++
+}
+
+// putString adds an occurrence to column c (-1: not asked).
+func (w *Fields) putString(c int, v string) {
+	if c >= 0 {
+		w.open(c)
+		w.cols[c] = append(w.cols[c], v...)
+	}
+}
+
 // Row appends one frame's row.
 func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 	for i := range w.cols {
 		w.cols[i] = w.cols[i][:0]
 		w.count[i] = 0
 	}
-	put := func(c int, v []byte, n *dissect.Node, app func([]byte, *dissect.Node) []byte) {
-		if w.count[c] > 0 {
-			w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
-		}
-		w.count[c]++
-		if app != nil {
-			w.cols[c] = app(w.cols[c], n)
-		} else {
-			w.cols[c] = append(w.cols[c], v...)
-		}
-	}
 	for k := range t.Nodes {
 		n := &t.Nodes[k]
 		if n.IsExpert() {
 			sev, g, field, msg := n.ExpertParts()
-			for f, v := range map[*dissect.Field]string{expertMsg: msg, expertSev: sev.String(), expertGroup: g.String(), expertField: field} {
-				if c, ok := w.col[f]; ok {
-					put(c, []byte(v), nil, nil)
-				}
-			}
+			w.putString(w.xMsg, msg)
+			w.putString(w.xSev, sev.String())
+			w.putString(w.xGroup, g.String())
+			w.putString(w.xField, field)
 			continue
 		}
 		if n.F == nil {
 			continue
 		}
-		c, ok := w.col[n.F]
-		if !ok {
+		id := n.F.ID()
+		if id >= len(w.col) || w.col[id] == 0 {
 			continue
 		}
+		c := int(w.col[id]) - 1
 		switch n.F.Type {
 		case dissect.TProtocol:
-			put(c, []byte(n.F.Abbrev), nil, nil)
+			w.putString(c, n.F.Abbrev)
 		case dissect.TNone:
-			put(c, []byte("1"), nil, nil)
+			w.putString(c, "1")
 		default:
-			put(c, nil, n, dissect.AppendField)
+			w.open(c)
+			w.cols[c] = dissect.AppendField(w.cols[c], n)
 		}
 	}
 	for i, c := range w.wscol {

@@ -83,10 +83,10 @@ func checkRun(o *CheckOptions) error {
 	in := pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut}
 	res, err := pipeline.Run(pipeline.Config{Input: in, Engine: eo, Out: out, Stop: intr, Count: o.Count, Quiet: true,
 		Check: &pipeline.CheckReport{Format: o.Format}})
+	printCounts(o.IO, res, err)
 	if err != nil {
-		return err // the tally of a partly read input is not printed
+		return err // after the tally of what was read: an input error wins over failed checks
 	}
-	printCounts(o.IO, res)
 	if res.ChecksFailed {
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", in.Name())}
 	}

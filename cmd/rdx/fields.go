@@ -16,7 +16,8 @@ type FieldsOptions struct {
 }
 
 // newCmdFields lists the registry like `tshark -G fields`: protocols as
-// "P<TAB>name<TAB>abbrev", fields as "F<TAB>name<TAB>abbrev<TAB>type<TAB>protocol<TAB>base<TAB>mask<TAB>description".
+// "P<TAB>name<TAB>abbrev", fields as "F<TAB>name<TAB>abbrev<TAB>type<TAB>protocol<TAB>base<TAB>mask<TAB>description";
+// a field only a later frame fills (dissect.Field.Later) says so in its description.
 func newCmdFields(io *iostreams.IO, runF func(*FieldsOptions) error) *cobra.Command {
 	o := &FieldsOptions{IO: io}
 	return &cobra.Command{
@@ -46,8 +47,15 @@ func fieldsRun(o *FieldsOptions) error {
 		if f.Type == dissect.TProtocol {
 			continue
 		}
+		desc := f.Desc
+		if f.Later { // say why -e or -Y with it reads the file twice
+			if desc != "" {
+				desc += " "
+			}
+			desc += "[from a later frame: -e/-Y with it read the file twice]"
+		}
 		w.WriteString("F\t" + f.Name + "\t" + f.Abbrev + "\t" + f.Type.String() + "\t" + f.Proto + "\t" +
-			f.Base.String() + "\t0x" + strconv.FormatUint(f.Mask, 16) + "\t" + f.Desc + "\n")
+			f.Base.String() + "\t0x" + strconv.FormatUint(f.Mask, 16) + "\t" + desc + "\n")
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ type ReadOptions struct {
 	Count      int
 	Color      string
 	SinglePass bool
+	TwoPass    bool // -2
 	Quiet      bool
 	Filter     string
 	Stats      []string // -z NAME
@@ -108,7 +109,8 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	_ = f.MarkHidden("cpuprofile")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of what is held at the end (for memory work)")
 	_ = f.MarkHidden("memprofile")
-	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only: requests do not show their reply frame")
+	f.BoolVar(&o.SinglePass, "single-pass", false, "one pass only, even for -V and JSON: requests do not show their reply frame")
+	f.BoolVarP(&o.TwoPass, "two-pass", "2", false, "read the file twice, as tshark -2 (done anyway when the output shows a later frame: -V, JSON, -e/-Y naming a reply frame)")
 	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
 	return cmd
@@ -229,7 +231,7 @@ func readRun(o *ReadOptions) error {
 	return runPipeline(o.IO, pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut},
 		Engine: eo,
-		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass,
+		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
 			Style: style},
 		Quiet: o.Quiet,
@@ -252,14 +254,17 @@ func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string) error
 	if memProfile != "" && res.Engine != nil {
 		writeHeapProfile(memProfile, res.Engine)
 	}
-	if res.Ran {
-		printCounts(io, res)
-	}
+	printCounts(io, res, err)
 	return err
 }
 
-// printCounts is the closing line every decoding verb prints.
-func printCounts(io *iostreams.IO, res pipeline.Result) {
+// printCounts is the closing line every decoding verb prints once frames
+// were read; an error before any frame (a missing file, a directory, a bad
+// capture filter, a first record already bad) is the one line said.
+func printCounts(io *iostreams.IO, res pipeline.Result, err error) {
+	if !res.Ran || err != nil && res.Frames == 0 {
+		return
+	}
 	fmt.Fprintf(io.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
 		res.Frames, res.Errors, res.Warnings, res.Notes)
 }

@@ -514,7 +514,11 @@ func (p *PDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if c.HasOpcode && !c.Reply && len(c.Data) >= 4 {
 		opLen = 4
 	}
-	t.UintLabel(fService, 0, opLen, uint64(c.Opcode), p.serviceLabel())
+	svcLabel := ""
+	if t.Labels() {
+		svcLabel = p.serviceLabel()
+	}
+	t.UintLabel(fService, 0, opLen, uint64(c.Opcode), svcLabel)
 	if c.Reply {
 		if c.ReqFrame != 0 {
 			t.Uint(fReqFrame, 0, 0, c.ReqFrame)
@@ -535,16 +539,23 @@ func (p *PDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 		if len(c.Data) == 4 {
 			n = 4
 		}
-		label := formatCode(c.AbortCode)
-		if name := errorNameFor(p.svc, c.AbortCode); name != "" {
-			label = name + " (" + label + ")"
+		label := ""
+		if t.Labels() {
+			label = formatCode(c.AbortCode)
+			if name := errorNameFor(p.svc, c.AbortCode); name != "" {
+				label = name + " (" + label + ")"
+			}
 		}
 		t.UintLabel(fErrCode, 0, n, uint64(c.AbortCode), label)
 	} else {
 		p.treeData(t)
 	}
 	if c.Truncated {
-		t.Text(0, 0, "[rdx kept "+strconv.Itoa(len(c.Data))+" of "+strconv.Itoa(c.DataLen)+" octets of this call]")
+		note := "" // counted as in the whole tree, formatted only to be shown
+		if t.Labels() {
+			note = "[rdx kept " + strconv.Itoa(len(c.Data)) + " of " + strconv.Itoa(c.DataLen) + " octets of this call]"
+		}
+		t.Text(0, 0, note)
 	}
 	f.TreeFindings(t, p.idx)
 }

@@ -98,7 +98,7 @@ func (d *dec) str(f *dissect.Field, max int) {
 	off := d.r.Off
 	b := d.r.Opaque(max)
 	if f != nil && d.tree() {
-		d.t.String(f, off, d.r.Off-off, cString(b))
+		d.t.String(f, off, d.r.Off-off, ifWanted(d.t, f, cString, b))
 	}
 }
 
@@ -118,7 +118,7 @@ func (d *dec) chars(f *dissect.Field, n int) {
 	off := d.r.Off
 	b := d.r.Fixed(4 * n)
 	if f != nil && d.tree() {
-		d.t.String(f, off, 4*n, charWords(b))
+		d.t.String(f, off, 4*n, ifWanted(d.t, f, charWords, b))
 	}
 }
 
@@ -230,6 +230,15 @@ func (d *dec) end() {
 	}
 }
 
+// ifWanted is format(b) when t keeps nodes of f, else "" (a sparse tree
+// stores no value of f: building the string would be wasted).
+func ifWanted(t *dissect.Tree, f *dissect.Field, format func([]byte) string, b []byte) string {
+	if !t.Wants(f) {
+		return ""
+	}
+	return format(b)
+}
+
 // cString is b up to its first NUL (servers often send the terminator).
 func cString(b []byte) string {
 	for i, c := range b {
@@ -282,7 +291,7 @@ func (d *dec) uuid(f *dissect.Field) {
 		return
 	}
 	if f.Type == dissect.TString {
-		d.t.String(f, off, uuidLen, uuidString(b))
+		d.t.String(f, off, uuidLen, ifWanted(d.t, f, uuidString, b))
 	} else {
 		d.t.Bytes(f, off, uuidLen, b)
 	}

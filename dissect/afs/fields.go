@@ -48,7 +48,7 @@ var (
 	fButcOp   = dissect.Register(&dissect.Field{Abbrev: "afs.butc.opcode", Name: "Operation", Type: dissect.TUint32, Names: valueNames(butcOpNames)})
 
 	fReqFrame = dissect.Register(&dissect.Field{Abbrev: "afs.reqframe", Name: "This is a reply to a request in frame", Type: dissect.TFrameNum})
-	fRepFrame = dissect.Register(&dissect.Field{Abbrev: "afs.repframe", Name: "The reply to this request is in frame", Type: dissect.TFrameNum})
+	fRepFrame = dissect.Register(&dissect.Field{Abbrev: "afs.repframe", Name: "The reply to this request is in frame", Type: dissect.TFrameNum, Later: true})
 	fTime     = dissect.Register(&dissect.Field{Abbrev: "afs.time", Name: "Time from request", Type: dissect.TRelTime})
 	fErrCode  = dissect.Register(&dissect.Field{Abbrev: "afs.errcode", Name: "Error Code", Type: dissect.TUint32, Desc: "the code of an ABORT that ended the call"})
 	fData     = dissect.Register(&dissect.Field{Abbrev: "afs.data", Name: "Data", Type: dissect.TBytes, Desc: "call data rdx does not decode"})

@@ -49,7 +49,11 @@ func (d *dec) fetchStatus(label string) {
 	off := d.r.Off
 	ft := d.r.U32()
 	if d.tree() {
-		d.t.UintLabel(fStFileType, off, 4, uint64(ft), strconv.FormatUint(uint64(ft), 10)+namedSuffix(fileTypes, uint64(ft)))
+		label := ""
+		if d.t.Labels() {
+			label = strconv.FormatUint(uint64(ft), 10) + namedSuffix(fileTypes, uint64(ft))
+		}
+		d.t.UintLabel(fStFileType, off, 4, uint64(ft), label)
 	}
 	d.u32(fStLinkCount)
 	d.u32(fStLength)
@@ -87,7 +91,11 @@ func (d *dec) mode(f *dissect.Field) {
 	off := d.r.Off
 	v := d.r.U32()
 	if d.tree() {
-		d.t.UintLabel(f, off, 4, uint64(v), "0"+strconv.FormatUint(uint64(v), 8))
+		label := ""
+		if d.t.Labels() {
+			label = "0" + strconv.FormatUint(uint64(v), 8)
+		}
+		d.t.UintLabel(f, off, 4, uint64(v), label)
 	}
 }
 
@@ -156,7 +164,11 @@ func (d *dec) ubikVersion(what string) {
 		b := d.r.B[d.r.Off:]
 		ep := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
 		ct := uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
-		d.t.Text(d.r.Off, 8, "UBIK Version ("+what+"): "+strconv.FormatUint(ep, 10)+"."+strconv.FormatUint(ct, 10))
+		label := ""
+		if d.t.Labels() {
+			label = "UBIK Version (" + what + "): " + strconv.FormatUint(ep, 10) + "." + strconv.FormatUint(ct, 10)
+		}
+		d.t.Text(d.r.Off, 8, label)
 		d.t.Open()
 		d.time32(fUbikVerEpoch)
 		d.u32(fUbikVerCounter)

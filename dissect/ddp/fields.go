@@ -69,7 +69,7 @@ var (
 	fRdSize    = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.rdmardsz", Name: "RDMA Read Message Size", Type: dissect.TUint32})
 	fSrcSTag   = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.srcstag", Name: "Data Source STag", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fSrcTO     = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.srcto", Name: "Data Source Tagged Offset", Type: dissect.TUint64, Base: dissect.BaseHex})
-	fRespIn    = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.response_in", Name: "Read Response in", Type: dissect.TFrameNum, Desc: "frame of the first Read Response (rdx)"})
+	fRespIn    = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.response_in", Name: "Read Response in", Type: dissect.TFrameNum, Desc: "frame of the first Read Response (rdx)", Later: true})
 	fReqIn     = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.request_in", Name: "Read Request in", Type: dissect.TFrameNum, Desc: "frame of the Read Request this response answers (rdx)"})
 	fTerm      = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.terminate", Name: "Terminate", Type: dissect.TNone})
 	fTermCtrl  = dissect.Register(&dissect.Field{Abbrev: "iwarp_rdma.term_ctrl", Name: "Terminate Control", Type: dissect.TNone})

@@ -2,6 +2,7 @@ package ib
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 )
 
@@ -133,4 +134,19 @@ func TestOpcodeTable(t *testing.T) {
 		t.Errorf("opcode value names: %q %q", opcodeNames[0x81], opcodeNames[0x0C])
 	}
 	_ = bytes.Equal
+}
+
+// TestAppendDec: the summary's decimal writer agrees with strconv at every
+// digit count and at the ends of the range.
+func TestAppendDec(t *testing.T) {
+	vs := []uint32{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 1048576, 16777215, 99999999, 100000000, 4294967295}
+	for v := uint32(1); v < 1e9; v = v*7 + 3 {
+		vs = append(vs, v, v-1)
+	}
+	for _, v := range vs {
+		got := string(appendDec([]byte("x"), v))
+		if want := "x" + strconv.FormatUint(uint64(v), 10); got != want {
+			t.Errorf("appendDec(%d) = %q, want %q", v, got, want)
+		}
+	}
 }

@@ -68,10 +68,21 @@ func (p *Packet) BTH() BTH {
 	return BTH(p.data[p.bth : p.bth+BTHLen])
 }
 
-// Header returns the extended header e (nil if absent).
+// Header returns the extended header e (nil if absent). The absent case,
+// most calls, is inlined.
 func (p *Packet) Header(e Ext) []byte {
+	if p.exts&e == 0 {
+		return nil
+	}
+	return p.header(e)
+}
+
+// header is kept out of line so that Header inlines.
+//
+//go:noinline
+func (p *Packet) header(e Ext) []byte {
 	i := bits.TrailingZeros16(uint16(e))
-	if i >= numExt || p.exts&e == 0 {
+	if i >= numExt {
 		return nil
 	}
 	o := int(p.ext[i])
@@ -91,6 +102,12 @@ type qpKey struct {
 	src, dst netip.Addr
 	qp       uint32
 	resp     bool
+}
+
+// eq is k == *o, field by field: the compiler compares a struct holding
+// two netip.Addrs by calling memequal, several times per packet.
+func (k *qpKey) eq(o *qpKey) bool {
+	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
 }
 
 type recentQP struct {
@@ -143,7 +160,7 @@ func (d *State) clearQPs() {
 // lookupQP finds the PSN state of k (index into qpSlab).
 func (d *State) lookupQP(k qpKey) (int32, bool) {
 	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k.resp == k.resp && r.k == k {
+		if r := &d.recent[j]; r.i >= 0 && r.k.eq(&k) {
 			return r.i, true
 		}
 	}
@@ -447,11 +464,10 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	h := BTH(data[pos : pos+BTHLen])
 	pos += BTHLen
 	op := &Ops[h.Opcode()]
-	for i, e := range extOrder {
-		if op.Ext&e == 0 {
-			continue
-		}
-		n := extLen(e)
+	// the opcode's extended headers, in wire order (Ext bit i is extOrder[i])
+	for m := uint16(op.Ext); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
+		e, n := Ext(1)<<i, extLens[i]
 		if pos+n > end {
 			d.malformed(f, p, fBTH, "opcode "+strconv.Itoa(int(h.Opcode()))+" needs "+extNames[i]+
 				" ("+strconv.Itoa(n)+" octets) but only "+strconv.Itoa(max(0, end-pos))+" remain before the ICRC")

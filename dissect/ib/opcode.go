@@ -154,6 +154,17 @@ func extLen(e Ext) int {
 // extOrder is the wire order of the extended headers after the BTH.
 var extOrder = [...]Ext{ExtRDETH, ExtDETH, ExtXRCETH, ExtRETH, ExtAtomicETH, ExtAETH, ExtAtomicAckETH, ExtImmDt, ExtIETH, ExtFETH, ExtCNP}
 
+// extLens[i] is extLen(extOrder[i]) (Ext bit i).
+var extLens = func() (t [len(extOrder)]int) {
+	for i, e := range extOrder {
+		if e != 1<<i {
+			panic("ib: extOrder out of bit order")
+		}
+		t[i] = extLen(e)
+	}
+	return
+}()
+
 // ExtLen is the total size of the extended headers in e.
 func ExtLen(e Ext) int {
 	n := 0

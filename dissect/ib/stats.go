@@ -19,6 +19,9 @@ type flowKey struct {
 	qp       uint32
 }
 
+// eq is k == *o, field by field (see qpKey.eq).
+func (k *flowKey) eq(o *flowKey) bool { return k.qp == o.qp && k.src == o.src && k.dst == o.dst }
+
 type flowStat struct {
 	transport             Transport
 	pkts, payload         uint64
@@ -57,7 +60,7 @@ func (t *flowTable) get(k flowKey, frame uint64) *flowStat {
 		t.forget()
 	}
 	for j := range t.recent {
-		if r := &t.recent[j]; r.i >= 0 && r.k.qp == k.qp && r.k == k {
+		if r := &t.recent[j]; r.i >= 0 && r.k.eq(&k) {
 			return &t.slab[r.i]
 		}
 	}
@@ -164,4 +167,74 @@ func (d *State) flowsTable() *flows.Table {
 			u(s.naks), u(s.rnr), u(s.ce), u(s.fecn), u(s.becn), u(s.cnps), u(s.first) + "-" + u(s.last)})
 	}
 	return t
+}
+
+// MergeStats implements dissect.StatsMerger: from's flows (another engine's
+// packets) are added to d's.
+func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
+	if o, ok := from.(*State); ok {
+		d.flows.merge(&o.flows)
+	}
+	return nil
+}
+
+// merge adds o's flows to t. A flow both counted adds up, its state (the
+// last ACK) taken from the one that saw it last. Past maxFlows the flows
+// met first stay, as in one table that saw every packet (later flows are
+// not counted there). Linear in the two tables' sizes.
+func (t *flowTable) merge(o *flowTable) {
+	if len(o.m) == 0 {
+		return
+	}
+	if t.m == nil {
+		t.m = make(map[flowKey]int32, len(o.m))
+		t.forget()
+	}
+	for k, j := range o.m {
+		b := &o.slab[j]
+		i, ok := t.m[k]
+		if !ok {
+			t.m[k] = int32(len(t.slab))
+			t.slab = append(t.slab, *b)
+			continue
+		}
+		a := &t.slab[i]
+		if b.last > a.last {
+			a.transport, a.lastAck, a.ackSeen, a.last = b.transport, b.lastAck, b.ackSeen, b.last
+		}
+		a.first = min(a.first, b.first)
+		a.pkts += b.pkts
+		a.payload += b.payload
+		a.gaps += b.gaps
+		a.dups += b.dups
+		a.acks += b.acks
+		a.coalesced += b.coalesced
+		a.naks += b.naks
+		a.rnr += b.rnr
+		a.fecn += b.fecn
+		a.becn += b.becn
+		a.cnps += b.cnps
+		a.ce += b.ce
+	}
+	if len(t.m) <= maxFlows {
+		return
+	}
+	type kf struct {
+		k     flowKey
+		i     int32
+		first uint64
+	}
+	all := make([]kf, 0, len(t.m))
+	for k, i := range t.m {
+		all = append(all, kf{k, i, t.slab[i].first})
+	}
+	flows.KeepFirst(all, maxFlows, func(a, b kf) bool { return a.first < b.first })
+	slab := make([]flowStat, 0, maxFlows)
+	clear(t.m)
+	for _, x := range all[:maxFlows] {
+		t.m[x.k] = int32(len(slab))
+		slab = append(slab, t.slab[x.i])
+	}
+	t.slab = slab
+	t.forget()
 }

@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -9,6 +10,39 @@ import (
 // appendHex appends 0x and width hex digits, as the IB summaries show values.
 func appendHex(dst []byte, v uint64, width int) []byte {
 	return dissect.AppendHexDigits(append(dst, "0x"...), v, width)
+}
+
+// digits2 holds "00" to "99".
+const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendDec appends v in decimal, as strconv.AppendUint(dst, uint64(v), 10)
+// but writing the digits in place, two at a time: a summary line has a
+// few (PSN, MSN, length), and strconv's copy through a buffer cost more
+// than the rest of the line.
+func appendDec(dst []byte, v uint32) []byte {
+	n := 1
+	for x := v; x >= 10; x /= 10 {
+		n++
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	b := dst[l:]
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		b[i-1], b[i-2] = digits2[r+1], digits2[r]
+		i -= 2
+		v = q
+	}
+	if v >= 10 {
+		b[1], b[0] = digits2[2*v+1], digits2[2*v]
+	} else {
+		b[0] = byte('0' + v)
+	}
+	return dst
 }
 
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
@@ -47,7 +81,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 	dst = append(dst, " QP "...)
 	dst = appendHex(dst, uint64(h.DestQP()), 6)
 	dst = append(dst, " PSN "...)
-	dst = strconv.AppendUint(dst, uint64(h.PSN()), 10)
+	dst = appendDec(dst, h.PSN())
 	if h.FECN() {
 		dst = append(dst, " FECN"...)
 	}
@@ -73,7 +107,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 		dst = append(dst, " R_Key "...)
 		dst = appendHex(dst, uint64(r.RKey()), 8)
 		dst = append(dst, " DMA len "...)
-		dst = strconv.AppendUint(dst, uint64(r.DMALen()), 10)
+		dst = appendDec(dst, r.DMALen())
 	}
 	if b := p.Header(ExtAtomicETH); b != nil {
 		a := AtomicETH(b)
@@ -107,7 +141,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 			dst = appendHex(dst, uint64(a.Syndrome()), 2)
 		}
 		dst = append(dst, " MSN "...)
-		dst = strconv.AppendUint(dst, uint64(a.MSN()), 10)
+		dst = appendDec(dst, a.MSN())
 	}
 	if b := p.Header(ExtImmDt); b != nil {
 		dst = append(dst, " Imm "...)
@@ -119,7 +153,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 	}
 	if op.Payload && !p.short {
 		dst = append(dst, " len "...)
-		dst = strconv.AppendUint(dst, uint64(p.payLen), 10)
+		dst = appendDec(dst, uint32(p.payLen))
 	}
 	if p.psnBroken {
 		dst = append(dst, " [PSN expected "...)

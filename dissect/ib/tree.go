@@ -14,7 +14,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	t.SetBase(base, p.off < 0)
 	label := ""
-	if h := p.BTH(); h != nil {
+	if h := p.BTH(); h != nil && t.Labels() {
 		label = string(p.Summary(nil))
 	}
 	t.Proto(PIB, 0, len(p.erf)+len(p.data), label)

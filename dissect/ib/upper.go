@@ -11,9 +11,16 @@ import (
 // Message is the context of the infiniband.destqp table: a SEND, RDMA
 // WRITE or RDMA READ response message the ib dissector assembled per QP
 // (reassembly/ib), completed by Packet. Both are valid only during the call.
+//
+// RDMA READ responses are not stored: each response packet is offered as
+// it is taken, with Piece set (Msg.Piece at Msg.PieceOff of the READ), so
+// the protocol that asked for the data copies it once, straight to its
+// place; the completed READ message then comes with Len and PlacedLen but
+// no Data. Protocols that take only SENDs ignore both.
 type Message struct {
 	Packet *Packet
 	Msg    *ibasm.Message
+	Piece  bool // an open READ response's packet, not a completed message
 }
 
 // DestQP is the table of the protocols on top of InfiniBand (RPC-over-RDMA,
@@ -43,6 +50,7 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 		if DestQP.Has(f) { // engines without upper layers skip assembly
 			u.asm = ibasm.New()
 			u.asm.SetBudget(u.budget)
+			u.asm.PlaceReads(true)
 		}
 	}
 	if u.asm == nil || p.short {
@@ -69,6 +77,10 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	m, ev := u.asm.Add(q)
 	if u.asm.Evictions != ev0 {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupReassembly, fPSN, "infiniband", "InfiniBand table full: dropped "+u.asm.LastEviction.String())
+	}
+	if pm := u.asm.Placed(); pm != nil && len(pm.Piece) > 0 {
+		u.msg = Message{Packet: p, Msg: pm, Piece: true}
+		DestQP.Call(f, uint64(pm.QP), &u.msg)
 	}
 	if ev != ibasm.Complete {
 		return

@@ -24,14 +24,14 @@ const (
 const maxLearned = 1 << 16
 
 var (
-	fRespIn    = dissect.Register(&dissect.Field{Abbrev: "icmp.resp_in", Name: "Response frame", Type: dissect.TFrameNum})
-	fNoResp    = dissect.Register(&dissect.Field{Abbrev: "icmp.no_resp", Name: "No response seen", Type: dissect.TNone})
-	fNotFound  = dissect.Register(&dissect.Field{Abbrev: "icmp.resp_not_found", Name: "Response not found", Type: dissect.TNone})
-	f6NotFound = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resp_not_found", Name: "Response not found", Type: dissect.TNone})
+	fRespIn    = dissect.Register(&dissect.Field{Abbrev: "icmp.resp_in", Name: "Response frame", Type: dissect.TFrameNum, Later: true})
+	fNoResp    = dissect.Register(&dissect.Field{Abbrev: "icmp.no_resp", Name: "No response seen", Type: dissect.TNone, Later: true})
+	fNotFound  = dissect.Register(&dissect.Field{Abbrev: "icmp.resp_not_found", Name: "Response not found", Type: dissect.TNone, Later: true})
+	f6NotFound = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resp_not_found", Name: "Response not found", Type: dissect.TNone, Later: true})
 	fRespTo    = dissect.Register(&dissect.Field{Abbrev: "icmp.resp_to", Name: "Request frame", Type: dissect.TFrameNum})
 	fRespTime  = dissect.Register(&dissect.Field{Abbrev: "icmp.resptime", Name: "Response time", Type: dissect.TFloat, Desc: "the time between the request and the response, in ms"})
-	f6RespIn   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resp_in", Name: "Response In", Type: dissect.TFrameNum})
-	f6NoResp   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.no_resp", Name: "No response seen", Type: dissect.TNone})
+	f6RespIn   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resp_in", Name: "Response In", Type: dissect.TFrameNum, Later: true})
+	f6NoResp   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.no_resp", Name: "No response seen", Type: dissect.TNone, Later: true})
 	f6RespTo   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resp_to", Name: "Response To", Type: dissect.TFrameNum})
 	f6RespTime = dissect.Register(&dissect.Field{Abbrev: "icmpv6.resptime", Name: "Response Time", Type: dissect.TFloat, Desc: "the time between the request and the response, in ms"})
 )

@@ -145,10 +145,11 @@ func (p *FPDU) Tree(t *dissect.Tree, f *dissect.Frame) {
 	be := binary.BigEndian.Uint32(p.wire[len(p.wire)-CRCLen:])
 	if p.crcOn || p.crcStatus == StatusGood {
 		label := ""
-		switch p.crcStatus {
-		case StatusGood:
+		switch crcStatus := p.crcStatus; {
+		case !t.Labels():
+		case crcStatus == StatusGood:
 			label = "0x" + hex32(be) + " (Good CRC32)"
-		case StatusBad:
+		case crcStatus == StatusBad:
 			label = "0x" + hex32(be) + " (Bad CRC32, should be " + hexBytes(p.crcCalcWire()) + " on the wire)"
 		}
 		t.UintLabel(fCRCCheck, crcOff, CRCLen, uint64(be), label)

@@ -136,8 +136,8 @@ func (x *d) group(label string) int {
 	if x.t == nil {
 		return -1
 	}
-	i := len(x.t.Nodes)
 	x.t.Text(x.r.Off, 0, label)
+	i := x.t.Last() // -1 when a sparse tree does not keep it
 	x.t.Open()
 	return i
 }

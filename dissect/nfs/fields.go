@@ -186,7 +186,10 @@ var (
 	fPcCasePres  = reg("nfs.pathconf.case_preserving", "case_preserving", dissect.TBool, dec, nil)
 )
 
-func u32Label(names map[uint64]string, v uint64) string {
+func u32Label(t *dissect.Tree, names map[uint64]string, v uint64) string {
+	if !t.Labels() {
+		return ""
+	}
 	if n, ok := names[v]; ok {
 		return n + " (" + strconv.FormatUint(v, 10) + ")"
 	}

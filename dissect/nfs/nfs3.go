@@ -85,7 +85,7 @@ func (nfs3) Tree(t *dissect.Tree, m *oncrpc.Msg) {
 	b := m.Data()
 	t.Proto(PNFS, m.BodyOff(), len(b)-m.BodyOff(), "")
 	t.Uint(oncrpc.FProgVers, -1, 0, uint64(m.Vers))
-	t.UintLabel(fProc3, -1, 0, uint64(m.Proc), u32Label(fProc3.Names, uint64(m.Proc)))
+	t.UintLabel(fProc3, -1, 0, uint64(m.Proc), u32Label(t, fProc3.Names, uint64(m.Proc)))
 	r := xdr.NewReader(b)
 	r.Off = m.BodyOff()
 	x := &d{t: t, r: &r}

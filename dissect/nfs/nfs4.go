@@ -389,8 +389,8 @@ func (x *d) entry4() bool {
 		n := xdr.NewReader(x.r.B)
 		n.Off = s + 12 // after value_follows and the cookie
 		name := n.Opaque(maxName)
-		i = len(x.t.Nodes)
 		x.t.String(fName, s, 0, string(name))
+		i = x.t.Last()
 		x.t.Open()
 	}
 	x.u32(fFollows4)
@@ -814,8 +814,10 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 			return status, false
 		}
 		x.curOp = int64(op) + 1
+		opNode := -1
 		if x.t != nil {
 			x.t.UintLabel(fOp4Node, s, 0, 0, opName(c.cb, op))
+			opNode = x.t.Last()
 			x.t.Open()
 			x.t.Uint(c.opField(), s, 4, uint64(op))
 		}
@@ -843,16 +845,9 @@ func (c compound4) walk(x *d, m *oncrpc.Msg, each func(op, st uint32)) (uint32, 
 		}
 		if x.t != nil {
 			x.t.Close()
-			if len(x.t.Nodes) > 0 {
-				// the operation node spans its bytes
-				for j := len(x.t.Nodes) - 1; j >= 0; j-- {
-					if x.t.Nodes[j].F == fOp4Node {
-						if x.t.Nodes[j].Off >= 0 {
-							x.t.Nodes[j].Len = int32(x.r.Off - s)
-						}
-						break
-					}
-				}
+			// the operation node spans its bytes
+			if opNode >= 0 && x.t.Nodes[opNode].Off >= 0 {
+				x.t.Nodes[opNode].Len = int32(x.r.Off - s)
 			}
 		}
 		if !ok {
@@ -1015,7 +1010,7 @@ func (c compound4) Tree(t *dissect.Tree, m *oncrpc.Msg) {
 	if c.cb {
 		pf = fCBProc
 	}
-	t.UintLabel(pf, -1, 0, uint64(m.Proc), u32Label(pf.Names, uint64(m.Proc)))
+	t.UintLabel(pf, -1, 0, uint64(m.Proc), u32Label(t, pf.Names, uint64(m.Proc)))
 	if m.Proc != 1 || (m.Type != oncrpc.Call && !m.Matched()) {
 		return
 	}

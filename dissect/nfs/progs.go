@@ -31,7 +31,7 @@ func (p *program) Tree(t *dissect.Tree, m *oncrpc.Msg) {
 	b := m.Data()
 	t.Proto(p.proto, m.BodyOff(), len(b)-m.BodyOff(), "")
 	t.Uint(oncrpc.FProgVers, -1, 0, uint64(m.Vers))
-	t.UintLabel(p.proc, -1, 0, uint64(m.Proc), u32Label(p.proc.Names, uint64(m.Proc)))
+	t.UintLabel(p.proc, -1, 0, uint64(m.Proc), u32Label(t, p.proc.Names, uint64(m.Proc)))
 	if m.Type != oncrpc.Call && !m.Matched() {
 		return
 	}

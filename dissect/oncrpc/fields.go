@@ -93,7 +93,7 @@ var (
 	fGSSWindow   = dissect.Register(&dissect.Field{Abbrev: "rpc.authgss.window", Name: "GSS Sequence Window", Type: dissect.TUint32})
 	fGSSCtxLen   = dissect.Register(&dissect.Field{Abbrev: "rpc.authgss.context.length", Name: "GSS Context Length", Type: dissect.TUint32})
 	fRepFrame    = dissect.Register(&dissect.Field{Abbrev: "rpc.repframe", Name: "Request In", Type: dissect.TFrameNum, Desc: "in a reply: the frame of its call"})
-	fReqFrame    = dissect.Register(&dissect.Field{Abbrev: "rpc.reqframe", Name: "Reply In", Type: dissect.TFrameNum, Desc: "in a call: the frame of its reply (second pass)"})
+	fReqFrame    = dissect.Register(&dissect.Field{Abbrev: "rpc.reqframe", Name: "Reply In", Type: dissect.TFrameNum, Desc: "in a call: the frame of its reply (second pass)", Later: true})
 	fTime        = dissect.Register(&dissect.Field{Abbrev: "rpc.time", Name: "Time from request", Type: dissect.TRelTime})
 	fFrames      = dissect.Register(&dissect.Field{Abbrev: "rpc.frames", Name: "Carried in frames", Type: dissect.TString, Desc: "frames whose bytes make up the message (rdx)"})
 	// FOpaqueLen, FFillBytes and FValueFollows are shared with program dissectors (NFS), as in Wireshark.

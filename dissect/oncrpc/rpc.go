@@ -268,7 +268,7 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		m.gssWrap()
 	}
 	if f.Pass != 2 {
-		d.addSRT(&ci, m.rtt)
+		d.addSRT(&ci, m.rtt, f.Num)
 	}
 	if f.Pass == 1 {
 		d.calls.Learned.Learn(req.Frame, ans)

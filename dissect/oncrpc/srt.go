@@ -18,8 +18,8 @@ type ProcStat struct {
 	flows.Times
 }
 
-func (d *State) addSRT(ci *CallInfo, rtt int64) {
-	d.srt.Add(srtKey{ci.Prog, ci.Vers, ci.Proc}, rtt)
+func (d *State) addSRT(ci *CallInfo, rtt int64, frame uint64) {
+	d.srt.Add(srtKey{ci.Prog, ci.Vers, ci.Proc}, rtt, frame)
 }
 
 // SRT returns the response-time statistics per program, version and

@@ -3,6 +3,7 @@ package oncrpc
 import (
 	"strconv"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 )
 
@@ -26,4 +27,13 @@ func (d *State) srtTable() *flows.Table {
 			flows.U(p.Count), flows.Dur(p.MinNS), flows.Dur(p.AvgNS()), flows.Dur(p.MaxNS)})
 	}
 	return t
+}
+
+// MergeStats implements dissect.StatsMerger: from's response times (another
+// engine's calls) are added to d's.
+func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
+	if o, ok := from.(*State); ok {
+		d.srt.Merge(&o.srt)
+	}
+	return nil
 }

@@ -11,15 +11,19 @@ import (
 // Tree implements dissect.PDU.
 func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 	t.SetBase(max(m.off, 0), m.off < 0)
-	var lb [64]byte
-	l := append(lb[:0], "Type:"...)
-	if m.Type == Call {
-		l = append(l, "Call XID:0x"...)
-	} else {
-		l = append(l, "Reply XID:0x"...)
+	label := ""
+	if t.Labels() {
+		var lb [64]byte
+		l := append(lb[:0], "Type:"...)
+		if m.Type == Call {
+			l = append(l, "Call XID:0x"...)
+		} else {
+			l = append(l, "Reply XID:0x"...)
+		}
+		l = dissect.AppendHexDigits(l, uint64(m.XID), 8)
+		label = string(l)
 	}
-	l = dissect.AppendHexDigits(l, uint64(m.XID), 8)
-	t.Proto(PRPC, 0, len(m.data), string(l))
+	t.Proto(PRPC, 0, len(m.data), label)
 	if m.rm {
 		o := -4
 		if m.off < 0 {
@@ -29,7 +33,11 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fFragLen, o, 4, uint64(m.fragHdr))
 	}
 	if len(m.frames) > 1 {
-		t.String(fFrames, -1, 0, string(dissect.AppendNumbers(nil, m.frames, ",")))
+		frames := ""
+		if t.Wants(fFrames) {
+			frames = string(dissect.AppendNumbers(nil, m.frames, ","))
+		}
+		t.String(fFrames, -1, 0, frames)
 	}
 	t.Uint(fXID, 0, 4, uint64(m.XID))
 	t.Uint(fMsgType, 4, 4, uint64(m.Type))
@@ -37,7 +45,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fVersion, 8, 4, uint64(m.RPCVers))
 		t.Uint(fProgram, 12, 4, uint64(m.Prog))
 		t.Uint(FProgVers, 16, 4, uint64(m.Vers))
-		t.UintLabel(fProcedure, 20, 4, uint64(m.Proc), procLabel(m))
+		t.UintLabel(fProcedure, 20, 4, uint64(m.Proc), procLabel(t, m))
 		if m.cred.off > 0 {
 			treeAuth(t, fCred, m.data, &m.cred, true)
 		}
@@ -52,7 +60,7 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		if m.matched {
 			t.Uint(fProgram, -1, 0, uint64(m.Prog))
 			t.Uint(FProgVers, -1, 0, uint64(m.Vers))
-			t.UintLabel(fProcedure, -1, 0, uint64(m.Proc), procLabel(m))
+			t.UintLabel(fProcedure, -1, 0, uint64(m.Proc), procLabel(t, m))
 		}
 		t.Uint(fReplyStat, 8, 4, uint64(m.ReplyStat))
 		if m.matched {
@@ -91,7 +99,10 @@ func (m *Msg) Tree(t *dissect.Tree, f *dissect.Frame) {
 	f.TreeFindings(t, m.idx)
 }
 
-func procLabel(m *Msg) string {
+func procLabel(t *dissect.Tree, m *Msg) string {
+	if !t.Labels() {
+		return ""
+	}
 	n := ProcName(m.Prog, m.Vers, m.Proc)
 	if n == "" {
 		return ""
@@ -187,7 +198,11 @@ func TreeString(t *dissect.Tree, fl *dissect.Field, r *xdr.Reader, base, max int
 	if r.Err() != nil {
 		return nil
 	}
-	t.String(fl, base+start, r.Off-start, string(b))
+	s := ""
+	if t.Wants(fl) {
+		s = string(b)
+	}
+	t.String(fl, base+start, r.Off-start, s)
 	t.Open()
 	TreeOpaqueParts(t, base+start, b, r.B[start+4+len(b):r.Off])
 	t.Close()

@@ -13,24 +13,33 @@ func (s *Segment) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.SetBase(0, true)
 		defer t.SetBase(0, false)
 	}
-	t.Proto(PRdp, max(s.off, 0), s.n, s.label())
+	// labels only for a tree that shows them (-V, JSON), not for -T fields
+	protoLabel, flags, hlen, cksum := "", "", "", ""
+	if t.Labels() {
+		protoLabel = s.label()
+	}
+	t.Proto(PRdp, max(s.off, 0), s.n, protoLabel)
 	if !h.Valid() {
 		f.TreeFindings(t, s.idx)
 		return
 	}
 	o := max(s.off, 0)
 	fl := h[offFlags]
-	t.Flags(fFlags, o, 1, uint64(fl&^VerMask), flagsLabel(fl), fFlagSYN, fFlagACK, fFlagEAK, fFlagRST, fFlagNUL)
+	if t.Labels() {
+		flags = flagsLabel(fl)
+		hlen = strconv.Itoa(h.HLen()) + " (" + strconv.Itoa(h.HLenOctets()) + " octets)"
+		cksum = s.cksumLabel()
+	}
+	t.Flags(fFlags, o, 1, uint64(fl&^VerMask), flags, fFlagSYN, fFlagACK, fFlagEAK, fFlagRST, fFlagNUL)
 	t.Uint(fVersion, o, 1, uint64(fl))
-	t.UintLabel(fHLen, o+offHLen, 1, uint64(h.HLen()),
-		strconv.Itoa(h.HLen())+" ("+strconv.Itoa(h.HLenOctets())+" octets)")
+	t.UintLabel(fHLen, o+offHLen, 1, uint64(h.HLen()), hlen)
 	pl := h.PortLen()
 	t.Uint(fSport, o+offPorts, pl, uint64(h.SrcPort()))
 	t.Uint(fDport, o+offPorts+pl, pl, uint64(h.DstPort()))
 	t.Uint(fDLen, o+h.offDLen(), 2, uint64(h.DataLen()))
 	t.Uint(fSeq, o+h.offSeq(), 4, uint64(h.Seq()))
 	t.Uint(fAck, o+h.offAck(), 4, uint64(h.Ack()))
-	t.UintLabel(fCksum, o+h.CksumOff(), h.CksumLen(), uint64(h.Checksum()), s.cksumLabel())
+	t.UintLabel(fCksum, o+h.CksumOff(), h.CksumLen(), uint64(h.Checksum()), cksum)
 	t.Open()
 	t.Uint(fCkStat, -1, 0, uint64(s.ckStatus))
 	t.Close()

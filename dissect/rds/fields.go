@@ -79,7 +79,7 @@ var (
 	fAckLatency = dissect.Register(&dissect.Field{Abbrev: "rds.ack.latency", Name: "Ack latency", Type: dissect.TRelTime})
 	fPingFrame  = dissect.Register(&dissect.Field{Abbrev: "rds.ping_frame", Name: "Ping in frame", Type: dissect.TFrameNum})
 	fPingRTT    = dissect.Register(&dissect.Field{Abbrev: "rds.ping_rtt", Name: "Ping round trip", Type: dissect.TRelTime})
-	fPongFrame  = dissect.Register(&dissect.Field{Abbrev: "rds.pong_frame", Name: "Pong in frame", Type: dissect.TFrameNum})
+	fPongFrame  = dissect.Register(&dissect.Field{Abbrev: "rds.pong_frame", Name: "Pong in frame", Type: dissect.TFrameNum, Later: true})
 )
 
 // Checks rdx check tabulates.

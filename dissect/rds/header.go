@@ -210,6 +210,16 @@ const (
 
 // Check validates a complete header and returns the problems found.
 func (h Header) Check() (p uint32) {
+	p = h.shapeProblems()
+	if h.Csum() != 0 && !h.ChecksumOK() {
+		p |= ProbCsum
+	}
+	return p
+}
+
+// shapeProblems is Check without the checksum, which costs a pass over the
+// header: the heuristics ask for the shape of every message first.
+func (h Header) shapeProblems() (p uint32) {
 	if h.Pad() != 0 {
 		p |= ProbPad
 	}
@@ -241,9 +251,6 @@ func (h Header) Check() (p uint32) {
 		if st != ExtOK {
 			break
 		}
-	}
-	if h.Csum() != 0 && !h.ChecksumOK() {
-		p |= ProbCsum
 	}
 	return p
 }

@@ -245,7 +245,7 @@ func ibHeaderShape(b []byte) bool {
 		return false
 	}
 	h := Header(b[:HeaderLen])
-	if h.Check()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
+	if h.shapeProblems()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
 		return false
 	}
 	if h.IsAckOnly() && (h.Flags() != 0 || h.Seq() != 0) {
@@ -262,8 +262,8 @@ func (q *ibQP) continues(b []byte) bool {
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
-	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen {
-		return false
+	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen || !ibHeaderShape(m.Data) {
+		return false // not an RDS header: no need to look the QP up (every other protocol's SEND comes here first)
 	}
 	k := ibKey{src: m.Src, dst: m.Dst, qp: m.QP}
 	var q *ibQP
@@ -272,7 +272,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 	} else if d.ibs.qps != nil {
 		q = d.ibs.qps[k]
 	}
-	if !ibShape(m.Data) && (q == nil || !ibHeaderShape(m.Data) || !q.continues(m.Data)) {
+	if !ibShape(m.Data) && (q == nil || !q.continues(m.Data)) {
 		return false // a wrong-length fragment is still taken when it continues a message
 	}
 	hv := Header(m.Data[:HeaderLen])
@@ -479,7 +479,11 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		o = 0
 	}
 	var lb [96]byte
-	t.Proto(PRDS, o, HeaderLen+m.fragLen, string(m.Summary(lb[:0])))
+	label := ""
+	if t.Labels() {
+		label = string(m.Summary(lb[:0]))
+	}
+	t.Proto(PRDS, o, HeaderLen+m.fragLen, label)
 	if !m.final {
 		t.Uint(fSegment, -1, 0, 1)
 		t.Uint(fIBFragSeg, o+offSeq, 8, hv.Seq())
@@ -503,7 +507,11 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	t.Close()
 	var fb [256]byte
-	t.String(fFrames, -1, 0, string(dissect.AppendFrameList(fb[:0], m.frames, len(m.frames), 16)))
+	frames := ""
+	if t.Wants(fFrames) {
+		frames = string(dissect.AppendFrameList(fb[:0], m.frames, len(m.frames), 16))
+	}
+	t.String(fFrames, -1, 0, frames)
 	t.Open()
 	for _, n := range m.frames {
 		t.Uint(fFrame, -1, 0, n)

@@ -51,7 +51,9 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		// the message, so -T fields shows each message once.
 		var lb [96]byte
 		l := append(lb[:0], "segment of a message completed in a later frame"...)
-		if m.have >= HeaderLen {
+		if !t.Labels() {
+			l = l[:0]
+		} else if m.have >= HeaderLen {
 			l = append(l, " (seq "...)
 			l = strconv.AppendUint(l, hv.Seq(), 10)
 			l = append(l, ", "...)
@@ -71,12 +73,20 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if m.trunc { // what arrived: a cut-short or impossible h_len (up to 4 GiB) must not size the node
 		n = HeaderLen + m.have
 	}
-	t.Proto(PRDS, o, int(n), string(m.Summary(lb[:0])))
+	label := ""
+	if t.Labels() {
+		label = string(m.Summary(lb[:0]))
+	}
+	t.Proto(PRDS, o, int(n), label)
 	headerTree(t, hv, o, m.csum)
 	t.Uint(fKind, -1, 0, uint64(m.kind))
 	t.Uint(fStreamOff, -1, 0, m.sOff)
 	var fb [256]byte
-	t.String(fFrames, -1, 0, string(dissect.AppendNumbers(fb[:0], m.frames, ", ")))
+	frames := ""
+	if t.Wants(fFrames) {
+		frames = string(dissect.AppendNumbers(fb[:0], m.frames, ", "))
+	}
+	t.String(fFrames, -1, 0, frames)
 	t.Open()
 	for _, n := range m.frames {
 		t.Uint(fFrame, -1, 0, n)

@@ -2,6 +2,7 @@ package rpcrdma_test
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/rpcrdma"
+	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
 // hugeWriteList is a reply whose write list announces 64 segments of
@@ -85,9 +87,12 @@ func TestReadChunkRetransmitted(t *testing.T) {
 		}
 		return d
 	}
+	// the data comes from the call's sender (192.0.2.1, roce's src 1) to
+	// its receiver: calls are kept per requester and responder
+	key, dir := tcp.NewFlowKey(netip.MustParseAddrPort("192.0.2.1:20049"), netip.MustParseAddrPort("192.0.2.2:40000"))
 	place := func(n uint64, va uint64, data []byte) bool {
 		f := eng.Decode(dissect.Packet{Num: n, CapLen: len(fr), WireLen: len(fr), LinkType: dissect.LinkTypeEthernet, Data: []byte{0}}) // an empty frame to carry the PDUs
-		st.DDPPlacement(f, &ddp.Placement{Opcode: ddp.OpReadResponse, Matched: true, SrcSTag: 0x77, SrcTO: va, Data: data, Frame: n})
+		st.DDPPlacement(f, &ddp.Placement{Key: key, Dir: dir, Opcode: ddp.OpReadResponse, Matched: true, SrcSTag: 0x77, SrcTO: va, Data: data, Frame: n})
 		for _, p := range f.PDUs {
 			if p.Proto().Abbrev == "rpc" {
 				return true

@@ -55,3 +55,63 @@ func FuzzRPCRDMA(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadChunks drives read chunk placement: a call whose read list (up
+// to 6 segments: positions, handles, lengths and offsets from the input)
+// is fetched by RDMA READs of any address, key and length, answered by
+// responses of any opcode, PSN step and size, repeated or cut short. Under
+// enginecheck's invariants nothing panics, and a rebuilt message is never
+// longer than the call's inline octets, its read chunks and their pads.
+func FuzzReadChunks(f *testing.F) {
+	f.Add([]byte{2, 0, 4, 1, 0x10, 0, 0, 0x0D, 0x10, 0x0F, 0x10}, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{3, 1, 8, 2, 0x20, 3, 0, 0x10, 0x08, 1, 2, 0x10, 0x04, 0x0E, 0x08}, []byte{9, 9, 9, 9})
+	f.Add([]byte{0, 30, 1, 2, 1, 0, 2, 3, 4}, []byte{1, 2, 3, 4}) // one segment, read whole: rebuilt
+	f.Fuzz(func(t *testing.T, b, inline []byte) {
+		if len(b) < 2 || len(inline) > 512 || len(b) > 256 {
+			return
+		}
+		inline = inline[:len(inline)&^3]
+		next := func() byte {
+			if len(b) == 0 {
+				return 0
+			}
+			v := b[0]
+			b = b[1:]
+			return v
+		}
+		h := rpcrdma.Header{XID: 7, Vers: 1, Credit: 4, Proc: rpcrdma.MSG}
+		nr := int(next()%6) + 1
+		total := len(inline)
+		for i := 0; i < nr; i++ {
+			pos, handle, n := uint32(next()%8)*4, uint32(next()%3), uint32(next())*8
+			total += int(n) + 3
+			h.Reads = append(h.Reads, rpcrdma.ReadSegment{Position: pos, Segment: rpcrdma.Segment{Handle: handle, Length: n, Offset: uint64(handle) << 16}})
+		}
+		body := append(call(7, 7), inline...)
+		p := enginecheck.NewPair(dissect.Options{})
+		num := uint64(0)
+		dec := func(fr []byte) *dissect.Frame { num++; return p.Decode(t, num, 1, withICRC(fr)) }
+		dec(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 1}, nil, append(h.Encode(nil), body...)))
+		psn := uint32(100)
+		for len(b) >= 4 {
+			handle, off, n := uint32(next()%3), uint32(next())*4, uint32(next())*8
+			reth := (&ib.RETHFields{VA: uint64(handle)<<16 + uint64(off), RKey: handle, DMALen: n}).Encode(nil)
+			dec(roce(2, ib.BTHFields{Opcode: 0x0C, PKey: 0xFFFF, DestQP: 0x22, PSN: psn}, reth, nil))
+			for k := 0; len(b) > 0 && k < 4; k++ {
+				op := []uint8{0x0D, 0x0E, 0x0F, 0x10}[next()%4]
+				var ext []byte
+				if op != 0x0E {
+					ext = []byte{0x1f, 0, 0, 1}
+				}
+				fr := dec(roce(1, ib.BTHFields{Opcode: op, PKey: 0xFFFF, DestQP: 0x11, PSN: psn}, ext, make([]byte, int(next())*4)))
+				for _, m := range rpcrdma.Rebuilt(fr) {
+					if len(m) > len(body)+total {
+						t.Fatalf("rebuilt %d octets from %d inline and %d announced", len(m), len(body), total)
+					}
+				}
+				psn++
+			}
+		}
+		p.Finish()
+	})
+}

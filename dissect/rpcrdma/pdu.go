@@ -102,7 +102,11 @@ func (h *Hdr) Tree(t *dissect.Tree, f *dissect.Frame) {
 			if i > 0 {
 				t.Close()
 			}
-			t.UintLabel(fChunk, o, 0, 0, "position "+strconv.Itoa(int(r.Position)))
+			label := ""
+			if t.Labels() {
+				label = "position " + strconv.Itoa(int(r.Position))
+			}
+			t.UintLabel(fChunk, o, 0, 0, label)
 			t.Open()
 		}
 		t.Uint(fPosition, o+4, 4, uint64(r.Position))
@@ -143,7 +147,11 @@ func (h *Hdr) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	if h.hasDDP {
 		t.Uint(fDDPLen, -1, 0, uint64(h.ddpLen))
-		t.String(fDDPFrames, -1, 0, string(dissect.AppendNumbers(nil, h.ddpFrames, ",")))
+		frames := ""
+		if t.Wants(fDDPFrames) {
+			frames = string(dissect.AppendNumbers(nil, h.ddpFrames, ","))
+		}
+		t.String(fDDPFrames, -1, 0, frames)
 	}
 	f.TreeFindings(t, h.idx)
 }

@@ -3,6 +3,8 @@ package rpcrdma
 import (
 	"encoding/binary"
 	"errors"
+	"net/netip"
+	"slices"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -23,7 +25,7 @@ const (
 	maxPending  = 256      // calls waiting for read chunk data; beyond it the oldest is dropped
 	maxStore    = 32 << 20 // RDMA WRITE data kept for write/reply chunks; beyond it the oldest is dropped
 	maxExtents  = 4096     // RDMA WRITEs kept (and handles advertised)
-	maxChunk    = 16 << 20 // a read chunk longer than this is not rebuilt
+	maxChunk    = 16 << 20 // a call whose read chunks add up to more than this is not rebuilt
 	maxSpans    = 64       // disjoint pieces a read segment may arrive in
 	pendingCost = 256      // budget estimate per pending call, on top of its octets
 	extentCost  = 96       // per RDMA WRITE kept, on top of its octets
@@ -33,7 +35,7 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := &State{eng: e, pending: map[uint32]*pending{}, advertised: map[uint32]bool{}}
+			d := &State{eng: e, pending: map[pendKey]*pending{}, advertised: map[uint32]bool{}}
 			d.calls.prev, d.calls.next = &d.calls, &d.calls
 			d.acct = e.Budget().Register(Name, d)
 			return d
@@ -41,9 +43,16 @@ func init() {
 	})
 	// InfiniBand and RoCE: by heuristic, or forced on a QP by -d.
 	dissect.AddHeuristic(ib.DestQP.Name(), Name, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		if m.Piece {
+			return d.(*State).readPiece(f, m.Msg)
+		}
 		return d.(*State).IBMessage(f, m.Packet, m.Msg)
 	})
 	dissect.AddHandler(ib.DestQP.Name(), Name, nil, func(d dissect.Dissector, f *dissect.Frame, m *ib.Message) bool {
+		if m.Piece {
+			d.(*State).readPiece(f, m.Msg)
+			return true
+		}
 		d.(*State).IBMessageForced(f, m.Packet, m.Msg)
 		return true
 	})
@@ -64,10 +73,13 @@ type State struct {
 	rec        oncrpc.Record // the rpcordma.message context
 	pool       dissect.Pool[Hdr]
 	reas       dissect.Pool[Reasm]
-	scope      dissect.FrameScope  // for retired
-	pending    map[uint32]*pending // by read segment handle
-	advertised map[uint32]bool     // handles of write/reply chunks offered by requesters
-	extents    []extent            // RDMA WRITE data into advertised handles, oldest first
+	scope      dissect.FrameScope   // for retired
+	pending    map[pendKey]*pending // by requester, responder and read segment handle
+	last       *pending             // the call last looked up, and its key: its READ's packets come in a run
+	lastKey    pendKey
+	pair       pair            // the requester and responder of the message being read
+	advertised map[uint32]bool // handles of write/reply chunks offered by requesters
+	extents    []extent        // RDMA WRITE data into advertised handles, oldest first
 	stored     int
 	calls      pending // sentinel of the pending calls, oldest first
 	ncalls     int
@@ -76,24 +88,104 @@ type State struct {
 	// done (their frame lists back the Reasm PDU), then reused: a read chunk
 	// costs no allocation once the pool is warm.
 	retired, free []*pending
+	copied        int64     // read chunk octets copied into rebuilt messages (tests count copies with it)
 	one           [1]uint64 // the frame of a single DDP segment
 	oneSize       [1]int
 	probe         Header // for heuristic
 }
 
+// pair names the two ends of an RPC-over-RDMA connection the way its
+// calls' data travels: from the requester (which sends the call and the
+// RDMA READ responses that carry its read chunks) to the responder.
+type pair struct{ src, dst netip.Addr }
+
+// pendKey keys a call waiting for its read chunks: a handle (R_Key or
+// STag) means something only on its requester's adapter, and two clients
+// may offer the same one.
+type pendKey struct {
+	pair
+	handle uint32
+}
+
+func (k *pendKey) eq(o *pendKey) bool {
+	return k.handle == o.handle && k.src == o.src && k.dst == o.dst
+}
+
+// lookup finds the pending call of handle from the current pair.
+func (d *State) lookup(handle uint32) *pending {
+	k := pendKey{d.pair, handle}
+	if d.last != nil && d.lastKey.eq(&k) {
+		return d.last
+	}
+	p := d.pending[k]
+	if p != nil {
+		d.last, d.lastKey = p, k
+	}
+	return p
+}
+
 type pending struct {
-	xid        uint32
-	inline     []byte
-	reads      []ReadSegment
-	data       [][]byte // per read segment, grown as responses place data
-	filled     []int    // octets of each segment covered (a response placed twice counts once)
-	spans      [][]span // the pieces of each segment covered, in order
+	pair   pair
+	xid    uint32
+	inline []byte
+	reads  []ReadSegment
+	// The RPC message is rebuilt in msg: each read segment's data is
+	// copied once, as it arrives, straight to its final place (base[i]
+	// on), and the inline octets and XDR pads around the chunks are put
+	// in when the call is complete. msg grows only as far as data has
+	// arrived.
+	base   []int
+	size   int // length of the rebuilt message
+	msg    []byte
+	filled []int    // octets of each segment covered (a response placed twice counts once)
+	spans  [][]span // the pieces of each segment covered, in order
+	// staged: the pieces of each segment written into msg, which an
+	// InfiniBand READ covers only once its message is complete (a READ
+	// dropped half way covers nothing, as when it was stored whole)
+	staged     [][]span
 	frames     []uint64
 	sizes      []int
 	done       bool
 	stamp      uint64
 	charged    int64
 	prev, next *pending // oldest first
+}
+
+// layout computes where each read segment's data goes in the rebuilt
+// message: the inline octets with each chunk (plus its XDR pad) inserted
+// at its position. With fill, it copies the inline octets and pads into
+// p.msg, which must hold p.size octets.
+func (p *pending) layout(fill bool) {
+	at, in, inserted := 0, 0, 0
+	put := func(b []byte) {
+		if fill {
+			copy(p.msg[at:], b)
+		}
+		at += len(b)
+	}
+	for i := 0; i < len(p.reads); {
+		pos := int(p.reads[i].Position)
+		cut := min(max(pos-inserted, in), len(p.inline))
+		put(p.inline[in:cut])
+		in = cut
+		n := 0
+		for ; i < len(p.reads) && int(p.reads[i].Position) == pos; i++ {
+			p.base[i] = at + n
+			n += int(p.reads[i].Length)
+		}
+		at += n
+		if pos != 0 || in < len(p.inline) {
+			for ; n%4 != 0; n++ {
+				if fill {
+					p.msg[at] = 0
+				}
+				at++
+			}
+		}
+		inserted += n
+	}
+	put(p.inline[in:])
+	p.size = at
 }
 
 // span is a piece [lo, hi) of a read segment that responses covered.
@@ -147,6 +239,7 @@ func (d *State) Rewind() {
 		d.dropCall(d.calls.next)
 	}
 	clear(d.pending)
+	d.last = nil
 	clear(d.advertised)
 	d.extents, d.stored = d.extents[:0], 0
 	d.pool.Reset()
@@ -171,7 +264,9 @@ func (d *State) begin(f *dissect.Frame) {
 	if !d.scope.Enter(f) {
 		return
 	}
-	d.free = append(d.free, d.retired...)
+	for _, p := range d.retired {
+		d.release(p)
+	}
 	clear(d.retired)
 	d.retired = d.retired[:0]
 }
@@ -190,6 +285,7 @@ func (d *State) newReasm(f *dissect.Frame) *Reasm {
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	d.pair = pair{m.Src, m.Dst}
 	switch m.Kind {
 	case ibasm.KindSend:
 		return d.send(f, p, m)
@@ -198,7 +294,10 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 			d.store(f, m.RKey, m.VA, m.Data, m.Frames)
 		}
 	case ibasm.KindRead:
-		return d.read(f, m.RKey, m.VA, m.Data, m.Len, m.Frames, m.Sizes)
+		if m.PlacedLen > 0 || len(m.Data) == 0 {
+			return d.read(f, m.RKey, m.VA, nil, m.PlacedLen, m.Len, m.Frames, m.Sizes) // placed piece by piece
+		}
+		return d.read(f, m.RKey, m.VA, m.Data, len(m.Data), m.Len, m.Frames, m.Sizes)
 	}
 	return false
 }
@@ -211,6 +310,7 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 // the chunk's handle and offset (the sink STag only names the responder's
 // own buffer).
 func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
+	d.pair = pair{p.Key.Src(p.Dir).Addr(), p.Key.Dst(p.Dir).Addr()}
 	switch p.Opcode {
 	case ddp.OpWrite:
 		if d.advertised[p.STag] {
@@ -220,7 +320,7 @@ func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
 	case ddp.OpReadResponse:
 		if p.Matched {
 			d.one[0], d.oneSize[0] = p.Frame, len(p.Data)
-			return d.read(f, p.SrcSTag, p.SrcTO, p.Data, len(p.Data), d.one[:], d.oneSize[:])
+			return d.read(f, p.SrcSTag, p.SrcTO, p.Data, len(p.Data), len(p.Data), d.one[:], d.oneSize[:])
 		}
 	}
 	return false
@@ -231,23 +331,25 @@ func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
 // an RPC call or reply after them.
 func Heuristic(b []byte) bool {
 	var h Header
-	return heuristic(b, &h)
+	_, ok := heuristic(b, &h)
+	return ok
 }
 
 // heuristic is Heuristic parsing into h, whose lists are reused (the
 // dissector keeps one: a header with read chunks then costs no allocation).
-func heuristic(b []byte, h *Header) bool {
+// It returns the header's length too.
+func heuristic(b []byte, h *Header) (int, bool) {
 	n, err := Parse(b, h)
 	if err != nil || n < 16 {
-		return false
+		return 0, false
 	}
 	switch h.Proc {
 	case MSG, MSGP:
-		return rpcShape(b[n:])
+		return n, rpcShape(b[n:])
 	case NOMSG:
-		return len(h.Reads) > 0 || len(h.Writes) > 0 || h.HasReply
+		return n, len(h.Reads) > 0 || len(h.Writes) > 0 || h.HasReply
 	}
-	return true
+	return n, true
 }
 
 // rpcShape: an RPC message header (call with version 2, or reply with a
@@ -284,6 +386,7 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 		d.IBMessage(f, p, m)
 		return
 	}
+	d.pair = pair{m.Src, m.Dst}
 	if m.Truncated() {
 		f.AddFinding(-1, dissect.Warn, dissect.GroupUndecoded, nil, Name, "decode-as rpcordma: message truncated by the capture")
 		return
@@ -298,21 +401,33 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 // DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
 // transport); its chunks come through DDPPlacement.
 func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
+	d.pair = pair{m.Key.Src(m.Dir).Addr(), m.Key.Dst(m.Dir).Addr()}
 	return d.message(f, m.Data, -1, m.Frames, false)
 }
 
 // message decodes one RPC-over-RDMA message: data at offset off in the
 // frame, or assembled from frames (off -1).
 func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64, forced bool) bool {
-	if !forced && !heuristic(data, &d.probe) {
-		return d.brokenCounts(f, data)
+	n := 0
+	if !forced {
+		var ok bool
+		if n, ok = heuristic(data, &d.probe); !ok {
+			return d.brokenCounts(f, data)
+		}
 	}
 	h := d.newHdr(f)
 	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
 	if off < 0 {
 		h.data = f.Keep(data) // assembled from several packets: not in this frame
 	}
-	n, err := Parse(h.data, &h.hdr)
+	var err error
+	if forced {
+		n, err = Parse(h.data, &h.hdr)
+	} else {
+		// the heuristic parsed it already: take its header, and give it
+		// this one's lists to reuse (no two live headers share them)
+		h.hdr, d.probe = d.probe, h.hdr
+	}
 	if err != nil {
 		if forced {
 			f.AddFinding(-1, dissect.Error, dissect.GroupMalformed, nil, Name, "decode-as rpcordma: not an RPC-over-RDMA v1 header: "+err.Error())
@@ -407,10 +522,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		if got == 0 {
 			break
 		}
-		msg := f.Alloc(got)
-		for _, b := range ddp {
-			msg = append(msg, b...)
-		}
+		msg := ddp[0] // one chunk: gather put it in one piece of the frame's arena
 		r := d.newReasm(f)
 		*r = Reasm{frames: frames, sizes: r.sizes[:0], data: msg}
 		for _, b := range ddp {
@@ -560,10 +672,12 @@ func appendFrames(dst, src []uint64) []uint64 {
 // expect records a call whose read chunks are still to be read.
 func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64) {
 	hd := &h.hdr
+	total := 0
 	for _, r := range hd.Reads {
-		if r.Length > maxChunk {
-			return
-		}
+		total += int(r.Length)
+	}
+	if total > maxChunk {
+		return
 	}
 	if d.ncalls >= maxPending {
 		old := d.calls.next
@@ -577,24 +691,28 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 	} else {
 		p = new(pending)
 	}
-	p.xid, p.done, p.stamp = hd.XID, false, d.acct.Now()
+	p.xid, p.done, p.stamp, p.pair = hd.XID, false, d.acct.Now(), d.pair
 	p.inline = append(p.inline[:0], payload...)
 	p.reads = append(p.reads[:0], hd.Reads...)
 	p.frames = append(p.frames[:0], frames...)
 	p.sizes = append(p.sizes[:0], len(payload))
-	if cap(p.data) < len(p.reads) {
-		p.data = make([][]byte, len(p.reads))
+	if cap(p.spans) < len(p.reads) {
 		p.spans = make([][]span, len(p.reads))
+		p.staged = make([][]span, len(p.reads))
 	}
-	p.data, p.spans = p.data[:len(p.reads)], p.spans[:len(p.reads)]
+	p.spans, p.staged = p.spans[:len(p.reads)], p.staged[:len(p.reads)]
 	p.filled = append(p.filled[:0], make([]int, len(p.reads))...) // no allocation: make is folded into append
+	p.base = append(p.base[:0], make([]int, len(p.reads))...)
+	p.layout(false)
+	p.msg = p.msg[:0] // grows as responses place data (reused: no allocation once warm)
 	for i, r := range p.reads {
-		p.data[i] = p.data[i][:0] // grows as responses place data (reused: no allocation once warm)
 		p.spans[i] = p.spans[i][:0]
-		if old := d.pending[r.Handle]; old != nil && old != p {
+		p.staged[i] = p.staged[i][:0]
+		k := pendKey{d.pair, r.Handle}
+		if old := d.pending[k]; old != nil && old != p {
 			d.dropCall(old) // the handle was offered again: the old call will not be read
 		}
-		d.pending[r.Handle] = p
+		d.pending[k] = p
 	}
 	p.charged = int64(pendingCost + len(p.inline))
 	d.acct.Charge(p.charged)
@@ -606,9 +724,13 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 
 // unlinkCall takes p out of the pending calls and uncharges it.
 func (d *State) unlinkCall(p *pending) {
+	if d.last == p {
+		d.last = nil
+	}
 	for _, r := range p.reads {
-		if d.pending[r.Handle] == p {
-			delete(d.pending, r.Handle)
+		k := pendKey{p.pair, r.Handle}
+		if d.pending[k] == p {
+			delete(d.pending, k)
 		}
 	}
 	p.prev.next, p.next.prev = p.next, p.prev
@@ -621,6 +743,18 @@ func (d *State) unlinkCall(p *pending) {
 // dropCall forgets a call whose chunks will not be read.
 func (d *State) dropCall(p *pending) {
 	d.unlinkCall(p)
+	d.release(p)
+}
+
+// keepCap is the most message buffer a reused call keeps: a large one goes
+// to the garbage collector, so what the budget dropped is really released.
+const keepCap = 256 << 10
+
+// release puts p on the free list.
+func (d *State) release(p *pending) {
+	if cap(p.msg) > keepCap {
+		p.msg = nil
+	}
 	d.free = append(d.free, p)
 }
 
@@ -655,46 +789,114 @@ func (d *State) DropOldest() string {
 	return "nothing"
 }
 
-// read places data read from handle at va (an RDMA READ response, or an
-// iWARP Read Response segment; n octets were read, data holds them) into
-// the read chunk it fetches, and when the call is complete decodes it here.
-func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n int, frames []uint64, sizes []int) bool {
-	p := d.pending[handle]
+// segment finds the read segment that handle and va fall in, and the
+// offset of va in it.
+func (p *pending) segment(handle uint32, va uint64) (i, at int, ok bool) {
+	for i, r := range p.reads {
+		if r.Handle == handle && va >= r.Offset && va-r.Offset < uint64(r.Length) {
+			return i, int(va - r.Offset), true
+		}
+	}
+	return 0, 0, false
+}
+
+// place copies data, read from segment i at offset at (clipped to the
+// segment), to its place in the rebuilt message: the one copy read chunk
+// data costs. It notes the octets as written (staged) and reports false
+// when the segment is in more than maxSpans pieces.
+func (d *State) place(p *pending, i, at int, data []byte) bool {
+	end := min(at+len(data), int(p.reads[i].Length))
+	if end <= at {
+		return true
+	}
+	staged, _, ok := cover(p.staged[i], at, end)
+	if !ok {
+		return false
+	}
+	p.staged[i] = staged
+	lo, hi := p.base[i]+at, p.base[i]+end
+	if grow := hi - len(p.msg); grow > 0 {
+		// grows with what arrived; octets not yet written are never read
+		// (the call completes only when every segment is covered)
+		p.msg = slices.Grow(p.msg, grow)[:hi]
+		p.charged += int64(grow)
+		d.acct.Charge(int64(grow))
+	}
+	d.copied += int64(copy(p.msg[lo:hi], data))
+	return true
+}
+
+// staged reports whether [lo, hi) of segment i was written.
+func (p *pending) written(i, lo, hi int) bool {
+	if hi <= lo {
+		return true
+	}
+	for _, s := range p.staged[i] {
+		if s.lo <= lo && hi <= s.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// readPiece places one packet's payload of an RDMA READ response still in
+// progress (ib.Message.Piece): it counts once the READ is complete (read).
+func (d *State) readPiece(f *dissect.Frame, m *ibasm.Message) bool {
+	d.pair = pair{m.Src, m.Dst}
+	p := d.lookup(m.RKey)
 	if p == nil || p.done {
 		return false
 	}
-	used := false
-	for i, r := range p.reads {
-		if r.Handle != handle || va < r.Offset || va-r.Offset >= uint64(r.Length) {
-			continue
-		}
-		at := int(va - r.Offset)
-		end := min(at+len(data), int(r.Length))
-		spans, added, ok := cover(p.spans[i], at, end)
-		if !ok {
-			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "read segment 0x"+hex32(r.Handle)+
-				" arrives in more than "+strconv.Itoa(maxSpans)+" pieces: not rebuilt")
-			d.dropCall(p)
-			return true
-		}
-		p.spans[i] = spans
-		if grow := end - len(p.data[i]); grow > 0 {
-			// grow with what arrived, zero-filled where nothing has yet
-			p.data[i] = append(p.data[i], make([]byte, grow)...)
-			p.charged += int64(grow)
-			d.acct.Charge(int64(grow))
-		}
-		copy(p.data[i][at:end], data)
-		p.filled[i] += added // a response placed again (a retransmission) counts once
-		used = true
-		if n > int(r.Length)-at {
-			f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(n)+
-				" octets overruns read segment 0x"+hex32(r.Handle)+" ("+strconv.Itoa(int(r.Length))+" octets at offset "+strconv.Itoa(at)+")")
-		}
-		break
-	}
-	if !used {
+	i, at, ok := p.segment(m.RKey, m.VA)
+	if !ok {
 		return false
+	}
+	if !d.place(p, i, at+m.PieceOff, m.Piece) {
+		d.tooManyPieces(f, p, i)
+	}
+	return true
+}
+
+func (d *State) tooManyPieces(f *dissect.Frame, p *pending, i int) {
+	f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "read segment 0x"+hex32(p.reads[i].Handle)+
+		" arrives in more than "+strconv.Itoa(maxSpans)+" pieces: not rebuilt")
+	d.dropCall(p)
+}
+
+// read covers what was read from handle at va (an RDMA READ response, or
+// an iWARP Read Response segment; n octets were read, placed of them are
+// in the message) in the read chunk it fetches, and when the call is
+// complete decodes it here. data, when not nil, holds the placed octets,
+// which are placed first; otherwise they were placed piece by piece
+// (readPiece).
+func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, placed, n int, frames []uint64, sizes []int) bool {
+	p := d.lookup(handle)
+	if p == nil || p.done {
+		return false
+	}
+	i, at, ok := p.segment(handle, va)
+	if !ok {
+		return false
+	}
+	r := p.reads[i]
+	if data != nil && !d.place(p, i, at, data) {
+		d.tooManyPieces(f, p, i)
+		return true
+	}
+	end := min(at+placed, int(r.Length))
+	if !p.written(i, at, end) {
+		return false // placed into a call that is gone (the handle was offered again)
+	}
+	spans, added, ok := cover(p.spans[i], at, end)
+	if !ok {
+		d.tooManyPieces(f, p, i)
+		return true
+	}
+	p.spans[i] = spans
+	p.filled[i] += added // a response placed again (a retransmission) counts once
+	if n > int(r.Length)-at {
+		f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, fLength, "rpcordma", "RDMA READ of "+strconv.Itoa(n)+
+			" octets overruns read segment 0x"+hex32(r.Handle)+" ("+strconv.Itoa(int(r.Length))+" octets at offset "+strconv.Itoa(at)+")")
 	}
 	if len(p.frames) < ibasm.MaxFrames {
 		p.frames = append(p.frames, frames...)
@@ -707,38 +909,20 @@ func (d *State) read(f *dissect.Frame, handle uint32, va uint64, data []byte, n 
 	}
 	p.done = true
 	d.unlinkCall(p)
-	// rebuild: inline bytes with each chunk (plus XDR pad) inserted at its position
 	d.begin(f)
 	d.retired = append(d.retired, p)
-	size := len(p.inline)
-	for i := range p.data {
-		size += len(p.data[i]) + 3
+	// The chunk data is in place: put the inline octets and pads around it.
+	if grow := p.size - len(p.msg); grow > 0 {
+		p.msg = slices.Grow(p.msg, grow)
 	}
-	msg := f.Alloc(size)
-	in, inserted := 0, 0
-	for i := 0; i < len(p.reads); {
-		pos := int(p.reads[i].Position)
-		cut := min(max(pos-inserted, in), len(p.inline))
-		msg = append(msg, p.inline[in:cut]...)
-		in = cut
-		n := 0
-		for ; i < len(p.reads) && int(p.reads[i].Position) == pos; i++ {
-			msg = append(msg, p.data[i]...)
-			n += len(p.data[i])
-		}
-		if pos != 0 || in < len(p.inline) {
-			for ; n%4 != 0; n++ {
-				msg = append(msg, 0)
-			}
-		}
-		inserted += n
-	}
-	msg = append(msg, p.inline[in:]...)
-	r := d.newReasm(f)
+	p.msg = p.msg[:p.size]
+	p.layout(true)
+	msg := p.msg // the call stays retired until the frame is done
+	r2 := d.newReasm(f)
 	// sizes copied: the Reasm reuses its own storage, which must not be a
 	// call's that goes back to the free list
-	*r = Reasm{frames: p.frames, sizes: append(r.sizes[:0], p.sizes...), data: msg}
-	r.idx = f.AddPDU(r)
+	*r2 = Reasm{frames: p.frames, sizes: append(r2.sizes[:0], p.sizes...), data: msg}
+	r2.idx = f.AddPDU(r2)
 	if Messages.Has(f) {
 		d.rpcMessage(f, msg, -1, oncrpc.Context{Transport: "rdma", Frames: p.frames})
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 )
 
@@ -19,7 +20,7 @@ func (d *State) srt(c *Call) {
 	if !c.HasRespTime || !c.Reply {
 		return
 	}
-	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime)
+	s, fresh := d.srtTab.Add(srtKey{service: c.ServiceID, port: c.ServerPort, opcode: c.Opcode, hasOp: c.HasOpcode}, c.RespTime, c.Frame.Num)
 	if s == nil {
 		return
 	}
@@ -53,7 +54,22 @@ func (d *State) srtTable() *flows.Table {
 		if a.Count != b.Count {
 			return a.Count > b.Count
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		// two types can share a name (the same call on two ports): the key
+		// decides, or the order would follow the map's
+		x, y := keys[i], keys[j]
+		if x.service != y.service {
+			return x.service < y.service
+		}
+		if x.port != y.port {
+			return x.port < y.port
+		}
+		if x.opcode != y.opcode {
+			return x.opcode < y.opcode
+		}
+		return !x.hasOp && y.hasOp
 	})
 	for _, k := range keys {
 		s := d.srtTab.Get(k)
@@ -61,4 +77,13 @@ func (d *State) srtTable() *flows.Table {
 			flows.U(s.Aborts), flows.Dur(s.MinNS), flows.Dur(s.AvgNS()), flows.Dur(s.MaxNS)})
 	}
 	return t
+}
+
+// MergeStats implements dissect.StatsMerger: from's response times (another
+// engine's calls) are added to d's.
+func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
+	if o, ok := from.(*State); ok {
+		d.srtTab.Merge(&o.srtTab)
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ const (
 func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	h := p.hdr
 	label := ""
-	if p.nsub > 1 {
+	if p.nsub > 1 && t.Labels() {
 		label = "jumbogram sub-packet " + strconv.Itoa(p.sub+1) + " of " + strconv.Itoa(p.nsub)
 	}
 	t.SetBase(0, p.detached)
@@ -63,10 +63,14 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if typ == TypeAck {
 		bit20 = fFlagSlow
 	}
-	t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsLabel(p.flags, typ),
+	flagsText, secText := "", ""
+	if t.Labels() { // formatted only for a tree that shows them
+		flagsText, secText = flagsLabel(p.flags, typ), secLabel(h.SecurityIndex())
+	}
+	t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
 		bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
 	t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
-	t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secLabel(h.SecurityIndex()))
+	t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
 	t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
 	t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 	if p.nsub > 1 {
@@ -131,7 +135,11 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		debugTree(t, p, b, bo)
 	case TypeVersion:
 		if len(b) > 0 {
-			t.String(fVerString, bo, len(b), string(versionString(b)))
+			v := ""
+			if t.Wants(fVerString) {
+				v = string(versionString(b))
+			}
+			t.String(fVerString, bo, len(b), v)
 		}
 	default:
 		if len(b) > 0 {
@@ -199,11 +207,22 @@ func ackTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 	t.Uint(fNumAcks, bo+ackOffNAcks, 1, uint64(a.NAcks()))
 	acks := a.Acks()
 	if len(acks) > 0 {
-		t.String(fAcked, -1, 0, string(appendRanges(nil, a.FirstPacket(), acks, 1)))
-		t.String(fNacked, -1, 0, string(appendRanges(nil, a.FirstPacket(), acks, 0)))
+		acked, nacked := "", ""
+		if t.Wants(fAcked) {
+			acked = string(appendRanges(nil, a.FirstPacket(), acks, 1))
+		}
+		if t.Wants(fNacked) {
+			nacked = string(appendRanges(nil, a.FirstPacket(), acks, 0))
+		}
+		t.String(fAcked, -1, 0, acked)
+		t.String(fNacked, -1, 0, nacked)
 	}
 	for i, v := range acks {
-		t.UintLabel(fAckType, bo+ackOffAcks+i, 1, uint64(v), ackLabel(v, a.FirstPacket()+uint32(i)))
+		label := ""
+		if t.Labels() {
+			label = ackLabel(v, a.FirstPacket()+uint32(i))
+		}
+		t.UintLabel(fAckType, bo+ackOffAcks+i, 1, uint64(v), label)
 		t.Open()
 		t.Uint(fAckSeq, -1, 0, uint64(a.FirstPacket())+uint64(i))
 		t.Close()
@@ -274,10 +293,21 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 		}
 		return
 	}
+	labels := t.Labels() // "name: value" labels only for a tree that shows them
 	word := func(name string, i int) {
 		if i+4 <= len(b) {
-			t.UintLabel(fDbgWord, bo+i, 4, u32(i), name+": "+strconv.FormatUint(u32(i), 10))
+			label := ""
+			if labels {
+				label = name + ": " + strconv.FormatUint(u32(i), 10)
+			}
+			t.UintLabel(fDbgWord, bo+i, 4, u32(i), label)
 		}
+	}
+	label := func(l func() string) string {
+		if labels {
+			return l()
+		}
+		return ""
 	}
 	switch p.debugType {
 	case 1: // GETSTATS
@@ -286,9 +316,9 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 			word(n, 4*i)
 		}
 		if len(b) >= 16 {
-			t.UintLabel(fDbgWord, bo+12, 1, uint64(b[12]), "waitingForPackets: "+strconv.Itoa(int(b[12])))
-			t.UintLabel(fDbgWord, bo+13, 1, uint64(b[13]), "usedFDs: "+strconv.Itoa(int(b[13])))
-			t.UintLabel(fDbgVer, bo+14, 1, uint64(b[14]), strconv.QuoteRune(rune(b[14]))+" (0x"+hexByte(b[14])+")")
+			t.UintLabel(fDbgWord, bo+12, 1, uint64(b[12]), label(func() string { return "waitingForPackets: " + strconv.Itoa(int(b[12])) }))
+			t.UintLabel(fDbgWord, bo+13, 1, uint64(b[13]), label(func() string { return "usedFDs: " + strconv.Itoa(int(b[13])) }))
+			t.UintLabel(fDbgVer, bo+14, 1, uint64(b[14]), label(func() string { return strconv.QuoteRune(rune(b[14])) + " (0x" + hexByte(b[14]) + ")" }))
 		}
 		for i, n := range []string{"nWaiting", "idleThreads", "nWaited", "nPackets"} {
 			word(n, 16+4*i)
@@ -317,12 +347,17 @@ func debugTree(t *dissect.Tree, p *Packet, b []byte, bo int) {
 		}
 		if len(b) >= 8 {
 			t.Uint(fDbgPort, bo+4, 2, uint64(binary.BigEndian.Uint16(b[4:])))
-			t.UintLabel(fDbgWord, bo+6, 2, uint64(binary.BigEndian.Uint16(b[6:])), "ifMTU: "+strconv.Itoa(int(binary.BigEndian.Uint16(b[6:]))))
+			t.UintLabel(fDbgWord, bo+6, 2, uint64(binary.BigEndian.Uint16(b[6:])),
+				label(func() string { return "ifMTU: " + strconv.Itoa(int(binary.BigEndian.Uint16(b[6:]))) }))
 		}
 	case 4: // RXSTATS
 		t.Uint(fDbgType, -1, 0, 4)
 		for i := 0; i+4 <= len(b) && i < 4*128; i += 4 {
-			word("counter["+strconv.Itoa(i/4)+"]", i)
+			name := ""
+			if labels {
+				name = "counter[" + strconv.Itoa(i/4) + "]"
+			}
+			word(name, i)
 		}
 	}
 	if len(b) > 0 {

@@ -53,6 +53,15 @@ func (r *Reader) need(n int, what string) bool {
 
 // U32 reads an unsigned 32-bit integer.
 func (r *Reader) U32() uint32 {
+	// the common case inlined: RPC headers are read a word at a time
+	if o := r.Off; uint(o)+4 <= uint(len(r.B)) && r.err == nil {
+		r.Off = o + 4
+		return binary.BigEndian.Uint32(r.B[o:])
+	}
+	return r.u32()
+}
+
+func (r *Reader) u32() uint32 {
 	if !r.need(4, "uint32") {
 		return 0
 	}

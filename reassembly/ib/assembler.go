@@ -111,6 +111,14 @@ type Message struct {
 	// responses were lost: the message is the whole transfer, from the
 	// first request's VA, with the frames of every response taken.
 	Reissued int
+	// READ responses when the assembler places reads (PlaceReads): the
+	// payload of the packet just taken, its offset in the message, and
+	// how many octets were handed out so far (at most MaxMessage). Such a
+	// message keeps no Data: the upper layer copies each piece once, to
+	// where it belongs.
+	Piece     []byte
+	PieceOff  int
+	PlacedLen int
 }
 
 // Truncated reports whether Data holds less than Len.
@@ -143,6 +151,12 @@ type streamKey struct {
 	src, dst netip.Addr
 	qp       uint32
 	resp     bool
+}
+
+// eq is k == *o, field by field: the compiler compares a struct holding
+// two netip.Addrs by calling memequal, on every packet.
+func (k *streamKey) eq(o *streamKey) bool {
+	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
 }
 
 type pairKey struct{ src, dst netip.Addr }
@@ -330,7 +344,11 @@ type Assembler struct {
 	bufs    [][]byte
 	outs    []*open // messages completed by the last Add, recycled on the next
 	nout    int     // how many of outs Next has returned
-	acct    *budget.Account
+	// place: READ responses are handed out packet by packet (Placed), not
+	// stored; placed is the message the last Add put a piece in.
+	place  bool
+	placed *open
+	acct   *budget.Account
 	// Dropped counts messages abandoned (gap, restart, table full, budget).
 	Dropped int
 	// Evictions counts entries dropped by a table limit; LastEviction
@@ -354,6 +372,26 @@ func (a *Assembler) initLists() {
 	a.recent = [4]*stream{}
 }
 
+// PlaceReads makes the assembler hand out each READ response packet's
+// payload as it is taken (Placed) instead of copying it into the
+// message: an upper layer that places READ data somewhere of its own
+// (RPC-over-RDMA read chunks, rebuilt into the RPC message) then copies it
+// once, from the frame, rather than once here, once into its own buffer
+// and once more. Completed READ messages have Len and PlacedLen but no Data.
+func (a *Assembler) PlaceReads(on bool) { a.place = on }
+
+// Placed returns the READ response message the last Add took a packet into
+// when reads are placed (PlaceReads), with Piece and PieceOff set to the
+// packet's payload and its offset in the message; nil otherwise. It is
+// valid until the next Add (when the packet completed the message, it is
+// also the message Add or Next returned).
+func (a *Assembler) Placed() *Message {
+	if a.placed == nil {
+		return nil
+	}
+	return &a.placed.msg
+}
+
 // SetBudget charges the assembler's tables to b as "infiniband"; the
 // budget may then drop the least recently active stream or READ request.
 func (a *Assembler) SetBudget(b *budget.Budget) {
@@ -366,6 +404,7 @@ func (a *Assembler) SetBudget(b *budget.Budget) {
 // Reset forgets everything (a second pass starts afresh).
 func (a *Assembler) Reset() {
 	a.recycle()
+	a.placed = nil
 	for k, s := range a.streams {
 		a.release(s)
 		a.freeS = append(a.freeS, s)
@@ -425,7 +464,7 @@ func (a *Assembler) touch(s *stream) {
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(k *streamKey) *stream {
 	for _, s := range a.recent {
-		if s != nil && s.key.qp == k.qp && s.key.resp == k.resp && s.key == *k {
+		if s != nil && s.key.eq(k) {
 			a.touch(s)
 			return s
 		}
@@ -540,9 +579,16 @@ func (a *Assembler) start(p *Packet, kind Kind) *open {
 	return o
 }
 
-func (o *open) add(p *Packet) {
+// add takes p into o: its payload is copied into the message, or for a
+// READ response with reads placed, handed out as the message's Piece.
+func (a *Assembler) add(o *open, p *Packet) {
 	m := &o.msg
-	if room := MaxMessage - len(m.Data); room > 0 {
+	if a.place && m.Kind == KindRead {
+		room := max(0, MaxMessage-m.PlacedLen)
+		m.Piece, m.PieceOff = p.Payload[:min(room, len(p.Payload))], m.PlacedLen
+		m.PlacedLen += len(m.Piece)
+		a.placed = o
+	} else if room := MaxMessage - len(m.Data); room > 0 {
 		m.Data = append(m.Data, p.Payload[:min(room, len(p.Payload))]...)
 	}
 	m.Len += len(p.Payload)
@@ -564,7 +610,7 @@ func (o *open) add(p *Packet) {
 // of its buffers, which append grows ahead of their length.
 func (a *Assembler) grow(s *stream, p *Packet) {
 	o := s.msg
-	o.add(p)
+	a.add(o, p)
 	c := int64(cap(o.msg.Data) + frameCost*cap(o.msg.Frames))
 	a.acct.Charge(c - o.charged)
 	o.charged = c
@@ -636,7 +682,8 @@ func classify(op uint8) (kind Kind, pos int, ok bool) {
 // responses are taken once.
 func (a *Assembler) Add(p *Packet) (m *Message, ev Event) {
 	a.recycle()
-	ev = a.add(p)
+	a.placed = nil
+	ev = a.addPacket(p)
 	if len(a.outs) > 0 {
 		a.nout = 1
 		return &a.outs[0].msg, Complete
@@ -658,7 +705,7 @@ func (a *Assembler) Next() *Message {
 
 func isReadRequest(p *Packet) bool { return p.Opcode&0x1F == 0x0C && p.Opcode>>5 != 3 && p.HasRETH }
 
-func (a *Assembler) add(p *Packet) Event {
+func (a *Assembler) addPacket(p *Packet) Event {
 	if p.Opcode&0x1F == 0x11 && p.Opcode>>5 != 3 && p.HasAETH { // Acknowledge
 		if len(a.stalled) > 0 {
 			a.ack(p)
@@ -764,7 +811,7 @@ func (a *Assembler) begin(s *stream, p *Packet, kind Kind, pos int) Event {
 		o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
 	}
 	if pos == posOnly {
-		o.add(p)
+		a.add(o, p)
 		return a.done(o)
 	}
 	a.open(s, o, p)
@@ -851,7 +898,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 		o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame = req.va, req.rkey, req.len, req.frame
 		o.reqS, o.reqKey = rs, rk
 		if pos == posOnly {
-			o.add(p)
+			a.add(o, p)
 			return a.done(o)
 		}
 		a.open(s, o, p)
@@ -880,7 +927,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 // (when it is still the stream of key k): the next request comes after it,
 // whatever the path MTU.
 func consumed(rs *stream, k streamKey, psn uint32) {
-	if rs == nil || rs.key != k || !rs.seen {
+	if rs == nil || !rs.key.eq(&k) || !rs.seen {
 		return
 	}
 	if d := (psn - rs.hi) & psnMask; d < 1<<23 && d > rs.readWin {

@@ -43,20 +43,55 @@ func TestGapAndRead(t *testing.T) {
 
 func FuzzIBAssembly(f *testing.F) {
 	f.Add([]byte{0x00, 0, 0x01, 1, 0x02, 2, 0x0C, 3, 0x0D, 3, 0x0E, 4, 0x0F, 5})
+	f.Add([]byte{0xAC, 3, 0x10, 3, 0xAC, 7, 0x0D, 7}) // XRC READ requests the other way, answered
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a := New()
+		// The same packets to an assembler that places reads: the same
+		// events and messages, and a READ's pieces, put at their offsets,
+		// are the data the storing one assembled.
+		pa := New()
+		pa.PlaceReads(true)
+		placed := map[*Message][]byte{}
 		for i := 0; i+1 < len(b); i += 2 {
 			p := Packet{Src: a1, Dst: a2, Opcode: b[i], DestQP: uint32(b[i+1] & 3), PSN: uint32(b[i+1]) * 0x10101 & psnMask,
 				HasRETH: true, VA: uint64(b[i+1]), RKey: 1, DMALen: 8, Payload: b[i:], Frame: uint64(i)}
 			if b[i]&0x80 != 0 { // swap direction
 				p.Src, p.Dst = a2, a1
 			}
+			q := p
 			m, ev := a.Add(&p)
 			if (m != nil) != (ev == Complete) {
 				t.Fatalf("message %v with event %v", m != nil, ev)
 			}
-			if m != nil && (len(m.Data) > m.Len || len(m.Frames) != len(m.Sizes)) {
-				t.Fatalf("inconsistent message %+v", m)
+			pm, pev := pa.Add(&q)
+			if pev != ev || (pm == nil) != (m == nil) {
+				t.Fatalf("placing reads: event %v, storing: %v", pev, ev)
+			}
+			if x := pa.Placed(); x != nil {
+				if x.PieceOff == 0 {
+					placed[x] = placed[x][:0]
+				}
+				if x.PieceOff != len(placed[x]) || x.PlacedLen != x.PieceOff+len(x.Piece) || len(x.Data) != 0 {
+					t.Fatalf("piece at %d of %d placed (%d stored)", x.PieceOff, len(placed[x]), len(x.Data))
+				}
+				placed[x] = append(placed[x], x.Piece...)
+			}
+			for ; m != nil; m, pm = a.Next(), pa.Next() {
+				if len(m.Data) > m.Len || len(m.Frames) != len(m.Sizes) {
+					t.Fatalf("inconsistent message %+v", m)
+				}
+				if pm == nil || pm.Kind != m.Kind || pm.Len != m.Len || len(pm.Frames) != len(m.Frames) {
+					t.Fatalf("placing reads completed %+v, storing %+v", pm, m)
+				}
+				if m.Kind == KindRead && string(placed[pm]) != string(m.Data) {
+					t.Fatalf("READ pieces %x, stored %x", placed[pm], m.Data)
+				}
+				if m.Kind != KindRead && string(pm.Data) != string(m.Data) {
+					t.Fatalf("%v data %x, stored %x", m.Kind, pm.Data, m.Data)
+				}
+			}
+			if pm != nil {
+				t.Fatal("placing reads completed more messages")
 			}
 		}
 		if o, r := a.Open(); o > maxOpen || r > maxReads {
@@ -172,5 +207,42 @@ func TestReadReissued(t *testing.T) {
 	}
 	if a.Dropped != 1 {
 		t.Fatalf("the cut READ was not counted as dropped: %d", a.Dropped)
+	}
+}
+
+// TestPlaceReadsStoresNothing: with reads placed, each READ response
+// packet's payload is handed out as it is (the packet's own octets, not a
+// copy) at its offset in the READ, the message stores none of it, and the
+// READ's data is not charged; SENDs are assembled as before.
+func TestPlaceReadsStoresNothing(t *testing.T) {
+	a := New()
+	a.PlaceReads(true)
+	a.Add(&Packet{Src: a2, Dst: a1, Opcode: 0x0C, DestQP: 7, PSN: 50, HasRETH: true, VA: 0x200, RKey: 3, DMALen: 7, Frame: 1})
+	ps := []Packet{
+		{Src: a1, Dst: a2, Opcode: 0x0D, DestQP: 5, PSN: 50, Payload: []byte("abc"), Frame: 2},
+		{Src: a1, Dst: a2, Opcode: 0x0E, DestQP: 5, PSN: 51, Payload: []byte("de"), Frame: 3},
+		{Src: a1, Dst: a2, Opcode: 0x0F, DestQP: 5, PSN: 52, Payload: []byte("fg"), Frame: 4},
+	}
+	off := 0
+	for i := range ps {
+		m, ev := a.Add(&ps[i])
+		pm := a.Placed()
+		if pm == nil || &pm.Piece[0] != &ps[i].Payload[0] || len(pm.Piece) != len(ps[i].Payload) || pm.PieceOff != off {
+			t.Fatalf("packet %d: placed %+v, want its own payload at %d", i, pm, off)
+		}
+		off += len(ps[i].Payload)
+		if len(pm.Data) != 0 {
+			t.Fatalf("packet %d: READ data stored: %q", i, pm.Data)
+		}
+		if i == len(ps)-1 && (ev != Complete || m != pm || m.Len != 7 || m.PlacedLen != 7 || len(m.Frames) != 3) {
+			t.Fatalf("last: %v %+v", ev, m)
+		}
+	}
+	if _, ev := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 9, Payload: []byte("xy")}); ev != Complete ||
+		a.Placed() != nil {
+		t.Fatalf("SEND: %v, placed %v", ev, a.Placed())
+	}
+	if m, _ := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 10, Payload: []byte("zw")}); string(m.Data) != "zw" {
+		t.Fatalf("SEND data %q", m.Data)
 	}
 }

@@ -223,6 +223,25 @@ type Stats struct {
 	Steps uint64
 }
 
+// Add adds o's counters to s (the streams of another assembler, as when
+// the statistics of parallel engines are merged).
+func (s *Stats) Add(o Stats) {
+	s.Segments += o.Segments
+	s.Bytes += o.Bytes
+	s.OutOfOrder += o.OutOfOrder
+	s.Retransmissions += o.Retransmissions
+	s.Overlaps += o.Overlaps
+	s.Conflicts += o.Conflicts
+	s.Unverified += o.Unverified
+	s.Gaps += o.Gaps
+	s.GapBytes += o.GapBytes
+	s.Dropped += o.Dropped
+	s.Conns += o.Conns
+	s.Evicted += o.Evicted
+	s.Buffered += o.Buffered
+	s.Steps += o.Steps
+}
+
 const maxAhead = 1 << 30
 
 // minHist is the first size of a history ring: a connection that carries a
@@ -404,7 +423,13 @@ func (a *Assembler) Add(src, dst netip.AddrPort, seg Segment) {
 func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 	a.stats.Segments++
 	dir &= 1
-	c := a.conns[key]
+	// The most recent connection (the LRU's head) first: a capture's
+	// segments come in runs of one connection, and hashing a key of two
+	// netip.AddrPorts costs more than the rest of the lookup.
+	c := a.lru.next
+	if c == &a.lru || !c.key.eq(&key) {
+		c = a.conns[key]
+	}
 	if c == nil {
 		// A bare ACK, FIN or RST of an unknown (e.g. just closed) connection
 		// has nothing to reassemble: do not resurrect the connection.

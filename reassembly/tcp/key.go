@@ -15,6 +15,11 @@ type FlowKey struct {
 	A, B netip.AddrPort
 }
 
+// eq is k == *o, field by field (== on the struct calls memequal).
+func (k *FlowKey) eq(o *FlowKey) bool {
+	return k.A.Port() == o.A.Port() && k.B.Port() == o.B.Port() && k.A.Addr() == o.A.Addr() && k.B.Addr() == o.B.Addr()
+}
+
 // NewFlowKey returns the normalized key of the segment src→dst and the
 // segment's direction in it.
 func NewFlowKey(src, dst netip.AddrPort) (FlowKey, Dir) {

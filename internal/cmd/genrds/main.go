@@ -4,6 +4,12 @@
 // repeating mix of 16 small 64-octet datagrams, 1400, 9000 and 65536
 // octets), cut into -mss byte segments: many messages per segment and
 // messages across segments. It prints the TCP payload byte count.
+//
+// With -flows K, K clients (198.18.0.1 on, the benchmarking range) each
+// open such a connection to the server and carry about 1/K of the bytes,
+// their segments interleaved round-robin, so a flow-sharded reader (rdx
+// read -j N) has flows to spread; -flows 1 (the default) writes the
+// single-connection capture above.
 package main
 
 import (
@@ -21,13 +27,14 @@ func main() {
 	size := flag.Int64("bytes", 1<<30, "TCP payload bytes to write (rounded up to a whole message)")
 	mss := flag.Int("mss", 1448, "TCP segment payload size")
 	out := flag.String("o", "rds-bench.pcap", "output file")
+	flows := flag.Int("flows", 1, "client hosts, each with one connection, segments interleaved round-robin")
 	conns := flag.Int("conns", 0, "instead: this many connections, each a handshake and one 64-octet message, never closed (for memory measurements)")
 	flag.Parse()
 	var err error
 	if *conns > 0 {
 		err = writeConns(*out, *conns)
 	} else {
-		err = write(*out, *size, *mss)
+		err = write(*out, *size, *mss, *flows)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -82,72 +89,123 @@ func (g *gen) packet(dir int, flags uint8, payload []byte) error {
 	return g.w.Write(f, g.t)
 }
 
-func write(path string, size int64, mss int) error {
+// maxFlows bounds -flows (the clients are numbered in 198.18.0.0/15).
+const maxFlows = 1 << 16
+
+// conn is one connection's progress: the packets it has written (a stage
+// of the handshake, the data, the close) and its byte stream.
+type conn struct {
+	cli     [4]byte
+	seq     [2]uint32
+	stage   int
+	pend    []byte // stream octets not yet written
+	target  int64  // stream octets to write, rounded up to a whole batch
+	written int64
+	made    int64 // stream octets generated
+	msgSeq  uint64
+}
+
+// batch appends one repeating mix of messages to c's stream: 16 small
+// datagrams, then 1400, 9000 and 65536 octets.
+func (c *conn) batch() {
+	add := func(h rds.HeaderFields, n int) {
+		c.pend = h.Encode(c.pend)
+		for i := 0; i < n; i++ {
+			c.pend = append(c.pend, byte(i))
+		}
+	}
+	before := len(c.pend)
+	for i := 0; i < 16; i++ {
+		c.msgSeq++
+		add(rds.HeaderFields{Seq: c.msgSeq, Len: 64, Sport: 4000, Dport: 4001}, 64)
+	}
+	for _, n := range []int{1400, 9000, 65536} {
+		c.msgSeq++
+		add(rds.HeaderFields{Seq: c.msgSeq, Len: uint32(n), Sport: 4000, Dport: 4001}, n)
+	}
+	c.made += int64(len(c.pend) - before)
+}
+
+func write(path string, size int64, mss, flows int) error {
+	if flows < 1 || flows > maxFlows || mss < 1 {
+		return fmt.Errorf("bad -flows %d or -mss %d", flows, mss)
+	}
 	w, err := testpkt.CreatePcap(path, capture.LinkEthernet)
 	if err != nil {
 		return err
 	}
-	g := &gen{w: w, frame: make([]byte, hdrs+mss), seq: [2]uint32{1000, 5000}, t: 1_700_000_000 * 1e9,
-		cli: [4]byte{192, 0, 2, 1}, sport: 40000}
-	const syn, fin, ack, psh = 0x02, 0x01, 0x10, 0x08
-	if err := g.packet(0, syn, nil); err != nil {
-		return err
-	}
-	g.packet(1, syn|ack, nil)
-	g.packet(0, ack, nil)
-
-	// The stream: messages appended to pend, flushed in mss-sized segments.
-	var pend []byte
-	var written int64
-	seq := uint64(0)
-	add := func(h rds.HeaderFields, n int) {
-		pend = h.Encode(pend)
-		for i := 0; i < n; i++ {
-			pend = append(pend, byte(i))
+	g := &gen{w: w, frame: make([]byte, hdrs+mss), t: 1_700_000_000 * 1e9, sport: 40000}
+	conns := make([]conn, flows)
+	for i := range conns {
+		c := &conns[i]
+		c.cli, c.seq, c.target = [4]byte{192, 0, 2, 1}, [2]uint32{1000, 5000}, size/int64(flows)
+		if flows > 1 {
+			c.cli = [4]byte{198, 18 + byte(i>>16), byte((i + 1) >> 8), byte(i + 1)}
 		}
+		// A congestion map with port 4001 congested (bit 4001%64 of word 4001/64).
+		c.pend = (&rds.HeaderFields{Flags: rds.FlagCongBitmap, Len: rds.CongMapLen}).Encode(nil)
+		cm := make([]byte, rds.CongMapLen)
+		cm[4001/8] = 1 << (4001 % 8)
+		c.pend = append(c.pend, cm...)
+		c.made = int64(len(c.pend))
 	}
-	flush := func(all bool) error {
-		for len(pend) >= mss || (all && len(pend) > 0) {
-			n := min(mss, len(pend))
-			if err := g.packet(0, ack|psh, pend[:n]); err != nil {
+	var written int64
+	for busy := true; busy; {
+		busy = false
+		for i := range conns {
+			c := &conns[i]
+			n, err := g.next(c, mss)
+			if err != nil {
 				return err
 			}
-			written += int64(n)
-			pend = pend[n:]
-		}
-		pend = append(pend[:0:0], pend...) // keep the tail, drop the flushed prefix
-		return nil
-	}
-	// A congestion map with port 4001 congested (bit 4001%64 of word 4001/64).
-	add(rds.HeaderFields{Flags: rds.FlagCongBitmap, Len: rds.CongMapLen}, 0)
-	cm := make([]byte, rds.CongMapLen)
-	cm[4001/8] = 1 << (4001 % 8)
-	pend = append(pend, cm...)
-	sizes := []int{1400, 9000, 65536}
-	for written+int64(len(pend)) < size {
-		for i := 0; i < 16; i++ {
-			seq++
-			add(rds.HeaderFields{Seq: seq, Len: 64, Sport: 4000, Dport: 4001}, 64)
-		}
-		for _, n := range sizes {
-			seq++
-			add(rds.HeaderFields{Seq: seq, Len: uint32(n), Sport: 4000, Dport: 4001}, n)
-		}
-		if err := flush(false); err != nil {
-			return err
+			written += n
+			busy = busy || c.stage < 6
 		}
 	}
-	if err := flush(true); err != nil {
-		return err
-	}
-	g.packet(0, fin|ack, nil)
-	g.packet(1, fin|ack, nil)
-	g.packet(0, ack, nil)
 	if err := w.Close(); err != nil {
 		return err
 	}
 	fmt.Println(written)
 	return nil
+}
+
+// next writes c's next packet (none once it is closed) and returns the
+// stream octets it carried: the handshake, segments of mss octets of the
+// stream (the last one shorter), the close.
+func (g *gen) next(c *conn, mss int) (int64, error) {
+	const syn, fin, ack, psh = 0x02, 0x01, 0x10, 0x08
+	g.cli, g.seq = c.cli, c.seq
+	defer func() { c.seq = g.seq }()
+	var err error
+	switch c.stage {
+	case 0:
+		err = g.packet(0, syn, nil)
+	case 1:
+		err = g.packet(1, syn|ack, nil)
+	case 2:
+		err = g.packet(0, ack, nil)
+	case 3:
+		for len(c.pend) < mss && c.made < c.target {
+			c.batch()
+		}
+		if len(c.pend) == 0 {
+			err = g.packet(0, fin|ack, nil)
+			break
+		}
+		n := min(mss, len(c.pend))
+		err = g.packet(0, ack|psh, c.pend[:n])
+		c.pend = c.pend[n:]
+		c.written += int64(n)
+		return int64(n), err
+	case 4:
+		err = g.packet(1, fin|ack, nil)
+	case 5:
+		err = g.packet(0, ack, nil)
+	default:
+		return 0, nil
+	}
+	c.stage++
+	return 0, err
 }
 
 // writeConns writes n connections from 192.0.2.10+ (60000 ports each), each

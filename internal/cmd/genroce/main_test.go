@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rdx-project/rdx/capture"
@@ -15,13 +17,21 @@ import (
 // TestGeneratedDecodes writes a small capture and decodes it: every ICRC
 // good, every SEND RPC-over-RDMA, every call and reply NFS (WRITE data
 // rebuilt from the read chunk), no error or warning findings.
+// With -flows 16, the same holds, and the first 16 frames come from 16
+// clients (the flows are interleaved packet by packet).
 func TestGeneratedDecodes(t *testing.T) {
+	for _, k := range []int{1, 16} {
+		t.Run(strconv.Itoa(k), func(t *testing.T) { testGenerated(t, k) })
+	}
+}
+
+func testGenerated(t *testing.T, k int) {
 	path := filepath.Join(t.TempDir(), "roce.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := Write(f, 2000, 1024, 4096)
+	n, err := WriteFlows(f, 2000, 1024, 4096, k)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +46,13 @@ func TestGeneratedDecodes(t *testing.T) {
 	checks := map[string][2]int{}
 	var p capture.Packet
 	frames := 0
+	first := map[netip.Addr]bool{}
 	for num := uint64(1); r.Next(&p) == nil; num++ {
 		frames++
 		fr := eng.Decode(dissect.Packet{Num: num, TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen, LinkType: p.LinkType, Iface: p.Iface, Data: p.Data})
+		if num <= uint64(k) {
+			first[fr.Net.Src] = true
+		}
 		for _, pd := range fr.PDUs {
 			protos[pd.Proto().Abbrev]++
 		}
@@ -51,6 +65,9 @@ func TestGeneratedDecodes(t *testing.T) {
 	}
 	if frames != n {
 		t.Fatalf("%d frames read, %d written", frames, n)
+	}
+	if len(first) != k {
+		t.Errorf("the first %d frames come from %d hosts, want %d", k, len(first), k)
 	}
 	t.Logf("%d frames: PDUs %v, checks %v", n, protos, checks)
 	if c := checks["infiniband.icrc"]; c[0] != n || c[1] != 0 {

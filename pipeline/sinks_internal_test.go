@@ -1,0 +1,89 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// frames decodes n small Ethernet frames for a sink to write.
+func writeFrames(t *testing.T, s *pcapngSink, n int) {
+	t.Helper()
+	eng := dissect.NewEngine(dissect.Options{})
+	for i := 1; i <= n; i++ {
+		data := make([]byte, 60)
+		data[12], data[13] = 0x88, 0xb5 // a local experimental EtherType: nothing to decode
+		s.Frame(eng.Decode(dissect.Packet{Num: uint64(i), LinkType: 1, Data: data}), nil)
+	}
+}
+
+func noTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".rdx-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// TestPcapngSinkWriteFails: a -w file whose write fails leaves the file it
+// was to replace as it was, and no temporary file.
+func TestPcapngSinkWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.pcapng")
+	os.WriteFile(target, []byte("precious"), 0o644)
+	s := &pcapngSink{path: target}
+	if err := s.Start(nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFrames(t, s, 3)
+	s.err = errors.New("no space left on device") // as a failed write leaves it
+	if err := s.End(nil); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("End: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "precious" {
+		t.Errorf("a failed write replaced the file: %q", b)
+	}
+	noTemp(t, dir)
+}
+
+// TestPcapngSinkGiveUp: when the process exits without ending the run (a
+// stop not noticed in time), the frames written so far are kept under the
+// name asked for; a later End changes nothing.
+func TestPcapngSinkGiveUp(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.pcapng")
+	s := &pcapngSink{path: target}
+	if err := s.Start(nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFrames(t, s, 3)
+	s.GiveUp()
+	src, err := capture.Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	n := 0
+	var p capture.Packet
+	for src.Next(&p) == nil {
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d frames kept, want 3", n)
+	}
+	noTemp(t, dir)
+	if err := s.End(nil); err != nil {
+		t.Errorf("End after GiveUp: %v", err)
+	}
+	(&pcapngSink{path: filepath.Join(dir, "never.pcapng")}).GiveUp() // not started: nothing to do, no panic
+	if _, err := os.Stat(filepath.Join(dir, "never.pcapng")); err == nil {
+		t.Error("a sink that never started created its file")
+	}
+}
