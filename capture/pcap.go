@@ -106,3 +106,41 @@ func (r *Reader) peekPcap(p *Packet) bool {
 	r.frame++
 	return true
 }
+
+// appendBuffered is Prefetch's batch path for pcap: it appends every
+// complete, ordinary record already in the read buffer to a batch (the data
+// copied to buf at offs, described in pkts) and consumes it, stopping at
+// maxPkts packets or maxBytes octets of buf. It leaves anything else (a
+// record cut by the end of the buffer, an oversized one, the end of the
+// input) to Next, which reads it carefully and reports what is wrong; it
+// only saves Next's per-record calls. Each packet's Data is the record in
+// the read buffer until the caller points it at its copy in buf.
+func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
+	if r.format != formatPcap || r.havePend || r.err != nil {
+		return pkts, offs, buf
+	}
+	b, _ := r.br.Peek(r.br.Buffered())
+	limit, _ := recordLimit(r.snaplen)
+	pos := 0
+	for len(pkts) < maxPkts && len(buf) < maxBytes && len(b)-pos >= pcapRecordHeaderLen {
+		h := b[pos : pos+pcapRecordHeaderLen]
+		caplen := r.u32(h[8:12])
+		if caplen > limit || uint64(len(b)-pos-pcapRecordHeaderLen) < uint64(caplen) {
+			break
+		}
+		sec, frac, wirelen := r.u32(h[0:4]), r.u32(h[4:8]), r.u32(h[12:16])
+		ns := int64(frac)
+		if !r.nanos {
+			ns *= 1000
+		}
+		data := b[pos+pcapRecordHeaderLen : pos+pcapRecordHeaderLen+int(caplen)]
+		offs = append(offs, len(buf))
+		buf = append(buf, data...)
+		pkts = append(pkts, Packet{Data: data, TimeNS: int64(sec)*1e9 + ns, CapLen: int(caplen), WireLen: int(wirelen), LinkType: r.linkType})
+		pos += pcapRecordHeaderLen + int(caplen)
+		r.frame++
+	}
+	_, _ = r.br.Discard(pos) // cannot fail: the bytes are buffered
+	r.off += int64(pos)
+	return pkts, offs, buf
+}

@@ -48,7 +48,14 @@ func (p *Prefetch) fill() {
 		}
 		b.pkts, b.offs, b.buf, b.err = b.pkts[:0], b.offs[:0], b.buf[:0], nil
 		var pkt Packet
+		r, bulk := p.src.(*Reader)
 		for len(b.pkts) < batchLen && len(b.buf) < batchBytes {
+			if bulk { // what is buffered, without a call per record
+				b.pkts, b.offs, b.buf = r.appendBuffered(b.pkts, b.offs, b.buf, batchLen, batchBytes)
+				if len(b.pkts) == batchLen || len(b.buf) >= batchBytes {
+					break
+				}
+			}
 			if err := p.src.Next(&pkt); err != nil {
 				b.err = err
 				break

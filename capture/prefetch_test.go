@@ -94,3 +94,97 @@ func TestPrefetchBatchBytes(t *testing.T) {
 		}
 	}
 }
+
+// chunkReader returns at most a few hundred octets per Read, hiding Len,
+// so records straddle the read buffer's refills.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	c.n = (c.n*7 + 13) % 7919
+	k := min(len(p), len(c.b), 1+c.n%700)
+	copy(p, c.b[:k])
+	c.b = c.b[k:]
+	return k, nil
+}
+
+// Prefetch's batch path (records taken straight from the read buffer) gives
+// exactly what Reader.Next gives: every packet, and the same error with the
+// same frame and offset, whether records straddle buffer refills, the file
+// is larger than the buffer, or a record is oversized or cut.
+func TestPrefetchBatchPathAsNext(t *testing.T) {
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 12000 // about 3 MiB: more than one read buffer
+	for i := 0; i < n; i++ {
+		d := bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 20+i%480)
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i) * 1001, CapLen: len(d), WireLen: len(d) + i%3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := file.Bytes()
+	oversized := bytes.Clone(good)
+	// the 7000th record's caplen (past the 24-octet file header) says 5000 > snaplen
+	off := 24
+	for i := 0; i < 6999; i++ {
+		off += 16 + int(uint32(oversized[off+8])|uint32(oversized[off+9])<<8)
+	}
+	oversized[off+8], oversized[off+9] = 0x88, 0x13
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"whole", good}, {"cut", good[:len(good)-7]}, {"cut-header", good[:len(good)-(16+2*(20+(n-1)%480))+5]}, {"oversized", oversized}} {
+		for _, chunked := range []bool{false, true} {
+			open := func() *Reader {
+				var src io.Reader = bytes.NewReader(c.data)
+				if chunked {
+					src = &chunkReader{b: c.data}
+				}
+				r, err := NewReader(src, c.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			var want []Packet
+			r := open()
+			wantErr := func() error {
+				var p Packet
+				for {
+					if err := r.Next(&p); err != nil {
+						return err
+					}
+					p.Data = bytes.Clone(p.Data)
+					want = append(want, p)
+				}
+			}()
+			p := NewPrefetch(open())
+			var got Packet
+			for i := 0; ; i++ {
+				err := p.Next(&got)
+				if err != nil {
+					if i != len(want) || err.Error() != wantErr.Error() {
+						t.Fatalf("%s (chunked %v): after %d packets %v, Next gave %d then %v", c.name, chunked, i, err, len(want), wantErr)
+					}
+					break
+				}
+				if i >= len(want) || !bytes.Equal(got.Data, want[i].Data) || got.TimeNS != want[i].TimeNS ||
+					got.CapLen != want[i].CapLen || got.WireLen != want[i].WireLen || got.LinkType != want[i].LinkType {
+					t.Fatalf("%s (chunked %v): packet %d differs", c.name, chunked, i+1)
+				}
+			}
+			p.Close()
+			if c.name == "whole" && len(want) != n {
+				t.Fatalf("read %d of %d packets", len(want), n)
+			}
+		}
+	}
+}

@@ -164,16 +164,19 @@ type Engine struct {
 
 	frame Frame
 
-	eth    layers.Ethernet
-	dot1q  layers.Dot1Q
-	sll    layers.LinuxSLL
-	sll2   layers.LinuxSLL2
-	loop   layers.Loopback
-	ip4    ipv4
-	ip6    ipv6
-	udp    layers.UDP
-	tcp    layers.TCP
-	parser [maxLinkType]*gopacket.DecodingLayerParser
+	eth   layers.Ethernet
+	dot1q layers.Dot1Q
+	sll   layers.LinuxSLL
+	sll2  layers.LinuxSLL2
+	loop  layers.Loopback
+	ip4   ipv4
+	ip6   ipv6
+	udp   layers.UDP
+	tcp   layers.TCP
+	// first is the layer each link type starts with (LayerTypeZero: none
+	// decodeLayers knows); trunc is set when a layer was cut short.
+	first [maxLinkType]gopacket.LayerType
+	trunc truncFeedback
 	// The link, IP and transport layers decoded in the current frame, in
 	// order (dispatch, the base tree); empty when no parser ran.
 	types []gopacket.LayerType
@@ -233,23 +236,13 @@ func NewEngine(opts Options) *Engine {
 		e.inst[i] = e.regs[i].New(e)
 	}
 	e.buildTables()
-	mk := func(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-		p := gopacket.NewDecodingLayerParser(first)
-		// a sparse array indexed by layer type beats the default map lookup
-		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-		for _, l := range []gopacket.DecodingLayer{&e.eth, &e.dot1q, &e.sll, &e.sll2, &e.loop, &e.ip4, &e.ip6, &e.udp, &e.tcp} {
-			p.AddDecodingLayer(l)
-		}
-		p.IgnoreUnsupported = true
-		return p
-	}
-	e.parser[LinkTypeEthernet] = mk(layers.LayerTypeEthernet)
-	e.parser[LinkTypeLinuxSLL] = mk(layers.LayerTypeLinuxSLL)
-	e.parser[LinkTypeLinuxSLL2] = mk(layers.LayerTypeLinuxSLL2)
-	e.parser[LinkTypeNull] = mk(layers.LayerTypeLoopback)
-	e.parser[LinkTypeLoop] = e.parser[LinkTypeNull]
-	e.parser[LinkTypeIPv4] = mk(layers.LayerTypeIPv4)
-	e.parser[LinkTypeIPv6] = mk(layers.LayerTypeIPv6)
+	e.first[LinkTypeEthernet] = layers.LayerTypeEthernet
+	e.first[LinkTypeLinuxSLL] = layers.LayerTypeLinuxSLL
+	e.first[LinkTypeLinuxSLL2] = layers.LayerTypeLinuxSLL2
+	e.first[LinkTypeNull] = layers.LayerTypeLoopback
+	e.first[LinkTypeLoop] = layers.LayerTypeLoopback
+	e.first[LinkTypeIPv4] = layers.LayerTypeIPv4
+	e.first[LinkTypeIPv6] = layers.LayerTypeIPv6
 	e.types = make([]gopacket.LayerType, 0, 8)
 	e.frame.eng = e
 	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
@@ -347,23 +340,88 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 			return f
 		}
 	}
-	var p *gopacket.DecodingLayerParser
+	var first gopacket.LayerType
 	if lt < maxLinkType {
-		p = e.parser[lt]
+		first = e.first[lt]
 	}
-	if p == nil {
+	if first == gopacket.LayerTypeZero {
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "frame", "link type "+strconv.Itoa(int(linkType))+" is not supported")
 		f.Proto = "frame"
 		return f
 	}
-	_ = p.DecodeLayers(data[e.linkOff:], &e.types) // errors show as missing layers, noted below
-	truncated := p.Truncated
-	e.fillNet(f, truncated)
+	e.decodeLayers(first, data[e.linkOff:]) // errors show as missing layers, noted below
+	e.fillNet(f, bool(e.trunc))
 	if e.Opts.Conversations {
 		e.countConv(f)
 	}
 	e.dispatch(f, data)
 	return f
+}
+
+// truncFeedback is the gopacket.DecodeFeedback of decodeLayers: a layer
+// calls SetTruncated when the data ends before its header or length says.
+type truncFeedback bool
+
+func (t *truncFeedback) SetTruncated() { *t = true }
+
+// decodeLayers decodes the link, IP and transport headers from typ on into
+// the engine's layers, listing each decoded one in e.types. It does what
+// gopacket's DecodingLayerParser (IgnoreUnsupported) does with these nine
+// layers, without its per-layer interface calls and container lookups,
+// which cost a fifth of a Rx frame's decode: a layer that fails ends the
+// walk (the layers before it stay), as does an empty payload or a next
+// layer the engine does not decode; a decoder panic ends it too.
+func (e *Engine) decodeLayers(typ gopacket.LayerType, data []byte) {
+	e.trunc = false
+	e.types = e.types[:0]
+	defer func() { _ = recover() }() // as the parser's panicToError: what was decoded stays
+	df := &e.trunc
+	for {
+		var err error
+		var next gopacket.LayerType
+		var payload []byte
+		switch typ {
+		case layers.LayerTypeEthernet:
+			err = e.eth.DecodeFromBytes(data, df)
+			next, payload = e.eth.NextLayerType(), e.eth.Payload
+		case layers.LayerTypeIPv4:
+			err = e.ip4.DecodeFromBytes(data, df)
+			next, payload = e.ip4.NextLayerType(), e.ip4.Payload
+		case layers.LayerTypeUDP:
+			// No UDP or TCP port leads to a layer listed here (gopacket
+			// maps ports to DNS, VXLAN, ...): the walk ends after them.
+			err = e.udp.DecodeFromBytes(data, df)
+			payload = e.udp.Payload
+		case layers.LayerTypeTCP:
+			err = e.tcp.DecodeFromBytes(data, df)
+			payload = e.tcp.Payload
+		case layers.LayerTypeIPv6:
+			err = e.ip6.DecodeFromBytes(data, df)
+			next, payload = e.ip6.NextLayerType(), e.ip6.LayerPayload()
+		case layers.LayerTypeDot1Q:
+			err = e.dot1q.DecodeFromBytes(data, df)
+			next, payload = e.dot1q.NextLayerType(), e.dot1q.Payload
+		case layers.LayerTypeLinuxSLL:
+			err = e.sll.DecodeFromBytes(data, df)
+			next, payload = e.sll.NextLayerType(), e.sll.Payload
+		case layers.LayerTypeLinuxSLL2:
+			err = e.sll2.DecodeFromBytes(data, df)
+			next, payload = e.sll2.NextLayerType(), e.sll2.Payload
+		case layers.LayerTypeLoopback:
+			err = e.loop.DecodeFromBytes(data, df)
+			next, payload = e.loop.NextLayerType(), e.loop.Payload
+		default:
+			return
+		}
+		if err != nil {
+			return
+		}
+		e.types = append(e.types, typ)
+		if len(payload) == 0 {
+			return
+		}
+		typ, data = next, payload
+	}
 }
 
 func (e *Engine) fillNet(f *Frame, truncated bool) {

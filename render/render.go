@@ -4,6 +4,8 @@
 package render
 
 import (
+	"net/netip"
+	"slices"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -20,25 +22,27 @@ var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto:
 // Summary appends a tshark-like one-line summary of f: number, time since the
 // first frame, source, destination, protocol, length, info.
 func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
-	dst = padLeft(dst, strconv.AppendUint(nil0(), f.Num, 10), 6)
+	// One line is rarely longer than this: room for it once, not per append.
+	dst = slices.Grow(dst, 192)
+	dst = appendUintPad(dst, f.Num, 6)
 	dst = append(dst, ' ')
 	dst = appendSeconds(dst, f.TimeNS-first)
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
 		start := len(dst)
-		dst = n.Src.AppendTo(dst)
+		dst = appendAddr(dst, n.Src)
 		if n.HasL4 {
 			dst = append(dst, ':')
-			dst = strconv.AppendUint(dst, uint64(n.SrcPort), 10)
+			dst = appendUintPad(dst, uint64(n.SrcPort), 0)
 		}
 		dst = pad(dst, start, 21)
 		dst = append(dst, " → "...)
 		start = len(dst)
-		dst = n.Dst.AppendTo(dst)
+		dst = appendAddr(dst, n.Dst)
 		if n.HasL4 {
 			dst = append(dst, ':')
-			dst = strconv.AppendUint(dst, uint64(n.DstPort), 10)
+			dst = appendUintPad(dst, uint64(n.DstPort), 0)
 		}
 		dst = pad(dst, start, 21)
 	} else {
@@ -56,7 +60,11 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 		dst = append(dst, st.Reset...)
 	}
 	dst = append(dst, ' ')
-	dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
+	if f.WireLen >= 0 {
+		dst = appendUintPad(dst, uint64(f.WireLen), 5)
+	} else {
+		dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
+	}
 	dst = append(dst, ' ')
 	if st != nil && sev != 0 {
 		dst = append(dst, st.color(sev)...)
@@ -66,6 +74,76 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 		dst = append(dst, st.Reset...)
 	}
 	return append(dst, '\n')
+}
+
+// appendUintPad appends v in decimal, right-aligned in width columns: the
+// summary's numbers written in place, two digits at a time, without
+// strconv's general path.
+func appendUintPad(dst []byte, v uint64, width int) []byte {
+	n := 1
+	for p := uint64(10); n < 20 && v >= p; p *= 10 {
+		n++
+	}
+	w := max(n, width)
+	l := len(dst)
+	dst = slices.Grow(dst, w)[:l+w]
+	b := dst[l:]
+	for i := range w - n {
+		b[i] = ' '
+	}
+	i := w
+	for v >= 100 {
+		q := v / 100
+		d := (v - q*100) * 2
+		b[i-2], b[i-1] = digits2[d], digits2[d+1]
+		i -= 2
+		v = q
+	}
+	if v >= 10 {
+		b[i-2], b[i-1] = digits2[2*v], digits2[2*v+1]
+	} else {
+		b[i-1] = byte('0' + v)
+	}
+	return dst
+}
+
+const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// spaces pads columns (the widest is 21).
+const spaces = "                                "
+
+// appendAddr appends an address as netip.Addr.AppendTo does, IPv4 without
+// its general path.
+func appendAddr(dst []byte, a netip.Addr) []byte {
+	if !a.Is4() {
+		return a.AppendTo(dst)
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, 15)
+	b := dst[l : l+15]
+	n := 0
+	for i, o := range a.As4() {
+		if i > 0 {
+			b[n] = '.'
+			n++
+		}
+		d := int(o%100) * 2
+		switch {
+		case o >= 100:
+			b[n], b[n+1], b[n+2] = '0'+o/100, digits2[d], digits2[d+1]
+			n += 3
+		case o >= 10:
+			b[n], b[n+1] = digits2[d], digits2[d+1]
+			n += 2
+		default:
+			b[n] = '0' + o
+			n++
+		}
+	}
+	dst = dst[:l+n]
+	return dst
 }
 
 // nil0 gives a small stack buffer for number formatting.
@@ -156,8 +234,13 @@ func appendUpper(dst []byte, s string) []byte {
 }
 
 func pad(dst []byte, start, width int) []byte {
-	for n := len(dst) - start; n < width; n++ {
-		dst = append(dst, ' ')
+	if n := len(dst) - start; n < width {
+		if width-n <= len(spaces) {
+			return append(dst, spaces[:width-n]...)
+		}
+		for ; n < width; n++ {
+			dst = append(dst, ' ')
+		}
 	}
 	return dst
 }
@@ -171,6 +254,19 @@ func padLeft(dst, s []byte, width int) []byte {
 
 // appendSeconds appends ns as seconds with 6 decimals.
 func appendSeconds(dst []byte, ns int64) []byte {
+	if ns >= 0 { // the usual case, without a division per digit
+		us := (uint64(ns) + 500) / 1000
+		dst = appendUintPad(dst, us/1e6, 0)
+		frac := us % 1e6
+		var b [7]byte
+		b[0] = '.'
+		for i := 6; i > 0; i-- {
+			q := frac / 10
+			b[i] = byte('0' + frac - q*10)
+			frac = q
+		}
+		return append(dst, b[:]...)
+	}
 	if ns < 0 {
 		dst = append(dst, '-')
 		ns = -ns

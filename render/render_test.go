@@ -291,3 +291,15 @@ func TestFieldsRow(t *testing.T) {
 		t.Error("occurrence=f accepted")
 	}
 }
+
+// BenchmarkSummaryLine: the summary line alone (the columns rdx read prints
+// for every frame), PDU summaries being fixed text.
+func BenchmarkSummaryLine(b *testing.B) {
+	f := ipFrame()
+	f.Num, f.Findings = 123456, nil
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = render.Summary(buf[:0], f, 1e9, nil)
+	}
+}

@@ -1,32 +1,63 @@
 #!/usr/bin/env bash
-# Throughput and peak memory of rdx on a generated 1,000,000-packet Rx capture,
-# beside tshark and tcpdump when they are installed. Numbers are packets/s of
-# the whole command (start-up included), wall clock, file in page cache.
+# Throughput and peak memory of rdx on a generated 1,000,000-packet Rx capture
+# (64 client hosts when genrx has -flows, so -j N has flows to share out),
+# beside tshark and tcpdump when they are installed, with the machine's load.
+# Numbers are packets/s of the whole command (start-up included), wall clock,
+# file in page cache; cpu is user+system seconds (more than wall once rdx
+# uses several cores). rdx runs with -j 1..nproc when it has -j. Ratios
+# compare wall times (the issue's targets) and CPU times (which a machine
+# busy with other work distorts less).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 N=${N:-1000000}
+FLOWS=${FLOWS:-64}
 dir=${BENCH_DIR:-$(mktemp -d)}
 cap=$dir/rx-bench.pcap
 go build -o bin/rdx ./cmd/rdx
-go run ./internal/cmd/genrx -n "$N" -o "$cap"
+echo "load average: $(cat /proc/loadavg)   cores: $(nproc)"
+gen=()
+if go run ./internal/cmd/genrx -h 2>&1 | grep -q -- -flows; then
+  gen=(-flows "$FLOWS")
+fi
+go run ./internal/cmd/genrx -n "$N" "${gen[@]}" -o "$cap"
 cat "$cap" >/dev/null
 count=$N unit=pkt/s
-echo "capture: $cap ($N packets, $(du -h "$cap" | cut -f1))"
-timeit "rdx read (summary)"            bin/rdx read "$cap"
-timeit "rdx read -q (decode only)"     bin/rdx read -q "$cap"
-timeit "rdx read -T fields -e rx.seq"  bin/rdx read -T fields -e rx.seq "$cap"
+echo "capture: $cap ($N packets${gen:+, $FLOWS flows}, $(du -h "$cap" | cut -f1))"
+fields=(-e rx.seq -e rx.callnumber -e rx.type -e ip.src)
+js=("")
+if bin/rdx read --help 2>&1 | grep -q -- '-j'; then
+  js=($(seq 1 "$(nproc)"))
+fi
+best_sum='' best_fields='' cpu_sum='' cpu_fields=''
+min() { awk -v a="$1" -v b="$2" 'BEGIN{print (b == "" || a < b) ? a : b}'; }
+for j in "${js[@]}"; do
+  jf=() jl=''
+  if [ -n "$j" ]; then jf=(-j "$j") jl=" -j $j"; fi
+  timeit "rdx read$jl (summary)"            bin/rdx read "${jf[@]}" "$cap"
+  best_sum=$(min "$last_s" "$best_sum") cpu_sum=$(min "$last_cpu" "$cpu_sum")
+  timeit "rdx read$jl -q (decode only)"     bin/rdx read "${jf[@]}" -q "$cap"
+  timeit "rdx read$jl -T fields (4 fields)" bin/rdx read "${jf[@]}" -T fields "${fields[@]}" "$cap"
+  best_fields=$(min "$last_s" "$best_fields") cpu_fields=$(min "$last_cpu" "$cpu_fields")
+done
 if command -v tshark >/dev/null; then
   timeit "tshark -r (summary)"           tshark -r "$cap" -d udp.port==7000,rx
-  timeit "tshark -T fields -e rx.seq"    tshark -r "$cap" -d udp.port==7000,rx -T fields -e rx.seq
+  ratio "rdx/tshark summary (best rdx)" "$best_sum" "$last_s"
+  ratio "  in CPU time" "$cpu_sum" "$last_cpu"
+  timeit "tshark -T fields (4 fields)"   tshark -r "$cap" -d udp.port==7000,rx -T fields "${fields[@]}"
+  ratio "rdx/tshark fields (best rdx)" "$best_fields" "$last_s"
+  ratio "  in CPU time" "$cpu_fields" "$last_cpu"
 else
   echo "tshark: not installed (apt-get install -y tshark) - skipped"
 fi
 if command -v tcpdump >/dev/null; then
   timeit "tcpdump -nn -r"                tcpdump -nn -r "$cap"
+  ratio "rdx summary/tcpdump (best rdx)" "$best_sum" "$last_s"
+  ratio "  in CPU time" "$cpu_sum" "$last_cpu"
 else
   echo "tcpdump: not installed (apt-get install -y tcpdump) - skipped"
 fi
+echo "load average at the end: $(cat /proc/loadavg)"
 # decoder benchmarks: Rx decode/summary, capture readers, MPA CRC throughput,
 # RDS framing, InfiniBand decode with ICRC, TCP reassembly, and the pipeline
 # library per mode (ns and allocations per frame)

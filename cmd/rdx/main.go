@@ -9,5 +9,8 @@ import (
 )
 
 func main() {
-	os.Exit(run(iostreams.System(), os.Args[1:]))
+	stop := startProfile()
+	code := run(iostreams.System(), os.Args[1:])
+	stop()
+	os.Exit(code)
 }

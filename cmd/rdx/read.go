@@ -122,7 +122,7 @@ func addPrefFlags(f *pflag.FlagSet, o *EngineFlags) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
-	f.StringVar(&o.MaxMem, "max-mem", "256M", "memory the process aims for (K, M, G); reassembly and tracking state get 25/32 of it, and the oldest is dropped, with a finding, beyond that")
+	f.StringVar(&o.MaxMem, "max-mem", "64M", "memory the process aims for (K, M, G); reassembly and tracking state get half of it, and the oldest is dropped, with a finding, beyond that")
 }
 
 // prefFlag is a flag that stands for one -o preference.

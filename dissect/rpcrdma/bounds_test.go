@@ -78,8 +78,14 @@ func TestReadChunkRetransmitted(t *testing.T) {
 	body := writeCall(42, 2048)
 	h := rpcrdma.Header{XID: 42, Vers: 1, Credit: 16, Proc: rpcrdma.MSG,
 		Reads: []rpcrdma.ReadSegment{{Position: uint32(len(body)), Segment: rpcrdma.Segment{Handle: 0x77, Length: 2048, Offset: 0x1000}}}}
-	fr := withICRC(roce(1, ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x11, PSN: 10}, nil, append(h.Encode(nil), body...)))
-	eng.Decode(dissect.Packet{Num: 1, LinkType: dissect.LinkTypeEthernet, Data: fr})
+	// an empty frame to carry the PDUs
+	empty := func(n uint64) *dissect.Frame {
+		return eng.Decode(dissect.Packet{Num: n, CapLen: 1, WireLen: 1, LinkType: dissect.LinkTypeEthernet, Data: []byte{0}})
+	}
+	// the call and its data come from the requester (192.0.2.1) to the
+	// responder on one iWARP connection: calls are kept per connection
+	key, dir := tcp.NewFlowKey(netip.MustParseAddrPort("192.0.2.1:40000"), netip.MustParseAddrPort("192.0.2.2:20049"))
+	st.DDPSend(empty(1), &ddp.Message{Key: key, Dir: dir, Opcode: ddp.OpSend, Data: append(h.Encode(nil), body...), Frames: []uint64{1}})
 	half := func(b byte) []byte {
 		d := make([]byte, 1024)
 		for i := range d {
@@ -87,11 +93,8 @@ func TestReadChunkRetransmitted(t *testing.T) {
 		}
 		return d
 	}
-	// the data comes from the call's sender (192.0.2.1, roce's src 1) to
-	// its receiver: calls are kept per requester and responder
-	key, dir := tcp.NewFlowKey(netip.MustParseAddrPort("192.0.2.1:20049"), netip.MustParseAddrPort("192.0.2.2:40000"))
 	place := func(n uint64, va uint64, data []byte) bool {
-		f := eng.Decode(dissect.Packet{Num: n, CapLen: len(fr), WireLen: len(fr), LinkType: dissect.LinkTypeEthernet, Data: []byte{0}}) // an empty frame to carry the PDUs
+		f := empty(n)
 		st.DDPPlacement(f, &ddp.Placement{Key: key, Dir: dir, Opcode: ddp.OpReadResponse, Matched: true, SrcSTag: 0x77, SrcTO: va, Data: data, Frame: n})
 		for _, p := range f.PDUs {
 			if p.Proto().Abbrev == "rpc" {

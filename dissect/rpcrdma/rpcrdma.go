@@ -13,6 +13,7 @@ import (
 	"github.com/rdx-project/rdx/dissect/oncrpc"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
+	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
 // Name is the registration name (and Wireshark's protocol abbreviation).
@@ -24,7 +25,7 @@ const Name = "rpcordma"
 const (
 	maxPending  = 256      // calls waiting for read chunk data; beyond it the oldest is dropped
 	maxStore    = 32 << 20 // RDMA WRITE data kept for write/reply chunks; beyond it the oldest is dropped
-	maxExtents  = 4096     // RDMA WRITEs kept (and handles advertised)
+	maxExtents  = 4096     // RDMA WRITEs kept, and handles advertised; beyond it the oldest WRITE is dropped, or every handle forgotten
 	maxChunk    = 16 << 20 // a call whose read chunks add up to more than this is not rebuilt
 	maxSpans    = 64       // disjoint pieces a read segment may arrive in
 	pendingCost = 256      // budget estimate per pending call, on top of its octets
@@ -35,7 +36,7 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := &State{eng: e, pending: map[pendKey]*pending{}, advertised: map[uint32]bool{}}
+			d := &State{eng: e, pending: map[pendKey]*pending{}, advertised: map[advKey]bool{}}
 			d.calls.prev, d.calls.next = &d.calls, &d.calls
 			d.acct = e.Budget().Register(Name, d)
 			return d
@@ -69,16 +70,19 @@ func init() {
 
 // State is the per-engine RPC-over-RDMA state.
 type State struct {
-	eng        *dissect.Engine
-	rec        oncrpc.Record // the rpcordma.message context
-	pool       dissect.Pool[Hdr]
-	reas       dissect.Pool[Reasm]
-	scope      dissect.FrameScope   // for retired
-	pending    map[pendKey]*pending // by requester, responder and read segment handle
-	last       *pending             // the call last looked up, and its key: its READ's packets come in a run
-	lastKey    pendKey
-	pair       pair            // the requester and responder of the message being read
-	advertised map[uint32]bool // handles of write/reply chunks offered by requesters
+	eng     *dissect.Engine
+	rec     oncrpc.Record // the rpcordma.message context
+	pool    dissect.Pool[Hdr]
+	reas    dissect.Pool[Reasm]
+	scope   dissect.FrameScope   // for retired
+	pending map[pendKey]*pending // by connection, responder's QP and read segment handle
+	last    *pending             // the call last looked up, and its key: its READ's packets come in a run
+	lastKey pendKey
+	// the message being read goes from src to dst, to QP qp over
+	// InfiniBand/RoCE (over iWARP, the addresses carry TCP ports and qp is 0)
+	src, dst   netip.AddrPort
+	qp         uint32
+	advertised map[advKey]bool // handles of write/reply chunks offered by requesters
 	extents    []extent        // RDMA WRITE data into advertised handles, oldest first
 	stored     int
 	calls      pending // sentinel of the pending calls, oldest first
@@ -94,26 +98,53 @@ type State struct {
 	probe         Header // for heuristic
 }
 
-// pair names the two ends of an RPC-over-RDMA connection the way its
-// calls' data travels: from the requester (which sends the call and the
-// RDMA READ responses that carry its read chunks) to the responder.
-type pair struct{ src, dst netip.Addr }
+// conn names an RPC-over-RDMA connection the same way from both sides: its
+// requester (which sends calls, and the RDMA READ responses that carry
+// their read chunks) and its responder (which sends replies, and the RDMA
+// WRITEs that fill write and reply chunks), with their TCP ports over
+// iWARP (0 over InfiniBand/RoCE). A handle (R_Key or STag) means something
+// only on its requester's adapter: two clients, or two connections, may
+// offer the same one, so every table of handles is keyed by connection.
+type conn struct{ req, resp netip.AddrPort }
 
-// pendKey keys a call waiting for its read chunks: a handle (R_Key or
-// STag) means something only on its requester's adapter, and two clients
-// may offer the same one.
+// fromIB and fromTCP note where the message being read comes from and goes.
+func (d *State) fromIB(m *ibasm.Message) {
+	d.src, d.dst, d.qp = netip.AddrPortFrom(m.Src, 0), netip.AddrPortFrom(m.Dst, 0), m.QP
+}
+
+func (d *State) fromTCP(k tcp.FlowKey, dir tcp.Dir) { d.src, d.dst, d.qp = k.Src(dir), k.Dst(dir), 0 }
+
+// byRequester and byResponder are the connection of the message being
+// read, sent by the requester (a call, READ responses) or the responder (a
+// reply, RDMA WRITEs).
+func (d *State) byRequester() conn { return conn{d.src, d.dst} }
+func (d *State) byResponder() conn { return conn{d.dst, d.src} }
+
+// pendKey keys a call waiting for its read chunks. Over InfiniBand, the
+// call and the READ responses both go to the responder's QP, which tells
+// apart two QP pairs between the same hosts.
 type pendKey struct {
-	pair
+	conn
+	qp     uint32
 	handle uint32
 }
 
 func (k *pendKey) eq(o *pendKey) bool {
-	return k.handle == o.handle && k.src == o.src && k.dst == o.dst
+	return k.handle == o.handle && k.qp == o.qp && k.req == o.req && k.resp == o.resp
 }
 
-// lookup finds the pending call of handle from the current pair.
+// advKey keys a handle a requester advertised for a write or reply chunk.
+// No QP: the call names only the responder's, the RDMA WRITEs only the
+// requester's (the WRITEs kept, extents, are told apart by the latter).
+type advKey struct {
+	conn
+	handle uint32
+}
+
+// lookup finds the pending call of handle of the message being read (READ
+// responses, from the requester).
 func (d *State) lookup(handle uint32) *pending {
-	k := pendKey{d.pair, handle}
+	k := pendKey{d.byRequester(), d.qp, handle}
 	if d.last != nil && d.lastKey.eq(&k) {
 		return d.last
 	}
@@ -125,7 +156,8 @@ func (d *State) lookup(handle uint32) *pending {
 }
 
 type pending struct {
-	pair   pair
+	conn   conn
+	qp     uint32 // the responder's (0 over iWARP)
 	xid    uint32
 	inline []byte
 	reads  []ReadSegment
@@ -220,7 +252,12 @@ func cover(spans []span, lo, hi int) ([]span, int, bool) {
 	return spans, added, true
 }
 
+// extent is an RDMA WRITE kept for the reply that will claim it: into
+// handle of conn's requester, over InfiniBand to its QP qp, which the
+// reply goes to as well.
 type extent struct {
+	conn   conn
+	qp     uint32
 	handle uint32
 	va     uint64
 	data   []byte
@@ -285,12 +322,12 @@ func (d *State) newReasm(f *dissect.Frame) *Reasm {
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp).
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
-	d.pair = pair{m.Src, m.Dst}
+	d.fromIB(m)
 	switch m.Kind {
 	case ibasm.KindSend:
 		return d.send(f, p, m)
 	case ibasm.KindWrite:
-		if d.advertised[m.RKey] && !m.Truncated() {
+		if d.advertised[advKey{d.byResponder(), m.RKey}] && !m.Truncated() {
 			d.store(f, m.RKey, m.VA, m.Data, m.Frames)
 		}
 	case ibasm.KindRead:
@@ -310,10 +347,10 @@ func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool
 // the chunk's handle and offset (the sink STag only names the responder's
 // own buffer).
 func (d *State) DDPPlacement(f *dissect.Frame, p *ddp.Placement) bool {
-	d.pair = pair{p.Key.Src(p.Dir).Addr(), p.Key.Dst(p.Dir).Addr()}
+	d.fromTCP(p.Key, p.Dir)
 	switch p.Opcode {
 	case ddp.OpWrite:
-		if d.advertised[p.STag] {
+		if d.advertised[advKey{d.byResponder(), p.STag}] {
 			d.one[0] = p.Frame
 			d.store(f, p.STag, p.TO, p.Data, d.one[:])
 		}
@@ -386,7 +423,7 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 		d.IBMessage(f, p, m)
 		return
 	}
-	d.pair = pair{m.Src, m.Dst}
+	d.fromIB(m)
 	if m.Truncated() {
 		f.AddFinding(-1, dissect.Warn, dissect.GroupUndecoded, nil, Name, "decode-as rpcordma: message truncated by the capture")
 		return
@@ -401,7 +438,7 @@ func (d *State) IBMessageForced(f *dissect.Frame, p *ib.Packet, m *ibasm.Message
 // DDPSend takes an iWARP Send message (RFC 8166 runs over any RDMA
 // transport); its chunks come through DDPPlacement.
 func (d *State) DDPSend(f *dissect.Frame, m *ddp.Message) bool {
-	d.pair = pair{m.Key.Src(m.Dir).Addr(), m.Key.Dst(m.Dir).Addr()}
+	d.fromTCP(m.Key, m.Dir)
 	return d.message(f, m.Data, -1, m.Frames, false)
 }
 
@@ -486,11 +523,11 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 	if !isReply {
 		for _, w := range hd.Writes {
 			for _, s := range w {
-				d.advertise(s.Handle)
+				d.advertise(f, h.idx, s.Handle)
 			}
 		}
 		for _, s := range hd.Reply {
-			d.advertise(s.Handle)
+			d.advertise(f, h.idx, s.Handle)
 		}
 	}
 	if !Messages.Has(f) {
@@ -564,11 +601,19 @@ func insertedBefore(h *Header, i int) int {
 	return n
 }
 
-func (d *State) advertise(h uint32) {
+// advertise notes handle h offered by the requester of the message being
+// read (a call) for RDMA WRITEs.
+func (d *State) advertise(f *dissect.Frame, idx int, h uint32) {
+	k := advKey{d.byRequester(), h}
+	if d.advertised[k] {
+		return
+	}
 	if len(d.advertised) >= maxExtents {
+		f.AddFinding(idx, dissect.Warn, dissect.GroupReassembly, nil, Name, "more than "+strconv.Itoa(maxExtents)+
+			" handles offered for write and reply chunks: forgot them all (RDMA WRITEs into them are not kept)")
 		clear(d.advertised)
 	}
-	d.advertised[h] = true
+	d.advertised[k] = true
 }
 
 // store keeps RDMA WRITE data placed at handle/va for the reply that will
@@ -586,7 +631,7 @@ func (d *State) store(f *dissect.Frame, handle uint32, va uint64, data []byte, f
 		f.AddFinding(-1, dissect.Warn, dissect.GroupReassembly, nil, Name, "RDMA WRITE data not yet claimed by a reply over "+
 			strconv.Itoa(maxStore>>20)+" MiB or "+strconv.Itoa(maxExtents)+" writes: dropped the "+strconv.Itoa(dropped)+" oldest")
 	}
-	d.extents = append(d.extents, extent{handle: handle, va: va, data: append([]byte(nil), data...),
+	d.extents = append(d.extents, extent{conn: d.byResponder(), qp: d.qp, handle: handle, va: va, data: append([]byte(nil), data...),
 		frames: append([]uint64(nil), frames...), stamp: d.acct.Now()})
 	d.stored += len(data)
 	d.acct.Charge(int64(extentCost + len(data) + 8*len(frames)))
@@ -601,17 +646,19 @@ func (d *State) dropExtent() {
 }
 
 // gather collects the data written into the segments of chunks, up to each
-// segment's length, and the frames that carried it. The data is copied
+// segment's length, and the frames that carried it, from the RDMA WRITEs
+// on the connection (and QP) of the reply being read. The data is copied
 // into the frame's arena, sized by what was written, not by what the
 // segments announce; the slices are valid until the frame is done.
 func (d *State) gather(f *dissect.Frame, chunks [][]Segment) (ddp [][]byte, frames []uint64, total int) {
 	size := 0
-	d.segments(chunks, func(_ int, b []byte, _ []uint64) { size += len(b) })
+	c, qp := d.byResponder(), d.qp
+	d.segments(c, qp, chunks, func(_ int, b []byte, _ []uint64) { size += len(b) })
 	buf := f.Alloc(size)
 	ddp = make([][]byte, 0, len(chunks)) // kept by the PDUs of this frame
 	for i := range chunks {
 		start := len(buf)
-		d.segments(chunks[i:i+1], func(_ int, b []byte, fr []uint64) {
+		d.segments(c, qp, chunks[i:i+1], func(_ int, b []byte, fr []uint64) {
 			buf = append(buf, b...)
 			frames = appendFrames(frames, fr)
 		})
@@ -637,22 +684,23 @@ func (d *State) gather(f *dissect.Frame, chunks [][]Segment) (ddp [][]byte, fram
 }
 
 // segments calls fn with each piece of RDMA WRITE data that continues a
-// segment of chunks, in order: the extents written into the segment's
-// handle, from its offset on, one after the other.
-func (d *State) segments(chunks [][]Segment, fn func(chunk int, b []byte, frames []uint64)) {
-	for c, w := range chunks {
+// segment of chunks, in order: the extents written on connection c (and
+// to QP qp) into the segment's handle, from its offset on, one after the
+// other.
+func (d *State) segments(c conn, qp uint32, chunks [][]Segment, fn func(chunk int, b []byte, frames []uint64)) {
+	for k, w := range chunks {
 		for _, s := range w {
 			at := uint64(0) // octets of the segment filled so far
 			for i := range d.extents {
 				e := &d.extents[i]
-				if e.handle != s.Handle || e.va < s.Offset || e.va-s.Offset >= uint64(s.Length) {
+				if e.handle != s.Handle || e.va < s.Offset || e.va-s.Offset >= uint64(s.Length) || e.qp != qp || e.conn != c {
 					continue
 				}
 				if e.va-s.Offset != at {
 					continue // keep it simple: extents must follow each other (a copy written twice is skipped)
 				}
 				n := min(uint64(len(e.data)), uint64(s.Length)-at)
-				fn(c, e.data[:n], e.frames)
+				fn(k, e.data[:n], e.frames)
 				e.used = true
 				at += n
 			}
@@ -691,7 +739,7 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 	} else {
 		p = new(pending)
 	}
-	p.xid, p.done, p.stamp, p.pair = hd.XID, false, d.acct.Now(), d.pair
+	p.xid, p.done, p.stamp, p.conn, p.qp = hd.XID, false, d.acct.Now(), d.byRequester(), d.qp
 	p.inline = append(p.inline[:0], payload...)
 	p.reads = append(p.reads[:0], hd.Reads...)
 	p.frames = append(p.frames[:0], frames...)
@@ -708,7 +756,7 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 	for i, r := range p.reads {
 		p.spans[i] = p.spans[i][:0]
 		p.staged[i] = p.staged[i][:0]
-		k := pendKey{d.pair, r.Handle}
+		k := pendKey{p.conn, p.qp, r.Handle}
 		if old := d.pending[k]; old != nil && old != p {
 			d.dropCall(old) // the handle was offered again: the old call will not be read
 		}
@@ -728,7 +776,7 @@ func (d *State) unlinkCall(p *pending) {
 		d.last = nil
 	}
 	for _, r := range p.reads {
-		k := pendKey{p.pair, r.Handle}
+		k := pendKey{p.conn, p.qp, r.Handle}
 		if d.pending[k] == p {
 			delete(d.pending, k)
 		}
@@ -842,7 +890,7 @@ func (p *pending) written(i, lo, hi int) bool {
 // readPiece places one packet's payload of an RDMA READ response still in
 // progress (ib.Message.Piece): it counts once the READ is complete (read).
 func (d *State) readPiece(f *dissect.Frame, m *ibasm.Message) bool {
-	d.pair = pair{m.Src, m.Dst}
+	d.fromIB(m)
 	p := d.lookup(m.RKey)
 	if p == nil || p.done {
 		return false

@@ -236,13 +236,13 @@ func (p *Packet) Summary(dst []byte) []byte {
 		}
 		dst = appendCall(dst, h)
 		dst = append(dst, " seq "...)
-		dst = strconv.AppendUint(dst, uint64(p.seq), 10)
+		dst = dissect.AppendUint(dst, uint64(p.seq))
 		if p.nsub > 1 {
 			dst = append(dst, '-')
 			dst = strconv.AppendUint(dst, uint64(p.seq)+uint64(p.nsub)-1, 10)
 		}
 		dst = append(dst, " ser "...)
-		dst = strconv.AppendUint(dst, uint64(p.ser), 10)
+		dst = dissect.AppendUint(dst, uint64(p.ser))
 		if p.nsub > 1 {
 			dst = append(dst, '-')
 			dst = strconv.AppendUint(dst, uint64(p.ser)+uint64(p.nsub)-1, 10)
@@ -250,7 +250,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 		dst = appendFlags(dst, p.flags, t)
 		if p.retransOf != 0 {
 			dst = append(dst, " [retransmission of frame "...)
-			dst = strconv.AppendUint(dst, p.retransOf, 10)
+			dst = dissect.AppendUint(dst, p.retransOf)
 			dst = append(dst, ']')
 		} else if p.retrans {
 			dst = append(dst, " [retransmission]"...)
@@ -337,7 +337,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 
 func appendCall(dst []byte, h Header) []byte {
 	dst = append(dst, " call "...)
-	dst = strconv.AppendUint(dst, uint64(h.CallNumber()), 10)
+	dst = dissect.AppendUint(dst, uint64(h.CallNumber()))
 	if ch := h.Channel(); ch != 0 {
 		dst = append(dst, " ch "...)
 		dst = strconv.AppendUint(dst, uint64(ch), 10)

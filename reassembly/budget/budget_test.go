@@ -131,11 +131,11 @@ func TestCloseRemovesTable(t *testing.T) {
 	}
 }
 
-// --max-mem is the process's size; the tables get 25/32 of it, and the Go
+// --max-mem is the process's size; the tables get half of it, and the Go
 // collector's limit is the whole again.
 func TestStateShare(t *testing.T) {
-	if got := StateShare(DefaultLimit); got != 200<<20 {
-		t.Fatalf("StateShare(256 MiB) = %d, want 200 MiB", got)
+	if got := StateShare(80 << 20); got != 40<<20 {
+		t.Fatalf("StateShare(80 MiB) = %d, want 40 MiB", got)
 	}
 	for _, total := range []int64{DefaultLimit, 1 << 30, 32 << 20, 12345678} {
 		back := ProcessSize(StateShare(total))

@@ -1,0 +1,107 @@
+package dissect
+
+import (
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdx-project/rdx/capture"
+)
+
+// TestDecodeLayersMatchesParser checks the engine's own layer walk against
+// gopacket's DecodingLayerParser set up as the engine had it (the same nine
+// layers, a sparse container, unsupported layers ignored): the same layers
+// decoded and the same truncation flag for every frame of every capture in
+// pcaps/, for every prefix of its first octets and for frames with octets
+// changed at random.
+func TestDecodeLayersMatchesParser(t *testing.T) {
+	e := NewEngine(Options{})
+	var (
+		eth   layers.Ethernet
+		dot1q layers.Dot1Q
+		sll   layers.LinuxSLL
+		sll2  layers.LinuxSLL2
+		loop  layers.Loopback
+		ip4   ipv4
+		ip6   ipv6
+		udp   layers.UDP
+		tcp   layers.TCP
+	)
+	var parsers [maxLinkType]*gopacket.DecodingLayerParser
+	for lt, first := range e.first {
+		if first == gopacket.LayerTypeZero {
+			continue
+		}
+		p := gopacket.NewDecodingLayerParser(first)
+		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&eth, &dot1q, &sll, &sll2, &loop, &ip4, &ip6, &udp, &tcp} {
+			p.AddDecodingLayer(l)
+		}
+		p.IgnoreUnsupported = true
+		parsers[lt] = p
+	}
+	var want []gopacket.LayerType
+	frames := 0
+	check := func(name string, lt uint16, data []byte) {
+		t.Helper()
+		if lt >= maxLinkType || parsers[lt] == nil {
+			return
+		}
+		frames++
+		p := parsers[lt]
+		_ = p.DecodeLayers(data, &want)
+		e.decodeLayers(e.first[lt], data)
+		if !slices.Equal(e.types, want) || bool(e.trunc) != p.Truncated {
+			t.Fatalf("%s (link type %d, %d octets %x): layers %v truncated %v, the parser %v truncated %v",
+				name, lt, len(data), data, e.types, e.trunc, want, p.Truncated)
+		}
+		if n := len(want); n > 0 && want[n-1] == layers.LayerTypeUDP && !slices.Equal(e.udp.Payload, udp.Payload) {
+			t.Fatalf("%s: UDP payload differs", name)
+		}
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var files []string
+	filepath.WalkDir("../pcaps", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.Contains(path, ".pcap") || strings.Contains(path, ".cap")) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatal("no captures under ../pcaps")
+	}
+	for _, path := range files {
+		r, err := capture.Open(path)
+		if err != nil {
+			continue // a capture that is meant not to open
+		}
+		var pkt capture.Packet
+		for i := 0; i < 2000; i++ {
+			if err := r.Next(&pkt); err == io.EOF || err != nil {
+				break
+			}
+			check(path, pkt.LinkType, pkt.Data)
+			if i < 20 {
+				for n := 0; n < min(len(pkt.Data), 80); n++ {
+					check(path+" prefix", pkt.LinkType, pkt.Data[:n])
+				}
+				b := slices.Clone(pkt.Data)
+				for k := 0; k < 20 && len(b) > 0; k++ {
+					b[rnd.IntN(min(len(b), 64))] = byte(rnd.Uint32())
+					check(path+" mutated", pkt.LinkType, b)
+				}
+			}
+		}
+		r.Close()
+	}
+	if frames < 1000 {
+		t.Fatalf("only %d frames compared", frames)
+	}
+}
