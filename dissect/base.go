@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"net/netip"
 	"strconv"
 
 	"github.com/gopacket/gopacket/layers"
@@ -40,38 +41,71 @@ var (
 	fEthDst      = Register(&Field{Abbrev: "eth.dst", Name: "Destination", Type: TEther})
 	fEthSrc      = Register(&Field{Abbrev: "eth.src", Name: "Source", Type: TEther})
 	fEthType     = Register(&Field{Abbrev: "eth.type", Name: "Type", Type: TUint16, Base: BaseHex})
-	fIPoIBDst    = Register(&Field{Abbrev: "ipoib.dst", Name: "Destination hardware address", Type: TBytes})
-	fIPoIBSrc    = Register(&Field{Abbrev: "ipoib.src", Name: "Source hardware address", Type: TBytes})
-	fIPoIBType   = Register(&Field{Abbrev: "ipoib.type", Name: "Type", Type: TUint16, Base: BaseHex})
-	fVLANID      = Register(&Field{Abbrev: "vlan.id", Name: "ID", Type: TUint16})
-	fVLANPrio    = Register(&Field{Abbrev: "vlan.priority", Name: "Priority", Type: TUint16, Mask: vlanPrioMask})
-	fVLANType    = Register(&Field{Abbrev: "vlan.etype", Name: "Type", Type: TUint16, Base: BaseHex})
-	fSLLPkttype  = Register(&Field{Abbrev: "sll.pkttype", Name: "Packet type", Type: TUint16})
-	fSLLEtype    = Register(&Field{Abbrev: "sll.etype", Name: "Protocol", Type: TUint16, Base: BaseHex})
-	fNullFamily  = Register(&Field{Abbrev: "null.family", Name: "Family", Type: TUint32})
-	fIPVersion   = Register(&Field{Abbrev: "ip.version", Name: "Version", Type: TUint8})
-	fIPHdrLen    = Register(&Field{Abbrev: "ip.hdr_len", Name: "Header Length", Type: TUint8})
-	fIPDSField   = Register(&Field{Abbrev: "ip.dsfield", Name: "Differentiated Services Field", Type: TUint8, Base: BaseHex})
-	fIPLen       = Register(&Field{Abbrev: "ip.len", Name: "Total Length", Type: TUint16})
-	fIPID        = Register(&Field{Abbrev: "ip.id", Name: "Identification", Type: TUint16, Base: BaseHexDec})
-	fIPFlags     = Register(&Field{Abbrev: "ip.flags", Name: "Flags", Type: TUint8, Base: BaseHex})
-	fIPFragOff   = Register(&Field{Abbrev: "ip.frag_offset", Name: "Fragment Offset", Type: TUint16})
-	fIPTTL       = Register(&Field{Abbrev: "ip.ttl", Name: "Time to Live", Type: TUint8})
-	fIPProto     = Register(&Field{Abbrev: "ip.proto", Name: "Protocol", Type: TUint8, Names: ipProtoNames})
-	fIPChecksum  = Register(&Field{Abbrev: "ip.checksum", Name: "Header Checksum", Type: TUint16, Base: BaseHex})
-	fIPSrc       = Register(&Field{Abbrev: "ip.src", Name: "Source Address", Type: TIPv4})
-	fIPDst       = Register(&Field{Abbrev: "ip.dst", Name: "Destination Address", Type: TIPv4})
+	fEthAddr     = Register(&Field{Abbrev: "eth.addr", Name: "Address", Type: TEther, Desc: "source or destination hardware address"})
+	// The LG and IG bits of the address's first octet, as masks of its first
+	// three octets (Wireshark's 24-bit booleans).
+	fEthDstLG   = Register(&Field{Abbrev: "eth.dst.lg", Name: "LG bit", Type: TBool, Mask: ethLGMask, Bits: 24})
+	fEthDstIG   = Register(&Field{Abbrev: "eth.dst.ig", Name: "IG bit", Type: TBool, Mask: ethIGMask, Bits: 24})
+	fEthSrcLG   = Register(&Field{Abbrev: "eth.src.lg", Name: "LG bit", Type: TBool, Mask: ethLGMask, Bits: 24})
+	fEthSrcIG   = Register(&Field{Abbrev: "eth.src.ig", Name: "IG bit", Type: TBool, Mask: ethIGMask, Bits: 24})
+	fEthLG      = Register(&Field{Abbrev: "eth.lg", Name: "LG bit", Type: TBool, Mask: ethLGMask, Bits: 24, Hidden: true})
+	fEthIG      = Register(&Field{Abbrev: "eth.ig", Name: "IG bit", Type: TBool, Mask: ethIGMask, Bits: 24, Hidden: true})
+	fIPoIBDst   = Register(&Field{Abbrev: "ipoib.dst", Name: "Destination hardware address", Type: TBytes})
+	fIPoIBSrc   = Register(&Field{Abbrev: "ipoib.src", Name: "Source hardware address", Type: TBytes})
+	fIPoIBType  = Register(&Field{Abbrev: "ipoib.type", Name: "Type", Type: TUint16, Base: BaseHex})
+	fVLANID     = Register(&Field{Abbrev: "vlan.id", Name: "ID", Type: TUint16})
+	fVLANPrio   = Register(&Field{Abbrev: "vlan.priority", Name: "Priority", Type: TUint16, Mask: vlanPrioMask})
+	fVLANType   = Register(&Field{Abbrev: "vlan.etype", Name: "Type", Type: TUint16, Base: BaseHex})
+	fSLLPkttype = Register(&Field{Abbrev: "sll.pkttype", Name: "Packet type", Type: TUint16})
+	fSLLEtype   = Register(&Field{Abbrev: "sll.etype", Name: "Protocol", Type: TUint16, Base: BaseHex})
+	fNullFamily = Register(&Field{Abbrev: "null.family", Name: "Family", Type: TUint32})
+	fIPVersion  = Register(&Field{Abbrev: "ip.version", Name: "Version", Type: TUint8})
+	fIPHdrLen   = Register(&Field{Abbrev: "ip.hdr_len", Name: "Header Length", Type: TUint8})
+	fIPDSField  = Register(&Field{Abbrev: "ip.dsfield", Name: "Differentiated Services Field", Type: TUint8, Base: BaseHex})
+	fIPDSCP     = Register(&Field{Abbrev: "ip.dsfield.dscp", Name: "Differentiated Services Codepoint", Type: TUint8, Mask: 0xfc, Bits: 8})
+	fIPECN      = Register(&Field{Abbrev: "ip.dsfield.ecn", Name: "Explicit Congestion Notification", Type: TUint8, Mask: 0x03, Bits: 8, Names: ecnNames})
+	fIPLen      = Register(&Field{Abbrev: "ip.len", Name: "Total Length", Type: TUint16})
+	fIPID       = Register(&Field{Abbrev: "ip.id", Name: "Identification", Type: TUint16, Base: BaseHexDec})
+	// ip.flags and its bits are masks of the header's seventh octet, the
+	// fragment offset one of the 16-bit word (Wireshark shows them so).
+	fIPFlags    = Register(&Field{Abbrev: "ip.flags", Name: "Flags", Type: TUint8, Base: BaseHex, Mask: 0xe0, Bits: 8})
+	fIPFlagRB   = Register(&Field{Abbrev: "ip.flags.rb", Name: "Reserved bit", Type: TBool, Mask: 0x80, Bits: 8})
+	fIPFlagDF   = Register(&Field{Abbrev: "ip.flags.df", Name: "Don't fragment", Type: TBool, Mask: 0x40, Bits: 8})
+	fIPFlagMF   = Register(&Field{Abbrev: "ip.flags.mf", Name: "More fragments", Type: TBool, Mask: 0x20, Bits: 8})
+	fIPFragOff  = Register(&Field{Abbrev: "ip.frag_offset", Name: "Fragment Offset", Type: TUint16, Mask: 0x1fff, Bits: 16, Desc: "in units of 8 octets, as in the header"})
+	fIPTTL      = Register(&Field{Abbrev: "ip.ttl", Name: "Time to Live", Type: TUint8})
+	fIPProto    = Register(&Field{Abbrev: "ip.proto", Name: "Protocol", Type: TUint8, Names: ipProtoNames})
+	fIPChecksum = Register(&Field{Abbrev: "ip.checksum", Name: "Header Checksum", Type: TUint16, Base: BaseHex})
+	fIPCkStatus = Register(&Field{Abbrev: "ip.checksum.status", Name: "Header checksum status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fIPSrc      = Register(&Field{Abbrev: "ip.src", Name: "Source Address", Type: TIPv4})
+	fIPDst      = Register(&Field{Abbrev: "ip.dst", Name: "Destination Address", Type: TIPv4})
+	// Hidden in the tree as in Wireshark: either address, and the "host"
+	// strings (the address itself: rdx resolves no names).
+	fIPAddr      = Register(&Field{Abbrev: "ip.addr", Name: "Source or Destination Address", Type: TIPv4, Hidden: true})
+	fIPSrcHost   = Register(&Field{Abbrev: "ip.src_host", Name: "Source Host", Type: TString, Hidden: true})
+	fIPDstHost   = Register(&Field{Abbrev: "ip.dst_host", Name: "Destination Host", Type: TString, Hidden: true})
+	fIPHost      = Register(&Field{Abbrev: "ip.host", Name: "Source or Destination Host", Type: TString, Hidden: true})
+	fIP6Ver      = Register(&Field{Abbrev: "ipv6.version", Name: "Version", Type: TUint8})
 	fIP6Plen     = Register(&Field{Abbrev: "ipv6.plen", Name: "Payload Length", Type: TUint16})
 	fIP6Nxt      = Register(&Field{Abbrev: "ipv6.nxt", Name: "Next Header", Type: TUint8, Names: ipProtoNames})
 	fIP6Hlim     = Register(&Field{Abbrev: "ipv6.hlim", Name: "Hop Limit", Type: TUint8})
 	fIP6Flow     = Register(&Field{Abbrev: "ipv6.flow", Name: "Flow Label", Type: TUint24, Base: BaseHex})
 	fIP6TClass   = Register(&Field{Abbrev: "ipv6.tclass", Name: "Traffic Class", Type: TUint32, Base: BaseHex, Mask: ip6TClassMask})
+	fIP6DSCP     = Register(&Field{Abbrev: "ipv6.tclass.dscp", Name: "Differentiated Services Codepoint", Type: TUint32, Mask: 0x0fc00000, Bits: 32})
+	fIP6ECN      = Register(&Field{Abbrev: "ipv6.tclass.ecn", Name: "Explicit Congestion Notification", Type: TUint32, Mask: 0x00300000, Bits: 32, Names: ecnNames})
 	fIP6Src      = Register(&Field{Abbrev: "ipv6.src", Name: "Source Address", Type: TIPv6})
 	fIP6Dst      = Register(&Field{Abbrev: "ipv6.dst", Name: "Destination Address", Type: TIPv6})
+	fIP6Addr     = Register(&Field{Abbrev: "ipv6.addr", Name: "Source or Destination Address", Type: TIPv6, Hidden: true})
+	fIP6SrcHost  = Register(&Field{Abbrev: "ipv6.src_host", Name: "Source Host", Type: TString, Hidden: true})
+	fIP6DstHost  = Register(&Field{Abbrev: "ipv6.dst_host", Name: "Destination Host", Type: TString, Hidden: true})
+	fIP6Host     = Register(&Field{Abbrev: "ipv6.host", Name: "Source or Destination Host", Type: TString, Hidden: true})
 	fUDPSrcPort  = Register(&Field{Abbrev: "udp.srcport", Name: "Source Port", Type: TUint16})
 	fUDPDstPort  = Register(&Field{Abbrev: "udp.dstport", Name: "Destination Port", Type: TUint16})
 	fUDPLength   = Register(&Field{Abbrev: "udp.length", Name: "Length", Type: TUint16})
 	fUDPChecksum = Register(&Field{Abbrev: "udp.checksum", Name: "Checksum", Type: TUint16, Base: BaseHex})
+	fUDPCkStatus = Register(&Field{Abbrev: "udp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fUDPPort     = Register(&Field{Abbrev: "udp.port", Name: "Source or Destination Port", Type: TUint16, Hidden: true})
+	fUDPStream   = Register(&Field{Abbrev: "udp.stream", Name: "Stream index", Type: TUint32, Desc: "the conversation (address and port pair) in order of first frame, from 0"})
 	fTCPSrcPort  = Register(&Field{Abbrev: "tcp.srcport", Name: "Source Port", Type: TUint16})
 	fTCPDstPort  = Register(&Field{Abbrev: "tcp.dstport", Name: "Destination Port", Type: TUint16})
 	fTCPSeq      = Register(&Field{Abbrev: "tcp.seq_raw", Name: "Sequence Number (raw)", Type: TUint32})
@@ -79,10 +113,63 @@ var (
 	fTCPRelSeq   = Register(&Field{Abbrev: "tcp.seq", Name: "Sequence Number", Type: TUint32, Desc: "relative to the direction's start, as tshark shows it"})
 	fTCPRelAck   = Register(&Field{Abbrev: "tcp.ack", Name: "Acknowledgment Number", Type: TUint32, Desc: "relative to the peer's start"})
 	fTCPHdrLen   = Register(&Field{Abbrev: "tcp.hdr_len", Name: "Header Length", Type: TUint8})
-	fTCPFlags    = Register(&Field{Abbrev: "tcp.flags", Name: "Flags", Type: TUint16, Base: BaseHex})
+	fTCPFlags    = Register(&Field{Abbrev: "tcp.flags", Name: "Flags", Type: TUint16, Base: BaseHex, Mask: 0xfff})
 	fTCPWindow   = Register(&Field{Abbrev: "tcp.window_size_value", Name: "Window", Type: TUint16})
 	fTCPChecksum = Register(&Field{Abbrev: "tcp.checksum", Name: "Checksum", Type: TUint16, Base: BaseHex})
 	fTCPLen      = Register(&Field{Abbrev: "tcp.len", Name: "TCP Segment Len", Type: TUint32})
+	fTCPPort     = Register(&Field{Abbrev: "tcp.port", Name: "Source or Destination Port", Type: TUint16, Hidden: true})
+	fTCPStream   = Register(&Field{Abbrev: "tcp.stream", Name: "Stream index", Type: TUint32, Desc: "the connection in order of first frame, from 0; a new SYN with another ISN on the same ports starts a new one"})
+	fTCPNxtSeq   = Register(&Field{Abbrev: "tcp.nxtseq", Name: "Next Sequence Number", Type: TUint32, Desc: "relative sequence number after this segment (SYN and FIN count one)"})
+	fTCPWinSize  = Register(&Field{Abbrev: "tcp.window_size", Name: "Calculated window size", Type: TUint32, Desc: "the window scaled by the shift its sender announced in the handshake (RFC 7323 2.3); unscaled in SYNs and when the handshake was not seen"})
+	fTCPWinScale = Register(&Field{Abbrev: "tcp.window_size_scalefactor", Name: "Window size scaling factor", Type: TInt32, Desc: "the multiplier: -1 when unknown (no handshake seen), -2 when a side did not offer scaling"})
+	fTCPCkStatus = Register(&Field{Abbrev: "tcp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fTCPUrgent   = Register(&Field{Abbrev: "tcp.urgent_pointer", Name: "Urgent Pointer", Type: TUint16})
+	fTCPFlagStr  = Register(&Field{Abbrev: "tcp.flags.str", Name: "TCP Flags", Type: TString})
+	fTCPOptions  = Register(&Field{Abbrev: "tcp.options", Name: "Options", Type: TBytes})
+	fTCPOptKind  = Register(&Field{Abbrev: "tcp.option_kind", Name: "Kind", Type: TUint8, Names: tcpOptNames})
+	fTCPOptLen   = Register(&Field{Abbrev: "tcp.option_len", Name: "Length", Type: TUint8})
+	fTCPOptMSS   = Register(&Field{Abbrev: "tcp.options.mss_val", Name: "MSS Value", Type: TUint16})
+	fTCPOptShift = Register(&Field{Abbrev: "tcp.options.wscale.shift", Name: "Shift count", Type: TUint8})
+	fTCPOptMult  = Register(&Field{Abbrev: "tcp.options.wscale.multiplier", Name: "Multiplier", Type: TUint16})
+	fTCPOptTSval = Register(&Field{Abbrev: "tcp.options.timestamp.tsval", Name: "Timestamp value", Type: TUint32})
+	fTCPOptTSecr = Register(&Field{Abbrev: "tcp.options.timestamp.tsecr", Name: "Timestamp echo reply", Type: TUint32})
+	fTCPOptSackL = Register(&Field{Abbrev: "tcp.options.sack_le", Name: "TCP SACK Left Edge", Type: TUint32, Desc: "relative to the peer's start, as tshark shows it"})
+	fTCPOptSackR = Register(&Field{Abbrev: "tcp.options.sack_re", Name: "TCP SACK Right Edge", Type: TUint32, Desc: "relative to the peer's start, as tshark shows it"})
+	fTCPOptSackN = Register(&Field{Abbrev: "tcp.options.sack.count", Name: "TCP SACK Count", Type: TUint8})
+
+	// The twelve flag bits, high to low, as masks of the 16-bit word after
+	// the data offset (Wireshark's 12-bit booleans); tcpFlagLetters is
+	// tcp.flags.str's alphabet in the same order.
+	tcpFlagBits = [12]*Field{
+		Register(&Field{Abbrev: "tcp.flags.res", Name: "Reserved", Type: TBool, Mask: 0xe00, Bits: 12}),
+		nil, nil, // the reserved field covers three bits
+		Register(&Field{Abbrev: "tcp.flags.ae", Name: "Accurate ECN", Type: TBool, Mask: 0x100, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.cwr", Name: "Congestion Window Reduced", Type: TBool, Mask: 0x80, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.ece", Name: "ECN-Echo", Type: TBool, Mask: 0x40, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.urg", Name: "Urgent", Type: TBool, Mask: 0x20, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.ack", Name: "Acknowledgment", Type: TBool, Mask: 0x10, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.push", Name: "Push", Type: TBool, Mask: 0x8, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.reset", Name: "Reset", Type: TBool, Mask: 0x4, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.syn", Name: "Syn", Type: TBool, Mask: 0x2, Bits: 12}),
+		Register(&Field{Abbrev: "tcp.flags.fin", Name: "Fin", Type: TBool, Mask: 0x1, Bits: 12}),
+	}
+
+	// TCP options: each a node of its bytes (Wireshark registers them as
+	// protocols named tcp.options.*), by kind.
+	tcpOptFields = map[uint8]*Field{
+		0:  Register(&Field{Abbrev: "tcp.options.eol", Name: "TCP Option - End of Option List (EOL)", Type: TBytes}),
+		1:  Register(&Field{Abbrev: "tcp.options.nop", Name: "TCP Option - No-Operation (NOP)", Type: TBytes}),
+		2:  Register(&Field{Abbrev: "tcp.options.mss", Name: "TCP Option - Maximum segment size", Type: TBytes}),
+		3:  Register(&Field{Abbrev: "tcp.options.wscale", Name: "TCP Option - Window scale", Type: TBytes}),
+		4:  Register(&Field{Abbrev: "tcp.options.sack_perm", Name: "TCP Option - SACK permitted", Type: TBytes}),
+		5:  Register(&Field{Abbrev: "tcp.options.sack", Name: "TCP Option - SACK", Type: TBytes}),
+		8:  Register(&Field{Abbrev: "tcp.options.timestamp", Name: "TCP Option - Timestamps", Type: TBytes}),
+		19: Register(&Field{Abbrev: "tcp.options.md5", Name: "TCP Option - TCP MD5 signature", Type: TBytes}),
+		28: Register(&Field{Abbrev: "tcp.options.user_to", Name: "TCP Option - User Timeout", Type: TBytes}),
+		29: Register(&Field{Abbrev: "tcp.options.ao", Name: "TCP Option - TCP AO", Type: TBytes}),
+		34: Register(&Field{Abbrev: "tcp.options.tfo", Name: "TCP Option - TCP Fast Open", Type: TBytes}),
+	}
+	fTCPOptUnknown = Register(&Field{Abbrev: "tcp.options.unknown", Name: "TCP Option - Unknown", Type: TBytes})
 
 	// tshark's SEQ/ACK analysis (tcpseq.go): label fields, present when set.
 	fTCPAnalysis      = Register(&Field{Abbrev: "tcp.analysis", Name: "SEQ/ACK analysis", Type: TNone})
@@ -95,8 +182,31 @@ var (
 	fTCPAnDupAck      = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack", Name: "Duplicate ACK", Type: TNone, Desc: "no data, same window, same ACK as the previous segment"})
 	fTCPAnDupAckNum   = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_num", Name: "Duplicate ACK #", Type: TUint32})
 	fTCPAnDupAckFrame = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_frame", Name: "Duplicate to the ACK in frame", Type: TFrameNum})
+	fTCPAnAcksFrame   = Register(&Field{Abbrev: "tcp.analysis.acks_frame", Name: "This is an ACK to the segment in frame", Type: TFrameNum})
+	fTCPAnAckRTT      = Register(&Field{Abbrev: "tcp.analysis.ack_rtt", Name: "The RTT to ACK the segment was", Type: TRelTime})
+	fTCPAnIRTT        = Register(&Field{Abbrev: "tcp.analysis.initial_rtt", Name: "iRTT", Type: TRelTime, Desc: "from the SYN to the ACK that ends the handshake; shown from that ACK on"})
+	fTCPTimeRel       = Register(&Field{Abbrev: "tcp.time_relative", Name: "Time since first frame in this TCP stream", Type: TRelTime})
+	fTCPTimeDelta     = Register(&Field{Abbrev: "tcp.time_delta", Name: "Time since previous frame in this TCP stream", Type: TRelTime})
 	fTCPAnKeepAlive   = Register(&Field{Abbrev: "tcp.analysis.keep_alive", Name: "Keep-Alive", Type: TNone, Desc: "zero or one octet one below the next expected sequence number"})
 )
+
+const (
+	ethLGMask = 0x020000
+	ethIGMask = 0x010000
+	// unverifiedDesc: rdx shows checksums unverified, as tshark does by
+	// default (its ip/udp/tcp "validate checksum" preferences are off).
+	unverifiedDesc = "2 (unverified): rdx does not verify it in the tree, as tshark by default"
+	tcpFlagLetters = "RRRACEUAPRSF"
+)
+
+var checksumStatusNames = map[uint64]string{0: "Bad", 1: "Good", 2: "Unverified", 3: "Not present", 4: "Illegal"}
+
+var ecnNames = map[uint64]string{0: "Not ECN-Capable Transport", 1: "ECN-Capable Transport codepoint '01'",
+	2: "ECN-Capable Transport codepoint '10'", 3: "Congestion Experienced"}
+
+var tcpOptNames = map[uint64]string{0: "End of Option List", 1: "No-Operation (NOP)", 2: "Maximum Segment Size",
+	3: "Window Scale", 4: "SACK Permitted", 5: "SACK", 8: "Time Stamp Option", 19: "TCP MD5 Signature Option",
+	28: "User Timeout", 29: "TCP Authentication Option", 34: "TCP Fast Open Cookie"}
 
 // ip6ExtNames names IPv6 extension headers in frame.protocols, as tshark does.
 var ip6ExtNames = map[uint8]string{0: "ipv6.hopopts", 43: "ipv6.routing", 60: "ipv6.dstopts"}
@@ -140,8 +250,8 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		switch lt {
 		case layers.LayerTypeEthernet:
 			t.Proto(pEth, off, 14, "")
-			t.Bytes(fEthDst, off, 6, e.eth.DstMAC)
-			t.Bytes(fEthSrc, off+6, 6, e.eth.SrcMAC)
+			ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, e.eth.DstMAC)
+			ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, e.eth.SrcMAC)
 			t.Uint(fEthType, off+12, 2, uint64(e.eth.EthernetType))
 			off += len(e.eth.Contents)
 		case layers.LayerTypeDot1Q:
@@ -165,72 +275,130 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 			t.Uint(fNullFamily, off, 4, uint64(e.loop.Family))
 			off += len(e.loop.Contents)
 		case layers.LayerTypeIPv4:
-			ip := &e.ip4
-			t.Proto(PIP, off, len(ip.Contents), "")
-			t.Uint(fIPVersion, off, 1, 4)
-			t.Uint(fIPHdrLen, off, 1, uint64(ip.IHL)*4)
-			t.Uint(fIPDSField, off+1, 1, uint64(ip.TOS))
-			t.Uint(fIPLen, off+2, 2, uint64(ip.Length))
-			t.Uint(fIPID, off+4, 2, uint64(ip.Id))
-			t.Uint(fIPFlags, off+6, 1, uint64(ip.Flags))
-			t.Uint(fIPFragOff, off+6, 2, uint64(ip.FragOffset))
-			t.Uint(fIPTTL, off+8, 1, uint64(ip.TTL))
-			t.Uint(fIPProto, off+9, 1, uint64(ip.Protocol))
-			t.Uint(fIPChecksum, off+10, 2, uint64(ip.Checksum))
-			t.Bytes(fIPSrc, off+12, 4, ip.SrcIP)
-			t.Bytes(fIPDst, off+16, 4, ip.DstIP)
-			off += len(ip.Contents)
+			e.ip4Tree(t, off, e.ip4.Contents)
+			off += len(e.ip4.Contents)
+			if h := f.reasmUDP; len(h) >= 8 { // the datagram this fragment completed
+				base, det := t.Base()
+				t.SetBase(0, true)
+				e.udpTree(t, -1, h, f.Net.Src, f.Net.Dst, true)
+				t.SetBase(base, det)
+			}
 		case layers.LayerTypeIPv6:
-			ip := &e.ip6
-			t.Proto(PIPv6, off, 40, "")
-			t.Uint(fIP6TClass, off, 2, uint64(ip.TrafficClass)<<20)
-			t.Uint(fIP6Flow, off+1, 3, uint64(ip.FlowLabel))
-			t.Uint(fIP6Plen, off+4, 2, uint64(ip.Length))
-			t.Uint(fIP6Nxt, off+6, 1, uint64(ip.NextHeader))
-			t.Uint(fIP6Hlim, off+7, 1, uint64(ip.HopLimit))
-			t.Bytes(fIP6Src, off+8, 16, ip.SrcIP)
-			t.Bytes(fIP6Dst, off+24, 16, ip.DstIP)
-			off += len(ip.Contents) + e.hbhLen
+			e.ip6Tree(t, off, e.ip6.Contents)
+			off += len(e.ip6.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
-			u := &e.udp
-			t.Proto(PUDP, off, 8, "")
-			t.Uint(fUDPSrcPort, off, 2, uint64(u.SrcPort))
-			t.Uint(fUDPDstPort, off+2, 2, uint64(u.DstPort))
-			t.Uint(fUDPLength, off+4, 2, uint64(u.Length))
-			t.Uint(fUDPChecksum, off+6, 2, uint64(u.Checksum))
+			e.udpTree(t, off, e.udp.Contents, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
 			off += 8
 		case layers.LayerTypeTCP:
 			c := &e.tcp
-			t.Proto(PTCP, off, len(c.Contents), "")
+			h := c.Contents // at least 20 octets once decoded
+			n := &f.Net
+			seglen := e.tcpSegLen(n)
+			t.Proto(PTCP, off, len(h), "")
 			t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
 			t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
-			t.Uint(fTCPRelSeq, off+4, 4, uint64(f.Net.RelSeq))
+			t.Uint(fTCPPort, off, 2, uint64(c.SrcPort))
+			t.Uint(fTCPPort, off+2, 2, uint64(c.DstPort))
+			t.Uint(fTCPStream, -1, 0, uint64(n.TCPStream))
+			t.Uint(fTCPLen, -1, 0, uint64(seglen))
+			t.Uint(fTCPRelSeq, off+4, 4, uint64(n.RelSeq))
 			t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
-			if c.ACK && f.Net.HasRelAck {
-				t.Uint(fTCPRelAck, off+8, 4, uint64(f.Net.RelAck))
+			nxt := n.RelSeq + uint32(seglen)
+			if c.SYN {
+				nxt++
+			}
+			if c.FIN {
+				nxt++
+			}
+			t.Uint(fTCPNxtSeq, -1, 0, uint64(nxt))
+			switch {
+			case !c.ACK:
+				t.Uint(fTCPRelAck, off+8, 4, 0) // no acknowledgment: tshark shows 0
+			case n.HasRelAck:
+				t.Uint(fTCPRelAck, off+8, 4, uint64(n.RelAck))
 			}
 			t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
 			t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
-			t.Uint(fTCPFlags, off+12, 2, tcpFlags(c))
-			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
-			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
-			t.Uint(fTCPLen, -1, 0, uint64(len(c.Payload)))
-			if an := f.Net.TCPAnalysis; an != 0 {
-				t.Uint(fTCPAnalysis, -1, 0, 0)
-				t.Open()
-				if an&TCPDuplicateAck != 0 {
-					t.Uint(fTCPAnDupAck, -1, 0, 0)
-					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(f.Net.DupAckNum))
-					t.Uint(fTCPAnDupAckFrame, -1, 0, f.Net.DupAckFrame)
+			flags := uint64(h[12])<<8 | uint64(h[13])
+			label, str := e.tcpFlagTexts(flags)
+			t.UintLabel(fTCPFlags, off+12, 2, flags, label)
+			t.Open()
+			for _, bf := range tcpFlagBits {
+				if bf != nil {
+					t.Uint(bf, off+12, 2, flags)
 				}
-				t.Uint(fTCPAnFlags, -1, 0, 0)
-				t.Open()
-				for _, a := range tcpAnalyses {
-					if an&a.flag != 0 {
-						t.Uint(a.field, -1, 0, 0)
+			}
+			t.String(fTCPFlagStr, -1, 0, str)
+			t.Close()
+			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
+			win := uint64(c.Window)
+			if !c.SYN {
+				if n.TCPWinScale >= 0 {
+					win <<= uint(n.TCPWinScale)
+				}
+			}
+			t.Uint(fTCPWinSize, -1, 0, win)
+			if !c.SYN {
+				sf := int64(n.TCPWinScale)
+				if sf >= 0 {
+					sf = 1 << sf
+				}
+				t.Int(fTCPWinScale, -1, 0, sf)
+			}
+			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
+			t.Uint(fTCPCkStatus, -1, 0, checksumUnverified)
+			t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
+			if len(h) > 20 {
+				e.tcpOptionsTree(t, off+20, h[20:])
+			}
+			var ta tcpAcked
+			var irtt int64
+			if t != nil {
+				ta = e.tcpTreeAnalysis(t, f, seglen)
+				// the connection's: either direction may hold it (one seen
+				// before the other had a frame)
+				a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
+				for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
+					if i := e.tcpTab.lookup(k); i != 0 {
+						irtt = max(irtt, e.tcpTab.d(i).firstRTT)
 					}
 				}
+			}
+			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 {
+				// tshark's SEQ/ACK analysis node, shown when something is in it
+				// (tshark also shows it, with the iRTT, on a data segment: for
+				// its bytes in flight, which rdx does not count)
+				t.Uint(fTCPAnalysis, -1, 0, 0)
+				t.Open()
+				if ta.acksFrame != 0 {
+					t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
+					t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
+				}
+				if irtt > 0 {
+					t.Int(fTCPAnIRTT, -1, 0, irtt)
+				}
+				if an&TCPDuplicateAck != 0 {
+					t.Uint(fTCPAnDupAck, -1, 0, 0)
+					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
+					t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
+				}
+				if an != 0 {
+					t.Uint(fTCPAnFlags, -1, 0, 0)
+					t.Open()
+					for _, a := range tcpAnalyses {
+						if an&a.flag != 0 {
+							t.Uint(a.field, -1, 0, 0)
+						}
+					}
+					t.Close()
+				}
 				t.Close()
+			}
+			if t != nil {
+				t.Text(-1, 0, "Timestamps")
+				t.Open()
+				t.Int(fTCPTimeRel, -1, 0, ta.rel)
+				t.Int(fTCPTimeDelta, -1, 0, ta.delta)
 				t.Close()
 			}
 			off += len(c.Contents)
@@ -243,14 +411,259 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	}
 }
 
-func tcpFlags(c *layers.TCP) uint64 {
-	var v uint64
-	for i, b := range []bool{c.FIN, c.SYN, c.RST, c.PSH, c.ACK, c.URG, c.ECE, c.CWR, c.NS} {
-		if b {
-			v |= 1 << i
+// ipFlagsLabels are the -V texts of the three IPv4 flag bits, as tshark's:
+// "0x2, Don't fragment".
+var ipFlagsLabels = func() (l [8]string) {
+	for v := range l {
+		l[v] = "0x" + strconv.FormatUint(uint64(v), 16)
+		for i, name := range [...]string{"Reserved bit", "Don't fragment", "More fragments"} {
+			if v&(4>>i) != 0 {
+				l[v] += ", " + name
+			}
 		}
 	}
-	return v
+	return l
+}()
+
+// tcpFlagTexts returns the -V label and tcp.flags.str of the 12 flag bits
+// in v, made once per value and engine.
+func (e *Engine) tcpFlagTexts(v uint64) (label, str string) {
+	v &= 0xfff
+	if e.tcpFlagText == nil {
+		e.tcpFlagText = new([0x1000][2]string)
+	}
+	c := &e.tcpFlagText[v]
+	if c[0] == "" {
+		var b [len(tcpFlagLetters) * 2]byte // '·' is two octets in UTF-8
+		sb := b[:0]
+		for i := range tcpFlagLetters {
+			if v&(0x800>>i) != 0 {
+				sb = append(sb, tcpFlagLetters[i])
+			} else {
+				sb = append(sb, "·"...)
+			}
+		}
+		c[0], c[1] = tcpFlagsLabel(v), string(sb)
+	}
+	return c[0], c[1]
+}
+
+// tcpFlagsLabel is the -V text of the TCP flags, as tshark's: "0x012 (SYN,
+// ACK)", the set flags from the lowest bit up.
+func tcpFlagsLabel(v uint64) string {
+	v &= 0xfff
+	b := []byte("0x")
+	b = AppendHexDigits(b, v, 3)
+	n := 0
+	for i, name := range [...]string{"FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR", "AE", "Reserved"} {
+		set := v&(1<<i) != 0
+		if i == 9 {
+			set = v&0xe00 != 0
+		}
+		if !set {
+			continue
+		}
+		if n == 0 {
+			b = append(b, " ("...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = append(b, name...)
+		n++
+	}
+	if n > 0 {
+		b = append(b, ')')
+	}
+	return string(b)
+}
+
+// checksumUnverified is tshark's checksum status when it does not validate
+// (its default): ip/udp/tcp.checksum.status 2.
+const (
+	checksumUnverified = 2
+	checksumNotPresent = 3
+)
+
+// ethAddr adds a MAC address with tshark's children: the address again as
+// eth.addr, and its LG and IG bits under both the address's and the
+// generic names (eth.lg and eth.ig hidden).
+func ethAddr(t *Tree, addr, lg, ig *Field, off int, mac []byte) {
+	t.Bytes(addr, off, 6, mac)
+	if len(mac) < 3 {
+		return
+	}
+	v := uint64(mac[0])<<16 | uint64(mac[1])<<8 | uint64(mac[2])
+	t.Open()
+	t.Bytes(fEthAddr, off, 6, mac)
+	t.Uint(lg, off, 3, v)
+	t.Uint(fEthLG, off, 3, v)
+	t.Uint(ig, off, 3, v)
+	t.Uint(fEthIG, off, 3, v)
+	t.Close()
+}
+
+// ipAddr adds an IPv4 or IPv6 address and tshark's hidden either-way
+// fields after it; the host names are the address (rdx resolves none, as
+// tshark -n). The address strings of the last two hosts are kept: most
+// frames repeat them, and the tree then allocates none.
+func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip []byte) {
+	n := len(ip)
+	t.Bytes(addr, off, n, ip)
+	t.Bytes(either, off, n, ip)
+	if t == nil {
+		return
+	}
+	if !t.Wants(hostOne) && !t.Wants(host) {
+		// the same calls as a whole tree (a sparse tree is cut where the
+		// whole one is), without the text nobody reads
+		t.String(hostOne, off, n, "")
+		t.String(host, off, n, "")
+		return
+	}
+	var a netip.Addr
+	switch n {
+	case 4:
+		a = netip.AddrFrom4([4]byte(ip))
+	case 16:
+		a = netip.AddrFrom16([16]byte(ip))
+	default:
+		return
+	}
+	c := &e.hostNames
+	i := 0
+	switch {
+	case c[0].a == a:
+	case c[1].a == a:
+		i = 1
+	default:
+		c[1] = c[0]
+		c[0] = hostName{a, a.String()}
+	}
+	t.String(hostOne, off, n, c[i].s)
+	t.String(host, off, n, c[i].s)
+}
+
+// hostName is an address and its text, for ipAddr.
+type hostName struct {
+	a netip.Addr
+	s string
+}
+
+// ip4Tree adds an IPv4 header h (at least 20 octets) at frame offset off.
+func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
+	t.Proto(PIP, off, len(h), "")
+	t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
+	t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
+	t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
+	t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
+	t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
+	t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
+	t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
+	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
+	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
+	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
+	t.Uint(fIPCkStatus, -1, 0, checksumUnverified)
+	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
+	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+}
+
+// ip6Tree adds the fixed IPv6 header h (40 octets) at frame offset off.
+func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
+	word := uint64(be32(h))
+	t.Proto(PIPv6, off, 40, "")
+	t.Uint(fIP6Ver, off, 1, word>>28)
+	t.Flags(fIP6TClass, off, 2, word, "", fIP6DSCP, fIP6ECN)
+	t.Uint(fIP6Flow, off+1, 3, word&0xfffff)
+	t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
+	t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
+	t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
+	e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
+	e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+}
+
+// udpTree adds a UDP header h (8 octets) at frame offset off, between src
+// and dst. A zero checksum over IPv4 is "not present" (RFC 768).
+func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 bool) {
+	sp, dp, ck := be16(h), be16(h[2:]), be16(h[6:])
+	t.Proto(PUDP, off, 8, "")
+	t.Uint(fUDPSrcPort, off, 2, uint64(sp))
+	t.Uint(fUDPDstPort, off+2, 2, uint64(dp))
+	t.Uint(fUDPPort, off, 2, uint64(sp))
+	t.Uint(fUDPPort, off+2, 2, uint64(dp))
+	t.Uint(fUDPLength, off+4, 2, uint64(be16(h[4:])))
+	t.Uint(fUDPChecksum, off+6, 2, uint64(ck))
+	status := uint64(checksumUnverified)
+	if ck == 0 && ipv4 {
+		status = checksumNotPresent
+	}
+	t.Uint(fUDPCkStatus, -1, 0, status)
+	if t != nil {
+		t.Uint(fUDPStream, -1, 0, uint64(e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))))
+	}
+}
+
+func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
+
+// tcpOptionsTree adds the TCP options in opts (at off in the frame): one
+// node per option with its kind, length and values, as tshark shows them.
+// A length that does not fit ends the walk with the rest as one unknown
+// option and an expert note.
+func (e *Engine) tcpOptionsTree(t *Tree, off int, opts []byte) {
+	n := &e.frame.Net
+	t.Bytes(fTCPOptions, off, len(opts), opts)
+	t.Open()
+	defer t.Close()
+	for i := 0; i < len(opts); {
+		kind := opts[i]
+		l := 1
+		if kind > 1 {
+			if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
+				t.Bytes(fTCPOptUnknown, off+i, len(opts)-i, opts[i:])
+				t.Finding(&Finding{Sev: Warn, Group: GroupMalformed, Field: fTCPOptLen, Proto: "tcp", PDU: -1,
+					Msg: "TCP option of kind " + strconv.Itoa(int(kind)) + " at header offset " + strconv.Itoa(20+i) + ": its length does not fit the options"})
+				return
+			}
+			l = int(opts[i+1])
+		}
+		o := opts[i : i+l]
+		fo := tcpOptFields[kind]
+		if fo == nil {
+			fo = fTCPOptUnknown
+		}
+		t.Bytes(fo, off+i, l, o)
+		t.Open()
+		t.Uint(fTCPOptKind, off+i, 1, uint64(kind))
+		if l > 1 {
+			t.Uint(fTCPOptLen, off+i+1, 1, uint64(l))
+		}
+		switch {
+		case kind == 2 && l == 4:
+			t.Uint(fTCPOptMSS, off+i+2, 2, uint64(o[2])<<8|uint64(o[3]))
+		case kind == 3 && l == 3:
+			t.Uint(fTCPOptShift, off+i+2, 1, uint64(o[2]))
+			t.Uint(fTCPOptMult, off+i+2, 1, 1<<min(o[2], wsMax))
+		case kind == 8 && l == 10:
+			t.Uint(fTCPOptTSval, off+i+2, 4, uint64(be32(o[2:])))
+			t.Uint(fTCPOptTSecr, off+i+6, 4, uint64(be32(o[6:])))
+		case kind == 5 && l >= 10 && (l-2)%8 == 0:
+			// Edges relative to the peer's start, like tcp.ack, when known.
+			var base uint32
+			if n.HasRelAck {
+				base = n.TCP.Ack - n.RelAck
+			}
+			for j := 2; j+8 <= l; j += 8 {
+				t.Uint(fTCPOptSackL, off+i+j, 4, uint64(be32(o[j:])-base))
+				t.Uint(fTCPOptSackR, off+i+j+4, 4, uint64(be32(o[j+4:])-base))
+			}
+			t.Uint(fTCPOptSackN, -1, 0, uint64((l-2)/8))
+		}
+		t.Close()
+		i += l // past an end of list too: tshark shows each padding octet as one more
+	}
+}
+
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
 // ProtoChain appends the frame's protocol chain ("eth:ethertype:ip:udp:rx")
@@ -281,6 +694,9 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 			add("null")
 		case layers.LayerTypeIPv4:
 			add("ip")
+			if f.reasmUDP != nil {
+				add("udp")
+			}
 		case layers.LayerTypeIPv6:
 			add("ipv6")
 			for _, x := range e.ext6[:e.n6ext] {
@@ -315,4 +731,44 @@ func frameLabel(f *Frame) string {
 	b = strconv.AppendInt(b, int64(f.CapLen)*8, 10)
 	b = append(b, " bits)"...)
 	return string(b)
+}
+
+// udpConv is a UDP conversation, the lower address-port first.
+type udpConv struct{ a, b netip.AddrPort }
+
+// maxUDPStreams bounds the UDP conversations numbered for udp.stream. When
+// it is reached the table is emptied (a note says so) and numbering goes
+// on: a conversation seen again then gets a new number.
+const maxUDPStreams = 1 << 18
+
+// udpStream returns the udp.stream of the conversation between a and b:
+// its index in order of first frame, as tshark numbers them (a packet
+// quoted in an ICMP error gets its own conversation's). It runs only when
+// a tree is built, which is every frame of the pass that builds them, in
+// order.
+func (e *Engine) udpStream(t *Tree, a, b netip.AddrPort) uint32 {
+	if b.Addr().Less(a.Addr()) || a.Addr() == b.Addr() && b.Port() < a.Port() {
+		a, b = b, a
+	}
+	k := udpConv{a, b}
+	if e.udpStreams.has && e.udpStreams.last == k { // most frames continue the last one's conversation
+		return e.udpStreams.lastIdx
+	}
+	if s, ok := e.udpStreams.idx[k]; ok {
+		e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
+		return s
+	}
+	if e.udpStreams.idx == nil {
+		e.udpStreams.idx = make(map[udpConv]uint32)
+	}
+	if len(e.udpStreams.idx) >= maxUDPStreams {
+		clear(e.udpStreams.idx) // (the cached last conversation is replaced below)
+		t.Finding(&Finding{Sev: Note, Group: GroupSequence, Proto: "udp", PDU: -1,
+			Msg: "udp.stream table full (" + strconv.Itoa(maxUDPStreams) + " conversations): emptied, conversations seen again get new numbers"})
+	}
+	s := e.udpStreams.next
+	e.udpStreams.next++
+	e.udpStreams.idx[k] = s
+	e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
+	return s
 }

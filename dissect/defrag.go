@@ -262,6 +262,7 @@ func (e *Engine) fragment(f *Frame) {
 			return
 		}
 		n.HasL4 = true
+		f.reasmUDP = payload[:8]
 		n.SrcPort, n.DstPort = binary.BigEndian.Uint16(payload), binary.BigEndian.Uint16(payload[2:])
 		ulen := int(binary.BigEndian.Uint16(payload[4:]))
 		body := payload[8:]

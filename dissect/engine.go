@@ -192,11 +192,21 @@ type Engine struct {
 	firstTime, prevTime int64
 	seenFirst           bool
 
-	defrag     defragger
-	linkOff    int // octets of a link header rdx parses itself (IPoIB)
-	convs      flows.Conversations
-	tcpTab     tcpTable                 // per-direction TCP state: relative numbers, analysis
-	tcpStats   [len(tcpAnalyses)]uint64 // frames per analysis flag
+	defrag      defragger
+	linkOff     int // octets of a link header rdx parses itself (IPoIB)
+	convs       flows.Conversations
+	tcpTab      tcpTable                 // per-direction TCP state: relative numbers, analysis
+	tcpStats    [len(tcpAnalyses)]uint64 // frames per analysis flag
+	hostNames   [2]hostName              // ip.host strings of the last two addresses (base.go)
+	tcpFlagText *[0x1000][2]string       // tcp.flags label and tcp.flags.str, by value (base.go)
+	tcpTree     tcpTreeTable             // acks_frame, bytes in flight, stream times: with the tree only (tcptree.go)
+	udpStreams  struct {                 // udp.stream numbers, built with the tree only (base.go)
+		idx     map[udpConv]uint32
+		next    uint32
+		last    udpConv // the conversation of the last lookup, and its index
+		lastIdx uint32
+		has     bool
+	}
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
@@ -263,6 +273,9 @@ func (e *Engine) Rewind() {
 	e.convs.Reset() // the second pass counts again
 	e.tcpTab.reset()
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
+	clear(e.udpStreams.idx)
+	e.udpStreams.next, e.udpStreams.has = 0, false
+	e.tcpTree.reset()
 }
 
 // Times returns the first frame's time and the previous frame's time, in ns.

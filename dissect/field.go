@@ -94,6 +94,9 @@ type Field struct {
 	Names  map[uint64]string // value names (value_string)
 	Desc   string            // one-line description for `rdx fields`
 	Proto  string            // protocol abbreviation, filled in by Register
+	// Hidden fields (Wireshark's hidden items: ip.addr, tcp.port, ...) are
+	// in the tree for -e, -Y and -T json but not shown by -V.
+	Hidden bool
 	// Later marks a field whose value on a frame comes from a later frame
 	// (a request's reply frame, a finding a later frame explains): only a
 	// first pass over the whole input knows it, so asking for it (-e, -Y)

@@ -62,6 +62,10 @@ type Net struct {
 	TCPAnalysis uint16
 	DupAckNum   uint32
 	DupAckFrame uint64
+	// TCPStream is tshark's tcp.stream; TCPWinScale the sender's window
+	// shift (0-14), or -1 unknown, -2 not used (tcp.window_size_scalefactor).
+	TCPStream   uint32
+	TCPWinScale int8
 	// TCP is the segment's header when IPProto is IPProtoTCP and HasL4.
 	TCP TCPHeader
 }
@@ -97,7 +101,10 @@ type Frame struct {
 	Iface    int
 	Data     []byte
 
-	Net      Net
+	Net Net
+	// reasmUDP is the UDP header of the IPv4 datagram this frame's fragment
+	// completed (the base tree shows it, as tshark does), else nil.
+	reasmUDP []byte
 	PDUs     []PDU
 	Findings []Finding
 	Checks   []CheckResult
@@ -187,6 +194,7 @@ func (f *Frame) reset() {
 	f.Proto = ""
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
+	f.reasmUDP = nil
 }
 
 // Reset empties f for another frame when dissectors run without an engine

@@ -28,6 +28,9 @@ type quotedHdr struct {
 	proto *ProtoInfo
 	b     []byte // the header octets present
 	off   int    // frame offset of b
+	// src, dst: the quoted packet's addresses, for the UDP header's
+	// udp.stream
+	src, dst netip.Addr
 }
 
 func (q *quotedHdr) Proto() *ProtoInfo         { return q.proto }
@@ -45,35 +48,17 @@ func (q *quotedHdr) Tree(t *Tree, f *Frame) {
 	}
 	switch q.proto {
 	case PIP:
-		t.Proto(PIP, o(0), len(b), "")
-		t.Uint(fIPVersion, o(0), 1, uint64(b[0]>>4))
-		t.Uint(fIPHdrLen, o(0), 1, uint64(b[0]&15)*4)
-		t.Uint(fIPDSField, o(1), 1, uint64(b[1]))
-		t.Uint(fIPLen, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
-		t.Uint(fIPID, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
-		t.Uint(fIPFlags, o(6), 1, uint64(b[6]>>5))
-		t.Uint(fIPFragOff, o(6), 2, uint64(binary.BigEndian.Uint16(b[6:])&0x1fff))
-		t.Uint(fIPTTL, o(8), 1, uint64(b[8]))
-		t.Uint(fIPProto, o(9), 1, uint64(b[9]))
-		t.Uint(fIPChecksum, o(10), 2, uint64(binary.BigEndian.Uint16(b[10:])))
-		t.Bytes(fIPSrc, o(12), 4, b[12:16])
-		t.Bytes(fIPDst, o(16), 4, b[16:20])
+		if e := f.eng; e != nil {
+			e.ip4Tree(t, o(0), b)
+		}
 	case PIPv6:
-		t.Proto(PIPv6, o(0), len(b), "")
-		vtf := binary.BigEndian.Uint32(b)
-		t.Uint(fIP6TClass, o(0), 2, uint64(vtf&ip6TClassMask))
-		t.Uint(fIP6Flow, o(1), 3, uint64(vtf&0xfffff))
-		t.Uint(fIP6Plen, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
-		t.Uint(fIP6Nxt, o(6), 1, uint64(b[6]))
-		t.Uint(fIP6Hlim, o(7), 1, uint64(b[7]))
-		t.Bytes(fIP6Src, o(8), 16, b[8:24])
-		t.Bytes(fIP6Dst, o(24), 16, b[24:40])
+		if e := f.eng; e != nil {
+			e.ip6Tree(t, o(0), b)
+		}
 	case PUDP:
-		t.Proto(PUDP, o(0), len(b), "")
-		t.Uint(fUDPSrcPort, o(0), 2, uint64(binary.BigEndian.Uint16(b)))
-		t.Uint(fUDPDstPort, o(2), 2, uint64(binary.BigEndian.Uint16(b[2:])))
-		t.Uint(fUDPLength, o(4), 2, uint64(binary.BigEndian.Uint16(b[4:])))
-		t.Uint(fUDPChecksum, o(6), 2, uint64(binary.BigEndian.Uint16(b[6:])))
+		if e := f.eng; e != nil {
+			e.udpTree(t, o(0), b, q.src, q.dst, q.src.Is4())
+		}
 	case PTCP: // RFC 792 quotes only 8 octets: ports and sequence number
 		t.Proto(PTCP, o(0), len(b), "")
 		t.Uint(fTCPSrcPort, o(0), 2, uint64(binary.BigEndian.Uint16(b)))
@@ -140,6 +125,7 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 	switch {
 	case n.IPProto == IPProtoUDP && len(rest) >= 8:
 		f.addQuoted(PUDP, rest[:8], at(l4))
+		f.PDUs[len(f.PDUs)-1].(*quotedHdr).src, f.PDUs[len(f.PDUs)-1].(*quotedHdr).dst = n.Src, n.Dst
 	case n.IPProto == IPProtoTCP && len(rest) >= 8:
 		f.addQuoted(PTCP, rest[:8], at(l4))
 		return false

@@ -75,8 +75,18 @@ type tcpDir struct {
 	synTime     int64  // of the last SYN (not SYN+ACK) of this direction
 	firstRTT    int64  // SYN to the first ACK of the handshake, once known
 	window      uint16
-	has         uint8 // hasNext, hasAck, hasWin, wasKeepAlive
+	has         uint8  // hasNext, hasAck, hasWin, wasKeepAlive
+	peerBase    uint32 // the peer's base while the peer is unseen: its first ACK less one, as tshark
+	wscale      int8   // window shift this side announced (tcp.window_size_scalefactor): wsUnknown, wsNone or 0-14
+	stream      uint32
 }
+
+// Window scale states of a direction, as tshark's scale factor shows them.
+const (
+	wsUnknown = -1 // no handshake seen: windows are shown unscaled
+	wsNone    = -2 // a side's SYN had no window scale option (RFC 7323 2.2: neither side scales)
+	wsMax     = 14 // RFC 7323 2.3: a larger shift is used as 14
+)
 
 const (
 	hasNext = 1 << iota
@@ -84,6 +94,7 @@ const (
 	hasWin
 	wasKeepAlive
 	hasSyn
+	hasPeerBase
 )
 
 // tcpDirCost is what one tracked direction costs the budget: its entry,
@@ -99,6 +110,7 @@ type tcpTable struct {
 	acct    *budget.Account
 	drops   uint64   // entries forgotten, by the limit or the budget
 	dupMsgs []string // "Duplicate ACK (#n)", built once per n
+	streams uint32   // tcp.stream of the next new connection
 }
 
 // tcpChunk is the number of entries allocated at once.
@@ -150,7 +162,7 @@ func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 		i = t.n
 		t.n++
 	}
-	*t.d(i) = tcpDir{key: k, stamp: now}
+	*t.d(i) = tcpDir{key: k, stamp: now, wscale: wsUnknown}
 	t.idx[k] = i
 	t.pushFront(i)
 	t.acct.Charge(tcpDirCost)
@@ -198,6 +210,7 @@ func (t *tcpTable) reset() {
 	clear(t.dirs[0])
 	t.n = 1
 	t.free = t.free[:0]
+	t.streams = 0
 	t.acct.Reset()
 }
 
@@ -228,27 +241,77 @@ func (e *Engine) tcpRelative(f *Frame) {
 			" directions): the least recently active one was forgotten")
 	}
 	fwd := tab.d(i)
+	var rev *tcpDir
+	if j := tab.lookup(tcpHalf{src: k.dst, dst: k.src}); j != 0 {
+		rev = tab.d(j)
+	}
 	if created || t.SYN && !t.ACK && t.Seq != fwd.base {
 		if !created {
 			// A new SYN with another ISN: a new connection on the same
 			// ports, analysed afresh.
-			*fwd = tcpDir{key: fwd.key, prev: fwd.prev, next: fwd.next, stamp: fwd.stamp}
+			*fwd = tcpDir{key: fwd.key, prev: fwd.prev, next: fwd.next, stamp: fwd.stamp, wscale: wsUnknown}
 		}
 		fwd.base = t.Seq - 1
-		if t.SYN {
+		switch {
+		case t.SYN:
 			fwd.base = t.Seq
+		case rev != nil && rev.has&hasPeerBase != 0:
+			fwd.base = rev.peerBase // the peer has been acknowledging from there
+		}
+		// tcp.stream: the peer's connection, unless this is its first
+		// frame or a SYN that starts a new one.
+		if rev != nil && !(t.SYN && !t.ACK) {
+			fwd.stream = rev.stream
+		} else {
+			fwd.stream = tab.streams
+			tab.streams++
 		}
 	}
+	if t.SYN {
+		e.tcpWindowScale(fwd, rev)
+	}
+	n.TCPStream, n.TCPWinScale = fwd.stream, fwd.wscale
 	n.RelSeq = t.Seq - fwd.base
 	n.HasRelAck = false
-	var rev *tcpDir
-	if j := tab.lookup(tcpHalf{src: k.dst, dst: k.src}); j != 0 {
-		rev = tab.d(j)
-		if t.ACK {
-			n.RelAck, n.HasRelAck = t.Ack-rev.base, true
+	switch {
+	case rev != nil && t.ACK:
+		n.RelAck, n.HasRelAck = t.Ack-rev.base, true
+	case t.ACK:
+		// The peer is not seen (yet): acknowledgments count from the
+		// first one less one, as tshark's do.
+		if fwd.has&hasPeerBase == 0 {
+			fwd.peerBase = t.Ack - 1
+			fwd.has |= hasPeerBase
 		}
+		n.RelAck, n.HasRelAck = t.Ack-fwd.peerBase, true
 	}
 	e.tcpAnalyze(f, fwd, rev)
+}
+
+// tcpWindowScale records the shift a SYN announces (RFC 7323 2.2: each
+// side's own, applying to the windows it sends; none unless both SYNs carry
+// the option, which the SYN+ACK settles). A SYN+ACK also joins its
+// connection's stream index, for a SYN that restarted the ports.
+func (e *Engine) tcpWindowScale(fwd, rev *tcpDir) {
+	t := &e.tcp
+	fwd.wscale = wsUnknown
+	for _, o := range t.Options {
+		if o.OptionType == layers.TCPOptionKindWindowScale && len(o.OptionData) == 1 {
+			fwd.wscale = int8(min(o.OptionData[0], wsMax))
+		}
+	}
+	if !t.ACK {
+		return
+	}
+	if rev != nil {
+		fwd.stream = rev.stream
+	}
+	if fwd.wscale == wsUnknown || rev == nil || rev.wscale < 0 {
+		fwd.wscale = wsNone
+		if rev != nil {
+			rev.wscale = wsNone
+		}
+	}
 }
 
 // tcpAnalyze sets f.Net.TCPAnalysis from the frame and the state of both

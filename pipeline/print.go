@@ -145,6 +145,8 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 		buf = render.JSON(buf, t, f.TimeNS, false)
 		buf = append(buf, '\n')
 	case "fields":
+		start, _ := pr.eng.Times()
+		pr.fw.SetFrame(f, start) // for _ws.col.* columns
 		buf = pr.fw.Row(buf, t)
 	}
 	return buf

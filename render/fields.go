@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -71,6 +72,76 @@ type Fields struct {
 	// columns of the finding parts (-1: not asked); any of them makes rows
 	// read findings' nodes
 	xMsg, xSev, xGroup, xField int
+	// summary columns asked for as _ws.col.*, by output column, and the
+	// frame they come from (SetFrame)
+	wscol []wsCol
+	frame *dissect.Frame
+	first int64
+}
+
+// wsCol is a summary column tshark prints for -e _ws.col.TITLE.
+type wsCol uint8
+
+const (
+	colNone wsCol = iota
+	colNo
+	colTime
+	colSource
+	colDest
+	colProto
+	colLength
+	colInfo
+)
+
+// wsColumns maps tshark's -e names of the default columns to them: the
+// column titles of tshark 4.0 (_ws.col.Info) and the names later versions
+// use (_ws.col.info, _ws.col.def_src, ...).
+var wsColumns = map[string]wsCol{
+	"_ws.col.No.": colNo, "_ws.col.Time": colTime, "_ws.col.Source": colSource, "_ws.col.Destination": colDest,
+	"_ws.col.Protocol": colProto, "_ws.col.Length": colLength, "_ws.col.Info": colInfo,
+	"_ws.col.number": colNo, "_ws.col.cls_time": colTime, "_ws.col.def_src": colSource, "_ws.col.def_dst": colDest,
+	"_ws.col.protocol": colProto, "_ws.col.length": colLength, "_ws.col.info": colInfo,
+}
+
+// IsColumn reports whether name is a summary column's -e name (_ws.col.Info).
+func IsColumn(name string) bool { return wsColumns[name] != colNone }
+
+// SetFrame gives the frame whose summary columns the next Row prints, and
+// the first frame's time (the Time column is relative to it, as the summary
+// line's). Only needed when a _ws.col.* field was asked for.
+func (w *Fields) SetFrame(f *dissect.Frame, first int64) { w.frame, w.first = f, first }
+
+// appendColumn appends one summary column of f as the summary line shows it
+// (no padding): addresses without ports, a MAC address when the frame has
+// no IP header.
+func appendColumn(dst []byte, c wsCol, f *dissect.Frame, first int64) []byte {
+	switch c {
+	case colNo:
+		return strconv.AppendUint(dst, f.Num, 10)
+	case colTime:
+		return appendSeconds(dst, f.TimeNS-first)
+	case colSource, colDest:
+		if n := &f.Net; n.HasIP {
+			if c == colSource {
+				return n.Src.AppendTo(dst)
+			}
+			return n.Dst.AppendTo(dst)
+		}
+		if f.LinkType == dissect.LinkTypeEthernet && len(f.Data) >= 14 {
+			if c == colSource {
+				return dissect.AppendHexBytes(dst, f.Data[6:12], ':')
+			}
+			return dissect.AppendHexBytes(dst, f.Data[0:6], ':')
+		}
+		return dst
+	case colProto:
+		return appendUpper(dst, f.Proto)
+	case colLength:
+		return strconv.AppendInt(dst, int64(f.WireLen), 10)
+	case colInfo:
+		return appendInfo(dst, f)
+	}
+	return dst
 }
 
 // NewFields checks the field names against the registry.
@@ -81,8 +152,13 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	if o.Aggregator == "" {
 		o.Aggregator = ","
 	}
-	w := &Fields{Opts: o, names: names}
+	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names))}
 	for i, n := range names {
+		if c := wsColumns[n]; c != colNone { // from the frame (SetFrame), not the tree
+			w.wscol[i] = c
+			w.idx = append(w.idx, i)
+			continue
+		}
 		f := dissect.Lookup(n)
 		if f == nil {
 			return nil, fmt.Errorf("some fields aren't valid: %s (see `rdx fields`)", n)
@@ -113,8 +189,10 @@ func (w *Fields) column(f *dissect.Field) int {
 // Want adds the fields a row reads to s, for a sparse tree
 // (dissect.Tree.SetWant) that holds nothing else.
 func (w *Fields) Want(s *dissect.FieldSet) {
-	for _, n := range w.names {
-		s.Add(dissect.Lookup(n))
+	for i, n := range w.names {
+		if w.wscol[i] == colNone {
+			s.Add(dissect.Lookup(n))
+		}
 	}
 	if w.xMsg >= 0 || w.xSev >= 0 || w.xGroup >= 0 || w.xField >= 0 {
 		s.AddExpert()
@@ -187,6 +265,12 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 		default:
 			w.open(c)
 			w.cols[c] = dissect.AppendField(w.cols[c], n)
+		}
+	}
+	for i, c := range w.wscol {
+		if c != colNone && w.frame != nil { // one value a frame: no aggregation
+			w.cols[i] = appendColumn(w.cols[i], c, w.frame, w.first)
+			w.count[i] = 1
 		}
 	}
 	for i := range w.names {

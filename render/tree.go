@@ -12,6 +12,9 @@ import (
 func Verbose(dst []byte, t *dissect.Tree, st *Style) []byte {
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
+		if n.F != nil && n.F.Hidden { // as tshark -V: for -e, -Y and json only
+			continue
+		}
 		for d := 0; d < int(n.Depth); d++ {
 			dst = append(dst, "    "...)
 		}

@@ -49,9 +49,10 @@ func isInt(t string) bool {
 }
 
 // sameBase: the display base of integer fields; BASE_PT_* is a decimal
-// port number.
+// port number, and BASE_NONE (a value named by its value string, as the
+// checksum statuses) prints in decimal too.
 func sameBase(rdx, ts string) bool {
-	return rdx == ts || rdx == "BASE_DEC" && (ts == "BASE_PT_TCP" || ts == "BASE_PT_UDP")
+	return rdx == ts || rdx == "BASE_DEC" && (ts == "BASE_PT_TCP" || ts == "BASE_PT_UDP" || ts == "BASE_NONE")
 }
 
 // shared reports whether abbrev belongs to a protocol Wireshark also has,
@@ -142,6 +143,11 @@ func TestFieldsMatchTshark(t *testing.T) {
 	t.Logf("%d shared fields, %d with a known difference, %d rdx-only fields under Wireshark protocols", n, known, len(only))
 }
 
+func protoPrefix(abbrev string) string {
+	p, _, _ := strings.Cut(abbrev, ".")
+	return p
+}
+
 func readRdxOnly(t *testing.T) map[string]bool {
 	raw, err := os.ReadFile(rdxOnlyFile)
 	if err != nil {
@@ -178,7 +184,10 @@ func writeFieldFiles(t *testing.T) {
 	for sc.Scan() {
 		c := strings.Split(sc.Text(), "\t")
 		switch {
-		case c[0] == "P" && len(c) >= 3 && prefixes[c[2]] && !notShared[c[2]]:
+		case c[0] == "P" && len(c) >= 3 && prefixes[c[2]] && !notShared[c[2]],
+			// sub-protocols of a shared one: Wireshark's TCP options
+			// (tcp.options.mss), which rdx registers as fields
+			c[0] == "P" && len(c) >= 3 && rdx[c[2]] && prefixes[protoPrefix(c[2])] && !notShared[protoPrefix(c[2])]:
 			protos[c[2]] = true
 			keep = append(keep, sc.Text())
 		case c[0] == "F" && len(c) >= 5:

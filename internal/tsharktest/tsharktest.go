@@ -6,7 +6,9 @@ package tsharktest
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -46,14 +48,23 @@ func (t *Table) Get(row []string, name string) string {
 	return ""
 }
 
-// ReadTSV loads a *.tshark-fields.tsv file.
+// ReadTSV loads a *.tshark-fields.tsv file (gzip-compressed when its name
+// ends in .gz).
 func ReadTSV(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
+	}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	t := &Table{Rows: map[uint64][]string{}}
 	for sc.Scan() {
