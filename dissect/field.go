@@ -102,7 +102,11 @@ type Field struct {
 	// first pass over the whole input knows it, so asking for it (-e, -Y)
 	// makes the pipeline read twice.
 	Later bool
-	id    int
+	// Global marks a field numbered over the whole capture in order of
+	// first frame (tcp.stream, udp.stream): a -j worker sees only its own
+	// flows, so showing it (-e, -Y, a whole tree) keeps the run on one.
+	Global bool
+	id     int
 }
 
 // ID is the field's registration index (stable within one binary).

@@ -33,7 +33,10 @@ import (
 //   - a live interface or standard input: frames show as they arrive, and
 //     rounds would hold them back;
 //   - Config.Sinks: a caller's sink sees frames from one engine and may not
-//     be safe to call from a worker.
+//     be safe to call from a worker;
+//   - output that shows a field numbered over the whole capture
+//     (dissect.Field.Global: tcp.stream, udp.stream), so -V and JSON too:
+//     each worker would number only its own flows (decided in Run).
 
 const (
 	// roundsInFlight bounds the rounds read but not yet written: the reader

@@ -37,6 +37,20 @@ func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
 	return false, nil
 }
 
+// showsGlobal: the printer shows a field numbered over the whole capture
+// (a whole tree shows them all).
+func (pr *printer) showsGlobal() bool {
+	if pr.p.Format != "fields" {
+		return pr.needsTree()
+	}
+	for _, name := range pr.p.Fields {
+		if f := dissect.Lookup(name); f != nil && f.Global {
+			return true
+		}
+	}
+	return false
+}
+
 // showsLater: a whole tree shows every field, -T fields only those named.
 func (pr *printer) showsLater() bool {
 	if pr.p.Format != "fields" {

@@ -178,6 +178,10 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	nw := parallelWorkers(cfg)
+	if printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo); nw > 1 &&
+		(flt != nil && flt.Global() || printing && pr.showsGlobal()) {
+		nw = 1 // tcp.stream and udp.stream count the whole capture's flows
+	}
 	if nw > 1 { // the workers share the budget
 		eo.MaxMem = workerShare(eo.MaxMem, nw)
 	}
