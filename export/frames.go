@@ -155,7 +155,7 @@ func (ft *frameTable) value(nd *dissect.Node, rep, col int) parquet.Value {
 	var v parquet.Value
 	switch nd.F.Type {
 	case dissect.TBool:
-		v = parquet.BooleanValue(nd.U != 0)
+		v = parquet.BooleanValue(nd.Value() != 0)
 	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
 		v = parquet.Int32Value(int32(uint32(fieldUint(nd))))
 	case dissect.TUint64, dissect.TFrameNum:
