@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -260,7 +261,7 @@ func TestColumnTypes(t *testing.T) {
 	want := map[string]string{
 		"capture":              "BYTE_ARRAY STRING required",
 		"frame_number":         "INT64 INT(64,false) required",
-		"frame_time":           "INT64 TIMESTAMP(isAdjustedToUTC=true,unit=NANOS) required",
+		"frame_time":           "INT64 TIMESTAMP(isAdjustedToUTC=false,unit=NANOS) required",
 		"src":                  "BYTE_ARRAY STRING optional",
 		"src_port":             "INT32 INT(16,false) optional",
 		"frame_len":            "INT32 INT(32,false) required",
@@ -406,5 +407,45 @@ func TestPathEscapes(t *testing.T) {
 	}
 	if h := export.HostOf("/x/server1.pcap.gz"); h != "server1" {
 		t.Errorf("HostOf: %s", h)
+	}
+}
+
+// TestRowGroups: a capture longer than a row group is written as several,
+// and every row is read back in order.
+func TestRowGroups(t *testing.T) {
+	const file = "../pcaps/rx/vos-dump-bulk.pcap" // 370 frames
+	s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", RowGroupRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, rg := range pf.RowGroups() {
+		sizes = append(sizes, rg.NumRows())
+	}
+	if !slices.Equal(sizes, []int64{100, 100, 100, 70}) {
+		t.Errorf("row groups of %v rows", sizes)
+	}
+	frames := readTable(t, s.Files()[0])
+	for i := range frames.rows {
+		if n := frames.col(t, i, "frame_number")[0].Uint64(); n != uint64(i+1) {
+			t.Fatalf("row %d is frame %d", i, n)
+		}
+	}
+	if uint64(len(frames.rows)) != res.Frames {
+		t.Fatalf("%d rows of %d frames", len(frames.rows), res.Frames)
 	}
 }

@@ -15,7 +15,7 @@ import (
 var frameColumns = []column{
 	{"capture", dictString()},
 	{"frame_number", parquet.Encoded(parquet.Uint(64), delta)},
-	{"frame_time", parquet.Encoded(parquet.Timestamp(parquet.Nanosecond), delta)},
+	{"frame_time", parquet.Encoded(timestampNS(), delta)},
 	{"src", parquet.Optional(dictString())},
 	{"dst", parquet.Optional(dictString())},
 	{"src_port", parquet.Optional(parquet.Encoded(parquet.Uint(16), dict))},
@@ -80,40 +80,40 @@ func newFrameTable(fields []string) (*frameTable, error) {
 }
 
 func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture, info []byte) {
-	r := ft.row()
-	r = append(r,
-		parquet.ByteArrayValue(capture).Level(0, 0, 0),
-		parquet.Int64Value(int64(f.Num)).Level(0, 0, 1),
-		parquet.Int64Value(f.TimeNS).Level(0, 0, 2))
+	ft.putLevel(0, parquet.ByteArrayValue(capture), 0, 0)
+	ft.putLevel(1, parquet.Int64Value(int64(f.Num)), 0, 0)
+	ft.putLevel(2, parquet.Int64Value(f.TimeNS), 0, 0)
 	n := &f.Net
 	if n.HasIP {
 		ft.addr = n.Src.AppendTo(ft.addr[:0])
-		r = append(r, ft.bytes(ft.addr, 0, 1, 3))
+		ft.bytes(3, ft.addr, 0, 1)
 		ft.addr = n.Dst.AppendTo(ft.addr[:0])
-		r = append(r, ft.bytes(ft.addr, 0, 1, 4))
+		ft.bytes(4, ft.addr, 0, 1)
 	} else {
-		r = append(r, parquet.NullValue().Level(0, 0, 3), parquet.NullValue().Level(0, 0, 4))
+		ft.putLevel(3, parquet.NullValue(), 0, 0)
+		ft.putLevel(4, parquet.NullValue(), 0, 0)
 	}
 	if n.HasIP && n.HasL4 {
-		r = append(r, parquet.Int32Value(int32(n.SrcPort)).Level(0, 1, 5),
-			parquet.Int32Value(int32(n.DstPort)).Level(0, 1, 6))
+		ft.putLevel(5, parquet.Int32Value(int32(n.SrcPort)), 0, 1)
+		ft.putLevel(6, parquet.Int32Value(int32(n.DstPort)), 0, 1)
 	} else {
-		r = append(r, parquet.NullValue().Level(0, 0, 5), parquet.NullValue().Level(0, 0, 6))
+		ft.putLevel(5, parquet.NullValue(), 0, 0)
+		ft.putLevel(6, parquet.NullValue(), 0, 0)
 	}
-	r = append(r, ft.str(f.Proto, 0, 7))
+	ft.str(7, f.Proto, 0)
 	ft.chain = ft.eng.ProtoChain(ft.chain[:0], f)
-	r = append(r, ft.bytes(ft.chain, 0, 0, 8),
-		parquet.Int32Value(int32(f.WireLen)).Level(0, 0, 9),
-		parquet.Int32Value(int32(f.CapLen)).Level(0, 0, 10),
-		ft.bytes(info, 0, 0, 11))
+	ft.bytes(8, ft.chain, 0, 0)
+	ft.putLevel(9, parquet.Int32Value(int32(f.WireLen)), 0, 0)
+	ft.putLevel(10, parquet.Int32Value(int32(f.CapLen)), 0, 0)
+	ft.bytes(11, info, 0, 0)
 	if len(ft.extra) > 0 {
-		r = ft.addExtra(r, t, len(frameColumns))
+		ft.addExtra(t, len(frameColumns))
 	}
-	ft.put(r)
+	ft.end()
 }
 
-// addExtra appends the -e columns: every occurrence in the tree, typed.
-func (ft *frameTable) addExtra(r parquet.Row, t *dissect.Tree, first int) parquet.Row {
+// addExtra adds the -e columns: every occurrence in the tree, typed.
+func (ft *frameTable) addExtra(t *dissect.Tree, first int) {
 	for i := range ft.extra {
 		ft.extra[i].vals = ft.extra[i].vals[:0]
 	}
@@ -132,11 +132,11 @@ func (ft *frameTable) addExtra(r parquet.Row, t *dissect.Tree, first int) parque
 		x := &ft.extra[i]
 		col := first + i
 		if !x.repeated {
-			r = append(r, parquet.BooleanValue(len(x.vals) > 0).Level(0, 0, col))
+			ft.putLevel(col, parquet.BooleanValue(len(x.vals) > 0), 0, 0)
 			continue
 		}
 		if len(x.vals) == 0 {
-			r = append(r, parquet.NullValue().Level(0, 0, col))
+			ft.putLevel(col, parquet.NullValue(), 0, 0)
 			continue
 		}
 		for j, nd := range x.vals {
@@ -144,22 +144,21 @@ func (ft *frameTable) addExtra(r parquet.Row, t *dissect.Tree, first int) parque
 			if j > 0 {
 				rep = 1
 			}
-			r = append(r, ft.value(nd, rep, col))
+			ft.value(nd, rep, col)
 		}
 	}
-	return r
 }
 
-// value is a node's value in its field's column type (fieldNode).
-func (ft *frameTable) value(nd *dissect.Node, rep, col int) parquet.Value {
+// value adds a node's value in its field's column type (fieldNode).
+func (ft *frameTable) value(nd *dissect.Node, rep, col int) {
 	var v parquet.Value
 	switch nd.F.Type {
 	case dissect.TBool:
 		v = parquet.BooleanValue(nd.Value() != 0)
 	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
-		v = parquet.Int32Value(int32(uint32(fieldUint(nd))))
+		v = parquet.Int32Value(int32(uint32(nd.Value())))
 	case dissect.TUint64, dissect.TFrameNum:
-		v = parquet.Int64Value(int64(fieldUint(nd)))
+		v = parquet.Int64Value(int64(nd.Value()))
 	case dissect.TInt16:
 		v = parquet.Int32Value(int32(int16(nd.U)))
 	case dissect.TInt32:
@@ -169,14 +168,12 @@ func (ft *frameTable) value(nd *dissect.Node, rep, col int) parquet.Value {
 	case dissect.TFloat:
 		v = parquet.DoubleValue(math.Float64frombits(nd.U))
 	case dissect.TBytes:
-		return ft.bytes(nd.B, rep, 1, col)
+		ft.bytes(col, nd.B, rep, 1)
+		return
 	default: // strings and addresses, as -T fields shows them
 		ft.addr = dissect.AppendField(ft.addr[:0], nd)
-		return ft.bytes(ft.addr, rep, 1, col)
+		ft.bytes(col, ft.addr, rep, 1)
+		return
 	}
-	return v.Level(rep, 1, col)
+	ft.putLevel(col, v, rep, 1)
 }
-
-// fieldUint is an unsigned field's value as -T fields shows it (a bit
-// field's bits shifted down).
-func fieldUint(nd *dissect.Node) uint64 { return nd.Value() }

@@ -49,6 +49,12 @@ var (
 	delta = &parquet.DeltaBinaryPacked
 )
 
+// timestampNS is a time in nanoseconds since the Unix epoch, UTC. It is
+// marked not adjusted to UTC because DuckDB reads an adjusted one as
+// TIMESTAMP WITH TIME ZONE, which holds microseconds: the nanoseconds
+// RDMA traffic needs would be cut. DuckDB reads this as TIMESTAMP_NS.
+func timestampNS() parquet.Node { return parquet.TimestampAdjusted(parquet.Nanosecond, false) }
+
 func dictString() parquet.Node { return parquet.Encoded(parquet.String(), dict) }
 
 // ColumnName is a field's column: Wireshark's name with every character
@@ -85,7 +91,7 @@ func fieldNode(f *dissect.Field) (parquet.Node, bool) {
 	case dissect.TInt64, dissect.TRelTime:
 		n = parquet.Int(64)
 	case dissect.TAbsTime:
-		n = parquet.Timestamp(parquet.Nanosecond)
+		n = timestampNS()
 	case dissect.TFloat:
 		n = parquet.Leaf(parquet.DoubleType)
 	case dissect.TBytes:
