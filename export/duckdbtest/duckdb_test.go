@@ -1,0 +1,196 @@
+// Package duckdbtest queries what `rdx export` writes with DuckDB, a real
+// engine. It is its own Go module because DuckDB needs cgo and rdx's own
+// module stays cgo-free; run it with `make test-duckdb`.
+package duckdbtest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+)
+
+// captures: Rx/AFS, iWARP, RoCE, native IB without IP, and an ICMP/ARP mix,
+// as files of three hosts.
+var captures = map[string]string{
+	"../../pcaps/rx/vos-dump-bulk.pcap":                   "afs1",
+	"../../pcaps/rx/bos-queries.pcap":                     "afs1",
+	"../../pcaps/iwarp/nfs3_rdma_iwarp.pcap":              "nfs1",
+	"../../pcaps/ib/roce_rping.pcap":                      "ib1",
+	"../../pcaps/ib/infiniband_erf.pcap":                  "ib1",
+	"../../pcaps/icmp/oferby+proxy__roce_icmpv6_arp.pcap": "ib1",
+}
+
+// rdx builds the command once per test run.
+func rdx(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rdx")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rdx")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // rdx itself never needs cgo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func run(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 { // 1: rdx check found failures
+			t.Fatalf("rdx %v: %v\n%s", args, err, errOut.String())
+		}
+	}
+	return out.String()
+}
+
+// TestDuckDBReadsTheExport exports every capture with `rdx export` (one
+// run per host: --host) and holds DuckDB's answers against rdx's own: frames
+// per capture as `rdx read` prints them, the Info column as its summary
+// lines end, the check tallies of `rdx check -T json`, the hosts from the
+// Hive partitions, the column types, and the README's queries.
+func TestDuckDBReadsTheExport(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	byHost := map[string][]string{}
+	for f, h := range captures {
+		byHost[h] = append(byHost[h], f)
+	}
+	for h, files := range byHost {
+		run(t, bin, append([]string{"export", "-w", dir, "--host", h}, files...)...)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for _, v := range []string{"frames", "findings", "checks"} {
+		q := "CREATE VIEW " + v + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, v) + "/*/*.parquet', hive_partitioning = true)"
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	for file, host := range captures {
+		name := filepath.Base(file)
+		lines := strings.Split(strings.TrimSuffix(run(t, bin, "read", file), "\n"), "\n")
+		var n int
+		var h string
+		if err := db.QueryRowContext(ctx, "SELECT count(*), any_value(host) FROM frames WHERE capture = ?", name).Scan(&n, &h); err != nil {
+			t.Fatal(err)
+		}
+		if n != len(lines) || h != host {
+			t.Errorf("%s: DuckDB counts %d frames of host %q, rdx read prints %d lines (host %s)", name, n, h, len(lines), host)
+		}
+		rows, err := db.QueryContext(ctx, "SELECT info FROM frames WHERE capture = ? ORDER BY frame_number", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; rows.Next(); i++ {
+			var info string
+			if err := rows.Scan(&info); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(lines) || !strings.HasSuffix(lines[i], " "+info) {
+				t.Fatalf("%s row %d: info %q", name, i, info)
+			}
+		}
+		rows.Close()
+
+		var report struct {
+			Checks []struct {
+				Check                   string
+				Checked, Passed, Failed int
+			}
+		}
+		if err := json.Unmarshal([]byte(run(t, bin, "check", "-T", "json", file)), &report); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range report.Checks {
+			var passed, failed int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (ok), count(*) FILTER (NOT ok) FROM checks WHERE capture = ? AND "check" = ?`,
+				name, c.Check).Scan(&passed, &failed); err != nil {
+				t.Fatal(err)
+			}
+			if passed != c.Passed || failed != c.Failed {
+				t.Errorf("%s %s: DuckDB %d passed %d failed, rdx check %d %d", name, c.Check, passed, failed, c.Passed, c.Failed)
+			}
+		}
+	}
+
+	// The types engines see (DuckDB's names for the Parquet types).
+	want := map[string]string{"frame_number": "UBIGINT", "frame_time": "TIMESTAMP_NS", "src": "VARCHAR",
+		"src_port": "USMALLINT", "frame_len": "UINTEGER", "info": "VARCHAR", "host": "VARCHAR", "capture": "VARCHAR"}
+	rows, err := db.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE frames)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c, typ string
+		if err := rows.Scan(&c, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[c]; ok && w != typ {
+			t.Errorf("column %s: %s, want %s", c, typ, w)
+		}
+		delete(want, c)
+	}
+	rows.Close()
+	if len(want) > 0 {
+		t.Errorf("columns missing: %v", want)
+	}
+
+	// The README's query runs as printed there (with its directory).
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := readmeQuery(t, string(readme))
+	q = strings.ReplaceAll(q, "'out/", "'"+dir+"/")
+	var total int64
+	rows, err = db.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("README query: %v\n%s", err, q)
+	}
+	for rows.Next() {
+		var host, proto string
+		var frames, bytes int64
+		if err := rows.Scan(&host, &proto, &frames, &bytes); err != nil {
+			t.Fatal(err)
+		}
+		total += frames
+	}
+	rows.Close()
+	var all int64
+	db.QueryRowContext(ctx, "SELECT count(*) FROM frames").Scan(&all)
+	if total == 0 || total != all {
+		t.Errorf("README query: %d frames of %d", total, all)
+	}
+}
+
+// readmeQuery is the first ```sql block of the README's "Export to
+// Parquet" section.
+func readmeQuery(t *testing.T, readme string) string {
+	t.Helper()
+	_, sec, ok := strings.Cut(readme, "## Export to Parquet")
+	if !ok {
+		t.Fatal("README has no Export to Parquet section")
+	}
+	_, q, ok := strings.Cut(sec, "```sql\n")
+	if !ok {
+		t.Fatal("no sql block")
+	}
+	q, _, _ = strings.Cut(q, "```")
+	return q
+}
