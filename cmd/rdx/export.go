@@ -94,16 +94,20 @@ func exportRun(o *ExportOptions) error {
 	var targets []string
 	sinks := make([]*export.Sink, len(o.Files))
 	for i, file := range o.Files {
+		name := filepath.Base(file)
+		if file == "-" {
+			name = "stdin"
+		}
 		host := o.Host
 		if host == "" {
-			host = export.HostOf(file)
+			host = export.HostOf(name)
 		}
-		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: filepath.Base(file),
+		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
 			Fields: o.Fields, Overwrite: o.Overwrite})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		p := export.Path(o.Dir, "frames", host, filepath.Base(file))
+		p := export.Path(o.Dir, "frames", host, name)
 		if slices.Contains(targets, p) {
 			return usageErr("%s: another file of this name and host is exported too (give --host per run)", file)
 		}
