@@ -29,8 +29,9 @@ import (
 	"github.com/rdx-project/rdx/render"
 )
 
-// Tables are the tables one capture is written to, in this order.
-var Tables = []string{"frames", "findings", "checks"}
+// Tables are the tables one capture is written to, in this order (calls
+// only with Options.Calls).
+var Tables = []string{"frames", "findings", "checks", "calls"}
 
 // RowGroupRows is the row group size: about a million rows (10-20 MB of
 // frames) is what scanning engines split work by, and what one table holds
@@ -57,6 +58,9 @@ type Options struct {
 	Overwrite bool
 	// RowGroupRows is the row group size (0: RowGroupRows).
 	RowGroupRows int
+	// Calls writes the calls table (ONC RPC replies with their calls). It
+	// reads every frame's tree, which costs about as much as -T fields.
+	Calls bool
 }
 
 // HostOf is the host a capture file stands for when --host is not given:
@@ -102,8 +106,9 @@ type Sink struct {
 	frames *frameTable
 	finds  *table
 	checks *table
+	calls  *callsTable // nil without Options.Calls
 	// Rows counts the rows written to each table, in Tables' order.
-	Rows    [3]int64
+	Rows    [4]int64
 	info    []byte
 	capture []byte // o.Capture, never changed: values may point into it
 }
@@ -133,9 +138,12 @@ func New(o Options) (*Sink, error) {
 		{"check", dictString()},
 		{"ok", parquet.Leaf(parquet.BooleanType)},
 	})}
+	if o.Calls {
+		s.calls = &callsTable{table: table{name: "calls", schema: newSchema("calls", callColumns)}, rpc: lookupRPC()}
+	}
 	if !o.Overwrite {
-		for _, t := range Tables {
-			p := Path(o.Dir, t, o.Host, o.Capture)
+		for _, t := range s.tables() {
+			p := Path(o.Dir, t.name, o.Host, o.Capture)
 			if _, err := os.Lstat(p); err == nil {
 				return nil, fmt.Errorf("%s exists (a former export of %s; --overwrite replaces it)", p, o.Capture)
 			}
@@ -145,7 +153,7 @@ func New(o Options) (*Sink, error) {
 }
 
 // NeedsTree: only -e fields are read from the tree.
-func (s *Sink) NeedsTree() bool { return len(s.frames.extra) > 0 }
+func (s *Sink) NeedsTree() bool { return len(s.frames.extra) > 0 || s.calls != nil }
 
 // Start creates the three files (as temporary names until End).
 func (s *Sink) Start(e *dissect.Engine) error {
@@ -165,13 +173,22 @@ func (s *Sink) Start(e *dissect.Engine) error {
 	return nil
 }
 
-func (s *Sink) tables() []*table { return []*table{&s.frames.table, s.finds, s.checks} }
+func (s *Sink) tables() []*table {
+	t := []*table{&s.frames.table, s.finds, s.checks}
+	if s.calls != nil {
+		t = append(t, &s.calls.table)
+	}
+	return t
+}
 
 // Frame adds the frame's row and its findings' and checks' rows.
 func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	capture := s.capture
 	s.info = render.Info(s.info[:0], f)
 	s.frames.add(f, t, capture, s.info)
+	if s.calls != nil {
+		s.calls.add(f, t, capture)
+	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
 		t := s.finds
@@ -213,7 +230,8 @@ func (s *Sink) End(err error) error {
 	return first
 }
 
-// Files are the files End wrote, in Tables' order.
+// Files are the files End wrote, in Tables' order (calls only with
+// Options.Calls).
 func (s *Sink) Files() []string {
 	var out []string
 	for _, t := range s.tables() {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -448,4 +449,93 @@ func TestRowGroups(t *testing.T) {
 	if uint64(len(frames.rows)) != res.Frames {
 		t.Fatalf("%d rows of %d frames", len(frames.rows), res.Frames)
 	}
+}
+
+// TestCallsAreTheSRT: the calls table holds every reply rdx's `-z
+// rpc,srt` counted: per program and version the same number of calls and
+// the same minimum and maximum response time.
+func TestCallsAreTheSRT(t *testing.T) {
+	for _, file := range []string{"../pcaps/iwarp/nfs3_rdma_iwarp.pcap", "../pcaps/kernel/nfs3_rdma_roce.pcap",
+		"../pcaps/kernel/lossy_nfs3_rdma_roce_dup.pcap", "../pcaps/kernel/nfs_rpc_synth.pcap"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Calls: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srt := res.Engine.Stat("rpc,srt")
+			type key struct {
+				prog, vers string
+			}
+			type agg struct {
+				n        int
+				min, max int64
+			}
+			want := map[key][]agg{}
+			for _, r := range srt.Rows {
+				n, _ := strconv.Atoi(r[3])
+				lo, err1 := time.ParseDuration(r[4])
+				hi, err2 := time.ParseDuration(r[6])
+				if err1 != nil || err2 != nil {
+					t.Fatalf("srt row %q", r)
+				}
+				k := key{r[0], r[1]}
+				want[k] = append(want[k], agg{n, int64(lo), int64(hi)})
+			}
+			calls := readTable(t, s.Files()[3])
+			progNames := dissect.Lookup("rpc.program").Names
+			got := map[key]map[uint32]*agg{}
+			for i := range calls.rows {
+				prog := calls.col(t, i, "rpc_program")[0].Uint32()
+				k := key{progNames[uint64(prog)], strconv.Itoa(int(calls.col(t, i, "rpc_programversion")[0].Uint32()))}
+				proc := calls.col(t, i, "rpc_procedure")[0].Uint32()
+				rtt := calls.col(t, i, "response_time")[0].Int64()
+				if got[k] == nil {
+					got[k] = map[uint32]*agg{}
+				}
+				a := got[k][proc]
+				if a == nil {
+					a = &agg{min: rtt, max: rtt}
+					got[k][proc] = a
+				}
+				a.n++
+				a.min, a.max = min(a.min, rtt), max(a.max, rtt)
+				if req, rep := calls.col(t, i, "request_frame")[0].Uint64(), calls.col(t, i, "reply_frame")[0].Uint64(); req >= rep {
+					t.Fatalf("row %d: request frame %d, reply %d", i, req, rep)
+				}
+			}
+			total := 0
+			for k, ws := range want {
+				for _, w := range ws {
+					total += w.n
+					found := false
+					for _, a := range got[k] {
+						// the table shows durations to the microsecond
+						if a.n == w.n && abs(a.min-w.min) < 1000 && abs(a.max-w.max) < 1000 {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("%v: rpc,srt has %+v, calls table %v", k, w, got[k])
+					}
+				}
+			}
+			if len(calls.rows) != total {
+				t.Errorf("%d calls rows, rpc,srt counts %d", len(calls.rows), total)
+			}
+			if total < 5 {
+				t.Errorf("only %d calls", total)
+			}
+		})
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -25,6 +25,7 @@ type ExportOptions struct {
 	Filter    string
 	Count     int
 	Overwrite bool
+	Calls     bool // --calls: the calls table
 	EngineFlags
 }
 
@@ -43,6 +44,11 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
   DIR/findings/host=H/CAPTURE.parquet   capture, frame_number, severity, group,
                                         protocol, field, message
   DIR/checks/host=H/CAPTURE.parquet     capture, frame_number, check, ok
+  DIR/calls/host=H/CAPTURE.parquet      with --calls: one row per ONC RPC reply matched
+                                        to its call: capture, rpc_xid, rpc_program,
+                                        rpc_programversion, rpc_procedure, request_frame,
+                                        reply_frame, request_time, response_time (ns),
+                                        rpc_replystat, rpc_state_accept
 
 H is --host, else the capture's file name up to its first '.'. An -e field
 becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
@@ -73,6 +79,7 @@ bad record (their metadata says rdx.complete=false) and exits with status 2.`,
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) reply with its call (reads every frame's tree: slower)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
@@ -103,7 +110,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -129,8 +136,12 @@ func exportRun(o *ExportOptions) error {
 			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass,
 			Sinks: []pipeline.Sink{s}})
 		if res.Ran {
-			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames, %d findings, %d check results → %s\n",
-				file, s.Rows[0], s.Rows[1], s.Rows[2], filepath.Dir(filepath.Dir(filepath.Dir(s.Files()[0]))))
+			calls := ""
+			if o.Calls {
+				calls = fmt.Sprintf(", %d calls", s.Rows[3])
+			}
+			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
+				file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
 		}
 		if err != nil {
 			return err
