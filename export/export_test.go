@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -538,4 +539,24 @@ func abs(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// TestFileMode: the files are readable as any file the user writes (0666
+// less the umask), not the 0600 of a temporary file.
+func TestFileMode(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/pts-ops.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Files() {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v", f, st.Mode())
+		}
+	}
 }

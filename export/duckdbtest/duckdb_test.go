@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 )
@@ -67,7 +69,7 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 		byHost[h] = append(byHost[h], f)
 	}
 	for h, files := range byHost {
-		run(t, bin, append([]string{"export", "-w", dir, "--host", h}, files...)...)
+		run(t, bin, append([]string{"export", "--calls", "-w", dir, "--host", h}, files...)...)
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -75,7 +77,7 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	for _, v := range []string{"frames", "findings", "checks"} {
+	for _, v := range []string{"frames", "findings", "checks", "calls"} {
 		q := "CREATE VIEW " + v + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, v) + "/*/*.parquet', hive_partitioning = true)"
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -129,10 +131,56 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 		}
 	}
 
+	// Response time per procedure in DuckDB is rdx's -z rpc,srt: per row
+	// of that table a group of as many calls with the same minimum and
+	// maximum (the table shows microseconds).
+	const nfs = "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap"
+	type agg struct{ n, lo, hi int64 }
+	var groups []agg
+	rows, err := db.QueryContext(ctx, `SELECT count(*), min(response_time), max(response_time) FROM calls
+		WHERE capture = ? GROUP BY rpc_program, rpc_programversion, rpc_procedure`, filepath.Base(nfs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a agg
+		if err := rows.Scan(&a.n, &a.lo, &a.hi); err != nil {
+			t.Fatal(err)
+		}
+		groups = append(groups, a)
+	}
+	rows.Close()
+	srtRows := 0
+	for _, line := range strings.Split(run(t, bin, "read", "-q", "-z", "rpc,srt", nfs), "\n") {
+		c := strings.Split(line, "|")
+		if len(c) != 9 || strings.TrimSpace(c[1]) == "Program" {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.TrimSpace(c[4]), 10, 64)
+		lo, err1 := time.ParseDuration(strings.TrimSpace(c[5]))
+		hi, err2 := time.ParseDuration(strings.TrimSpace(c[7]))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("rpc,srt line %q", line)
+		}
+		srtRows++
+		found := false
+		for _, g := range groups {
+			if g.n == n && abs(g.lo-int64(lo)) < 1000 && abs(g.hi-int64(hi)) < 1000 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("rpc,srt %q: no such group in DuckDB %v", line, groups)
+		}
+	}
+	if srtRows == 0 || srtRows != len(groups) {
+		t.Errorf("%d rpc,srt rows, %d DuckDB groups", srtRows, len(groups))
+	}
+
 	// The types engines see (DuckDB's names for the Parquet types).
 	want := map[string]string{"frame_number": "UBIGINT", "frame_time": "TIMESTAMP_NS", "src": "VARCHAR",
 		"src_port": "USMALLINT", "frame_len": "UINTEGER", "info": "VARCHAR", "host": "VARCHAR", "capture": "VARCHAR"}
-	rows, err := db.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE frames)")
+	rows, err = db.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE frames)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,4 +241,11 @@ func readmeQuery(t *testing.T, readme string) string {
 	}
 	q, _, _ = strings.Cut(q, "```")
 	return q
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
