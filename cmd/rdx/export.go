@@ -90,7 +90,10 @@ func exportRun(o *ExportOptions) error {
 	if o.tableHelp() {
 		return writeTables(o.IO.Out)
 	}
-	// A -e field a later frame fills (a reply frame) needs the first pass.
+	// A -e field a later frame fills (a reply frame) needs the first pass;
+	// else one pass, even though the sink reads trees (-e, --calls): Info
+	// is then `rdx read`'s, and the calls table needs only what a reply
+	// knows when it is decoded.
 	twoPass := false
 	for _, name := range o.Fields {
 		if f := dissect.Lookup(name); f != nil && f.Later {
@@ -133,7 +136,7 @@ func exportRun(o *ExportOptions) error {
 		}
 		s := sinks[i]
 		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
-			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass,
+			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
 			Sinks: []pipeline.Sink{s}})
 		if res.Ran {
 			calls := ""

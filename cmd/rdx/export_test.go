@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
@@ -74,5 +76,25 @@ func TestExportFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "frames/host=cut/cut.pcap.parquet")); err != nil {
 		t.Errorf("nothing written of a truncated capture: %v", err)
+	}
+}
+
+// TestExportOnePass: --calls and -e of fields a frame knows when decoded
+// read once, so Info is `rdx read`'s (a request does not name its reply
+// frame, which only a first pass over the whole capture knows).
+func TestExportOnePass(t *testing.T) {
+	dir := t.TempDir()
+	io, _, _, errOut := iostreams.Test()
+	if c := run(io, []string{"export", "--calls", "-e", "rpc.xid", "-w", dir, "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap"}); c != 0 {
+		t.Fatalf("exit %d: %s", c, errOut)
+	}
+	rows, err := parquet.ReadFile[struct {
+		Info string `parquet:"info"`
+	}](filepath.Join(dir, "frames/host=nfs3_rdma_iwarp/nfs3_rdma_iwarp.pcap.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3956 || rows[3].Info != "Call XID 0x7ef97127; PORTMAP V2 GETPORT Call" {
+		t.Errorf("%d rows, frame 4's Info %q (a second pass names the reply frame)", len(rows), rows[3].Info)
 	}
 }
