@@ -199,48 +199,71 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 		t.Errorf("columns missing: %v", want)
 	}
 
-	// The README's query runs as printed there (with its directory).
+	// The README's queries run as printed there (with its directory): the
+	// first counts every frame, the second every NFS call, the third finds
+	// each failed check.
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := readmeQuery(t, string(readme))
-	q = strings.ReplaceAll(q, "'out/", "'"+dir+"/")
-	var total int64
-	rows, err = db.QueryContext(ctx, q)
-	if err != nil {
-		t.Fatalf("README query: %v\n%s", err, q)
+	qs := readmeQueries(t, string(readme))
+	if len(qs) != 3 {
+		t.Fatalf("%d sql blocks in the README's Export to Parquet", len(qs))
 	}
-	for rows.Next() {
-		var host, proto string
-		var frames, bytes int64
-		if err := rows.Scan(&host, &proto, &frames, &bytes); err != nil {
-			t.Fatal(err)
-		}
-		total += frames
-	}
-	rows.Close()
-	var all int64
+	var all, nfsCalls, failed int64
 	db.QueryRowContext(ctx, "SELECT count(*) FROM frames").Scan(&all)
-	if total == 0 || total != all {
-		t.Errorf("README query: %d frames of %d", total, all)
+	db.QueryRowContext(ctx, "SELECT count(*) FROM calls WHERE rpc_program = 100003").Scan(&nfsCalls)
+	db.QueryRowContext(ctx, "SELECT count(*) FROM checks WHERE NOT ok").Scan(&failed)
+	for i, want := range []int64{all, nfsCalls, failed} {
+		q := strings.ReplaceAll(qs[i], "'out/", "'"+dir+"/")
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("README query: %v\n%s", err, q)
+		}
+		cols, _ := rows.Columns()
+		var got int64
+		for rows.Next() {
+			v := make([]any, len(cols))
+			for j := range v {
+				v[j] = new(any)
+			}
+			if err := rows.Scan(v...); err != nil {
+				t.Fatal(err)
+			}
+			switch i {
+			case 0:
+				got += (*v[2].(*any)).(int64) // frames
+			case 1:
+				got += (*v[3].(*any)).(int64) // calls
+			default:
+				got++
+			}
+		}
+		rows.Close()
+		if got != want || i < 2 && got == 0 {
+			t.Errorf("README query %d: %d, want %d\n%s", i+1, got, want, q)
+		}
 	}
 }
 
-// readmeQuery is the first ```sql block of the README's "Export to
-// Parquet" section.
-func readmeQuery(t *testing.T, readme string) string {
+// readmeQueries are the sql blocks of the README's "Export to Parquet"
+// section.
+func readmeQueries(t *testing.T, readme string) []string {
 	t.Helper()
 	_, sec, ok := strings.Cut(readme, "## Export to Parquet")
 	if !ok {
 		t.Fatal("README has no Export to Parquet section")
 	}
-	_, q, ok := strings.Cut(sec, "```sql\n")
-	if !ok {
-		t.Fatal("no sql block")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var qs []string
+	for {
+		var q string
+		if _, q, ok = strings.Cut(sec, "```sql\n"); !ok {
+			return qs
+		}
+		q, sec, _ = strings.Cut(q, "```")
+		qs = append(qs, q)
 	}
-	q, _, _ = strings.Cut(q, "```")
-	return q
 }
 
 func abs(x int64) int64 {
