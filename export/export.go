@@ -250,7 +250,7 @@ type table struct {
 	path      string
 	tmp       string
 	f         *os.File
-	w         *parquet.Writer
+	w         *parquet.GenericWriter[any]
 	cols      [][]parquet.Value // the batch, by column
 	n         int               // rows in the batch
 	inGroup   int               // rows in the row group being written
@@ -272,7 +272,7 @@ func (t *table) create(path string) error {
 		return err
 	}
 	t.path, t.tmp, t.f = path, f.Name(), f
-	t.w = parquet.NewWriter(f, t.schema, parquet.Compression(codec), parquet.CreatedBy("rdx", "", ""),
+	t.w = parquet.NewGenericWriter[any](f, t.schema, parquet.Compression(codec), parquet.CreatedBy("rdx", "", ""),
 		parquet.SkipPageBounds("info"), parquet.SkipPageBounds("message"))
 	t.cols = make([][]parquet.Value, len(t.schema.Columns()))
 	for i := range t.cols {
