@@ -50,6 +50,7 @@ bench: build
 	./scripts/bench.sh
 	./scripts/bench-rds.sh
 	./scripts/bench-roce.sh
+	./scripts/bench-export.sh
 	./scripts/bench-live.sh
 
 # Regenerate golden outputs after an intended change; review the diff.
