@@ -41,8 +41,8 @@ var Tables = []string{"frames", "findings", "checks", "calls"}
 const RowGroupRows = 1 << 20
 
 // codec is zstd at its fastest level: on rdx's columns (dictionary and
-// delta coded before it) the default level saved under 5% of the size for
-// twice the compression time.
+// delta coded before it) the default level was no smaller (1M generated
+// Rx frames: 1.87 MB against 1.74) and took more CPU.
 var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 // noBounds are the columns without min/max statistics: text whose
