@@ -7,7 +7,7 @@ BIN      := bin/rdx
 # list, and the module proxy's checksum database still checks the download.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test vet fuzz fuzz-long bench golden clean
+.PHONY: all build demo test test-duckdb vet fuzz fuzz-long bench golden clean
 
 all: build
 
@@ -30,6 +30,11 @@ vet:
 test: vet
 	./scripts/test.sh
 
+# rdx export's Parquet queried by DuckDB (a separate module: DuckDB needs
+# cgo, rdx does not; the first build links DuckDB's static library).
+test-duckdb:
+	cd export/duckdbtest && CGO_ENABLED=1 $(GO) test -count=1 ./...
+
 # Every fuzz target, briefly (CI runs this too).
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
@@ -45,6 +50,7 @@ bench: build
 	./scripts/bench.sh
 	./scripts/bench-rds.sh
 	./scripts/bench-roce.sh
+	./scripts/bench-export.sh
 	./scripts/bench-live.sh
 
 # Regenerate golden outputs after an intended change; review the diff.

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/export"
+	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/pipeline"
+)
+
+func init() { verbs = append(verbs, verb(newCmdExport)) }
+
+// ExportOptions are `rdx export`'s flags.
+type ExportOptions struct {
+	IO        *iostreams.IO
+	Files     []string
+	Dir       string   // -w DIR
+	Host      string   // --host: the host partition of every file
+	Fields    []string // -e: more frames columns
+	Filter    string
+	Count     int
+	Overwrite bool
+	Calls     bool // --calls: the calls table
+	EngineFlags
+}
+
+func newCmdExport(io *iostreams.IO, runF func(*ExportOptions) error) *cobra.Command {
+	o := &ExportOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "export -w DIR FILE...",
+		Short: "Write captures as Parquet tables (frames, findings, checks) for DuckDB, Spark, Trino, ClickHouse",
+		Long: `export decodes each capture once and writes its frames, findings and check
+results as zstd-compressed Parquet files, Hive-partitioned by host:
+
+  DIR/frames/host=H/CAPTURE.parquet     one row per frame: capture, frame_number,
+                                        frame_time (ns timestamp), src, dst, src_port,
+                                        dst_port, protocol, frame_protocols, frame_len,
+                                        frame_cap_len, info, then every -e field
+  DIR/findings/host=H/CAPTURE.parquet   capture, frame_number, severity, group,
+                                        protocol, field, message
+  DIR/checks/host=H/CAPTURE.parquet     capture, frame_number, check, ok
+  DIR/calls/host=H/CAPTURE.parquet      with --calls: one row per ONC RPC reply matched
+                                        to its call: capture, rpc_xid, rpc_program,
+                                        rpc_programversion, rpc_procedure, request_frame,
+                                        reply_frame, request_time, response_time (ns),
+                                        rpc_replystat, rpc_state_accept
+
+H is --host, else the capture's file name up to its first '.'. An -e field
+becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
+field is, holding every occurrence (a list). Files are read one after the
+other. A damaged capture still leaves valid files of the frames before the
+bad record (their metadata says rdx.complete=false) and exits with status 2.`,
+		Example: `  rdx export -w out pcaps/rx/*.pcap
+  rdx export -w out --host fs1 -e rx.callnumber -e rx.seq capture.pcap
+  duckdb -c "SELECT host, protocol, count(*) FROM read_parquet('out/frames/*/*.parquet', hive_partitioning=true) GROUP BY ALL"`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			if len(o.Files) == 0 {
+				return usageErr("no capture files: use rdx export -w DIR FILE...")
+			}
+			if o.Dir == "" {
+				return usageErr("no output directory: use rdx export -w DIR FILE...")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return exportRun(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Dir, "write-dir", "w", "", "directory of the Parquet dataset (created if missing)")
+	f.StringVar(&o.Host, "host", "", "host partition of every file (default: each file's name up to its first '.')")
+	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
+	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
+	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) reply with its call (reads every frame's tree: slower)")
+	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
+	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
+	addPrefFlags(f, &o.EngineFlags)
+	return cmd
+}
+
+func exportRun(o *ExportOptions) error {
+	if o.tableHelp() {
+		return writeTables(o.IO.Out)
+	}
+	// A -e field a later frame fills (a reply frame) needs the first pass;
+	// else one pass, even though the sink reads trees (-e, --calls): Info
+	// is then `rdx read`'s, and the calls table needs only what a reply
+	// knows when it is decoded.
+	twoPass := false
+	for _, name := range o.Fields {
+		if f := dissect.Lookup(name); f != nil && f.Later {
+			twoPass = true
+		}
+	}
+	// Two files of one name and host would be one file: refuse before reading.
+	var targets []string
+	sinks := make([]*export.Sink, len(o.Files))
+	for i, file := range o.Files {
+		name := filepath.Base(file)
+		if file == "-" {
+			name = "stdin"
+		}
+		host := o.Host
+		if host == "" {
+			host = export.HostOf(name)
+		}
+		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls})
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		p := export.Path(o.Dir, "frames", host, name)
+		if slices.Contains(targets, p) {
+			return usageErr("%s: another file of this name and host is exported too (give --host per run)", file)
+		}
+		targets = append(targets, p)
+		sinks[i] = s
+	}
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	for i, file := range o.Files {
+		eo, err := engineOptions(&o.EngineFlags, file)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			setMemoryLimit(eo.MaxMem)
+		}
+		s := sinks[i]
+		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
+			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
+			Sinks: []pipeline.Sink{s}})
+		if res.Ran {
+			calls := ""
+			if o.Calls {
+				calls = fmt.Sprintf(", %d calls", s.Rows[3])
+			}
+			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
+				file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
+		}
+		if err != nil {
+			return err
+		}
+		if intr.Stopped() {
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+// Package duckdbtest queries what `rdx export` writes with DuckDB, a real
+// engine. It is its own Go module because DuckDB needs cgo and rdx's own
+// module stays cgo-free; run it with `make test-duckdb`.
+package duckdbtest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+)
+
+// captures: Rx/AFS, iWARP, RoCE, native IB without IP, and an ICMP/ARP mix,
+// as files of three hosts.
+var captures = map[string]string{
+	"../../pcaps/rx/vos-dump-bulk.pcap":                   "afs1",
+	"../../pcaps/rx/bos-queries.pcap":                     "afs1",
+	"../../pcaps/iwarp/nfs3_rdma_iwarp.pcap":              "nfs1",
+	"../../pcaps/ib/roce_rping.pcap":                      "ib1",
+	"../../pcaps/ib/infiniband_erf.pcap":                  "ib1",
+	"../../pcaps/icmp/oferby+proxy__roce_icmpv6_arp.pcap": "ib1",
+}
+
+// rdx builds the command once per test run.
+func rdx(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rdx")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rdx")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // rdx itself never needs cgo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func run(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 { // 1: rdx check found failures
+			t.Fatalf("rdx %v: %v\n%s", args, err, errOut.String())
+		}
+	}
+	return out.String()
+}
+
+// TestDuckDBReadsTheExport exports every capture with `rdx export` (one
+// run per host: --host) and holds DuckDB's answers against rdx's own: frames
+// per capture as `rdx read` prints them, the Info column as its summary
+// lines end, the check tallies of `rdx check -T json`, the hosts from the
+// Hive partitions, the column types, and the README's queries.
+func TestDuckDBReadsTheExport(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	byHost := map[string][]string{}
+	for f, h := range captures {
+		byHost[h] = append(byHost[h], f)
+	}
+	for h, files := range byHost {
+		run(t, bin, append([]string{"export", "--calls", "-w", dir, "--host", h}, files...)...)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for _, v := range []string{"frames", "findings", "checks", "calls"} {
+		q := "CREATE VIEW " + v + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, v) + "/*/*.parquet', hive_partitioning = true)"
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	for file, host := range captures {
+		name := filepath.Base(file)
+		lines := strings.Split(strings.TrimSuffix(run(t, bin, "read", file), "\n"), "\n")
+		var n int
+		var h string
+		if err := db.QueryRowContext(ctx, "SELECT count(*), any_value(host) FROM frames WHERE capture = ?", name).Scan(&n, &h); err != nil {
+			t.Fatal(err)
+		}
+		if n != len(lines) || h != host {
+			t.Errorf("%s: DuckDB counts %d frames of host %q, rdx read prints %d lines (host %s)", name, n, h, len(lines), host)
+		}
+		rows, err := db.QueryContext(ctx, "SELECT info FROM frames WHERE capture = ? ORDER BY frame_number", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; rows.Next(); i++ {
+			var info string
+			if err := rows.Scan(&info); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(lines) || !strings.HasSuffix(lines[i], " "+info) {
+				t.Fatalf("%s row %d: info %q", name, i, info)
+			}
+		}
+		rows.Close()
+
+		var report struct {
+			Checks []struct {
+				Check                   string
+				Checked, Passed, Failed int
+			}
+		}
+		if err := json.Unmarshal([]byte(run(t, bin, "check", "-T", "json", file)), &report); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range report.Checks {
+			var passed, failed int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (ok), count(*) FILTER (NOT ok) FROM checks WHERE capture = ? AND "check" = ?`,
+				name, c.Check).Scan(&passed, &failed); err != nil {
+				t.Fatal(err)
+			}
+			if passed != c.Passed || failed != c.Failed {
+				t.Errorf("%s %s: DuckDB %d passed %d failed, rdx check %d %d", name, c.Check, passed, failed, c.Passed, c.Failed)
+			}
+		}
+	}
+
+	// Response time per procedure in DuckDB is rdx's -z rpc,srt: per row
+	// of that table a group of as many calls with the same minimum and
+	// maximum (the table shows microseconds).
+	const nfs = "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap"
+	type agg struct{ n, lo, hi int64 }
+	var groups []agg
+	rows, err := db.QueryContext(ctx, `SELECT count(*), min(response_time), max(response_time) FROM calls
+		WHERE capture = ? GROUP BY rpc_program, rpc_programversion, rpc_procedure`, filepath.Base(nfs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a agg
+		if err := rows.Scan(&a.n, &a.lo, &a.hi); err != nil {
+			t.Fatal(err)
+		}
+		groups = append(groups, a)
+	}
+	rows.Close()
+	srtRows := 0
+	for _, line := range strings.Split(run(t, bin, "read", "-q", "-z", "rpc,srt", nfs), "\n") {
+		c := strings.Split(line, "|")
+		if len(c) != 9 || strings.TrimSpace(c[1]) == "Program" {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.TrimSpace(c[4]), 10, 64)
+		lo, err1 := time.ParseDuration(strings.TrimSpace(c[5]))
+		hi, err2 := time.ParseDuration(strings.TrimSpace(c[7]))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("rpc,srt line %q", line)
+		}
+		srtRows++
+		found := false
+		for _, g := range groups {
+			if g.n == n && abs(g.lo-int64(lo)) < 1000 && abs(g.hi-int64(hi)) < 1000 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("rpc,srt %q: no such group in DuckDB %v", line, groups)
+		}
+	}
+	if srtRows == 0 || srtRows != len(groups) {
+		t.Errorf("%d rpc,srt rows, %d DuckDB groups", srtRows, len(groups))
+	}
+
+	// The types engines see (DuckDB's names for the Parquet types).
+	want := map[string]string{"frame_number": "UBIGINT", "frame_time": "TIMESTAMP_NS", "src": "VARCHAR",
+		"src_port": "USMALLINT", "frame_len": "UINTEGER", "info": "VARCHAR", "host": "VARCHAR", "capture": "VARCHAR"}
+	rows, err = db.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE frames)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c, typ string
+		if err := rows.Scan(&c, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[c]; ok && w != typ {
+			t.Errorf("column %s: %s, want %s", c, typ, w)
+		}
+		delete(want, c)
+	}
+	rows.Close()
+	if len(want) > 0 {
+		t.Errorf("columns missing: %v", want)
+	}
+
+	// The README's queries run as printed there (with its directory): the
+	// first counts every frame, the second every NFS call, the third finds
+	// each failed check.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := readmeQueries(t, string(readme))
+	if len(qs) != 3 {
+		t.Fatalf("%d sql blocks in the README's Export to Parquet", len(qs))
+	}
+	var all, nfsCalls, failed int64
+	db.QueryRowContext(ctx, "SELECT count(*) FROM frames").Scan(&all)
+	db.QueryRowContext(ctx, "SELECT count(*) FROM calls WHERE rpc_program = 100003").Scan(&nfsCalls)
+	db.QueryRowContext(ctx, "SELECT count(*) FROM checks WHERE NOT ok").Scan(&failed)
+	for i, want := range []int64{all, nfsCalls, failed} {
+		q := strings.ReplaceAll(qs[i], "'out/", "'"+dir+"/")
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("README query: %v\n%s", err, q)
+		}
+		cols, _ := rows.Columns()
+		var got int64
+		for rows.Next() {
+			v := make([]any, len(cols))
+			for j := range v {
+				v[j] = new(any)
+			}
+			if err := rows.Scan(v...); err != nil {
+				t.Fatal(err)
+			}
+			switch i {
+			case 0:
+				got += (*v[2].(*any)).(int64) // frames
+			case 1:
+				got += (*v[3].(*any)).(int64) // calls
+			default:
+				got++
+			}
+		}
+		rows.Close()
+		if got != want || i < 2 && got == 0 {
+			t.Errorf("README query %d: %d, want %d\n%s", i+1, got, want, q)
+		}
+	}
+}
+
+// readmeQueries are the sql blocks of the README's "Export to Parquet"
+// section.
+func readmeQueries(t *testing.T, readme string) []string {
+	t.Helper()
+	_, sec, ok := strings.Cut(readme, "## Export to Parquet")
+	if !ok {
+		t.Fatal("README has no Export to Parquet section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var qs []string
+	for {
+		var q string
+		if _, q, ok = strings.Cut(sec, "```sql\n"); !ok {
+			return qs
+		}
+		q, sec, _ = strings.Cut(q, "```")
+		qs = append(qs, q)
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,562 @@
+package export_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rdx-project/rdx/dissect"
+	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/export"
+	"github.com/rdx-project/rdx/internal/strict"
+	"github.com/rdx-project/rdx/pipeline"
+)
+
+func TestMain(m *testing.M) { strict.Main(m) }
+
+// captures cover Rx/AFS, iWARP with CRC checks (one failing), RoCE, IB
+// without IP addresses, an IPv6/ICMP/ARP mix and RDP.
+var captures = []string{
+	"../pcaps/rx/vos-dump-bulk.pcap",
+	"../pcaps/rx/probe-busy-crafted.pcap",
+	"../pcaps/iwarp/iwarp_rping_crc.pcap",
+	"../pcaps/iwarp/nfs3_rdma_iwarp.pcap",
+	"../pcaps/ib/roce_rping.pcap",
+	"../pcaps/ib/infiniband_erf.pcap",
+	"../pcaps/icmp/oferby+proxy__roce_icmpv6_arp.pcap",
+}
+
+// exportRun exports file into dir in the same run that prints `rdx read`'s
+// summary and `rdx check`'s tally, so the tables can be held against both.
+func exportRun(t *testing.T, dir, file string, fields ...string) (*export.Sink, pipeline.Result, string, error) {
+	t.Helper()
+	s, err := export.New(export.Options{Dir: dir, Host: "h1", Capture: filepath.Base(file), Fields: fields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Out: &out,
+		Check: &pipeline.CheckReport{}, Sinks: []pipeline.Sink{s}})
+	return s, res, out.String(), err
+}
+
+// table is a file read back with parquet-go: its schema and rows.
+type table struct {
+	schema *parquet.Schema
+	rows   []parquet.Row
+	meta   map[string]string
+}
+
+func readTable(t *testing.T, path string) table {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tb := table{schema: pf.Schema(), meta: map[string]string{}}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		tb.meta[kv.Key] = kv.Value
+	}
+	r := parquet.NewReader(f, pf.Schema())
+	defer r.Close()
+	buf := make([]parquet.Row, 100)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			tb.rows = append(tb.rows, row.Clone())
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	if int64(len(tb.rows)) != pf.NumRows() {
+		t.Fatalf("%s: read %d rows of %d", path, len(tb.rows), pf.NumRows())
+	}
+	return tb
+}
+
+// col is the values of column name in row i (none for a null).
+func (tb table) col(t *testing.T, i int, name string) []parquet.Value {
+	t.Helper()
+	lc, ok := tb.schema.Lookup(name)
+	if !ok {
+		t.Fatalf("no column %s in %s", name, tb.schema)
+	}
+	var out []parquet.Value
+	for _, v := range tb.rows[i] {
+		if v.Column() == lc.ColumnIndex && !v.IsNull() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (tb table) str(t *testing.T, i int, name string) string {
+	t.Helper()
+	v := tb.col(t, i, name)
+	if len(v) != 1 {
+		t.Fatalf("row %d: %s has %d values", i, name, len(v))
+	}
+	return v[0].String()
+}
+
+// TestFramesAreTheSummary: one row per frame `rdx read` prints, in order,
+// with its number, and Info as the summary line ends; the findings rows are
+// the findings rdx counts; the checks rows add up to `rdx check`'s tally.
+func TestFramesAreTheSummary(t *testing.T) {
+	for _, file := range captures {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			dir := t.TempDir()
+			s, res, summary, err := exportRun(t, dir, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(summary, "\n"), "\n")
+			files := s.Files()
+			frames := readTable(t, files[0])
+			if len(frames.rows) != len(lines) || uint64(len(lines)) != res.Frames || res.Frames == 0 {
+				t.Fatalf("%d rows, %d summary lines, %d frames", len(frames.rows), len(lines), res.Frames)
+			}
+			if frames.meta["rdx.complete"] != "true" {
+				t.Errorf("metadata %v", frames.meta)
+			}
+			for i, line := range lines {
+				num := frames.col(t, i, "frame_number")[0].Uint64()
+				if got := strings.Fields(line)[0]; got != strconv.FormatUint(num, 10) {
+					t.Fatalf("row %d: frame_number %d, summary line %q", i, num, line)
+				}
+				info := frames.str(t, i, "info")
+				if !strings.HasSuffix(line, " "+info) {
+					t.Fatalf("row %d: info %q is not the end of %q", i, info, line)
+				}
+				if c := frames.str(t, i, "capture"); c != filepath.Base(file) {
+					t.Fatalf("row %d: capture %q", i, c)
+				}
+				// src and dst are the summary's, with the port when the line has one
+				src, dst := frames.col(t, i, "src"), frames.col(t, i, "dst")
+				sp := frames.col(t, i, "src_port")
+				if len(src) == 1 {
+					want := src[0].String()
+					if len(sp) == 1 {
+						want = joinPort(want, sp[0].Int32())
+					}
+					if !strings.Contains(line, " "+want+" ") || len(dst) != 1 {
+						t.Fatalf("row %d: src %q not in %q", i, want, line)
+					}
+				} else if !strings.Contains(line, " -  ") || len(sp) != 0 {
+					t.Fatalf("row %d: no src but %q", i, line)
+				}
+			}
+
+			findings := readTable(t, files[1])
+			if len(findings.rows) != res.Counts.Total() {
+				t.Errorf("%d findings rows, rdx counted %+v", len(findings.rows), res.Counts)
+			}
+			var sev dissect.Counts
+			for i := range findings.rows {
+				switch findings.str(t, i, "severity") {
+				case dissect.Error.String():
+					sev.Errors++
+				case dissect.Warn.String():
+					sev.Warnings++
+				default:
+					sev.Notes++
+				}
+			}
+			if sev != res.Counts {
+				t.Errorf("findings by severity %+v, rdx %+v", sev, res.Counts)
+			}
+
+			checks := readTable(t, files[2])
+			type tally struct{ passed, failed uint64 }
+			got := map[string]tally{}
+			for i := range checks.rows {
+				c := got[checks.str(t, i, "check")]
+				if checks.col(t, i, "ok")[0].Boolean() {
+					c.passed++
+				} else {
+					c.failed++
+				}
+				got[checks.str(t, i, "check")] = c
+			}
+			want := map[string]tally{}
+			for _, r := range res.Checks {
+				if r.Checked > 0 {
+					want[r.Check] = tally{r.Passed, r.Failed}
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("checks %v, rdx check %v", got, want)
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("check %s: %+v, rdx check %+v", k, got[k], w)
+				}
+			}
+		})
+	}
+}
+
+func joinPort(addr string, port int32) string {
+	return addr + ":" + strconv.Itoa(int(port))
+}
+
+// TestChecksFail: a RoCE capture whose first packet's ICRC is spoiled has
+// a failed check row for it (so the tally comparison above compares
+// something that fails).
+func TestChecksFail(t *testing.T) {
+	b, err := os.ReadFile("../pcaps/ib/roce_rping.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatal("not a little-endian pcap")
+	}
+	n := int(binary.LittleEndian.Uint32(b[24+8:]))
+	b[24+16+n-1] ^= 0xff // the last octet of the ICRC
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pcap")
+	if err := os.WriteFile(bad, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	s, res, _, err := exportRun(t, filepath.Join(dir, "out"), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := readTable(t, s.Files()[2])
+	var failed []string
+	for i := range checks.rows {
+		if !checks.col(t, i, "ok")[0].Boolean() {
+			failed = append(failed, checks.str(t, i, "check")+"@"+checks.col(t, i, "frame_number")[0].String())
+		}
+	}
+	if len(failed) != 1 || failed[0] != "infiniband.icrc@1" || !res.ChecksFailed {
+		t.Fatalf("failed check rows %v, ChecksFailed %v", failed, res.ChecksFailed)
+	}
+}
+
+// TestColumnTypes pins the schema every query relies on.
+func TestColumnTypes(t *testing.T) {
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap", "rx.seq", "rx.flags.last_packet", "ip.src", "afs", "rx.callnumber")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"capture":              "BYTE_ARRAY STRING required",
+		"frame_number":         "INT64 INT(64,false) required",
+		"frame_time":           "INT64 TIMESTAMP(isAdjustedToUTC=false,unit=NANOS) required",
+		"src":                  "BYTE_ARRAY STRING optional",
+		"src_port":             "INT32 INT(16,false) optional",
+		"frame_len":            "INT32 INT(32,false) required",
+		"protocol":             "BYTE_ARRAY STRING required",
+		"frame_protocols":      "BYTE_ARRAY STRING required",
+		"info":                 "BYTE_ARRAY STRING required",
+		"rx_seq":               "INT32 INT(32,false) repeated",
+		"rx_flags_last_packet": "BOOLEAN  repeated",
+		"ip_src":               "BYTE_ARRAY STRING repeated",
+		"afs":                  "BOOLEAN  required",
+	}
+	frames := readTable(t, s.Files()[0])
+	for name, w := range want {
+		lc, ok := frames.schema.Lookup(name)
+		if !ok {
+			t.Errorf("no column %s", name)
+			continue
+		}
+		n := lc.Node
+		rep := "required"
+		if n.Optional() {
+			rep = "optional"
+		} else if n.Repeated() {
+			rep = "repeated"
+		}
+		lt := ""
+		if l := n.Type().LogicalType(); l != nil {
+			lt = l.String()
+		}
+		if got := n.Type().Kind().String() + " " + lt + " " + rep; got != w {
+			t.Errorf("%s: %s, want %s", name, got, w)
+		}
+	}
+	if f := frames.schema.Fields(); f[0].Name() != "capture" || f[1].Name() != "frame_number" || f[len(f)-1].Name() != "rx_callnumber" {
+		t.Errorf("columns not in their order: %v", frames.schema)
+	}
+}
+
+// TestFieldsAreTFields: an -e column holds what `rdx read -T fields -e`
+// prints, every occurrence.
+func TestFieldsAreTFields(t *testing.T) {
+	const file = "../pcaps/rx/vos-dump-bulk.pcap"
+	fields := []string{"rx.seq", "rx.callnumber", "ip.src", "rx.flags.last_packet"}
+	s, _, _, err := exportRun(t, t.TempDir(), file, fields...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Out: &out,
+		Print: pipeline.Print{Format: "fields", Fields: fields}}); err != nil {
+		t.Fatal(err)
+	}
+	frames := readTable(t, s.Files()[0])
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(frames.rows) {
+		t.Fatalf("%d lines, %d rows", len(lines), len(frames.rows))
+	}
+	many := 0
+	for i, line := range lines {
+		want := strings.Split(line, "\t")
+		for j, name := range fields {
+			var got []string
+			for _, v := range frames.col(t, i, export.ColumnName(name)) {
+				switch v.Kind() {
+				case parquet.Boolean:
+					got = append(got, map[bool]string{true: "1", false: "0"}[v.Boolean()])
+				case parquet.Int32:
+					got = append(got, strconv.FormatUint(uint64(v.Uint32()), 10))
+				default:
+					got = append(got, v.String())
+				}
+			}
+			if len(got) > 1 {
+				many++
+			}
+			if g := strings.Join(got, ","); g != want[j] {
+				t.Fatalf("frame %d %s: %q, -T fields %q", i+1, name, g, want[j])
+			}
+		}
+	}
+	if many == 0 {
+		t.Error("no field with several occurrences: the list columns are not tested")
+	}
+}
+
+// TestTruncatedCapture: a capture cut inside a record is an error naming
+// the file, and the tables are valid files of every frame before it,
+// marked incomplete.
+func TestTruncatedCapture(t *testing.T) {
+	b, err := os.ReadFile("../pcaps/rx/vos-dump-bulk.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.pcap")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o666); err != nil {
+		t.Fatal(err)
+	}
+	s, res, _, err := exportRun(t, filepath.Join(dir, "out"), cut)
+	if err == nil || !strings.Contains(err.Error(), cut) {
+		t.Fatalf("error %v does not name %s", err, cut)
+	}
+	frames := readTable(t, s.Files()[0])
+	if res.Frames == 0 || uint64(len(frames.rows)) != res.Frames {
+		t.Fatalf("%d rows for %d frames read", len(frames.rows), res.Frames)
+	}
+	if frames.meta["rdx.complete"] != "false" || !strings.Contains(frames.meta["rdx.error"], cut) {
+		t.Errorf("metadata %v", frames.meta)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "out", "*", "*", ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestNoOverwrite: a second export of the same capture and host is refused
+// before anything is read, unless Overwrite.
+func TestNoOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, _, err := exportRun(t, dir, "../pcaps/rx/pts-ops.pcap"); err != nil {
+		t.Fatal(err)
+	}
+	o := export.Options{Dir: dir, Host: "h1", Capture: "pts-ops.pcap"}
+	if _, err := export.New(o); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("second export: %v", err)
+	}
+	o.Overwrite = true
+	if _, err := export.New(o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPathEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"fs1":   "out/frames/host=fs1/c.pcap.parquet",
+		"a/b=c": "out/frames/host=a%2Fb%3Dc/c.pcap.parquet",
+		"":      "out/frames/host=__HIVE_DEFAULT_PARTITION__/c.pcap.parquet",
+		"..":    "out/frames/host=.._/c.pcap.parquet",
+	} {
+		if got := export.Path("out", "frames", in, "c.pcap"); got != want {
+			t.Errorf("host %q: %s, want %s", in, got, want)
+		}
+	}
+	if h := export.HostOf("/x/server1.pcap.gz"); h != "server1" {
+		t.Errorf("HostOf: %s", h)
+	}
+}
+
+// TestRowGroups: a capture longer than a row group is written as several,
+// and every row is read back in order.
+func TestRowGroups(t *testing.T) {
+	const file = "../pcaps/rx/vos-dump-bulk.pcap" // 370 frames
+	s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", RowGroupRows: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, rg := range pf.RowGroups() {
+		sizes = append(sizes, rg.NumRows())
+	}
+	if !slices.Equal(sizes, []int64{100, 100, 100, 70}) {
+		t.Errorf("row groups of %v rows", sizes)
+	}
+	frames := readTable(t, s.Files()[0])
+	for i := range frames.rows {
+		if n := frames.col(t, i, "frame_number")[0].Uint64(); n != uint64(i+1) {
+			t.Fatalf("row %d is frame %d", i, n)
+		}
+	}
+	if uint64(len(frames.rows)) != res.Frames {
+		t.Fatalf("%d rows of %d frames", len(frames.rows), res.Frames)
+	}
+}
+
+// TestCallsAreTheSRT: the calls table holds every reply rdx's `-z
+// rpc,srt` counted: per program and version the same number of calls and
+// the same minimum and maximum response time.
+func TestCallsAreTheSRT(t *testing.T) {
+	for _, file := range []string{"../pcaps/iwarp/nfs3_rdma_iwarp.pcap", "../pcaps/kernel/nfs3_rdma_roce.pcap",
+		"../pcaps/kernel/lossy_nfs3_rdma_roce_dup.pcap", "../pcaps/kernel/nfs_rpc_synth.pcap"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Calls: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srt := res.Engine.Stat("rpc,srt")
+			type key struct {
+				prog, vers string
+			}
+			type agg struct {
+				n        int
+				min, max int64
+			}
+			want := map[key][]agg{}
+			for _, r := range srt.Rows {
+				n, _ := strconv.Atoi(r[3])
+				lo, err1 := time.ParseDuration(r[4])
+				hi, err2 := time.ParseDuration(r[6])
+				if err1 != nil || err2 != nil {
+					t.Fatalf("srt row %q", r)
+				}
+				k := key{r[0], r[1]}
+				want[k] = append(want[k], agg{n, int64(lo), int64(hi)})
+			}
+			calls := readTable(t, s.Files()[3])
+			progNames := dissect.Lookup("rpc.program").Names
+			got := map[key]map[uint32]*agg{}
+			for i := range calls.rows {
+				prog := calls.col(t, i, "rpc_program")[0].Uint32()
+				k := key{progNames[uint64(prog)], strconv.Itoa(int(calls.col(t, i, "rpc_programversion")[0].Uint32()))}
+				proc := calls.col(t, i, "rpc_procedure")[0].Uint32()
+				rtt := calls.col(t, i, "response_time")[0].Int64()
+				if got[k] == nil {
+					got[k] = map[uint32]*agg{}
+				}
+				a := got[k][proc]
+				if a == nil {
+					a = &agg{min: rtt, max: rtt}
+					got[k][proc] = a
+				}
+				a.n++
+				a.min, a.max = min(a.min, rtt), max(a.max, rtt)
+				if req, rep := calls.col(t, i, "request_frame")[0].Uint64(), calls.col(t, i, "reply_frame")[0].Uint64(); req >= rep {
+					t.Fatalf("row %d: request frame %d, reply %d", i, req, rep)
+				}
+			}
+			total := 0
+			for k, ws := range want {
+				for _, w := range ws {
+					total += w.n
+					found := false
+					for _, a := range got[k] {
+						// the table shows durations to the microsecond
+						if a.n == w.n && abs(a.min-w.min) < 1000 && abs(a.max-w.max) < 1000 {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("%v: rpc,srt has %+v, calls table %v", k, w, got[k])
+					}
+				}
+			}
+			if len(calls.rows) != total {
+				t.Errorf("%d calls rows, rpc,srt counts %d", len(calls.rows), total)
+			}
+			if total < 5 {
+				t.Errorf("only %d calls", total)
+			}
+		})
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestFileMode: the files are readable as any file the user writes (0666
+// less the umask), not the 0600 of a temporary file.
+func TestFileMode(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/pts-ops.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Files() {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v", f, st.Mode())
+		}
+	}
+}

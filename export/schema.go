@@ -1,0 +1,105 @@
+package export
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// column is one leaf of a table: its name and Parquet node.
+type column struct {
+	name string
+	node parquet.Node
+}
+
+// ordered is a group whose columns keep the order they were declared in
+// (parquet.Group sorts them by name): SELECT * shows frame_number first.
+type ordered struct {
+	parquet.Group
+	fields []parquet.Field
+}
+
+func (o ordered) Fields() []parquet.Field { return o.fields }
+
+type namedField struct {
+	parquet.Node
+	name string
+}
+
+func (f namedField) Name() string                      { return f.name }
+func (f namedField) Value(reflect.Value) reflect.Value { return reflect.Value{} }
+
+func newSchema(name string, cols []column) *parquet.Schema {
+	g := ordered{Group: parquet.Group{}}
+	for _, c := range cols {
+		g.Group[c.name] = c.node
+		g.fields = append(g.fields, namedField{c.node, c.name})
+	}
+	return parquet.NewSchema(name, g)
+}
+
+// Encodings: sorted integers delta-code to a few bits, repeated text
+// (addresses, protocol names) is dictionary-coded.
+var (
+	dict  = &parquet.RLEDictionary
+	delta = &parquet.DeltaBinaryPacked
+)
+
+// timestampNS is a time in nanoseconds since the Unix epoch, UTC. It is
+// marked not adjusted to UTC because DuckDB reads an adjusted one as
+// TIMESTAMP WITH TIME ZONE, which holds microseconds: the nanoseconds
+// RDMA traffic needs would be cut. DuckDB reads this as TIMESTAMP_NS.
+func timestampNS() parquet.Node { return parquet.TimestampAdjusted(parquet.Nanosecond, false) }
+
+func dictString() parquet.Node { return parquet.Encoded(parquet.String(), dict) }
+
+// ColumnName is a field's column: Wireshark's name with every character
+// an SQL identifier cannot hold unquoted ('.', '-') turned into '_'
+// (rx.seq is rx_seq). Columns are flat, not nested groups: every engine
+// filters and groups on a flat column without path syntax.
+func ColumnName(abbrev string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' {
+			return '_'
+		}
+		return r
+	}, abbrev)
+}
+
+// fieldNode is the Parquet type of a registered field: unsigned integers
+// stay unsigned, absolute times are timestamps in nanoseconds, relative
+// times int64 nanoseconds, addresses strings as Wireshark shows them.
+// Every occurrence is kept, so a field is a repeated column (a list);
+// a field without a value (a protocol, a label) is a boolean: present.
+func fieldNode(f *dissect.Field) (parquet.Node, bool) {
+	var n parquet.Node
+	switch f.Type {
+	case dissect.TProtocol, dissect.TNone:
+		return parquet.Leaf(parquet.BooleanType), false
+	case dissect.TBool:
+		n = parquet.Leaf(parquet.BooleanType)
+	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
+		n = parquet.Encoded(parquet.Uint(32), dict)
+	case dissect.TUint64, dissect.TFrameNum:
+		n = parquet.Uint(64)
+	case dissect.TInt16, dissect.TInt32:
+		n = parquet.Int(32)
+	case dissect.TInt64, dissect.TRelTime:
+		n = parquet.Int(64)
+	case dissect.TAbsTime:
+		n = timestampNS()
+	case dissect.TFloat:
+		n = parquet.Leaf(parquet.DoubleType)
+	case dissect.TBytes:
+		n = parquet.Leaf(parquet.ByteArrayType)
+	case dissect.TString, dissect.TIPv4, dissect.TIPv6, dissect.TEther:
+		n = dictString()
+	default:
+		panic(fmt.Sprintf("export: field %s: no Parquet type for %v", f.Abbrev, f.Type))
+	}
+	return parquet.Repeated(n), true
+}
