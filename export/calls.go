@@ -4,25 +4,65 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/afs"
 )
 
-// The calls table: one row per ONC RPC reply matched to its call (NFS,
-// MOUNT, NLM, ... over UDP, TCP, RPC-over-RDMA), from the reply's tree:
-// what the RPC dissector's matcher already knows (the call's frame and
-// the time from it). Calls without a reply in the capture have no row.
+// The calls table: one row per reply matched to its request, from what
+// the dissectors already know when the reply is decoded:
+//   - ONC RPC (NFS, MOUNT, NLM, ... over UDP, TCP, RPC-over-RDMA): the
+//     reply's tree (rpc.repframe, rpc.time), as -z rpc,srt counts them;
+//   - Rx (AFS services): the afs PDU, which carries Rx's call (request
+//     frame, response time, abort code), as -z rx,srt counts them: a
+//     reply or a server's abort of a call whose request is in the capture.
+//
+// Columns shared by every protocol come first; the rpc_ ones are null on
+// Rx rows and the rx_ ones on RPC rows. Calls without a reply in the
+// capture have no row.
 var callColumns = []column{
 	{"capture", dictString()},
-	{"rpc_xid", parquet.Uint(32)},
-	{"rpc_program", parquet.Encoded(parquet.Uint(32), dict)},
-	{"rpc_programversion", parquet.Encoded(parquet.Uint(32), dict)},
-	{"rpc_procedure", parquet.Encoded(parquet.Uint(32), dict)},
+	{"protocol", dictString()}, // "rpc" or "rx"
+	{"call", parquet.Optional(dictString())},
 	{"request_frame", parquet.Uint(64)},
 	{"reply_frame", parquet.Uint(64)},
 	{"request_time", timestampNS()},
-	{"response_time", parquet.Int(64)}, // nanoseconds (rpc.time)
-	{"rpc_replystat", parquet.Encoded(parquet.Uint(32), dict)},
+	{"response_time", parquet.Int(64)}, // nanoseconds (rpc.time, afs.time)
+	{"rpc_xid", parquet.Optional(parquet.Uint(32))},
+	{"rpc_program", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rpc_programversion", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rpc_procedure", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rpc_replystat", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
 	{"rpc_state_accept", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rx_cid", parquet.Optional(parquet.Uint(32))},
+	{"rx_callnumber", parquet.Optional(parquet.Uint(32))},
+	{"rx_serviceid", parquet.Optional(parquet.Encoded(parquet.Uint(16), dict))},
+	{"rx_server_port", parquet.Optional(parquet.Encoded(parquet.Uint(16), dict))},
+	{"rx_opcode", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rx_abort_code", parquet.Optional(parquet.Int(32))}, // null: a reply, not an abort
 }
+
+// Column indexes of callColumns.
+const (
+	cCapture = iota
+	cProtocol
+	cCall
+	cReqFrame
+	cRepFrame
+	cReqTime
+	cRespTime
+	cXID
+	cProgram
+	cVers
+	cProc
+	cReplystat
+	cAccept
+	cRxCID
+	cRxCall
+	cRxService
+	cRxPort
+	cRxOpcode
+	cRxAbort
+	nCallColumns
+)
 
 // rpcFields are the registered fields a reply's row is read from.
 type rpcFields struct {
@@ -43,7 +83,8 @@ func lookupRPC() *rpcFields {
 
 type callsTable struct {
 	table
-	rpc *rpcFields
+	rpc  *rpcFields
+	name []byte // the call column being built
 }
 
 // rpcMsg is one RPC message of a frame's tree, as far as read.
@@ -54,13 +95,78 @@ type rpcMsg struct {
 	rtt                                                 int64
 }
 
-// add writes a row for every matched reply in the frame's tree. An RPC
-// message starts at its rpc.xid; the first occurrence of each field after
-// it is the message's.
+// add writes a row for every matched reply in the frame: Rx calls from
+// the frame's PDUs, ONC RPC ones from its tree.
 func (ct *callsTable) add(f *dissect.Frame, t *dissect.Tree, capture []byte) {
-	if t == nil || ct.rpc == nil {
+	for _, p := range f.PDUs {
+		if a, ok := p.(*afs.PDU); ok {
+			ct.addRx(f, a, capture)
+		}
+	}
+	if t != nil && ct.rpc != nil {
+		ct.addRPC(f, t, capture)
+	}
+}
+
+// addRx writes the row of an Rx reply (or server abort) whose request was
+// seen: what -z rx,srt counts.
+func (ct *callsTable) addRx(f *dissect.Frame, p *afs.PDU, capture []byte) {
+	c := &p.Call
+	if !c.Reply || !c.HasRespTime {
 		return
 	}
+	ct.put(cCapture, parquet.ByteArrayValue(capture))
+	ct.str(cProtocol, "rx", 0)
+	// the name -z rx,srt gives the call: "FS FetchStatus", "VL opcode 9"
+	ct.name = append(ct.name[:0], p.Service()...)
+	if op := p.OpName(); op != "" {
+		ct.name = append(append(ct.name, ' '), op...)
+	} else if c.HasOpcode {
+		ct.name = appendUint(append(ct.name, " opcode "...), uint64(c.Opcode))
+	}
+	ct.bytes(cCall, ct.name, 0, 1)
+	ct.put(cReqFrame, parquet.Int64Value(int64(c.ReqFrame)))
+	ct.put(cRepFrame, parquet.Int64Value(int64(f.Num)))
+	ct.put(cReqTime, parquet.Int64Value(f.TimeNS-c.RespTime))
+	ct.put(cRespTime, parquet.Int64Value(c.RespTime))
+	for col := cXID; col <= cAccept; col++ {
+		ct.put(col, parquet.NullValue())
+	}
+	ct.putLevel(cRxCID, parquet.Int32Value(int32(c.CID)), 0, 1)
+	ct.putLevel(cRxCall, parquet.Int32Value(int32(c.CallNumber)), 0, 1)
+	ct.putLevel(cRxService, parquet.Int32Value(int32(c.ServiceID)), 0, 1)
+	ct.putLevel(cRxPort, parquet.Int32Value(int32(c.ServerPort)), 0, 1)
+	if c.HasOpcode {
+		ct.putLevel(cRxOpcode, parquet.Int32Value(int32(c.Opcode)), 0, 1)
+	} else {
+		ct.put(cRxOpcode, parquet.NullValue())
+	}
+	if c.Abort {
+		ct.putLevel(cRxAbort, parquet.Int32Value(int32(c.AbortCode)), 0, 1)
+	} else {
+		ct.put(cRxAbort, parquet.NullValue())
+	}
+	ct.end()
+}
+
+func appendUint(b []byte, v uint64) []byte {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
+}
+
+// addRPC writes a row for every matched reply in the frame's tree. An RPC
+// message starts at its rpc.xid; the first occurrence of each field after
+// it is the message's.
+func (ct *callsTable) addRPC(f *dissect.Frame, t *dissect.Tree, capture []byte) {
 	r := ct.rpc
 	var m rpcMsg
 	open := false
@@ -104,20 +210,25 @@ func (ct *callsTable) emit(f *dissect.Frame, m *rpcMsg, capture []byte) {
 	if m.msgtyp != 1 || !m.hasReq {
 		return // a call, or a reply whose call is not in the capture
 	}
-	ct.put(0, parquet.ByteArrayValue(capture))
-	ct.put(1, parquet.Int32Value(int32(uint32(m.xid))))
-	ct.put(2, parquet.Int32Value(int32(uint32(m.program))))
-	ct.put(3, parquet.Int32Value(int32(uint32(m.vers))))
-	ct.put(4, parquet.Int32Value(int32(uint32(m.proc))))
-	ct.put(5, parquet.Int64Value(int64(m.reqFrame)))
-	ct.put(6, parquet.Int64Value(int64(f.Num)))
-	ct.put(7, parquet.Int64Value(f.TimeNS-m.rtt))
-	ct.put(8, parquet.Int64Value(m.rtt))
-	ct.put(9, parquet.Int32Value(int32(uint32(m.replystat))))
+	ct.put(cCapture, parquet.ByteArrayValue(capture))
+	ct.str(cProtocol, "rpc", 0)
+	ct.put(cCall, parquet.NullValue())
+	ct.put(cReqFrame, parquet.Int64Value(int64(m.reqFrame)))
+	ct.put(cRepFrame, parquet.Int64Value(int64(f.Num)))
+	ct.put(cReqTime, parquet.Int64Value(f.TimeNS-m.rtt))
+	ct.put(cRespTime, parquet.Int64Value(m.rtt))
+	ct.putLevel(cXID, parquet.Int32Value(int32(uint32(m.xid))), 0, 1)
+	ct.putLevel(cProgram, parquet.Int32Value(int32(uint32(m.program))), 0, 1)
+	ct.putLevel(cVers, parquet.Int32Value(int32(uint32(m.vers))), 0, 1)
+	ct.putLevel(cProc, parquet.Int32Value(int32(uint32(m.proc))), 0, 1)
+	ct.putLevel(cReplystat, parquet.Int32Value(int32(uint32(m.replystat))), 0, 1)
 	if m.hasAccept {
-		ct.putLevel(10, parquet.Int32Value(int32(uint32(m.accept))), 0, 1)
+		ct.putLevel(cAccept, parquet.Int32Value(int32(uint32(m.accept))), 0, 1)
 	} else {
-		ct.put(10, parquet.NullValue())
+		ct.put(cAccept, parquet.NullValue())
+	}
+	for col := cRxCID; col < nCallColumns; col++ {
+		ct.put(col, parquet.NullValue())
 	}
 	ct.end()
 }

@@ -560,3 +560,75 @@ func TestFileMode(t *testing.T) {
 		}
 	}
 }
+
+// TestRxCallsAreTheSRT: the calls table's Rx rows are what `-z rx,srt`
+// counts: per call name, service and server port the same number of calls
+// and aborts and the same minimum and maximum response time.
+func TestRxCallsAreTheSRT(t *testing.T) {
+	files, _ := filepath.Glob("../pcaps/rx/*.pcap")
+	total := 0
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Calls: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type agg struct {
+				n, aborts int
+				min, max  int64
+			}
+			want := map[string]agg{}
+			for _, r := range res.Engine.Stat("rx,srt").Rows {
+				n, _ := strconv.Atoi(r[3])
+				ab, _ := strconv.Atoi(r[4])
+				lo, err1 := time.ParseDuration(r[5])
+				hi, err2 := time.ParseDuration(r[7])
+				if err1 != nil || err2 != nil {
+					t.Fatalf("srt row %q", r)
+				}
+				want[r[0]+"|"+r[1]+"|"+r[2]] = agg{n, ab, int64(lo), int64(hi)}
+			}
+			calls := readTable(t, s.Files()[3])
+			got := map[string]*agg{}
+			for i := range calls.rows {
+				if p := calls.col(t, i, "protocol")[0].String(); p != "rx" {
+					t.Fatalf("row %d: protocol %q", i, p)
+				}
+				k := calls.col(t, i, "call")[0].String() + "|" + strconv.Itoa(int(calls.col(t, i, "rx_serviceid")[0].Uint32())) +
+					"|" + strconv.Itoa(int(calls.col(t, i, "rx_server_port")[0].Uint32()))
+				rtt := calls.col(t, i, "response_time")[0].Int64()
+				a := got[k]
+				if a == nil {
+					a = &agg{min: rtt, max: rtt}
+					got[k] = a
+				}
+				a.n++
+				a.aborts += len(calls.col(t, i, "rx_abort_code"))
+				a.min, a.max = min(a.min, rtt), max(a.max, rtt)
+				if req, rep := calls.col(t, i, "request_frame")[0].Uint64(), calls.col(t, i, "reply_frame")[0].Uint64(); req >= rep {
+					t.Fatalf("row %d: request frame %d, reply %d", i, req, rep)
+				}
+				if len(calls.col(t, i, "rpc_xid")) != 0 {
+					t.Fatalf("row %d: an Rx row with an rpc_xid", i)
+				}
+			}
+			for k, w := range want {
+				g := got[k]
+				if g == nil || g.n != w.n || g.aborts != w.aborts || abs(g.min-w.min) >= 1000 || abs(g.max-w.max) >= 1000 {
+					t.Errorf("%s: rx,srt has %+v, calls table %+v", k, w, g)
+				}
+				total += w.n
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d call types in the calls table, rx,srt has %d", len(got), len(want))
+			}
+		})
+	}
+	if total < 100 {
+		t.Errorf("only %d Rx calls in pcaps/rx", total)
+	}
+}

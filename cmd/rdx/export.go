@@ -44,11 +44,14 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
   DIR/findings/host=H/CAPTURE.parquet   capture, frame_number, severity, group,
                                         protocol, field, message
   DIR/checks/host=H/CAPTURE.parquet     capture, frame_number, check, ok
-  DIR/calls/host=H/CAPTURE.parquet      with --calls: one row per ONC RPC reply matched
-                                        to its call: capture, rpc_xid, rpc_program,
-                                        rpc_programversion, rpc_procedure, request_frame,
+  DIR/calls/host=H/CAPTURE.parquet      with --calls: one row per ONC RPC or Rx reply
+                                        matched to its request: capture, protocol (rpc,
+                                        rx), call (Rx: "FS FetchData"), request_frame,
                                         reply_frame, request_time, response_time (ns),
-                                        rpc_replystat, rpc_state_accept
+                                        rpc_xid, rpc_program, rpc_programversion,
+                                        rpc_procedure, rpc_replystat, rpc_state_accept,
+                                        rx_cid, rx_callnumber, rx_serviceid,
+                                        rx_server_port, rx_opcode, rx_abort_code
 
 H is --host, else the capture's file name up to its first '.'. An -e field
 becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
@@ -79,7 +82,7 @@ bad record (their metadata says rdx.complete=false) and exits with status 2.`,
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
-	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) reply with its call (reads every frame's tree: slower)")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
