@@ -23,3 +23,12 @@ func (f *Frame) Conversations() *flows.Conversations {
 	}
 	return &f.eng.convs
 }
+
+// Conversations is the engine's conversation table (rdx export's flows),
+// nil when Options.Conversations is not set.
+func (e *Engine) Conversations() *flows.Conversations {
+	if !e.Opts.Conversations {
+		return nil
+	}
+	return &e.convs
+}

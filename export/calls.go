@@ -64,6 +64,12 @@ const (
 	nCallColumns
 )
 
+func init() {
+	if len(callColumns) != nCallColumns {
+		panic("export: the column constants do not name every column of callColumns")
+	}
+}
+
 // rpcFields are the registered fields a reply's row is read from.
 type rpcFields struct {
 	xid, msgtyp, program, vers, proc, repframe, time, replystat, accept *dissect.Field

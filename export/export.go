@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,8 +32,8 @@ import (
 )
 
 // Tables are the tables one capture is written to, in this order (calls
-// only with Options.Calls).
-var Tables = []string{"frames", "findings", "checks", "calls"}
+// only with Options.Calls, flows only with Options.Flows).
+var Tables = []string{"frames", "findings", "checks", "calls", "flows"}
 
 // RowGroupRows is the row group size: about a million rows (10-20 MB of
 // frames) is what scanning engines split work by, and what one table holds
@@ -71,6 +72,10 @@ type Options struct {
 	// Calls writes the calls table (ONC RPC replies with their calls). It
 	// reads every frame's tree, which costs about as much as -T fields.
 	Calls bool
+	// Flows writes the flows table at the end: conversations (when the
+	// engine counts them: dissect.Options.Conversations) and InfiniBand
+	// flows with their counters.
+	Flows bool
 }
 
 // HostOf is the host a capture file stands for when --host is not given:
@@ -117,8 +122,10 @@ type Sink struct {
 	finds  *table
 	checks *table
 	calls  *callsTable // nil without Options.Calls
+	flows  *flowsTable // nil without Options.Flows
+	eng    *dissect.Engine
 	// Rows counts the rows written to each table, in Tables' order.
-	Rows    [4]int64
+	Rows    [5]int64
 	info    []byte
 	capture []byte // o.Capture, never changed: values may point into it
 }
@@ -151,6 +158,9 @@ func New(o Options) (*Sink, error) {
 	if o.Calls {
 		s.calls = &callsTable{table: table{name: "calls", schema: newSchema("calls", callColumns)}, rpc: lookupRPC()}
 	}
+	if o.Flows {
+		s.flows = &flowsTable{table: table{name: "flows", schema: newSchema("flows", flowColumns)}}
+	}
 	if !o.Overwrite {
 		for _, t := range s.tables() {
 			p := Path(o.Dir, t.name, o.Host, o.Capture)
@@ -168,6 +178,7 @@ func (s *Sink) NeedsTree() bool { return len(s.frames.extra) > 0 || s.calls != n
 // Start creates the three files (as temporary names until End).
 func (s *Sink) Start(e *dissect.Engine) error {
 	s.frames.eng = e // for frame_protocols
+	s.eng = e        // for the flows table
 	for _, t := range s.tables() {
 		t.groupRows = s.o.RowGroupRows
 		if t.groupRows <= 0 {
@@ -187,6 +198,9 @@ func (s *Sink) tables() []*table {
 	t := []*table{&s.frames.table, s.finds, s.checks}
 	if s.calls != nil {
 		t = append(t, &s.calls.table)
+	}
+	if s.flows != nil {
+		t = append(t, &s.flows.table)
 	}
 	return t
 }
@@ -230,18 +244,21 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 // (the files then hold every frame before it, and say so in their
 // metadata: rdx.complete=false, rdx.error), and moves them in place.
 func (s *Sink) End(err error) error {
+	if s.flows != nil && s.eng != nil && s.flows.f != nil {
+		s.flows.write(s.eng, s.capture)
+	}
 	var first error
-	for i, t := range s.tables() {
+	for _, t := range s.tables() {
 		if e := t.finish(err); e != nil && first == nil {
 			first = e
 		}
-		s.Rows[i] = t.rows
+		s.Rows[slices.Index(Tables, t.name)] = t.rows
 	}
 	return first
 }
 
 // Files are the files End wrote, in Tables' order (calls only with
-// Options.Calls).
+// Options.Calls, flows only with Options.Flows).
 func (s *Sink) Files() []string {
 	var out []string
 	for _, t := range s.tables() {

@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -630,5 +631,70 @@ func TestRxCallsAreTheSRT(t *testing.T) {
 	}
 	if total < 100 {
 		t.Errorf("only %d Rx calls in pcaps/rx", total)
+	}
+}
+
+// TestFlowsAreTheZTables: the flows table's qp rows are -z
+// infiniband,flows row for row (PSN gaps, NAKs, CNPs, ...), and its
+// conversation rows are -z conv,ip's and conv,udp's.
+func TestFlowsAreTheZTables(t *testing.T) {
+	gaps, naks := 0, 0
+	for _, file := range []string{"../pcaps/kernel/lossy_nfs3_rdma_roce.pcap", "../pcaps/kernel/lossy_nfs3_rdma_roce_dup.pcap",
+		"../pcaps/ib/rocev1.pcap", "../pcaps/ib/roce_rping.pcap", "../pcaps/ib/infiniband_erf.pcap"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Flows: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true,
+				Engine: dissect.Options{Conversations: true}, Sinks: []pipeline.Sink{s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fl := readTable(t, s.Files()[3])
+			u := func(i int, c string) string {
+				v := fl.col(t, i, c)
+				if len(v) == 0 {
+					return "null"
+				}
+				return strconv.FormatUint(v[0].Uint64(), 10)
+			}
+			var qp []string
+			convs := map[string]int{}
+			for i := range fl.rows {
+				kind := fl.col(t, i, "kind")[0].String()
+				if kind != "qp" {
+					convs[kind]++
+					continue
+				}
+				qp = append(qp, fmt.Sprintf("%s → %s|0x%06x|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s",
+					fl.col(t, i, "addr_a")[0].String(), fl.col(t, i, "addr_b")[0].String(), fl.col(t, i, "qp_b")[0].Uint32(),
+					fl.col(t, i, "transport")[0].String(), u(i, "packets_ab"), u(i, "bytes_ab"), u(i, "psn_gaps"), u(i, "dup_psns"),
+					u(i, "acks"), u(i, "coalesced_acks"), u(i, "naks"), u(i, "rnr_naks"), u(i, "ecn_ce"), u(i, "fecn"), u(i, "becn"),
+					u(i, "cnps"), u(i, "first_frame")))
+				n, _ := strconv.Atoi(u(i, "psn_gaps"))
+				gaps += n
+				n, _ = strconv.Atoi(u(i, "naks"))
+				naks += n
+			}
+			var want []string
+			for _, r := range res.Engine.Stat("infiniband,flows").Rows {
+				// the frames column ("25-3482") only by its first frame: its
+				// style is the table renderer's
+				r[len(r)-1], _, _ = strings.Cut(r[len(r)-1], "-")
+				want = append(want, strings.Join(r, "|"))
+			}
+			if !slices.Equal(qp, want) {
+				t.Errorf("qp rows:\n%s\n-z infiniband,flows:\n%s", strings.Join(qp, "\n"), strings.Join(want, "\n"))
+			}
+			for _, k := range []string{"ip", "udp", "tcp", "ib"} {
+				if n := len(res.Engine.Stat("conv," + k).Rows); n != convs[k] {
+					t.Errorf("%d %s conversations, conv,%s has %d", convs[k], k, k, n)
+				}
+			}
+		})
+	}
+	if gaps == 0 || naks == 0 {
+		t.Errorf("%d PSN gaps, %d NAKs: the captures have both", gaps, naks)
 	}
 }

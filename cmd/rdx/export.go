@@ -26,6 +26,7 @@ type ExportOptions struct {
 	Count     int
 	Overwrite bool
 	Calls     bool // --calls: the calls table
+	Flows     bool // --flows: the flows table
 	EngineFlags
 }
 
@@ -52,6 +53,12 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         rpc_procedure, rpc_replystat, rpc_state_accept,
                                         rx_cid, rx_callnumber, rx_serviceid,
                                         rx_server_port, rx_opcode, rx_abort_code
+  DIR/flows/host=H/CAPTURE.parquet      with --flows, written at the end: one row per
+                                        conversation (kind ip, tcp, udp, ib, rdp, rx, rds:
+                                        -z conv,KIND) and per InfiniBand flow (kind qp:
+                                        -z infiniband,flows, with psn_gaps, dup_psns, acks,
+                                        coalesced_acks, naks, rnr_naks, ecn_ce, fecn, becn,
+                                        cnps)
 
 H is --host, else the capture's file name up to its first '.'. An -e field
 becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
@@ -83,6 +90,7 @@ bad record (their metadata says rdx.complete=false) and exits with status 2.`,
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
 	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
+	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
@@ -116,7 +124,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -137,6 +145,7 @@ func exportRun(o *ExportOptions) error {
 		if i == 0 {
 			setMemoryLimit(eo.MaxMem)
 		}
+		eo.Conversations = eo.Conversations || o.Flows
 		s := sinks[i]
 		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
@@ -145,6 +154,9 @@ func exportRun(o *ExportOptions) error {
 			calls := ""
 			if o.Calls {
 				calls = fmt.Sprintf(", %d calls", s.Rows[3])
+			}
+			if o.Flows {
+				calls += fmt.Sprintf(", %d flows", s.Rows[4])
 			}
 			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
 				file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)

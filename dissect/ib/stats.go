@@ -153,12 +153,8 @@ func (d *State) flowsTable() *flows.Table {
 	t := &flows.Table{Title: "InfiniBand flows (source -> destination, destination QP)",
 		Header: []string{"Flow", "QP", "Transport", "Packets", "Payload", "PSN gaps", "Dup PSNs", "ACKs", "Coalesced ACKs",
 			"NAKs", "RNR NAKs", "ECN CE", "FECN", "BECN", "CNPs", "Frames"}}
-	keys := make([]flowKey, 0, len(d.flows.m))
-	for k := range d.flows.m {
-		keys = append(keys, k)
-	}
+	keys := d.flowKeys()
 	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.m[k]] }
-	sort.Slice(keys, func(i, j int) bool { return at(keys[i]).first < at(keys[j]).first })
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, k := range keys {
 		s := at(k)
@@ -167,6 +163,17 @@ func (d *State) flowsTable() *flows.Table {
 			u(s.naks), u(s.rnr), u(s.ce), u(s.fecn), u(s.becn), u(s.cnps), u(s.first) + "-" + u(s.last)})
 	}
 	return t
+}
+
+// flowKeys are the flows in the table's order: first frame first.
+func (d *State) flowKeys() []flowKey {
+	keys := make([]flowKey, 0, len(d.flows.m))
+	for k := range d.flows.m {
+		keys = append(keys, k)
+	}
+	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.m[k]] }
+	sort.Slice(keys, func(i, j int) bool { return at(keys[i]).first < at(keys[j]).first })
+	return keys
 }
 
 // MergeStats implements dissect.StatsMerger: from's flows (another engine's

@@ -8,6 +8,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +30,7 @@ var captures = map[string]string{
 	"../../pcaps/ib/roce_rping.pcap":                      "ib1",
 	"../../pcaps/ib/infiniband_erf.pcap":                  "ib1",
 	"../../pcaps/icmp/oferby+proxy__roce_icmpv6_arp.pcap": "ib1",
+	"../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap":        "nfs1",
 }
 
 // rdx builds the command once per test run.
@@ -69,7 +72,7 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 		byHost[h] = append(byHost[h], f)
 	}
 	for h, files := range byHost {
-		run(t, bin, append([]string{"export", "--calls", "-w", dir, "--host", h}, files...)...)
+		run(t, bin, append([]string{"export", "--calls", "--flows", "-w", dir, "--host", h}, files...)...)
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -77,7 +80,7 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	for _, v := range []string{"frames", "findings", "checks", "calls"} {
+	for _, v := range []string{"frames", "findings", "checks", "calls", "flows"} {
 		q := "CREATE VIEW " + v + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, v) + "/*/*.parquet', hive_partitioning = true)"
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -175,6 +178,84 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 	}
 	if srtRows == 0 || srtRows != len(groups) {
 		t.Errorf("%d rpc,srt rows, %d DuckDB groups", srtRows, len(groups))
+	}
+
+	// Rx response time per call in DuckDB is rdx's -z rx,srt, row for row:
+	// calls, aborts, minimum and maximum.
+	for _, rxf := range []string{"../../pcaps/rx/vos-dump-bulk.pcap", "../../pcaps/rx/bos-queries.pcap"} {
+		got := map[string]string{}
+		rows, err := db.QueryContext(ctx, `SELECT call, rx_serviceid, rx_server_port, count(*), count(rx_abort_code),
+			min(response_time), max(response_time) FROM calls WHERE capture = ? AND protocol = 'rx' GROUP BY ALL`, filepath.Base(rxf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var call string
+			var svc, port, n, aborts, lo, hi int64
+			if err := rows.Scan(&call, &svc, &port, &n, &aborts, &lo, &hi); err != nil {
+				t.Fatal(err)
+			}
+			got[fmt.Sprintf("%s|%d|%d", call, svc, port)] = fmt.Sprintf("%d|%d|%d|%d", n, aborts, lo/1000, hi/1000)
+		}
+		rows.Close()
+		want := map[string]string{}
+		for _, line := range strings.Split(run(t, bin, "read", "-q", "-z", "rx,srt", rxf), "\n") {
+			c := strings.Split(line, "|")
+			if len(c) != 10 || strings.TrimSpace(c[1]) == "Call" {
+				continue
+			}
+			for i := range c {
+				c[i] = strings.TrimSpace(c[i])
+			}
+			lo, err1 := time.ParseDuration(c[6])
+			hi, err2 := time.ParseDuration(c[8])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("rx,srt line %q", line)
+			}
+			want[c[1]+"|"+c[2]+"|"+c[3]] = c[4] + "|" + c[5] + "|" + strconv.FormatInt(int64(lo/time.Microsecond), 10) + "|" +
+				strconv.FormatInt(int64(hi/time.Microsecond), 10)
+		}
+		if len(want) == 0 || !maps.Equal(got, want) {
+			t.Errorf("%s: DuckDB's Rx calls %v, rx,srt %v", rxf, got, want)
+		}
+	}
+
+	// PSN gaps and NAKs per QP in DuckDB are rdx's -z infiniband,flows.
+	for _, ibf := range []string{"../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap", "../../pcaps/ib/roce_rping.pcap"} {
+		got := map[string]string{}
+		rows, err := db.QueryContext(ctx, `SELECT addr_a, addr_b, qp_b, psn_gaps, naks, cnps FROM flows
+			WHERE capture = ? AND kind = 'qp'`, filepath.Base(ibf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gaps := int64(0)
+		for rows.Next() {
+			var a, b string
+			var qp, g, naks, cnps int64
+			if err := rows.Scan(&a, &b, &qp, &g, &naks, &cnps); err != nil {
+				t.Fatal(err)
+			}
+			got[fmt.Sprintf("%s → %s|0x%06x", a, b, qp)] = fmt.Sprintf("%d|%d|%d", g, naks, cnps)
+			gaps += g
+		}
+		rows.Close()
+		want := map[string]string{}
+		for _, line := range strings.Split(run(t, bin, "read", "-q", "-z", "infiniband,flows", ibf), "\n") {
+			c := strings.Split(line, "|")
+			if len(c) != 18 || strings.TrimSpace(c[1]) == "Flow" {
+				continue
+			}
+			for i := range c {
+				c[i] = strings.TrimSpace(c[i])
+			}
+			want[c[1]+"|"+c[2]] = c[6] + "|" + c[10] + "|" + c[15]
+		}
+		if len(want) == 0 || !maps.Equal(got, want) {
+			t.Errorf("%s: DuckDB's QPs %v, infiniband,flows %v", ibf, got, want)
+		}
+		if strings.Contains(ibf, "lossy") && gaps == 0 {
+			t.Errorf("%s: no PSN gaps", ibf)
+		}
 	}
 
 	// The types engines see (DuckDB's names for the Parquet types).
