@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/rdx-project/rdx/export"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/pipeline"
+	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
 func init() { verbs = append(verbs, verb(newCmdExport)) }
@@ -62,9 +65,12 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
 
 H is --host, else the capture's file name up to its first '.'. An -e field
 becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
-field is, holding every occurrence (a list). Files are read one after the
-other. A damaged capture still leaves valid files of the frames before the
-bad record (their metadata says rdx.complete=false) and exits with status 2.`,
+field is, holding every occurrence (a list). -j N files are decoded at
+once (default: one per core), each by its own engine; the files and the
+lines printed are the same as with -j 1. A damaged capture still leaves
+valid files of the frames before the bad record (their metadata says
+rdx.complete=false), the other captures are exported all the same, and
+the exit status is 2.`,
 		Example: `  rdx export -w out pcaps/rx/*.pcap
   rdx export -w out --host fs1 -e rx.callnumber -e rx.seq capture.pcap
   duckdb -c "SELECT host, protocol, count(*) FROM read_parquet('out/frames/*/*.parquet', hive_partitioning=true) GROUP BY ALL"`,
@@ -94,7 +100,75 @@ bad record (their metadata says rdx.complete=false) and exits with status 2.`,
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
+	// export decodes whole files in parallel, not flows of one
+	f.Lookup("jobs").Usage = "export N files at once, one engine each (the files and lines as with -j 1)"
 	return cmd
+}
+
+// progressEvery is how often the status line is redrawn.
+var progressEvery = 500 * time.Millisecond
+
+// exportProgress is the status line of an export on a terminal: files
+// done of all, and the time taken.
+type exportProgress struct {
+	io    *iostreams.IO
+	n     int
+	start time.Time
+	mu    sync.Mutex
+	shown bool
+	ndone int
+	quit  chan struct{}
+	ended chan struct{}
+}
+
+func (o *ExportOptions) progress(n int) *exportProgress {
+	p := &exportProgress{io: o.IO, n: n, start: time.Now()}
+	if !o.IO.IsStderrTTY() {
+		return p
+	}
+	p.quit, p.ended = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.ended)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				fmt.Fprintf(p.io.ErrOut, "\r\033[Kexport: %d of %d captures done, %s", p.ndone, p.n, time.Since(p.start).Round(time.Second))
+				p.shown = true
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+// clear takes the line away before another is printed.
+func (p *exportProgress) clear() {
+	p.mu.Lock()
+	if p.shown {
+		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+		p.shown = false
+	}
+	p.mu.Unlock()
+}
+
+func (p *exportProgress) done(k int) {
+	p.mu.Lock()
+	p.ndone = k
+	p.mu.Unlock()
+}
+
+func (p *exportProgress) stop() {
+	if p.quit != nil {
+		close(p.quit)
+		<-p.ended
+		p.quit = nil
+	}
+	p.clear()
 }
 
 func exportRun(o *ExportOptions) error {
@@ -135,38 +209,104 @@ func exportRun(o *ExportOptions) error {
 		targets = append(targets, p)
 		sinks[i] = s
 	}
+	nw, err := o.workers()
+	if err != nil {
+		return err
+	}
+	nw = min(nw, len(o.Files))
+	// Each file has its own engine with the one-worker budget (--max-mem
+	// is the run's: split among the files decoded at once).
+	eos := make([]dissect.Options, len(o.Files))
+	one := o.EngineFlags
+	one.Workers = 1
+	for i, file := range o.Files {
+		if eos[i], err = engineOptions(&one, file); err != nil {
+			return err
+		}
+		if o.MaxMem != "" {
+			eos[i].MaxMem /= int64(nw)
+		} else {
+			eos[i].MaxMem = budget.StateShare(defaultMaxMem)
+		}
+		eos[i].Conversations = eos[i].Conversations || o.Flows
+	}
+	setMemoryLimit(eos[0].MaxMem * int64(nw))
+
 	intr := notifyInterrupt(o.IO.ErrOut)
 	defer intr.Release()
-	for i, file := range o.Files {
-		eo, err := engineOptions(&o.EngineFlags, file)
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			setMemoryLimit(eo.MaxMem)
-		}
-		eo.Conversations = eo.Conversations || o.Flows
-		s := sinks[i]
-		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
-			Engine: eo, Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
-			Sinks: []pipeline.Sink{s}})
-		if res.Ran {
-			calls := ""
-			if o.Calls {
-				calls = fmt.Sprintf(", %d calls", s.Rows[3])
+	// nw workers take the files in order, one file each at a time; the
+	// lines are printed in the files' order, so the output is -j 1's.
+	type outcome struct {
+		line    string
+		err     error
+		skipped bool // interrupted before it started
+		done    chan struct{}
+	}
+	outs := make([]outcome, len(o.Files))
+	for i := range outs {
+		outs[i].done = make(chan struct{})
+	}
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range o.Files {
+			if intr.Stopped() {
+				for j := i; j < len(outs); j++ {
+					outs[j].skipped = true
+					close(outs[j].done)
+				}
+				return
 			}
-			if o.Flows {
-				calls += fmt.Sprintf(", %d flows", s.Rows[4])
+			next <- i
+		}
+	}()
+	for w := 0; w < nw; w++ {
+		go func() {
+			for i := range next {
+				file, s := o.Files[i], sinks[i]
+				res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
+					Engine: eos[i], Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
+					Sinks: []pipeline.Sink{s}})
+				if res.Ran {
+					calls := ""
+					if o.Calls {
+						calls = fmt.Sprintf(", %d calls", s.Rows[3])
+					}
+					if o.Flows {
+						calls += fmt.Sprintf(", %d flows", s.Rows[4])
+					}
+					outs[i].line = fmt.Sprintf("rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
+						file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
+				}
+				outs[i].err = err
+				sinks[i] = nil // its buffers go with it
+				close(outs[i].done)
 			}
-			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
-				file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
-		}
-		if err != nil {
-			return err
-		}
-		if intr.Stopped() {
+		}()
+	}
+	prog := o.progress(len(o.Files))
+	var errs []error
+	for i := range o.Files {
+		<-outs[i].done
+		if outs[i].skipped {
 			break
 		}
+		prog.clear()
+		fmt.Fprint(o.IO.ErrOut, outs[i].line)
+		if err := outs[i].err; err != nil {
+			if len(o.Files) == 1 {
+				prog.stop()
+				return err
+			}
+			fmt.Fprintln(o.IO.ErrOut, "rdx:", err)
+			errs = append(errs, err)
+		}
+		prog.done(i + 1)
+	}
+	prog.stop()
+	if len(errs) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (their files hold what was read)",
+			len(errs), len(o.Files))}
 	}
 	return nil
 }

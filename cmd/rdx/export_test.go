@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -96,5 +99,66 @@ func TestExportOnePass(t *testing.T) {
 	}
 	if len(rows) != 3956 || rows[3].Info != "Call XID 0x7ef97127; PORTMAP V2 GETPORT Call" {
 		t.Errorf("%d rows, frame 4's Info %q (a second pass names the reply frame)", len(rows), rows[3].Info)
+	}
+}
+
+// TestExportParallel: -j 3 writes the same files, byte for byte, and the
+// same lines as -j 1, also with a damaged capture among them (the others
+// are exported all the same, exit 2); the status line is on a terminal
+// only, and taken away before each line.
+func TestExportParallel(t *testing.T) {
+	files, _ := filepath.Glob("../../pcaps/rx/*.pcap")
+	files = append(files, "../../pcaps/ib/roce_rping.pcap", "../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap")
+	b, err := os.ReadFile("../../pcaps/rx/pts-ops.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(cut, b[:len(b)-10], 0o666)
+	files = append(files[:3:3], append([]string{cut}, files[3:]...)...)
+
+	old := progressEvery
+	progressEvery = time.Millisecond
+	defer func() { progressEvery = old }()
+	export := func(j string, tty bool) (string, map[string][]byte) {
+		dir := t.TempDir()
+		io, _, _, errOut := iostreams.Test()
+		io.SetTTY(false, tty)
+		if c := run(io, append([]string{"export", "--calls", "--flows", "-j", j, "-w", dir}, files...)); c != exitUsage {
+			t.Fatalf("-j %s: exit %d: %s", j, c, errOut)
+		}
+		out := map[string][]byte{}
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				out[strings.TrimPrefix(p, dir)] = b
+			}
+			return nil
+		})
+		return strings.ReplaceAll(errOut.String(), dir, "DIR"), out
+	}
+	lines1, files1 := export("1", false)
+	lines3, files3 := export("3", true)
+	if len(files1) != 5*len(files) {
+		t.Errorf("%d files written of %d captures", len(files1), len(files))
+	}
+	for p, b := range files1 {
+		if !bytes.Equal(files3[p], b) {
+			t.Errorf("%s differs with -j 3", p)
+		}
+	}
+	if len(files3) != len(files1) {
+		t.Errorf("-j 3 wrote %d files, -j 1 %d", len(files3), len(files1))
+	}
+	if strings.Contains(lines1, "\r") || !strings.Contains(lines1, "cut.pcap") || !strings.Contains(lines1, "1 of 15 captures") {
+		t.Errorf("-j 1 printed %q", lines1)
+	}
+	// the status line, each time taken away before a line
+	status := regexp.MustCompile("\r\x1b\\[Kexport: [0-9]+ of 15 captures done, [0-9]+s")
+	if !status.MatchString(lines3) {
+		t.Errorf("no status line on a terminal: %q", lines3)
+	}
+	if got := status.ReplaceAllString(lines3, ""); strings.ReplaceAll(got, "\r\x1b[K", "") != lines1 {
+		t.Errorf("-j 3 on a terminal printed\n%q\n-j 1\n%q", lines3, lines1)
 	}
 }
