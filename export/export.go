@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -72,6 +73,9 @@ type Options struct {
 	// Calls writes the calls table (ONC RPC replies with their calls). It
 	// reads every frame's tree, which costs about as much as -T fields.
 	Calls bool
+	// PartitionBy are the Hive partition keys of the path, outermost first:
+	// "host" and "date" (the day of the row's frame, UTC). Empty: host.
+	PartitionBy []string
 	// Flows writes the flows table at the end: conversations (when the
 	// engine counts them: dissect.Options.Conversations) and InfiniBand
 	// flows with their counters.
@@ -88,9 +92,60 @@ func HostOf(file string) string {
 	return b
 }
 
-// Path is where table's file of a capture goes.
+// Path is where table's file of a capture goes (partitioned by host).
 func Path(dir, table, host, capture string) string {
 	return filepath.Join(dir, table, "host="+partValue(host), partValue(capture)+".parquet")
+}
+
+// PartitionKeys are the keys --partition-by takes.
+var PartitionKeys = []string{"host", "date"}
+
+// partPath is where a table's file of a capture goes: the partitions in
+// keys' order, then the capture's name; day's seq-th file (past
+// MaxOpenDays) is CAPTURE#N.parquet. A glob pattern instead with glob:
+// any date, any seq.
+func (o *Options) partPath(table string, day int64, seq int, glob bool) string {
+	elems := []string{o.Dir, table}
+	for _, k := range o.keys() {
+		switch k {
+		case "host":
+			elems = append(elems, "host="+partValue(o.Host))
+		case "date":
+			d := "*"
+			if !glob {
+				d = time.Unix(0, day*nsPerDay).UTC().Format(time.DateOnly)
+			}
+			elems = append(elems, "date="+d)
+		}
+	}
+	name := partValue(o.Capture)
+	switch {
+	case glob:
+		name += "*"
+	case seq > 0:
+		name += "#" + strconv.Itoa(seq+1)
+	}
+	return filepath.Join(append(elems, name+".parquet")...)
+}
+
+func (o *Options) keys() []string {
+	if len(o.PartitionBy) == 0 {
+		return []string{"host"}
+	}
+	return o.PartitionBy
+}
+
+func (o *Options) byDate() bool { return slices.Contains(o.keys(), "date") }
+
+const nsPerDay = 24 * 60 * 60 * 1e9
+
+// dayOf is the day (since the epoch, UTC) of a time in ns.
+func dayOf(ns int64) int64 {
+	d := ns / nsPerDay
+	if ns < 0 && d*nsPerDay != ns {
+		d--
+	}
+	return d
 }
 
 // partValue escapes what a path element or Hive's key=value cannot hold,
@@ -124,6 +179,7 @@ type Sink struct {
 	calls  *callsTable // nil without Options.Calls
 	flows  *flowsTable // nil without Options.Flows
 	eng    *dissect.Engine
+	byDate bool // date partitions
 	// Rows counts the rows written to each table, in Tables' order.
 	Rows    [5]int64
 	info    []byte
@@ -135,11 +191,19 @@ func New(o Options) (*Sink, error) {
 	if o.Dir == "" {
 		return nil, errors.New("export: no output directory")
 	}
+	for i, k := range o.PartitionBy {
+		if !slices.Contains(PartitionKeys, k) {
+			return nil, fmt.Errorf("partition key %q: want host, date or both (date,host)", k)
+		}
+		if slices.Contains(o.PartitionBy[:i], k) {
+			return nil, fmt.Errorf("partition key %q given twice", k)
+		}
+	}
 	ft, err := newFrameTable(o.Fields)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sink{o: o, frames: ft, capture: []byte(o.Capture)}
+	s := &Sink{o: o, frames: ft, capture: []byte(o.Capture), byDate: o.byDate()}
 	s.finds = &table{name: "findings", schema: newSchema("findings", []column{
 		{"capture", dictString()},
 		{"frame_number", parquet.Encoded(parquet.Uint(64), delta)},
@@ -163,13 +227,36 @@ func New(o Options) (*Sink, error) {
 	}
 	if !o.Overwrite {
 		for _, t := range s.tables() {
-			p := Path(o.Dir, t.name, o.Host, o.Capture)
-			if _, err := os.Lstat(p); err == nil {
+			if p := s.former(t.name); p != "" {
 				return nil, fmt.Errorf("%s exists (a former export of %s; --overwrite replaces it)", p, o.Capture)
 			}
 		}
 	}
 	return s, nil
+}
+
+// former is a file of table a former export of the capture wrote, or "".
+func (s *Sink) former(table string) string {
+	if !s.o.byDate() {
+		if p := s.o.partPath(table, 0, 0, false); fileExists(p) {
+			return p
+		}
+		return ""
+	}
+	m, _ := filepath.Glob(s.o.partPath(table, 0, 0, true))
+	for _, p := range m {
+		// the capture's own files only (x.pcap, not x.pcap.gz): CAPTURE.parquet or CAPTURE#N.parquet
+		rest := strings.TrimPrefix(filepath.Base(p), partValue(s.o.Capture))
+		if rest == ".parquet" || strings.HasPrefix(rest, "#") {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // NeedsTree: only -e fields are read from the tree.
@@ -184,7 +271,21 @@ func (s *Sink) Start(e *dissect.Engine) error {
 		if t.groupRows <= 0 {
 			t.groupRows = RowGroupRows
 		}
-		if err := t.create(Path(s.o.Dir, t.name, s.o.Host, s.o.Capture)); err != nil {
+		t.init()
+		t.path = func(day int64, seq int) string { return s.o.partPath(t.name, day, seq, false) }
+		if s.o.byDate() {
+			// a file per day, made by its first row; a former export's
+			// files of other days would stay beside them
+			if s.o.Overwrite {
+				for p := s.former(t.name); p != ""; p = s.former(t.name) {
+					if err := os.Remove(p); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		if err := t.at(0); err != nil {
 			for _, c := range s.tables() {
 				c.abort()
 			}
@@ -208,10 +309,22 @@ func (s *Sink) tables() []*table {
 // Frame adds the frame's row and its findings' and checks' rows.
 func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	capture := s.capture
+	day := int64(0)
+	if s.byDate {
+		day = dayOf(f.TimeNS)
+	}
+	s.frames.at(day)
 	s.info = render.Info(s.info[:0], f)
 	s.frames.add(f, t, capture, s.info)
 	if s.calls != nil {
+		s.calls.at(day)
 		s.calls.add(f, t, capture)
+	}
+	if len(f.Findings) > 0 {
+		s.finds.at(day)
+	}
+	if len(f.Checks) > 0 {
+		s.checks.at(day)
 	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
@@ -244,8 +357,9 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 // (the files then hold every frame before it, and say so in their
 // metadata: rdx.complete=false, rdx.error), and moves them in place.
 func (s *Sink) End(err error) error {
-	if s.flows != nil && s.eng != nil && s.flows.f != nil {
-		s.flows.write(s.eng, s.capture)
+	if s.flows != nil && s.eng != nil {
+		first, _ := s.eng.Times()
+		s.flows.write(s.eng, s.capture, s.byDate, dayOf(first))
 	}
 	var first error
 	for _, t := range s.tables() {
@@ -258,53 +372,132 @@ func (s *Sink) End(err error) error {
 }
 
 // Files are the files End wrote, in Tables' order (calls only with
-// Options.Calls, flows only with Options.Flows).
-func (s *Sink) Files() []string {
+// Options.Calls, flows only with Options.Flows): the first of each table
+// ("" none: with date partitions a table without rows has no file).
+// Paths lists them all.
+// Paths are every file End wrote.
+func (s *Sink) Paths() []string {
 	var out []string
 	for _, t := range s.tables() {
-		out = append(out, t.path)
+		out = append(out, t.done...)
 	}
 	return out
 }
 
-// table is one Parquet file being written. Rows are collected by column
-// and handed to each column's writer a batch at a time: parquet-go's
-// row-wise WriteRows spends most of its time splitting rows into columns.
+func (s *Sink) Files() []string {
+	var out []string
+	for _, t := range s.tables() {
+		if len(t.done) > 0 {
+			out = append(out, t.done[0])
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// table is one table of a capture being written: one Parquet file, or with
+// date partitions one per day its rows fall on (a part). Rows are collected
+// by column and handed to each column's writer a batch at a time:
+// parquet-go's row-wise WriteRows spends most of its time splitting rows
+// into columns. A batch holds rows of one part.
 type table struct {
 	name      string
 	schema    *parquet.Schema
-	path      string
-	tmp       string
-	f         *os.File
-	w         *parquet.GenericWriter[any]
 	cols      [][]parquet.Value // the batch, by column
 	n         int               // rows in the batch
-	inGroup   int               // rows in the row group being written
 	groupRows int
 	arena     []byte // the batch's strings (values point into it)
 	rows      int64
 	err       error
+
+	path  func(day int64, seq int) string // a part's file
+	parts map[int64]*part                 // open parts by day
+	cur   *part                           // the batch's
+	seqs  map[int64]int                   // files written of each day so far
+	tick  uint64
+	done  []string // files finished
 }
 
-func (t *table) create(path string) error {
+// part is one Parquet file being written.
+type part struct {
+	day     int64
+	path    string
+	tmp     string
+	f       *os.File
+	w       *parquet.GenericWriter[any]
+	inGroup int    // rows in the row group being written
+	used    uint64 // tick of its last row, for closing the least recently used
+}
+
+// MaxOpenDays bounds the files of one table written at once with date
+// partitions: a capture's frames span a day or two, but timestamps can
+// jump about. Past it the least recently used is finished, and its day's
+// later rows go to a next file, CAPTURE#2.parquet ('#' is escaped in
+// capture names, so no capture's file is named so).
+const MaxOpenDays = 8
+
+func (t *table) init() {
+	t.cols = make([][]parquet.Value, len(t.schema.Columns()))
+	for i := range t.cols {
+		t.cols[i] = make([]parquet.Value, 0, batchRows)
+	}
+	t.parts = map[int64]*part{}
+	t.seqs = map[int64]int{}
+}
+
+// at makes day's part the one rows go to, opening it if need be.
+func (t *table) at(day int64) error {
+	if t.cur != nil && t.cur.day == day {
+		t.tick++
+		t.cur.used = t.tick
+		return nil
+	}
+	t.write() // the batch is the former part's
+	p := t.parts[day]
+	if p == nil {
+		if len(t.parts) >= MaxOpenDays {
+			var lru *part
+			for _, q := range t.parts {
+				if lru == nil || q.used < lru.used {
+					lru = q
+				}
+			}
+			if err := t.finishPart(lru, nil); err != nil && t.err == nil {
+				t.err = err
+			}
+		}
+		seq := t.seqs[day]
+		t.seqs[day] = seq + 1
+		var err error
+		if p, err = t.create(day, t.path(day, seq)); err != nil {
+			t.cur = nil
+			if t.err == nil {
+				t.err = err
+			}
+			return err
+		}
+		t.parts[day] = p
+	}
+	t.cur = p
+	t.tick++
+	p.used = t.tick
+	return nil
+}
+
+func (t *table) create(day int64, path string) (*part, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
+		return nil, err
 	}
 	// not os.CreateTemp: its 0600 would outlive the rename; this is 0666
 	// less the umask, as any file the user writes
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+strconv.Itoa(os.Getpid())+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	t.path, t.tmp, t.f = path, f.Name(), f
 	opts := append([]parquet.WriterOption{t.schema, parquet.Compression(codec), parquet.CreatedBy("rdx", "", "")}, noBounds...)
-	t.w = parquet.NewGenericWriter[any](f, opts...)
-	t.cols = make([][]parquet.Value, len(t.schema.Columns()))
-	for i := range t.cols {
-		t.cols[i] = make([]parquet.Value, 0, batchRows)
-	}
-	return nil
+	return &part{day: day, path: path, tmp: f.Name(), f: f, w: parquet.NewGenericWriter[any](f, opts...)}, nil
 }
 
 // put adds v to required column col (or a null to an optional one) of
@@ -340,26 +533,26 @@ func (t *table) bytes(col int, b []byte, rep, def int) {
 // end ends the row being built, writing the batch when full.
 func (t *table) end() {
 	t.n++
-	if t.n == batchRows || t.inGroup+t.n == t.groupRows {
+	if t.n == batchRows || t.cur != nil && t.cur.inGroup+t.n == t.groupRows {
 		t.write()
 	}
 }
 
 func (t *table) write() {
-	if t.n > 0 && t.err == nil {
-		for c, cw := range t.w.ColumnWriters() {
+	if p := t.cur; t.n > 0 && t.err == nil && p != nil {
+		for c, cw := range p.w.ColumnWriters() {
 			if _, err := cw.WriteRowValues(t.cols[c]); err != nil {
-				t.err = fmt.Errorf("writing %s: %w", t.tmp, err)
+				t.err = fmt.Errorf("writing %s: %w", p.tmp, err)
 				break
 			}
 		}
 		t.rows += int64(t.n)
-		t.inGroup += t.n
-		if t.inGroup >= t.groupRows && t.err == nil {
-			if err := t.w.Flush(); err != nil {
-				t.err = fmt.Errorf("writing %s: %w", t.tmp, err)
+		p.inGroup += t.n
+		if p.inGroup >= t.groupRows && t.err == nil {
+			if err := p.w.Flush(); err != nil {
+				t.err = fmt.Errorf("writing %s: %w", p.tmp, err)
 			}
-			t.inGroup = 0
+			p.inGroup = 0
 		}
 	}
 	for c := range t.cols {
@@ -369,39 +562,61 @@ func (t *table) write() {
 	t.arena = t.arena[:0]
 }
 
-// finish writes the footer and puts the file in place.
+// finish writes the rest and every part's footer and puts the files in
+// place, in the order of their days.
 func (t *table) finish(readErr error) error {
-	if t.f == nil {
-		return nil
-	}
 	t.write()
+	days := make([]int64, 0, len(t.parts))
+	for d := range t.parts {
+		days = append(days, d)
+	}
+	slices.Sort(days)
+	err := t.err
+	for _, d := range days {
+		if e := t.finishPart(t.parts[d], readErr); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (t *table) finishPart(p *part, readErr error) error {
+	if p == t.cur {
+		t.write()
+		t.cur = nil
+	}
+	delete(t.parts, p.day)
 	complete := "true"
 	if readErr != nil {
 		complete = "false"
-		t.w.SetKeyValueMetadata("rdx.error", readErr.Error())
+		p.w.SetKeyValueMetadata("rdx.error", readErr.Error())
 	}
-	t.w.SetKeyValueMetadata("rdx.complete", complete)
+	p.w.SetKeyValueMetadata("rdx.complete", complete)
 	err := t.err
-	if e := t.w.Close(); e != nil && err == nil {
-		err = fmt.Errorf("writing %s: %w", t.tmp, e)
+	if e := p.w.Close(); e != nil && err == nil {
+		err = fmt.Errorf("writing %s: %w", p.tmp, e)
 	}
-	if e := t.f.Close(); e != nil && err == nil {
+	if e := p.f.Close(); e != nil && err == nil {
 		err = e
 	}
-	t.f = nil
 	if err != nil {
-		os.Remove(t.tmp)
+		os.Remove(p.tmp)
 		return err
 	}
-	return os.Rename(t.tmp, t.path)
+	if err := os.Rename(p.tmp, p.path); err != nil {
+		return err
+	}
+	t.done = append(t.done, p.path)
+	return nil
 }
 
-// abort removes a file that never got rows (a later table could not be
-// created).
+// abort removes the files of a table that never got rows (a later table
+// could not be created).
 func (t *table) abort() {
-	if t.f != nil {
-		t.f.Close()
-		os.Remove(t.tmp)
-		t.f = nil
+	for _, p := range t.parts {
+		p.f.Close()
+		os.Remove(p.tmp)
 	}
+	clear(t.parts)
+	t.cur = nil
 }

@@ -698,3 +698,120 @@ func TestFlowsAreTheZTables(t *testing.T) {
 		t.Errorf("%d PSN gaps, %d NAKs: the captures have both", gaps, naks)
 	}
 }
+
+// redate writes a copy of a little-endian classic pcap whose frame i is
+// at day(i) (days since the epoch) plus its old time of day.
+func redate(t *testing.T, file string, day func(i int) int64) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatalf("%s: not a little-endian microsecond pcap", file)
+	}
+	for off, i := 24, 0; off+16 <= len(b); i++ {
+		sec := int64(binary.LittleEndian.Uint32(b[off:]))
+		binary.LittleEndian.PutUint32(b[off:], uint32(day(i)*86400+sec%86400))
+		off += 16 + int(binary.LittleEndian.Uint32(b[off+8:]))
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(file))
+	if err := os.WriteFile(out, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPartitionByDate: --partition-by date,host puts each frame in the
+// file of its UTC day (date=YYYY-MM-DD/host=H), every frame once, also when
+// the days jump about more than MaxOpenDays files stay open (a day's later
+// frames then go to CAPTURE#2.parquet); host,date nests the other way; a
+// second export without --overwrite is refused, with it the files of every
+// day are replaced.
+func TestPartitionByDate(t *testing.T) {
+	const d0 = 19000 // 2022-01-08
+	for _, c := range []struct {
+		name string
+		keys []string
+		day  func(i int) int64
+		days int
+	}{
+		{"two days", []string{"date", "host"}, func(i int) int64 { return d0 + int64(i/60) }, 2},
+		{"jumping", []string{"host", "date"}, func(i int) int64 { return d0 + int64(i%(export.MaxOpenDays+3)) }, export.MaxOpenDays + 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := redate(t, "../pcaps/rx/pts-ops.pcap", c.day)
+			dir := t.TempDir()
+			o := export.Options{Dir: dir, Host: "h1", Capture: "pts-ops.pcap", PartitionBy: c.keys, Calls: true}
+			s, err := export.New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[uint64]bool{}
+			dates := map[string]bool{}
+			for _, p := range s.Paths() {
+				rel, _ := filepath.Rel(dir, p)
+				parts := strings.Split(rel, string(filepath.Separator))
+				var date string
+				if c.keys[0] == "date" {
+					date, _ = strings.CutPrefix(parts[1], "date=")
+					if parts[2] != "host=h1" {
+						t.Fatalf("%s", rel)
+					}
+				} else {
+					date, _ = strings.CutPrefix(parts[2], "date=")
+					if parts[1] != "host=h1" {
+						t.Fatalf("%s", rel)
+					}
+				}
+				dates[date] = true
+				if parts[0] != "frames" {
+					continue
+				}
+				tb := readTable(t, p)
+				for i := range tb.rows {
+					n := tb.col(t, i, "frame_number")[0].Uint64()
+					ts := time.Unix(0, tb.col(t, i, "frame_time")[0].Int64()).UTC()
+					if seen[n] || ts.Format(time.DateOnly) != date {
+						t.Fatalf("%s: frame %d (again: %v) of %v", rel, n, seen[n], ts)
+					}
+					seen[n] = true
+				}
+			}
+			if uint64(len(seen)) != res.Frames || len(dates) != c.days {
+				t.Errorf("%d frames of %d written, on %d days of %d", len(seen), res.Frames, len(dates), c.days)
+			}
+			if c.days > export.MaxOpenDays && !slices.ContainsFunc(s.Paths(), func(p string) bool { return strings.HasSuffix(p, "#2.parquet") }) {
+				t.Errorf("no second file of a day: %v", s.Paths())
+			}
+			if _, err := export.New(o); err == nil || !strings.Contains(err.Error(), "exists") {
+				t.Errorf("a second export: %v", err)
+			}
+			o.Overwrite = true
+			s2, _ := export.New(o)
+			if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s2}}); err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					all = append(all, p)
+				}
+				return nil
+			})
+			slices.Sort(all)
+			want := s2.Paths()
+			slices.Sort(want)
+			if !slices.Equal(all, want) {
+				t.Errorf("after --overwrite:\n%v\nwritten:\n%v", all, want)
+			}
+		})
+	}
+	if _, err := export.New(export.Options{Dir: "d", PartitionBy: []string{"week"}}); err == nil {
+		t.Error("--partition-by week accepted")
+	}
+}

@@ -92,9 +92,12 @@ func (t *flowsTable) ep(col int, e flows.Endpoint) {
 }
 
 // write adds every conversation and InfiniBand flow of the engine.
-func (t *flowsTable) write(e *dissect.Engine, capture []byte) {
+// With date partitions a conversation goes to the day it began, a qp
+// flow (whose counters have no time) to the capture's first frame's.
+func (t *flowsTable) write(e *dissect.Engine, capture []byte, byDate bool, firstDay int64) {
 	if c := e.Conversations(); c != nil {
 		c.Each(func(cv *flows.Conv) {
+			t.at(dayOf(cv.FirstNS) * b2i(byDate))
 			t.put(fCapture, parquet.ByteArrayValue(capture))
 			t.str(fKind, flows.KindName(cv.Kind), 0)
 			t.ep(fAddrA, cv.A)
@@ -134,6 +137,7 @@ func (t *flowsTable) write(e *dissect.Engine, capture []byte) {
 		return
 	}
 	d.Flows(func(fl *ib.Flow) {
+		t.at(firstDay * b2i(byDate))
 		t.put(fCapture, parquet.ByteArrayValue(capture))
 		t.str(fKind, "qp", 0)
 		t.addr = fl.Src.AppendTo(t.addr[:0])
@@ -155,4 +159,11 @@ func (t *flowsTable) write(e *dissect.Engine, capture []byte) {
 		}
 		t.end()
 	})
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

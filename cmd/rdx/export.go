@@ -28,8 +28,9 @@ type ExportOptions struct {
 	Filter    string
 	Count     int
 	Overwrite bool
-	Calls     bool // --calls: the calls table
-	Flows     bool // --flows: the flows table
+	Calls     bool     // --calls: the calls table
+	Flows     bool     // --flows: the flows table
+	Partition []string // --partition-by: host, date
 	EngineFlags
 }
 
@@ -63,7 +64,11 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         coalesced_acks, naks, rnr_naks, ecn_ce, fecn, becn,
                                         cnps)
 
-H is --host, else the capture's file name up to its first '.'. An -e field
+H is --host, else the capture's file name up to its first '.'. With
+--partition-by date,host each table's files are DIR/TABLE/date=YYYY-MM-DD/host=H/
+(the UTC day of the row's frame; flows: of the conversation's first frame,
+InfiniBand flows of the capture's first frame), one file per day a capture
+spans. An -e field
 becomes a column named with '_' for '.' (rx.seq is rx_seq), typed as the
 field is, holding every occurrence (a list). -j N files are decoded at
 once (default: one per core), each by its own engine; the files and the
@@ -96,6 +101,7 @@ the exit status is 2.`,
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
 	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
+	f.StringSliceVar(&o.Partition, "partition-by", []string{"host"}, "Hive partitions of the path, outermost first: host, date (UTC day of the row's frame) or both, e.g. date,host")
 	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
@@ -198,7 +204,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
