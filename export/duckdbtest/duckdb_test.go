@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,12 +69,17 @@ func run(t *testing.T, bin string, args ...string) string {
 func TestDuckDBReadsTheExport(t *testing.T) {
 	bin := rdx(t)
 	dir := t.TempDir()
+	captures := maps.Clone(captures)
+	captures[corrupt(t)] = "crc1"
 	byHost := map[string][]string{}
 	for f, h := range captures {
 		byHost[h] = append(byHost[h], f)
 	}
+	// and again in date partitions: the At scale queries must answer the same
+	dated := t.TempDir()
 	for h, files := range byHost {
 		run(t, bin, append([]string{"export", "--calls", "--flows", "-w", dir, "--host", h}, files...)...)
+		run(t, bin, append([]string{"export", "--calls", "--flows", "--partition-by", "date,host", "-w", dated, "--host", h}, files...)...)
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -258,6 +265,8 @@ func TestDuckDBReadsTheExport(t *testing.T) {
 		}
 	}
 
+	atScale(t, ctx, db, bin, captures, dir, dated)
+
 	// The types engines see (DuckDB's names for the Parquet types).
 	want := map[string]string{"frame_number": "UBIGINT", "frame_time": "TIMESTAMP_NS", "src": "VARCHAR",
 		"src_port": "USMALLINT", "frame_len": "UINTEGER", "info": "VARCHAR", "host": "VARCHAR", "capture": "VARCHAR"}
@@ -352,4 +361,178 @@ func abs(x int64) int64 {
 		return -x
 	}
 	return x
+}
+
+// corrupt is a copy of an iWARP capture with the last octet of every
+// third record flipped: MPA CRC failures at known frames.
+func corrupt(t *testing.T) string {
+	b, err := os.ReadFile("../../pcaps/iwarp/iwarp_rping_crc.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 {
+		t.Fatal("not a little-endian pcap")
+	}
+	for off, i := 24, 0; off+16 <= len(b); i++ {
+		n := int(binary.LittleEndian.Uint32(b[off+8:]))
+		if i%3 == 2 && n > 0 {
+			b[off+16+n-1] ^= 0xff
+		}
+		off += 16 + n
+	}
+	p := filepath.Join(t.TempDir(), "crcbad.pcap")
+	if err := os.WriteFile(p, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// atScale runs the README's "At scale" DuckDB queries as printed there on
+// both layouts (host; date,host) and holds their answers against rdx's own:
+// the same rows from both, NFS calls as many as the calls table has, the
+// top QPs as -z infiniband,flows ranks them, every CRC failure rdx check
+// counts.
+func atScale(t *testing.T, ctx context.Context, db *sql.DB, bin string, captures map[string]string, dirs ...string) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "\n## At scale\n")
+	if !ok {
+		t.Fatal("README has no At scale section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var qs []string
+	for {
+		var q string
+		if _, q, ok = strings.Cut(sec, "```sql\n"); !ok {
+			break
+		}
+		q, sec, _ = strings.Cut(q, "```")
+		qs = append(qs, q)
+	}
+	if len(qs) != 3 {
+		t.Fatalf("%d DuckDB queries in At scale", len(qs))
+	}
+	answers := make([][]string, len(qs))
+	for di, dir := range dirs {
+		for i, q := range qs {
+			q = strings.ReplaceAll(q, "'out/", "'"+dir+"/")
+			rows, err := db.QueryContext(ctx, q)
+			if err != nil {
+				t.Fatalf("At scale query %d: %v\n%s", i+1, err, q)
+			}
+			cols, _ := rows.Columns()
+			var got []string
+			for rows.Next() {
+				v := make([]any, len(cols))
+				for j := range v {
+					v[j] = new(any)
+				}
+				if err := rows.Scan(v...); err != nil {
+					t.Fatal(err)
+				}
+				var r []string
+				for _, x := range v {
+					r = append(r, fmt.Sprint(*x.(*any)))
+				}
+				got = append(got, strings.Join(r, "|"))
+			}
+			rows.Close()
+			if di == 0 {
+				answers[i] = got
+			} else if !slices.Equal(got, answers[i]) {
+				t.Errorf("At scale query %d: %s answers\n%s\n%s answers\n%s", i+1, dirs[0], strings.Join(answers[i], "\n"),
+					dir, strings.Join(got, "\n"))
+			}
+		}
+	}
+
+	// 1: as many NFS calls as the calls table has
+	var nfs int64
+	db.QueryRowContext(ctx, "SELECT count(*) FROM calls WHERE protocol = 'rpc' AND rpc_program = 100003").Scan(&nfs)
+	sum := int64(0)
+	for _, r := range answers[0] {
+		n, _ := strconv.ParseInt(strings.Split(r, "|")[4], 10, 64)
+		sum += n
+	}
+	if sum != nfs || nfs == 0 {
+		t.Errorf("At scale 1: %d calls, the calls table has %d", sum, nfs)
+	}
+
+	// 2: the QPs with PSN gaps or NAKs of every capture's -z
+	// infiniband,flows, ranked as the query ranks them
+	type qp struct {
+		host, capture, src, dst, qp string
+		gaps, naks                  int
+	}
+	var qps []qp
+	for file, host := range captures {
+		for _, line := range strings.Split(run(t, bin, "read", "-q", "-z", "infiniband,flows", file), "\n") {
+			c := strings.Split(line, "|")
+			if len(c) != 18 || strings.TrimSpace(c[1]) == "Flow" {
+				continue
+			}
+			for i := range c {
+				c[i] = strings.TrimSpace(c[i])
+			}
+			src, dst, _ := strings.Cut(c[1], " → ")
+			g, _ := strconv.Atoi(c[6])
+			n, _ := strconv.Atoi(c[10])
+			if g+n > 0 {
+				qps = append(qps, qp{host, filepath.Base(file), src, dst, c[2], g, n})
+			}
+		}
+	}
+	slices.SortFunc(qps, func(a, b qp) int {
+		if a.gaps+a.naks != b.gaps+b.naks {
+			return (b.gaps + b.naks) - (a.gaps + a.naks)
+		}
+		return strings.Compare(a.host+"|"+a.capture+"|"+a.src+"|"+a.dst+"|"+a.qp, b.host+"|"+b.capture+"|"+b.src+"|"+b.dst+"|"+b.qp)
+	})
+	qps = qps[:min(len(qps), 20)]
+	var want []string
+	for _, q := range qps {
+		want = append(want, fmt.Sprintf("%s|%s|%s|%s|%s|%d|%d", q.host, q.capture, q.src, q.dst, q.qp, q.gaps, q.naks))
+	}
+	var got []string
+	for _, r := range answers[1] {
+		c := strings.Split(r, "|")
+		got = append(got, strings.Join(append(c[:5:5], c[6], c[7]), "|"))
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("At scale 2:\n%s\n-z infiniband,flows ranks:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// 3: every failed CRC check rdx check counts, at the frames it names
+	failed := 0
+	for file, host := range captures {
+		var report struct {
+			Checks []struct {
+				Check              string
+				Failed             int
+				FirstFailingFrames []uint64 `json:"first_failing_frames"`
+			}
+		}
+		if err := json.Unmarshal([]byte(run(t, bin, "check", "-T", "json", file)), &report); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range report.Checks {
+			if !strings.HasSuffix(c.Check, "crc") {
+				continue
+			}
+			failed += c.Failed
+			for _, fr := range c.FirstFailingFrames {
+				k := fmt.Sprintf("%s|%s|%d|", host, filepath.Base(file), fr)
+				if !slices.ContainsFunc(answers[2], func(r string) bool { return strings.HasPrefix(r, k) && strings.Contains(r, "|"+c.Check+"|") }) {
+					t.Errorf("At scale 3: no row of %s %s", k, c.Check)
+				}
+			}
+		}
+	}
+	t.Logf("At scale: %d NFS calls in %d rows; %d QPs ranked, first %v; %d CRC failures", nfs, len(answers[0]), len(answers[1]),
+		answers[1][:min(1, len(answers[1]))], failed)
+	if failed == 0 || len(answers[2]) != failed {
+		t.Errorf("At scale 3: %d rows, rdx check counts %d CRC failures:\n%s", len(answers[2]), failed, strings.Join(answers[2], "\n"))
+	}
 }
