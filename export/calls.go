@@ -32,6 +32,7 @@ var callColumns = []column{
 	{"rpc_procedure", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
 	{"rpc_replystat", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
 	{"rpc_state_accept", parquet.Optional(parquet.Encoded(parquet.Uint(32), dict))},
+	{"rpc_transport", parquet.Optional(dictString())}, // rdma (RPC-over-RDMA, RoCE/IB or iWARP), tcp, udp
 	{"rx_cid", parquet.Optional(parquet.Uint(32))},
 	{"rx_callnumber", parquet.Optional(parquet.Uint(32))},
 	{"rx_serviceid", parquet.Optional(parquet.Encoded(parquet.Uint(16), dict))},
@@ -55,6 +56,7 @@ const (
 	cProc
 	cReplystat
 	cAccept
+	cTransport
 	cRxCID
 	cRxCall
 	cRxService
@@ -73,12 +75,14 @@ func init() {
 // rpcFields are the registered fields a reply's row is read from.
 type rpcFields struct {
 	xid, msgtyp, program, vers, proc, repframe, time, replystat, accept *dissect.Field
+	rdma                                                                *dissect.Field // rpcordma: the message came over RDMA
 }
 
 func lookupRPC() *rpcFields {
 	r := &rpcFields{dissect.Lookup("rpc.xid"), dissect.Lookup("rpc.msgtyp"), dissect.Lookup("rpc.program"),
 		dissect.Lookup("rpc.programversion"), dissect.Lookup("rpc.procedure"), dissect.Lookup("rpc.repframe"),
-		dissect.Lookup("rpc.time"), dissect.Lookup("rpc.replystat"), dissect.Lookup("rpc.state_accept")}
+		dissect.Lookup("rpc.time"), dissect.Lookup("rpc.replystat"), dissect.Lookup("rpc.state_accept"), nil}
+	r.rdma = dissect.Lookup("rpcordma") // nil: not in this binary
 	for _, f := range []*dissect.Field{r.xid, r.msgtyp, r.program, r.vers, r.proc, r.repframe, r.time, r.replystat, r.accept} {
 		if f == nil {
 			return nil // ONC RPC is not in this binary
@@ -96,7 +100,7 @@ type callsTable struct {
 // rpcMsg is one RPC message of a frame's tree, as far as read.
 type rpcMsg struct {
 	xid, msgtyp, program, vers, proc, replystat, accept uint64
-	hasVers, hasAccept, hasReq                          bool
+	hasVers, hasAccept, hasReq, rdma                    bool
 	reqFrame                                            uint64
 	rtt                                                 int64
 }
@@ -135,7 +139,7 @@ func (ct *callsTable) addRx(f *dissect.Frame, p *afs.PDU, capture []byte) {
 	ct.put(cRepFrame, parquet.Int64Value(int64(f.Num)))
 	ct.put(cReqTime, parquet.Int64Value(f.TimeNS-c.RespTime))
 	ct.put(cRespTime, parquet.Int64Value(c.RespTime))
-	for col := cXID; col <= cAccept; col++ {
+	for col := cXID; col <= cTransport; col++ {
 		ct.put(col, parquet.NullValue())
 	}
 	ct.putLevel(cRxCID, parquet.Int32Value(int32(c.CID)), 0, 1)
@@ -175,16 +179,19 @@ func appendUint(b []byte, v uint64) []byte {
 func (ct *callsTable) addRPC(f *dissect.Frame, t *dissect.Tree, capture []byte) {
 	r := ct.rpc
 	var m rpcMsg
-	open := false
+	open, rdma := false, false
 	for k := range t.Nodes {
 		nd := &t.Nodes[k]
 		switch nd.F {
 		case nil:
+		case r.rdma:
+			rdma = true // the RPC-over-RDMA header before the message
 		case r.xid:
 			if open {
 				ct.emit(f, &m, capture)
 			}
-			m, open = rpcMsg{xid: nd.Value(), msgtyp: ^uint64(0)}, true
+			m, open = rpcMsg{xid: nd.Value(), msgtyp: ^uint64(0), rdma: rdma}, true
+			rdma = false
 		case r.msgtyp:
 			if open && m.msgtyp == ^uint64(0) {
 				m.msgtyp = nd.Value()
@@ -232,6 +239,16 @@ func (ct *callsTable) emit(f *dissect.Frame, m *rpcMsg, capture []byte) {
 		ct.putLevel(cAccept, parquet.Int32Value(int32(uint32(m.accept))), 0, 1)
 	} else {
 		ct.put(cAccept, parquet.NullValue())
+	}
+	switch {
+	case m.rdma:
+		ct.str(cTransport, "rdma", 1)
+	case f.Net.IPProto == dissect.IPProtoTCP:
+		ct.str(cTransport, "tcp", 1)
+	case f.Net.IPProto == dissect.IPProtoUDP:
+		ct.str(cTransport, "udp", 1)
+	default:
+		ct.put(cTransport, parquet.NullValue())
 	}
 	for col := cRxCID; col < nCallColumns; col++ {
 		ct.put(col, parquet.NullValue())

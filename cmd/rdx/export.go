@@ -55,6 +55,7 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         reply_frame, request_time, response_time (ns),
                                         rpc_xid, rpc_program, rpc_programversion,
                                         rpc_procedure, rpc_replystat, rpc_state_accept,
+                                        rpc_transport (rdma, tcp, udp),
                                         rx_cid, rx_callnumber, rx_serviceid,
                                         rx_server_port, rx_opcode, rx_abort_code
   DIR/flows/host=H/CAPTURE.parquet      with --flows, written at the end: one row per
