@@ -8,6 +8,11 @@
 //	DIR/frames/host=H/CAPTURE.parquet    one row per frame
 //	DIR/findings/host=H/CAPTURE.parquet  one row per finding
 //	DIR/checks/host=H/CAPTURE.parquet    one row per check result
+//	DIR/calls/host=H/CAPTURE.parquet     one row per ONC RPC or Rx reply (Options.Calls)
+//	DIR/flows/host=H/CAPTURE.parquet     conversations and InfiniBand flows (Options.Flows)
+//
+// or with Options.PartitionBy date,host DIR/TABLE/date=YYYY-MM-DD/host=H/,
+// a file per UTC day of the rows' frames.
 //
 // host is only in the path, as Hive partitioning has it (Spark refuses a
 // column that is both in the files and in the path); engines add it as a

@@ -18,11 +18,13 @@ import (
 func TestExportFlags(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	var eo *ExportOptions
-	if c := execCmd(newCmdExport(io, hook(&eo)), []string{"-w", "d", "--host", "h", "-e", "rx.seq", "-Y", "rx", "a.pcap", "b.pcap"}); c != 0 || eo == nil {
+	if c := execCmd(newCmdExport(io, hook(&eo)), []string{"-w", "d", "--host", "h", "-e", "rx.seq", "-Y", "rx", "--flows",
+		"--partition-by", "date,host", "-j", "3", "a.pcap", "b.pcap"}); c != 0 || eo == nil {
 		t.Fatalf("export: exit %d", c)
 	}
 	if eo.Dir != "d" || eo.Host != "h" || !slices.Equal(eo.Fields, []string{"rx.seq"}) || eo.Filter != "rx" ||
-		!slices.Equal(eo.Files, []string{"a.pcap", "b.pcap"}) {
+		!slices.Equal(eo.Files, []string{"a.pcap", "b.pcap"}) || !eo.Flows || eo.Workers != 3 ||
+		!slices.Equal(eo.Partition, []string{"date", "host"}) {
 		t.Errorf("export parsed as %+v", eo)
 	}
 	for _, args := range [][]string{{"-w", "d"}, {"a.pcap"}} {
