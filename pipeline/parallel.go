@@ -159,9 +159,9 @@ type worker struct {
 type parallel struct {
 	w       []*worker
 	streams *dissect.Engine // numbers tcp.stream and udp.stream for the workers, when shown; else nil
-	free   chan *round
-	frames int // roundFrames: the round is full
-	bytes  int // roundBytes
+	free    chan *round
+	frames  int // roundFrames: the round is full
+	bytes   int // roundBytes
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
