@@ -745,30 +745,44 @@ const maxUDPStreams = 1 << 18
 // its index in order of first frame, as tshark numbers them (a packet
 // quoted in an ICMP error gets its own conversation's). It runs only when
 // a tree is built, which is every frame of the pass that builds them, in
-// order.
+// order. A number the -j reader gave (Packet.Streams) wins.
 func (e *Engine) udpStream(t *Tree, a, b netip.AddrPort) uint32 {
+	s, emptied := e.given.UDP, e.given.UDPFull
+	if !e.given.HasUDP {
+		s, emptied = e.udpStreamIndex(a, b)
+	}
+	if emptied {
+		t.Finding(&Finding{Sev: Note, Group: GroupSequence, Proto: "udp", PDU: -1,
+			Msg: "udp.stream table full (" + strconv.Itoa(maxUDPStreams) + " conversations): emptied, conversations seen again get new numbers"})
+	}
+	return s
+}
+
+// udpStreamIndex numbers the conversation between a and b (udpStream, and
+// NumberStreams on the -j reader); emptied reports that the table was full
+// and started over.
+func (e *Engine) udpStreamIndex(a, b netip.AddrPort) (s uint32, emptied bool) {
 	if b.Addr().Less(a.Addr()) || a.Addr() == b.Addr() && b.Port() < a.Port() {
 		a, b = b, a
 	}
 	k := udpConv{a, b}
 	if e.udpStreams.has && e.udpStreams.last == k { // most frames continue the last one's conversation
-		return e.udpStreams.lastIdx
+		return e.udpStreams.lastIdx, false
 	}
 	if s, ok := e.udpStreams.idx[k]; ok {
 		e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
-		return s
+		return s, false
 	}
 	if e.udpStreams.idx == nil {
 		e.udpStreams.idx = make(map[udpConv]uint32)
 	}
 	if len(e.udpStreams.idx) >= maxUDPStreams {
 		clear(e.udpStreams.idx) // (the cached last conversation is replaced below)
-		t.Finding(&Finding{Sev: Note, Group: GroupSequence, Proto: "udp", PDU: -1,
-			Msg: "udp.stream table full (" + strconv.Itoa(maxUDPStreams) + " conversations): emptied, conversations seen again get new numbers"})
+		emptied = true
 	}
-	s := e.udpStreams.next
+	s = e.udpStreams.next
 	e.udpStreams.next++
 	e.udpStreams.idx[k] = s
 	e.udpStreams.last, e.udpStreams.lastIdx, e.udpStreams.has = k, s, true
-	return s
+	return s, emptied
 }

@@ -238,19 +238,28 @@ func appendFrames(b []byte, frames []uint64) []byte {
 // fragment handles an IPv4 fragment in the current frame: it is held, and the
 // frame that completes a datagram dissects it (with offsets detached from the
 // frame, since the bytes come from several).
-func (e *Engine) fragment(f *Frame) {
+// reassemble adds the frame's IPv4 fragment to its datagram and returns
+// the datagram's payload when this fragment completes it (fragment, and
+// NumberStreams on the -j reader, which must see the same datagrams end).
+func (e *Engine) reassemble(f *Frame) (payload []byte, frames []uint64) {
 	ip := &e.ip4
 	n := &f.Net
 	k := defragKey{src: n.Src, dst: n.Dst, id: ip.Id, proto: uint8(ip.Protocol)}
 	off := int(ip.FragOffset) * 8
 	more := ip.Flags&0x1 != 0 // layers.IPv4MoreFragments
 	payload, frames, held := e.defrag.add(f, k, off, more, ip.Payload)
-	if payload == nil {
-		if !held {
-			return // refused or dropped, with a finding
-		}
+	if payload == nil && held {
 		f.AddFinding(-1, Note, GroupReassembly, nil, "ip", "IPv4 fragment (id 0x"+strconv.FormatUint(uint64(ip.Id), 16)+
 			", offset "+strconv.Itoa(off)+", "+strconv.Itoa(len(ip.Payload))+" bytes), reassembled in a later frame")
+	}
+	return payload, frames // nil: held, or refused or dropped with a finding
+}
+
+func (e *Engine) fragment(f *Frame) {
+	ip := &e.ip4
+	n := &f.Net
+	payload, frames := e.reassemble(f)
+	if payload == nil {
 		return
 	}
 	msg := appendFrames([]byte("IPv4 datagram reassembled from frames "), frames)

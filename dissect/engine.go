@@ -210,6 +210,7 @@ type Engine struct {
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
+	given      StreamNumbers // the frame's Packet.Streams
 	flushFrame Frame
 	frames     uint64 // frames handed out, flush calls included (Frame.seq)
 	budget     *budget.Budget
@@ -307,10 +308,26 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.lengthFinding(f)
 	}
 
+	e.given = pkt.Streams
 	if i := e.tLink.dense[linkType]; i != 0 {
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f
 	}
+	if !e.netHeaders(f, linkType, data) {
+		return f
+	}
+	if e.Opts.Conversations {
+		e.countConv(f)
+	}
+	e.dispatch(f, data)
+	return f
+}
+
+// netHeaders decodes the link, IP and transport headers of a frame whose
+// link type no dissector takes into f.Net (Decode and NumberStreams). It
+// reports whether it got that far: false for an unusable link header,
+// which has its finding.
+func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 	lt := linkType
 	e.linkOff = 0
 	switch lt {
@@ -323,7 +340,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		if len(data) < ipoibLen {
 			f.AddFinding(-1, Error, GroupMalformed, nil, "ipoib", "truncated IPoIB header: "+strconv.Itoa(len(data))+" of 44 octets")
 			f.Proto = "ipoib"
-			return f
+			return false
 		}
 		e.linkOff = ipoibLen
 		f.Net.EtherType = uint16(data[40])<<8 | uint16(data[41])
@@ -337,7 +354,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 			if i := e.tEther.dense[f.Net.EtherType]; i != 0 { // ARP over IPoIB (RFC 4391)
 				e.tEther.ents[i-1].d.Dissect(f, data[ipoibLen:], ipoibLen)
 			}
-			return f
+			return false
 		}
 	}
 	var first gopacket.LayerType
@@ -347,15 +364,11 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	if first == gopacket.LayerTypeZero {
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "frame", "link type "+strconv.Itoa(int(linkType))+" is not supported")
 		f.Proto = "frame"
-		return f
+		return false
 	}
 	e.decodeLayers(first, data[e.linkOff:]) // errors show as missing layers, noted below
 	e.fillNet(f, bool(e.trunc))
-	if e.Opts.Conversations {
-		e.countConv(f)
-	}
-	e.dispatch(f, data)
-	return f
+	return true
 }
 
 // truncFeedback is the gopacket.DecodeFeedback of decodeLayers: a layer

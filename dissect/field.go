@@ -104,7 +104,8 @@ type Field struct {
 	Later bool
 	// Global marks a field numbered over the whole capture in order of
 	// first frame (tcp.stream, udp.stream): a -j worker sees only its own
-	// flows, so showing it (-e, -Y, a whole tree) keeps the run on one.
+	// flows, so when the output shows one (-e, -Y, a whole tree) the -j
+	// reader numbers them for the workers (Engine.NumberStreams).
 	Global bool
 	id     int
 }

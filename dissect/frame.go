@@ -27,6 +27,20 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// Streams, when Given, are the frame's tcp.stream and udp.stream as
+	// numbered over the whole capture (Engine.NumberStreams on the -j
+	// reader, which sees every frame): the engine shows them instead of
+	// its own, which count only the flows it sees.
+	Streams StreamNumbers
+}
+
+// StreamNumbers are a frame's conversation numbers (Packet.Streams).
+type StreamNumbers struct {
+	Given   bool
+	HasUDP  bool   // UDP holds the udp.stream of the frame's UDP header (its own, reassembled or quoted)
+	UDPFull bool   // the udp.stream table was emptied at this frame (the note goes on it)
+	TCP     uint32 // tcp.stream of the frame's TCP segment
+	UDP     uint32
 }
 
 // TCPHeader holds the values of a TCP segment's header dissectors need, so

@@ -96,30 +96,18 @@ func (f *Frame) DissectQuoted(b []byte, off int) bool {
 		return off + n
 	}
 	n := Net{HasIP: true, L3Off: at(0)}
-	var l4 int
-	switch b[0] >> 4 {
-	case 4:
-		hl := int(b[0]&15) * 4
-		if hl < 20 || len(b) < hl {
-			return false
-		}
-		f.addQuoted(PIP, b[:hl], at(0))
-		n.Src, n.Dst = netip.AddrFrom4([4]byte(b[12:16])), netip.AddrFrom4([4]byte(b[16:20]))
-		n.IPProto = b[9]
-		if binary.BigEndian.Uint16(b[6:])&0x3fff != 0 {
-			return false // a fragment (not the first, or more follow): no transport header to trust
-		}
-		l4 = hl
-	case 6:
-		if len(b) < 40 {
-			return false
-		}
-		f.addQuoted(PIPv6, b[:40], at(0))
-		n.Src, n.Dst = netip.AddrFrom16([16]byte(b[8:24])), netip.AddrFrom16([16]byte(b[24:40]))
-		n.IPProto = b[6] // extension headers are not walked: only UDP/TCP right after the header
-		l4 = 40
-	default:
+	l4, src, dst, qp, whole := parseQuoted(b)
+	if l4 == 0 {
 		return false
+	}
+	ipProto := PIP
+	if b[0]>>4 == 6 {
+		ipProto = PIPv6
+	}
+	f.addQuoted(ipProto, b[:l4], at(0))
+	n.Src, n.Dst, n.IPProto = src, dst, qp
+	if !whole {
+		return false // a fragment (not the first, or more follow): no transport header to trust
 	}
 	rest := b[l4:]
 	switch {
@@ -148,4 +136,30 @@ func (f *Frame) addQuoted(p *ProtoInfo, b []byte, off int) {
 	q, _ := f.eng.quoted.Get(f)
 	*q = quotedHdr{proto: p, b: b, off: off}
 	f.AddPDU(q)
+}
+
+// parseQuoted reads the IP header a quoted packet starts with: its length
+// (0: none usable), addresses and protocol, and whether the transport
+// header follows it (whole: not a fragment). IPv6 extension headers are not
+// walked: only UDP/TCP right after the header. DissectQuoted and the -j
+// reader's NumberStreams both use it, so they agree on what is quoted.
+func parseQuoted(b []byte) (hl int, src, dst netip.Addr, proto uint8, whole bool) {
+	if len(b) == 0 {
+		return 0, src, dst, 0, false
+	}
+	switch b[0] >> 4 {
+	case 4:
+		hl = int(b[0]&15) * 4
+		if hl < 20 || len(b) < hl {
+			return 0, src, dst, 0, false
+		}
+		return hl, netip.AddrFrom4([4]byte(b[12:16])), netip.AddrFrom4([4]byte(b[16:20])), b[9],
+			binary.BigEndian.Uint16(b[6:])&0x3fff == 0
+	case 6:
+		if len(b) < 40 {
+			return 0, src, dst, 0, false
+		}
+		return 40, netip.AddrFrom16([16]byte(b[8:24])), netip.AddrFrom16([16]byte(b[24:40])), b[6], true
+	}
+	return 0, src, dst, 0, false
 }

@@ -271,6 +271,9 @@ func (e *Engine) tcpRelative(f *Frame) {
 		e.tcpWindowScale(fwd, rev)
 	}
 	n.TCPStream, n.TCPWinScale = fwd.stream, fwd.wscale
+	if e.given.Given { // the -j reader numbered it over the whole capture, with this same code
+		n.TCPStream = e.given.TCP
+	}
 	n.RelSeq = t.Seq - fwd.base
 	n.HasRelAck = false
 	switch {

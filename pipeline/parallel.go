@@ -34,9 +34,13 @@ import (
 //     rounds would hold them back;
 //   - Config.Sinks: a caller's sink sees frames from one engine and may not
 //     be safe to call from a worker;
-//   - output that shows a field numbered over the whole capture
-//     (dissect.Field.Global: tcp.stream, udp.stream), so -V and JSON too:
-//     each worker would number only its own flows (decided in Run).
+//
+// A field numbered over the whole capture (dissect.Field.Global:
+// tcp.stream, udp.stream; so every -V and JSON tree) would count only a
+// worker's own flows: when the output shows one, the reader numbers every
+// frame's conversations with an engine of its own (parallel.streams,
+// dissect.Engine.NumberStreams) and the record carries the numbers to the
+// worker, whose engine shows them instead of its own.
 
 const (
 	// roundsInFlight bounds the rounds read but not yet written: the reader
@@ -108,6 +112,7 @@ type pktRec struct {
 	linkType        uint16
 	iface           int
 	off, end        int
+	streams         dissect.StreamNumbers // when parallel.streams numbers them
 }
 
 // frameOut is what a worker made of a frame: its output ends at out[end].
@@ -152,10 +157,11 @@ type worker struct {
 
 // parallel is the -j state of a run; its engines live across passes.
 type parallel struct {
-	w      []*worker
-	free   chan *round
-	frames int // roundFrames: the round is full
-	bytes  int // roundBytes
+	w       []*worker
+	streams *dissect.Engine // numbers tcp.stream and udp.stream for the workers, when shown; else nil
+	free    chan *round
+	frames  int // roundFrames: the round is full
+	bytes   int // roundBytes
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
@@ -204,6 +210,9 @@ func (p *parallel) rewind() {
 	for _, w := range p.w {
 		w.eng.Rewind()
 	}
+	if p.streams != nil {
+		p.streams.Rewind() // numbered afresh, as the workers' engines do
+	}
 }
 
 // pass is runner.pass on the workers: the same frames, counts and sinks'
@@ -248,7 +257,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 		go w.run(r, p, n, len(sinks) > 0, pr != nil, direct, done[i])
 	}
 	go func() {
-		frames, readErr = p.read(r, src, order, direct)
+		frames, readErr = p.read(r, src, order, direct, n)
 		close(order)
 		for _, w := range p.w {
 			close(w.in)
@@ -329,7 +338,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 // its worker's batch of the current round and sends full rounds on, to the
 // workers and (in order) to the merger. It stops as runner.pass does: at
 // the end, an error, -c or a stop.
-func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool) (uint64, error) {
+func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool, pass int) (uint64, error) {
 	nw := uint64(len(p.w))
 	var count uint64
 	if r.cfg.Count > 0 {
@@ -381,6 +390,12 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
 		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, first: first, prev: prev, capLen: pkt.CapLen,
 			wireLen: pkt.WireLen, linkType: pkt.LinkType, iface: pkt.Iface, off: off, end: len(rd.data)})
+		if p.streams != nil {
+			dp := dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen,
+				LinkType: pkt.LinkType, Iface: pkt.Iface, Data: rd.data[off:], Pass: pass}
+			p.streams.NumberStreams(&dp)
+			b.pkts[len(b.pkts)-1].streams = dp.Streams
+		}
 		prev = pkt.TimeNS
 		rd.ids = append(rd.ids, uint8(w))
 		if len(rd.ids) == p.frames {
@@ -426,7 +441,7 @@ func (w *worker) batch(r *runner, b *batch, data []byte, pass int, emit, print b
 	for i := range b.pkts {
 		pk := &b.pkts[i]
 		f := w.eng.DecodeShard(dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: pk.capLen, WireLen: pk.wireLen,
-			LinkType: pk.linkType, Iface: pk.iface, Data: data[pk.off:pk.end], Pass: pass}, pk.first, pk.prev)
+			LinkType: pk.linkType, Iface: pk.iface, Data: data[pk.off:pk.end], Pass: pass, Streams: pk.streams}, pk.first, pk.prev)
 		for j := range f.Findings {
 			w.counts.Add(f.Findings[j].Sev)
 		}

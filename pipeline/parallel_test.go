@@ -115,12 +115,10 @@ func TestWorkersInterleaved(t *testing.T) {
 			if one.Frames != four.Frames || one.Counts != four.Counts || one.ChecksFailed != four.ChecksFailed {
 				t.Errorf("-j 4: %d frames %+v, -j 1: %d frames %+v", four.Frames, four.Counts, one.Frames, one.Counts)
 			}
-			wantW := 4
-			if cfg.Print.Verbose || strings.HasPrefix(cfg.Print.Format, "json") {
-				wantW = 1 // a whole tree shows udp.stream, numbered over the whole capture
-			}
-			if one.Workers != 1 || four.Workers != wantW {
-				t.Errorf("ran on %d and %d workers, want 1 and %d", one.Workers, four.Workers, wantW)
+			// A whole tree (-V, JSON) shows udp.stream too, which the
+			// reader numbers over the whole capture.
+			if one.Workers != 1 || four.Workers != 4 {
+				t.Errorf("ran on %d and %d workers, want 1 and 4", one.Workers, four.Workers)
 			}
 		})
 	}
@@ -199,10 +197,123 @@ func TestWorkersCaptures(t *testing.T) {
 				cfg.Input = pipeline.Input{File: c}
 				_, want := run(t, cfg)
 				cfg.Workers = 2
-				_, got := run(t, cfg)
+				res, got := run(t, cfg)
+				if res.Workers != 2 {
+					t.Errorf("ran on %d workers, want 2", res.Workers)
+				}
 				if got != want || len(want) == 0 {
 					t.Errorf("-j 2 differs from -j 1 (%d octets):\n%s", len(want), diffLine(got, want))
 				}
+			}
+		})
+	}
+}
+
+// streamFlows synthesizes TCP and UDP between hosts host pairs, the pairs
+// interleaved packet by packet so they spread over the workers: per pair a
+// TCP connection, its SYN sent again (the same connection), a new SYN with
+// another ISN on the same ports (a new tcp.stream), a connection seen
+// mid-way (no SYN); five UDP conversations, a UDP datagram in two fragments
+// sent last-first (numbered when the second completes it), and an ICMP
+// port unreachable from a router (another address pair, so maybe another
+// worker) quoting a UDP packet of a conversation seen nowhere else.
+func streamFlows(hosts int) []capture.Packet {
+	ip := func(proto byte, src, dst [4]byte, id uint16, fo uint16, body []byte) []byte {
+		h := ipv4Hdr(src, dst, id, 0, false, len(body))
+		h[9] = proto
+		binary.BigEndian.PutUint16(h[6:], fo)
+		return append(h, body...)
+	}
+	tcp := func(src, dst [4]byte, sp, dp uint16, seq, ack uint32, flags byte, n int) []byte {
+		return ip(6, src, dst, 0, 0, append(testpkt.TCP(nil, sp, dp, seq, ack, flags, 8192), make([]byte, n)...))
+	}
+	const syn, ack, psh, fin = 0x02, 0x10, 0x08, 0x01
+	router := [4]byte{203, 0, 113, 1}
+	flows := make([][][]byte, hosts)
+	for h := range flows {
+		c, s := [4]byte{198, 18, byte(h >> 8), byte(h + 1)}, [4]byte{198, 19, byte(h >> 8), byte(h + 1)}
+		p := &flows[h]
+		add := func(b []byte) { *p = append(*p, b) }
+		add(tcp(c, s, 40000, 80, 1000, 0, syn, 0))
+		add(tcp(c, s, 40000, 80, 1000, 0, syn, 0)) // sent again: the same connection
+		add(tcp(s, c, 80, 40000, 7000, 1001, syn|ack, 0))
+		add(tcp(c, s, 40000, 80, 1001, 7001, ack|psh, 10))
+		add(tcp(c, s, 40000, 80, 1011, 7001, ack|fin, 0))
+		add(tcp(c, s, 40000, 80, 90000, 0, syn, 0)) // another ISN: a new connection
+		add(tcp(s, c, 80, 40000, 3000, 90001, syn|ack, 0))
+		add(tcp(c, s, 40000, 80, 90001, 3001, ack|psh, 5))
+		add(tcp(s, c, 443, 50000, 123456, 654321, ack|psh, 20)) // mid-way
+		add(tcp(c, s, 50000, 443, 654321, 123476, ack, 0))
+		for u := range 5 {
+			add(testpkt.UDP4(nil, c, s, uint16(6000+u), 53, make([]byte, 12)))
+			add(testpkt.UDP4(nil, s, c, 53, uint16(6000+u), make([]byte, 30)))
+		}
+		dgram := testpkt.UDP4(nil, c, s, 7100, 7000, make([]byte, 80))[20:]
+		add(ip(17, c, s, uint16(h), 48/8, dgram[48:]))
+		add(ip(17, c, s, uint16(h), 0x2000, dgram[:48]))
+		quoted := testpkt.UDP4(nil, c, s, 9999, 33434, make([]byte, 8))
+		add(ip(1, router, c, 0, 0, append([]byte{3, 3, 0, 0, 0, 0, 0, 0}, quoted...)))
+	}
+	var pkts []capture.Packet
+	t := int64(1_700_000_000) * 1e9
+	for i := 0; ; i++ {
+		added := false
+		for h := range flows {
+			if i < len(flows[h]) {
+				t += 1000
+				pkts = append(pkts, capture.Packet{Data: flows[h][i], TimeNS: t, CapLen: len(flows[h][i]),
+					WireLen: len(flows[h][i]), LinkType: dissect.LinkTypeIPv4})
+				added = true
+			}
+		}
+		if !added {
+			return pkts
+		}
+	}
+}
+
+// TestWorkersStreams: tcp.stream and udp.stream count the whole capture's
+// conversations in order of first frame with -j 3 as with -j 1, port reuse,
+// reassembly and ICMP quotes included, on three workers.
+func TestWorkersStreams(t *testing.T) {
+	const hosts = 40
+	path := filepath.Join(t.TempDir(), "streams.pcap")
+	writePcap(t, path, streamFlows(hosts), 1)
+	for name, cfg := range map[string]pipeline.Config{
+		"fields": {Print: pipeline.Print{Format: "fields", Fields: []string{"frame.number", "tcp.stream", "udp.stream"}}},
+		"filter": {Filter: "tcp.stream == 77 || udp.stream == 200"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.Input = pipeline.Input{File: path}
+			_, want := run(t, cfg)
+			cfg.Workers = 3
+			res, got := run(t, cfg)
+			if res.Workers != 3 {
+				t.Errorf("ran on %d workers, want 3", res.Workers)
+			}
+			if got != want {
+				t.Errorf("-j 3 differs from -j 1:\n%s", diffLine(got, want))
+			}
+			if name != "fields" {
+				if strings.Count(want, "\n") < 2 {
+					t.Errorf("the filter shows %q: a comparison of nothing", want)
+				}
+				return
+			}
+			// Per pair: three TCP connections, seven UDP conversations
+			// (five, the reassembled one, the quoted one).
+			tcps, udps := map[string]bool{}, map[string]bool{}
+			for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
+				f := strings.Split(l, "\t")
+				if len(f) == 3 && f[1] != "" {
+					tcps[f[1]] = true
+				}
+				if len(f) == 3 && f[2] != "" {
+					udps[f[2]] = true
+				}
+			}
+			if len(tcps) != 3*hosts || len(udps) != 7*hosts || !tcps[strconv.Itoa(3*hosts-1)] || !udps[strconv.Itoa(7*hosts-1)] {
+				t.Errorf("%d tcp.stream and %d udp.stream numbers, want %d and %d, from 0", len(tcps), len(udps), 3*hosts, 7*hosts)
 			}
 		})
 	}

@@ -178,9 +178,15 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	nw := parallelWorkers(cfg)
-	if printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo); nw > 1 &&
-		(flt != nil && flt.Global() || printing && pr.showsGlobal()) {
-		nw = 1 // tcp.stream and udp.stream count the whole capture's flows
+	// tcp.stream and udp.stream count the whole capture's flows: shown on
+	// -j workers, the reader numbers them (dissect.Engine.NumberStreams)
+	// with an engine of its own and the whole budget.
+	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo)
+	var numberer *dissect.Engine
+	if nw > 1 && (flt != nil && flt.Global() || printing && pr.showsGlobal()) {
+		no := eo
+		no.Conversations = false
+		numberer = dissect.NewEngine(no)
 	}
 	if nw > 1 { // the workers share the budget
 		eo.MaxMem = workerShare(eo.MaxMem, nw)
@@ -248,6 +254,7 @@ func Run(cfg Config) (res Result, err error) {
 		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
 			return res, err
 		}
+		r.par.streams = numberer
 		for _, w := range r.par.w {
 			w.t.SetWant(want) // read only: the workers share it
 		}
