@@ -258,6 +258,14 @@ func Run(cfg Config) (res Result, err error) {
 		return res, err
 	}
 	defer r.closePre()
+	if td, ok := r.pre.src.(interface{ TimeDigits() int }); ok { // the Time column's decimals
+		pr.setDigits(td.TimeDigits())
+		if r.par != nil {
+			for _, w := range r.par.w {
+				w.pr.setDigits(td.TimeDigits())
+			}
+		}
+	}
 	outPass := 0      // Frame.Pass: 0 for a single pass, 2 for the second of two
 	var readErr error // a bad record met by the first pass
 	if two {

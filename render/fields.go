@@ -76,7 +76,7 @@ type Fields struct {
 	// frame they come from (SetFrame)
 	wscol []wsCol
 	frame *dissect.Frame
-	first int64
+	clock Clock
 }
 
 // wsCol is a summary column tshark prints for -e _ws.col.TITLE.
@@ -109,17 +109,22 @@ func IsColumn(name string) bool { return wsColumns[name] != colNone }
 // SetFrame gives the frame whose summary columns the next Row prints, and
 // the first frame's time (the Time column is relative to it, as the summary
 // line's). Only needed when a _ws.col.* field was asked for.
-func (w *Fields) SetFrame(f *dissect.Frame, first int64) { w.frame, w.first = f, first }
+func (w *Fields) SetFrame(f *dissect.Frame, first int64) {
+	w.frame, w.clock = f, Clock{First: first}
+}
+
+// SetFrameClock is SetFrame with the Time column written by c (-t, -u).
+func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) { w.frame, w.clock = f, *c }
 
 // appendColumn appends one summary column of f as the summary line shows it
 // (no padding): addresses without ports, a MAC address when the frame has
 // no IP header.
-func appendColumn(dst []byte, c wsCol, f *dissect.Frame, first int64) []byte {
+func appendColumn(dst []byte, c wsCol, f *dissect.Frame, clock *Clock) []byte {
 	switch c {
 	case colNo:
 		return strconv.AppendUint(dst, f.Num, 10)
 	case colTime:
-		return appendSeconds(dst, f.TimeNS-first)
+		return clock.Append(dst, f.TimeNS)
 	case colSource, colDest:
 		if n := &f.Net; n.HasIP {
 			if c == colSource {
@@ -269,7 +274,7 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 	}
 	for i, c := range w.wscol {
 		if c != colNone && w.frame != nil { // one value a frame: no aggregation
-			w.cols[i] = appendColumn(w.cols[i], c, w.frame, w.first)
+			w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
 			w.count[i] = 1
 		}
 	}

@@ -41,6 +41,8 @@ type ReadOptions struct {
 	MemProfile string
 	Iface      string // live capture instead of File
 	CapFilter  string
+	TimeFormat string // -t
+	Seconds    string // -u s|hms
 	EngineFlags
 }
 
@@ -125,6 +127,8 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.BoolVarP(&o.TwoPass, "two-pass", "2", false, "read the file twice, as tshark -2 (done anyway when the output shows a later frame: -V, JSON, -e/-Y naming a reply frame)")
 	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
+	f.StringVarP(&o.TimeFormat, "time-format", "t", "r", "Time column: r (since the first frame), a/ad/adoy (local time, date, year/day), u/ud/udoy (UTC), d (since the previous frame), dd (since the previous shown frame), e (epoch); decimals as the capture's timestamps")
+	f.StringVarP(&o.Seconds, "seconds-format", "u", "s", "relative and delta times as s (seconds) or hms (1h 2m 3.000000s)")
 	return cmd
 }
 
@@ -250,6 +254,18 @@ func readRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	tf, err := render.ParseTimeFormat(o.TimeFormat)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	var hms bool
+	switch o.Seconds {
+	case "s", "":
+	case "hms":
+		hms = true
+	default:
+		return usageErr("-u %s: want s or hms", o.Seconds)
+	}
 	var style *render.Style
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
@@ -259,7 +275,7 @@ func readRun(o *ReadOptions) error {
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
-			Style: style},
+			Style: style, Time: tf, HMS: hms},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
 		Stats:   o.Stats,

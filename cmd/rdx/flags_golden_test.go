@@ -1,0 +1,20 @@
+package main
+
+// flagGoldenCases are the goldens of issue 14's tshark flags (TestGolden,
+// and TestGoldenWorkers runs each with -j 2 and 3).
+func flagGoldenCases() map[string][]string {
+	bos := "../../pcaps/rx/bos-queries.pcap"
+	afs := "../../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap"
+	return map[string][]string{
+		// -t ud: UTC date and time, the same on every machine
+		"flags-t-ud.summary": {"read", "--color", "never", "-t", "ud", bos},
+		// -t dd with a filter: deltas from the previous shown frame (one worker under -j)
+		"flags-t-dd-filter.summary": {"read", "--color", "never", "-t", "dd", "-Y", "frame.len > 90", bos},
+		// -t dd without a filter runs on the workers: the previous frame is the previous shown
+		"flags-t-dd.summary": {"read", "--color", "never", "-t", "dd", "-c", "30", bos},
+		// -u hms past a minute: "1m  6.505222s"
+		"flags-u-hms.summary": {"read", "--color", "never", "-u", "hms", afs},
+		// the Time column as a field follows -t too
+		"flags-t-e.fields": {"read", "-T", "fields", "-t", "e", "-e", "frame.number", "-e", "_ws.col.Time", "-c", "5", bos},
+	}
+}
