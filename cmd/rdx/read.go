@@ -43,6 +43,9 @@ type ReadOptions struct {
 	CapFilter  string
 	TimeFormat string // -t
 	Seconds    string // -u s|hms
+	NoResolve  bool   // -n: accepted; rdx resolves no names
+	Resolve    string // -N FLAGS: accepted, checked; rdx resolves no names
+	LineFlush  bool   // -l: write every frame out as it is printed
 	EngineFlags
 }
 
@@ -129,7 +132,20 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
 	f.StringVarP(&o.TimeFormat, "time-format", "t", "r", "Time column: r (since the first frame), a/ad/adoy (local time, date, year/day), u/ud/udoy (UTC), d (since the previous frame), dd (since the previous shown frame), e (epoch); decimals as the capture's timestamps")
 	f.StringVarP(&o.Seconds, "seconds-format", "u", "s", "relative and delta times as s (seconds) or hms (1h 2m 3.000000s)")
+	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
+	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
+	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
 	return cmd
+}
+
+// checkResolve checks -N's letters as tshark does; rdx resolves none.
+func checkResolve(flags string) error {
+	for _, c := range flags {
+		if !strings.ContainsRune("mnNtdvsg", c) {
+			return usageErr("-N %s: %q is not a name resolution flag (want letters of mnNtdvsg)", flags, c)
+		}
+	}
+	return nil
 }
 
 // addPrefFlags adds -o NAME=VALUE (as tshark's -o) and the MPA shortcuts for
@@ -254,6 +270,12 @@ func readRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkResolve(o.Resolve); err != nil {
+		return err
+	}
+	if o.LineFlush {
+		nw = 1 // -j's rounds would hold frames back
+	}
 	tf, err := render.ParseTimeFormat(o.TimeFormat)
 	if err != nil {
 		return usageErr("%v", err)
@@ -280,25 +302,41 @@ func readRun(o *ReadOptions) error {
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
 		Stats:   o.Stats,
 		Workers: nw,
-	}, o.MemProfile)
+	}, o.MemProfile, o.LineFlush)
 }
 
 // runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as
 // its end would, output is flushed as it waits, and the closing counts go
 // to standard error once frames were read.
-func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string) error {
+// flushEach (-l) writes every Write out at once.
+func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string, flushEach bool) error {
 	intr := notifyInterrupt(io.ErrOut)
 	defer intr.Release()
 	out := newTimedOut(io.Out, 256<<10)
 	defer out.Close()
 	intr.OnGiveUp(func() { out.Flush() })
 	cfg.Out, cfg.Stop = out, intr
+	if flushEach {
+		cfg.Out = flushingOut{out}
+	}
 	res, err := pipeline.Run(cfg)
 	if memProfile != "" && res.Engine != nil {
 		writeHeapProfile(memProfile, res.Engine)
 	}
 	printCounts(io, res, err)
 	return err
+}
+
+// flushingOut writes out every Write (-l): the printer writes each frame
+// with one call on one worker.
+type flushingOut struct{ *timedOut }
+
+func (f flushingOut) Write(p []byte) (int, error) {
+	n, err := f.timedOut.Write(p)
+	if err == nil {
+		err = f.Flush()
+	}
+	return n, err
 }
 
 // printCounts is the closing line every decoding verb prints once frames
