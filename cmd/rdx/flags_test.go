@@ -64,3 +64,50 @@ func TestResolveAndVersionFlags(t *testing.T) {
 		}
 	}
 }
+
+// Flags rdx used to ignore are refused with exit 2 and a message naming
+// them; their good values still work.
+func TestRejectIgnoredFlags(t *testing.T) {
+	bos := "../../pcaps/rx/bos-queries.pcap"
+	for _, tc := range []struct {
+		args []string
+		msg  string // "" for a run that must succeed
+	}{
+		{[]string{"-f", "udp", bos}, "-f \"udp\": a capture filter is for -i"},
+		{[]string{"-c", "0", bos}, "-c 0: the packet count is zero"},
+		{[]string{"-c", "-1", bos}, "-c -1: the packet count is negative"},
+		{[]string{"-V", "-T", "fields", "-e", "frame.number", bos}, "-V prints the protocol tree and -T fields"},
+		{[]string{"--color", "blue", bos}, "--color blue: want auto, always or never"},
+		{[]string{"-T", "fields", "-e", "ip.addr", "-E", "header=maybe", bos}, "-E header=maybe: want y or n"},
+		{[]string{"-T", "fields", "-e", "ip.addr", "-E", "occurrence=2", bos}, "-E occurrence=2: want f (first), l (last) or a (all)"},
+		{[]string{"-T", "fields", "-e", "ip.addr", "-E", "quote=x", bos}, "-E quote=x: want d, s or n"},
+		{[]string{"-o", "nosuch.pref=1", bos}, "-o nosuch.pref=1: unknown preference \"nosuch.pref\""},
+		{[]string{"-o", "mpa.crc=2", bos}, "-o mpa.crc=2: mpa.crc takes 1, 0, true, false, on, off, not \"2\""},
+		{[]string{"-t", "x", bos}, "-t x: want a, ad, adoy, d, dd, e, r, u, ud or udoy"},
+		{[]string{"-u", "m", bos}, "-u m: want s or hms"},
+		{[]string{"-c", "1", "--color", "never", "-o", "mpa.crc=on", bos}, ""},
+		{[]string{"-c", "1", "-T", "fields", "-e", "ip.addr", "-E", "header=n", "-E", "occurrence=l", bos}, ""},
+	} {
+		io, _, _, errOut := iostreams.Test()
+		code := run(io, append([]string{"read"}, tc.args...))
+		switch {
+		case tc.msg == "" && code != 0:
+			t.Errorf("%v: exit %d: %s", tc.args, code, errOut)
+		case tc.msg != "" && (code != 2 || !strings.Contains(errOut.String(), tc.msg)):
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+}
+
+// rdx read -o help lists every registered preference with its values.
+func TestPrefHelp(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-o", "help"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, p := range []string{"mpa.crc\t1|0|true|false|on|off\t", "mpa.markers\t"} {
+		if !strings.Contains(out.String(), p) {
+			t.Errorf("-o help lacks %q:\n%s", p, out)
+		}
+	}
+}

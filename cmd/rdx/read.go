@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -74,6 +75,19 @@ func (e *EngineFlags) workers() (int, error) {
 // (as -z help lists the -z tables): the verb prints it and stops.
 func (e *EngineFlags) tableHelp() bool { return slices.Contains(e.DecodeAs, "help") }
 
+// prefHelp reports whether -o help asks for the list of preferences.
+func (e *EngineFlags) prefHelp() bool { return slices.Contains(e.Prefs, "help") }
+
+// writePrefs lists the -o preferences, their values and what they do.
+func writePrefs(w io.Writer) error {
+	for _, p := range dissect.Prefs() {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, strings.Join(p.Values, "|"), p.Desc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
 	o := &ReadOptions{IO: io}
 	cmd := &cobra.Command{
@@ -88,6 +102,9 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			if o.tableHelp() {
 				return writeTables(io.Out)
 			}
+			if o.prefHelp() {
+				return writePrefs(io.Out)
+			}
 			if len(args) == 1 {
 				if o.File != "" && o.File != args[0] {
 					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])
@@ -99,6 +116,9 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			}
 			if o.File == "" && o.Iface == "" {
 				return usageErr("no capture file: use rdx read -r FILE (or - for standard input)")
+			}
+			if err := o.checkFlags(cmd.Flags()); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -136,6 +156,26 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
 	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
 	return cmd
+}
+
+// checkFlags refuses combinations and values rdx would otherwise ignore.
+func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
+	switch {
+	case o.CapFilter != "" && o.File != "":
+		return usageErr("-f %q: a capture filter is for -i; to select frames of a file use -Y (tshark refuses it too)", o.CapFilter)
+	case f.Changed("count") && o.Count == 0:
+		return usageErr("-c 0: the packet count is zero (leave -c out to read every frame)")
+	case o.Count < 0:
+		return usageErr("-c %d: the packet count is negative", o.Count)
+	case o.Verbose && o.Format == "fields":
+		return usageErr("-V prints the protocol tree and -T fields prints columns: give one of them")
+	}
+	switch o.Color {
+	case "auto", "always", "never":
+	default:
+		return usageErr("--color %s: want auto, always or never", o.Color)
+	}
+	return nil
 }
 
 // checkResolve checks -N's letters as tshark does; rdx resolves none.
@@ -216,6 +256,9 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 		}
 		if !ok || k == "" {
 			return eo, usageErr("-o %s: want NAME=VALUE", kv)
+		}
+		if err := dissect.CheckPref(k, v); err != nil {
+			return eo, usageErr("-o %s: %v", kv, err)
 		}
 		eo.Config[k] = v
 	}
