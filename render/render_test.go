@@ -288,8 +288,25 @@ func TestFieldsRow(t *testing.T) {
 	if _, err := render.NewFields([]string{"rendertest.nosuch"}, o); err == nil || !strings.Contains(err.Error(), "rendertest.nosuch") {
 		t.Errorf("unknown field: %v", err)
 	}
-	if err := o.ParseE("occurrence=f"); err == nil {
-		t.Error("occurrence=f accepted")
+	if err := o.ParseE("occurrence=2"); err == nil {
+		t.Error("occurrence=2 accepted")
+	}
+	// -E occurrence=f and l keep one of a field's occurrences
+	for _, tc := range []struct{ occ, want string }{{"f", "1\n"}, {"l", "2\n"}, {"a", "1,2\n"}} {
+		var oo render.FieldsOpts
+		if err := oo.ParseE("occurrence=" + tc.occ); err != nil {
+			t.Fatal(err)
+		}
+		w, err := render.NewFields([]string{"rendertest.seq"}, oo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var two dissect.Tree
+		two.Uint(fSeq, 0, 4, 1)
+		two.Uint(fSeq, 4, 4, 2)
+		if got := string(w.Row(nil, &two)); got != tc.want {
+			t.Errorf("occurrence=%s: %q, want %q", tc.occ, got, tc.want)
+		}
 	}
 }
 
