@@ -47,6 +47,8 @@ type Config struct {
 	Write    string    // -w: frames passing the filter, as pcapng, to this file ("-": WriteOut)
 	WriteOut io.Writer // where -w - goes (standard output, unbuffered)
 	PrintToo bool      // -P: print frames while writing
+	// WriteFormat is -F: pcapng (or ""), pcap (microseconds) or nsecpcap.
+	WriteFormat string
 
 	Stats          []string // -z tables printed after the frames ("help" lists them)
 	SkipEmptyStats bool     // leave out -z tables without rows
@@ -165,6 +167,11 @@ func Run(cfg Config) (res Result, err error) {
 			return res, err
 		}
 	}
+	switch cfg.WriteFormat {
+	case "", "pcapng", "pcap", "nsecpcap":
+	default:
+		return res, fmt.Errorf("-F %s: want pcapng, pcap or nsecpcap", cfg.WriteFormat)
+	}
 	eo := cfg.Engine
 	if eo.Source == "" && cfg.Input.File != "" { // findings name the file
 		eo.Source = cfg.Input.File
@@ -211,7 +218,7 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	if cfg.Write != "" {
-		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}
+		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
 		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
 			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
 		}

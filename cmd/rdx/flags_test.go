@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,6 +88,8 @@ func TestRejectIgnoredFlags(t *testing.T) {
 		{[]string{"-o", "mpa.crc=2", bos}, "-o mpa.crc=2: mpa.crc takes 1, 0, true, false, on, off, not \"2\""},
 		{[]string{"-t", "x", bos}, "-t x: want a, ad, adoy, d, dd, e, r, u, ud or udoy"},
 		{[]string{"-u", "m", bos}, "-u m: want s or hms"},
+		{[]string{"-F", "pcap", bos}, "-F pcap: says the format of a -w file, and there is no -w"},
+		{[]string{"-F", "erf", "-w", "/dev/null", bos}, "-F erf: want pcapng, pcap or nsecpcap"},
 		{[]string{"-c", "1", "--color", "never", "-o", "mpa.crc=on", bos}, ""},
 		{[]string{"-c", "1", "-T", "fields", "-e", "ip.addr", "-E", "header=n", "-E", "occurrence=l", bos}, ""},
 	} {
@@ -108,6 +113,40 @@ func TestPrefHelp(t *testing.T) {
 	for _, p := range []string{"mpa.crc\t1|0|true|false|on|off\t", "mpa.markers\t"} {
 		if !strings.Contains(out.String(), p) {
 			t.Errorf("-o help lacks %q:\n%s", p, out)
+		}
+	}
+}
+
+// -F pcap and nsecpcap write a pcap file (microsecond or nanosecond magic)
+// that reads back as the input: the same summary lines with -t e, so the
+// timestamps are kept to the format's precision.
+func TestWriteFormatPcap(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		in, format string
+		magic      []byte
+	}{
+		{"../../pcaps/rx/bos-queries.pcap", "pcap", []byte{0xd4, 0xc3, 0xb2, 0xa1}},
+		{"../../pcaps/rdp/clean.pcap", "nsecpcap", []byte{0x4d, 0x3c, 0xb2, 0xa1}},
+	} {
+		out := filepath.Join(dir, tc.format+".pcap")
+		summary := func(file string) string {
+			io, _, o, errOut := iostreams.Test()
+			if code := run(io, []string{"read", "-t", "e", "--color", "never", file}); code != 0 {
+				t.Fatalf("%s: exit %d: %s", file, code, errOut)
+			}
+			return o.String()
+		}
+		io, _, _, errOut := iostreams.Test()
+		if code := run(io, []string{"read", "-q", "-F", tc.format, "-w", out, tc.in}); code != 0 {
+			t.Fatalf("-F %s: exit %d: %s", tc.format, code, errOut)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || len(b) < 24 || !bytes.Equal(b[:4], tc.magic) {
+			t.Fatalf("-F %s: file starts % x (%v), want magic % x", tc.format, b[:min(len(b), 4)], err, tc.magic)
+		}
+		if got, want := summary(out), summary(tc.in); got != want {
+			t.Errorf("-F %s: the written file reads differently\n%s", tc.format, firstDiff(got, want))
 		}
 	}
 }

@@ -47,6 +47,7 @@ type ReadOptions struct {
 	NoResolve  bool   // -n: accepted; rdx resolves no names
 	Resolve    string // -N FLAGS: accepted, checked; rdx resolves no names
 	LineFlush  bool   // -l: write every frame out as it is printed
+	WriteFmt   string // -F: the -w file's format
 	EngineFlags
 }
 
@@ -152,6 +153,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
 	f.StringVarP(&o.TimeFormat, "time-format", "t", "r", "Time column: r (since the first frame), a/ad/adoy (local time, date, year/day), u/ud/udoy (UTC), d (since the previous frame), dd (since the previous shown frame), e (epoch); decimals as the capture's timestamps")
 	f.StringVarP(&o.Seconds, "seconds-format", "u", "s", "relative and delta times as s (seconds) or hms (1h 2m 3.000000s)")
+	f.StringVarP(&o.WriteFmt, "write-format", "F", "pcapng", "-w file format: pcapng, pcap (microseconds, one link type) or nsecpcap")
 	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
 	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
 	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
@@ -167,6 +169,8 @@ func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
 		return usageErr("-c 0: the packet count is zero (leave -c out to read every frame)")
 	case o.Count < 0:
 		return usageErr("-c %d: the packet count is negative", o.Count)
+	case f.Changed("write-format") && o.Write == "":
+		return usageErr("-F %s: says the format of a -w file, and there is no -w", o.WriteFmt)
 	case o.Verbose && o.Format == "fields":
 		return usageErr("-V prints the protocol tree and -T fields prints columns: give one of them")
 	}
@@ -342,7 +346,7 @@ func readRun(o *ReadOptions) error {
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
 			Style: style, Time: tf, HMS: hms},
 		Quiet: o.Quiet,
-		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
+		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats:   o.Stats,
 		Workers: nw,
 	}, o.MemProfile, o.LineFlush)
