@@ -74,6 +74,8 @@ type Input struct {
 	Iface string    // a live capture instead of File
 	// CapFilter is the capture filter for Iface.
 	CapFilter string
+	// Snaplen is the octets Iface keeps of each packet (-s; 0: 262144).
+	Snaplen int
 	// ErrOut receives a live capture's start and kernel counters.
 	ErrOut io.Writer
 	// Open, when set, replaces File: it opens the frames afresh for each

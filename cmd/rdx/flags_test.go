@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
@@ -88,6 +91,7 @@ func TestRejectIgnoredFlags(t *testing.T) {
 		{[]string{"-o", "mpa.crc=2", bos}, "-o mpa.crc=2: mpa.crc takes 1, 0, true, false, on, off, not \"2\""},
 		{[]string{"-t", "x", bos}, "-t x: want a, ad, adoy, d, dd, e, r, u, ud or udoy"},
 		{[]string{"-u", "m", bos}, "-u m: want s or hms"},
+		{[]string{"-s", "100", bos}, "-s 100: the snapshot length is for -i"},
 		{[]string{"-F", "pcap", bos}, "-F pcap: says the format of a -w file, and there is no -w"},
 		{[]string{"-F", "erf", "-w", "/dev/null", bos}, "-F erf: want pcapng, pcap or nsecpcap"},
 		{[]string{"-c", "1", "--color", "never", "-o", "mpa.crc=on", bos}, ""},
@@ -147,6 +151,68 @@ func TestWriteFormatPcap(t *testing.T) {
 		}
 		if got, want := summary(out), summary(tc.in); got != want {
 			t.Errorf("-F %s: the written file reads differently\n%s", tc.format, firstDiff(got, want))
+		}
+	}
+}
+
+// -D lists the interfaces as tshark does ("N. name", loopback marked).
+func TestListInterfaces(t *testing.T) {
+	ifs, err := net.Interfaces()
+	if err != nil || len(ifs) == 0 {
+		t.Skipf("no interfaces to list: %v", err)
+	}
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-D"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(ifs) {
+		t.Fatalf("%d lines for %d interfaces:\n%s", len(lines), len(ifs), out)
+	}
+	for i, ifc := range ifs {
+		want := strconv.Itoa(i+1) + ". " + ifc.Name
+		if ifc.Flags&net.FlagLoopback != 0 {
+			want += " (Loopback)"
+		}
+		if lines[i] != want {
+			t.Errorf("line %d: %q, want %q", i+1, lines[i], want)
+		}
+	}
+}
+
+// -s on read -i keeps that many octets of each packet: a 300-octet UDP
+// datagram on loopback is captured as 60 of its 342 octets.
+func TestReadLiveSnaplen(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPED: capturing on lo needs root")
+	}
+	io, _, out, errOut := iostreams.Test()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(io, []string{"read", "-i", "lo", "-s", "60", "-c", "1", "-f", "udp port 47999",
+			"-T", "fields", "-e", "frame.cap_len", "-e", "frame.len"})
+	}()
+	conn, err := net.Dial("udp", "127.0.0.1:47999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	payload := make([]byte, 300)
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if got := out.String(); got != "60\t342\n" {
+				t.Fatalf("cap_len and len %q, want 60 of 342 (14+20+8+300)", got)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no packet captured in 20 s")
+		case <-time.After(50 * time.Millisecond):
+			conn.Write(payload)
 		}
 	}
 }

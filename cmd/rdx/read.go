@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/pipeline"
@@ -48,6 +50,8 @@ type ReadOptions struct {
 	Resolve    string // -N FLAGS: accepted, checked; rdx resolves no names
 	LineFlush  bool   // -l: write every frame out as it is printed
 	WriteFmt   string // -F: the -w file's format
+	Snaplen    int    // -s: octets kept of each packet of -i
+	ListIfaces bool   // -D
 	EngineFlags
 }
 
@@ -106,6 +110,9 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			if o.prefHelp() {
 				return writePrefs(io.Out)
 			}
+			if o.ListIfaces {
+				return listInterfaces(io.Out)
+			}
 			if len(args) == 1 {
 				if o.File != "" && o.File != args[0] {
 					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])
@@ -154,6 +161,8 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.TimeFormat, "time-format", "t", "r", "Time column: r (since the first frame), a/ad/adoy (local time, date, year/day), u/ud/udoy (UTC), d (since the previous frame), dd (since the previous shown frame), e (epoch); decimals as the capture's timestamps")
 	f.StringVarP(&o.Seconds, "seconds-format", "u", "s", "relative and delta times as s (seconds) or hms (1h 2m 3.000000s)")
 	f.StringVarP(&o.WriteFmt, "write-format", "F", "pcapng", "-w file format: pcapng, pcap (microseconds, one link type) or nsecpcap")
+	f.IntVarP(&o.Snaplen, "snapshot-length", "s", capture.DefaultSnaplen, "with -i: octets to keep of each packet")
+	f.BoolVarP(&o.ListIfaces, "list-interfaces", "D", false, "list the interfaces -i can capture on, and exit")
 	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
 	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
 	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
@@ -169,6 +178,10 @@ func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
 		return usageErr("-c 0: the packet count is zero (leave -c out to read every frame)")
 	case o.Count < 0:
 		return usageErr("-c %d: the packet count is negative", o.Count)
+	case f.Changed("snapshot-length") && o.Iface == "":
+		return usageErr("-s %d: the snapshot length is for -i (a file's frames were cut when captured)", o.Snaplen)
+	case o.Snaplen <= 0 || o.Snaplen > capture.DefaultSnaplen:
+		return usageErr("-s %d: want 1..%d", o.Snaplen, capture.DefaultSnaplen)
 	case f.Changed("write-format") && o.Write == "":
 		return usageErr("-F %s: says the format of a -w file, and there is no -w", o.WriteFmt)
 	case o.Verbose && o.Format == "fields":
@@ -178,6 +191,25 @@ func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
 	case "auto", "always", "never":
 	default:
 		return usageErr("--color %s: want auto, always or never", o.Color)
+	}
+	return nil
+}
+
+// listInterfaces prints the interfaces as tshark -D does: "N. name", with
+// "(Loopback)" after a loopback one.
+func listInterfaces(w io.Writer) error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return usageErr("listing interfaces: %v", err)
+	}
+	for i, ifc := range ifs {
+		note := ""
+		if ifc.Flags&net.FlagLoopback != 0 {
+			note = " (Loopback)"
+		}
+		if _, err := fmt.Fprintf(w, "%d. %s%s\n", i+1, ifc.Name, note); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -340,7 +372,7 @@ func readRun(o *ReadOptions) error {
 		style = &render.Colors
 	}
 	return runPipeline(o.IO, pipeline.Config{
-		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut},
+		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: o.IO.ErrOut},
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
