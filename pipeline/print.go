@@ -17,6 +17,7 @@ type Print struct {
 	Fields    []string // -T fields columns
 	FieldOpts []string // -E options
 	Style     *render.Style
+	Only      []string          // -O: with -V, expand only these protocols
 	Time      render.TimeFormat // -t: the Time column (summary, _ws.col.Time)
 	HMS       bool              // -u hms
 	// TimeDigits is the Time column's decimals; 0 takes the capture's
@@ -71,6 +72,11 @@ func newPrinter(cfg Config) (*printer, error) {
 	}
 	if pr.p.Format == "" {
 		pr.p.Format = "text"
+	}
+	for _, name := range p.Only {
+		if f := dissect.Lookup(name); dissect.LookupProto(name) == nil && (f == nil || f.Type != dissect.TProtocol) {
+			return nil, fmt.Errorf("-O %s: not a protocol (rdx fields lists them)", name)
+		}
 	}
 	return pr, nil
 }
@@ -138,7 +144,7 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 	switch pr.p.Format {
 	case "text":
 		if pr.p.Verbose {
-			buf = render.Verbose(buf, t, pr.p.Style)
+			buf = render.VerboseOnly(buf, t, pr.p.Style, pr.p.Only)
 		} else {
 			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style)
 		}

@@ -16,6 +16,8 @@ func flagGoldenCases() map[string][]string {
 		"flags-u-hms.summary": {"read", "--color", "never", "-u", "hms", afs},
 		// the Time column as a field follows -t too
 		"flags-t-e.fields": {"read", "-T", "fields", "-t", "e", "-e", "frame.number", "-e", "_ws.col.Time", "-c", "5", bos},
+		// -O: the tree of Rx and AFS only, the other protocols one line each (as tshark -O rx,afs)
+		"flags-O-rx-afs.verbose": {"read", "-O", "rx,afs", "-c", "4", bos},
 		// -E occurrence (tshark's values on this capture: first 127.0.0.1, last 127.1.0.1 for frame 1) and quote
 		"flags-E-occurrence-f.fields": {"read", "-T", "fields", "-e", "frame.number", "-e", "ip.addr", "-E", "occurrence=f", "-E", "quote=d", "-c", "4", bos},
 		"flags-E-occurrence-l.fields": {"read", "-T", "fields", "-e", "frame.number", "-e", "ip.addr", "-E", "occurrence=l", "-E", "quote=s", "-c", "4", bos},

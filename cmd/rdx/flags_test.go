@@ -91,6 +91,7 @@ func TestRejectIgnoredFlags(t *testing.T) {
 		{[]string{"-o", "mpa.crc=2", bos}, "-o mpa.crc=2: mpa.crc takes 1, 0, true, false, on, off, not \"2\""},
 		{[]string{"-t", "x", bos}, "-t x: want a, ad, adoy, d, dd, e, r, u, ud or udoy"},
 		{[]string{"-u", "m", bos}, "-u m: want s or hms"},
+		{[]string{"-O", "rx,nosuch", bos}, "-O nosuch: not a protocol"},
 		{[]string{"-s", "100", bos}, "-s 100: the snapshot length is for -i"},
 		{[]string{"-F", "pcap", bos}, "-F pcap: says the format of a -w file, and there is no -w"},
 		{[]string{"-F", "erf", "-w", "/dev/null", bos}, "-F erf: want pcapng, pcap or nsecpcap"},

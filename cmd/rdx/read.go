@@ -52,6 +52,7 @@ type ReadOptions struct {
 	WriteFmt   string // -F: the -w file's format
 	Snaplen    int    // -s: octets kept of each packet of -i
 	ListIfaces bool   // -D
+	Only       string // -O PROTO[,PROTO...]
 	EngineFlags
 }
 
@@ -163,6 +164,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.WriteFmt, "write-format", "F", "pcapng", "-w file format: pcapng, pcap (microseconds, one link type) or nsecpcap")
 	f.IntVarP(&o.Snaplen, "snapshot-length", "s", capture.DefaultSnaplen, "with -i: octets to keep of each packet")
 	f.BoolVarP(&o.ListIfaces, "list-interfaces", "D", false, "list the interfaces -i can capture on, and exit")
+	f.StringVarP(&o.Only, "only-protocols", "O", "", "with -V, the full tree only of these protocols (comma-separated, e.g. rx,afs); the others show their one line")
 	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
 	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
 	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
@@ -355,6 +357,11 @@ func readRun(o *ReadOptions) error {
 	if o.LineFlush {
 		nw = 1 // -j's rounds would hold frames back
 	}
+	var only []string
+	if o.Only != "" {
+		only = strings.Split(o.Only, ",")
+		o.Verbose = true // as tshark: -O implies -V
+	}
 	tf, err := render.ParseTimeFormat(o.TimeFormat)
 	if err != nil {
 		return usageErr("%v", err)
@@ -376,7 +383,7 @@ func readRun(o *ReadOptions) error {
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
-			Style: style, Time: tf, HMS: hms},
+			Style: style, Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats:   o.Stats,
