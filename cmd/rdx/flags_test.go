@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // writes records each Write separately.
@@ -215,5 +217,45 @@ func TestReadLiveSnaplen(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 			conn.Write(payload)
 		}
+	}
+}
+
+// -F pcap holds one link type: a frame of another is an error naming it
+// and -F pcapng, and the run exits 2 leaving no file behind.
+func TestWriteFormatPcapOneLinkType(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "mixed.pcapng")
+	var b bytes.Buffer
+	w, err := capture.NewPcapngWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eth, _ := w.AddInterface(capture.LinkEthernet, 65535, "")
+	raw, _ := w.AddInterface(capture.LinkRaw, 65535, "")
+	frames := testpkt.ReadAll(t, "../../pcaps/rx/bos-queries.pcap")[:2]
+	for i, f := range frames {
+		f.Iface, f.LinkType = eth, capture.LinkEthernet
+		if i == 1 { // the same IPv4 packet without its Ethernet header
+			f.Iface, f.LinkType, f.Data, f.CapLen, f.WireLen = raw, capture.LinkRaw, f.Data[14:], f.CapLen-14, f.WireLen-14
+		}
+		if err := w.WritePacket(&f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(in, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.pcap")
+	io, _, _, errOut := iostreams.Test()
+	code := run(io, []string{"read", "-q", "-F", "pcap", "-w", out, in})
+	if code != 2 || !strings.Contains(errOut.String(), "frame 2 has link type 101, but a pcap file holds one link type (1, the first frame's): use -F pcapng") {
+		t.Fatalf("exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed -F pcap run left its file")
+	}
+	io, _, _, errOut = iostreams.Test()
+	if code := run(io, []string{"read", "-q", "-F", "pcapng", "-w", out, in}); code != 0 {
+		t.Fatalf("-F pcapng: exit %d: %s", code, errOut)
 	}
 }
