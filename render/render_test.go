@@ -355,3 +355,15 @@ func TestClockFormats(t *testing.T) {
 		t.Error("-t x accepted")
 	}
 }
+
+// The Time column costs no allocation in any -t format (the summary path
+// allocates nothing per packet).
+func TestClockNoAlloc(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	for f := render.TimeRelative; f <= render.TimeUTCDOY; f++ {
+		c := render.Clock{Format: f, HMS: true, Digits: 9}
+		if n := testing.AllocsPerRun(100, func() { buf = c.Append(buf[:0], 1_795_237_229_714_069_123) }); n != 0 {
+			t.Errorf("-t format %d: %v allocations", f, n)
+		}
+	}
+}
