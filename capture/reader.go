@@ -329,3 +329,24 @@ func recordLimit(snaplen uint32) (uint32, string) {
 	}
 	return MaxRecord, "the maximum record size"
 }
+
+// TimeDigits is the decimals the file's timestamps carry: 9 for a
+// nanosecond pcap, the first interface's if_tsresol (at most 9) for
+// pcapng, else 6. The summary's Time column shows that many, as tshark's
+// automatic precision does.
+func (r *Reader) TimeDigits() int {
+	if r.format == formatPcap {
+		if r.nanos {
+			return 9
+		}
+		return 6
+	}
+	if len(r.ifaces) == 0 || r.ifaces[0].units == 0 {
+		return 6
+	}
+	d := 0
+	for u := uint64(1); u < r.ifaces[0].units && d < 9; u *= 10 {
+		d++
+	}
+	return d
+}

@@ -10,7 +10,7 @@ import (
 // openLive is -i IFACE's source (a stop ends it like the end of a file,
 // through the pass's queue, so the closing counts print).
 func openLive(in Input) (*liveSource, error) {
-	l, err := capture.OpenLive(capture.LiveOptions{Iface: in.Iface, Filter: in.CapFilter})
+	l, err := capture.OpenLive(capture.LiveOptions{Iface: in.Iface, Filter: in.CapFilter, Snaplen: in.Snaplen})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/reassembly/budget"
+	"github.com/rdx-project/rdx/render"
 )
 
 // Flow-sharded reading (Config.Workers > 1, rdx -j N). One goroutine reads
@@ -34,6 +35,8 @@ import (
 //     rounds would hold them back;
 //   - Config.Sinks: a caller's sink sees frames from one engine and may not
 //     be safe to call from a worker;
+//   - -t dd with a display filter: a frame's time counts from the
+//     previous frame shown, which another worker may have decided.
 //
 // A field numbered over the whole capture (dissect.Field.Global:
 // tcp.stream, udp.stream; so every -V and JSON tree) would count only a
@@ -81,7 +84,8 @@ func parallelWorkers(cfg Config) int {
 	switch {
 	case cfg.Workers <= 1,
 		!cfg.Input.rereadable(),
-		len(cfg.Sinks) > 0:
+		len(cfg.Sinks) > 0,
+		cfg.Print.Time == render.TimeDeltaDisplayed && cfg.Filter != "":
 		return 1
 	}
 	return min(cfg.Workers, maxWorkers)
@@ -181,6 +185,9 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 			return nil, err
 		}
 		w.pr.eng = w.eng // the summary's time column: DecodeShard keeps the capture's first time
+		// -t dd runs here only without a display filter (parallelWorkers):
+		// the previous shown frame is the previous frame.
+		w.pr.allShown = true
 		if cfg.Filter != "" {
 			if w.flt, err = filter.Compile(cfg.Filter); err != nil {
 				return nil, err
@@ -285,7 +292,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			if fo.shown {
 				if pcap != nil {
 					pk := &b.pkts[i]
-					fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
+					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = pk.num, rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
 					pcap.Frame(&fake, nil)
 				}
 				if pr != nil { // one write per round

@@ -47,6 +47,8 @@ type Config struct {
 	Write    string    // -w: frames passing the filter, as pcapng, to this file ("-": WriteOut)
 	WriteOut io.Writer // where -w - goes (standard output, unbuffered)
 	PrintToo bool      // -P: print frames while writing
+	// WriteFormat is -F: pcapng (or ""), pcap (microseconds) or nsecpcap.
+	WriteFormat string
 
 	Stats          []string // -z tables printed after the frames ("help" lists them)
 	SkipEmptyStats bool     // leave out -z tables without rows
@@ -72,6 +74,8 @@ type Input struct {
 	Iface string    // a live capture instead of File
 	// CapFilter is the capture filter for Iface.
 	CapFilter string
+	// Snaplen is the octets Iface keeps of each packet (-s; 0: 262144).
+	Snaplen int
 	// ErrOut receives a live capture's start and kernel counters.
 	ErrOut io.Writer
 	// Open, when set, replaces File: it opens the frames afresh for each
@@ -165,6 +169,11 @@ func Run(cfg Config) (res Result, err error) {
 			return res, err
 		}
 	}
+	switch cfg.WriteFormat {
+	case "", "pcapng", "pcap", "nsecpcap":
+	default:
+		return res, fmt.Errorf("-F %s: want pcapng, pcap or nsecpcap", cfg.WriteFormat)
+	}
 	eo := cfg.Engine
 	if eo.Source == "" && cfg.Input.File != "" { // findings name the file
 		eo.Source = cfg.Input.File
@@ -217,7 +226,7 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	if cfg.Write != "" {
-		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut}
+		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
 		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
 			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
 		}
@@ -265,6 +274,14 @@ func Run(cfg Config) (res Result, err error) {
 		return res, err
 	}
 	defer r.closePre()
+	if td, ok := r.pre.src.(interface{ TimeDigits() int }); ok { // the Time column's decimals
+		pr.setDigits(td.TimeDigits())
+		if r.par != nil {
+			for _, w := range r.par.w {
+				w.pr.setDigits(td.TimeDigits())
+			}
+		}
+	}
 	outPass := 0      // Frame.Pass: 0 for a single pass, 2 for the second of two
 	var readErr error // a bad record met by the first pass
 	if two {

@@ -17,6 +17,13 @@ type Print struct {
 	Fields    []string // -T fields columns
 	FieldOpts []string // -E options
 	Style     *render.Style
+	Only      []string          // -O: with -V, expand only these protocols
+	Time      render.TimeFormat // -t: the Time column (summary, _ws.col.Time)
+	HMS       bool              // -u hms
+	// TimeDigits is the Time column's decimals; 0 takes the capture's
+	// timestamp precision (6 for microseconds, 9 for nanoseconds), as
+	// tshark's automatic precision does.
+	TimeDigits int
 }
 
 // printer is the sink that prints frames to Out.
@@ -27,6 +34,12 @@ type printer struct {
 	eng   *dissect.Engine
 	buf   []byte
 	first bool
+	clk   render.Clock
+	// -t dd: the previous shown frame's time; allShown (a -j worker, which
+	// runs dd only without a display filter) makes it the previous frame's.
+	shown     int64
+	seenShown bool
+	allShown  bool
 }
 
 // newPrinter checks the print options (even for -q, as before: -e without
@@ -34,6 +47,7 @@ type printer struct {
 func newPrinter(cfg Config) (*printer, error) {
 	p := cfg.Print
 	pr := &printer{p: p, out: cfg.Out, first: true}
+	pr.clk = render.Clock{Format: p.Time, HMS: p.HMS, Digits: p.TimeDigits}
 	switch p.Format {
 	case "", "text", "json", "jsonl":
 		if len(p.Fields) > 0 {
@@ -58,6 +72,11 @@ func newPrinter(cfg Config) (*printer, error) {
 	}
 	if pr.p.Format == "" {
 		pr.p.Format = "text"
+	}
+	for _, name := range p.Only {
+		if f := dissect.Lookup(name); dissect.LookupProto(name) == nil && (f == nil || f.Type != dissect.TProtocol) {
+			return nil, fmt.Errorf("-O %s: not a protocol (rdx fields lists them)", name)
+		}
 	}
 	return pr, nil
 }
@@ -125,10 +144,9 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 	switch pr.p.Format {
 	case "text":
 		if pr.p.Verbose {
-			buf = render.Verbose(buf, t, pr.p.Style)
+			buf = render.VerboseOnly(buf, t, pr.p.Style, pr.p.Only)
 		} else {
-			start, _ := pr.eng.Times()
-			buf = render.Summary(buf, f, start, pr.p.Style)
+			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style)
 		}
 		if pr.p.Hex {
 			if pr.p.Verbose {
@@ -145,11 +163,35 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 		buf = render.JSON(buf, t, f.TimeNS, false)
 		buf = append(buf, '\n')
 	case "fields":
-		start, _ := pr.eng.Times()
-		pr.fw.SetFrame(f, start) // for _ws.col.* columns
+		pr.fw.SetFrameClock(f, pr.clock(f)) // for _ws.col.* columns
 		buf = pr.fw.Row(buf, t)
 	}
 	return buf
+}
+
+// clock is the Time column's clock for f, a shown frame.
+func (pr *printer) clock(f *dissect.Frame) *render.Clock {
+	c := &pr.clk
+	c.First, c.Prev = pr.eng.Times()
+	if c.Format == render.TimeDeltaDisplayed {
+		switch {
+		case pr.allShown:
+			c.Shown = c.Prev
+		case pr.seenShown:
+			c.Shown = pr.shown
+		default:
+			c.Shown = f.TimeNS
+		}
+		pr.shown, pr.seenShown = f.TimeNS, true
+	}
+	return c
+}
+
+// setDigits gives the capture's timestamp decimals unless -t asked for some.
+func (pr *printer) setDigits(d int) {
+	if pr.p.TimeDigits == 0 {
+		pr.clk.Digits = d
+	}
 }
 
 func (pr *printer) End(error) error {

@@ -23,13 +23,19 @@ import (
 // temporary name beside it and renamed at the end, so a failed write
 // leaves no partial file and the file it replaces stays whole until then.
 type pcapngSink struct {
-	path    string
-	stdout  io.Writer
-	f       *os.File
-	target  string // the file the temporary one becomes ("": f is the target)
-	bw      *bufio.Writer
-	w       *capture.PcapngWriter
-	ifaces  map[uint16]int
+	path   string
+	stdout io.Writer
+	f      *os.File
+	target string // the file the temporary one becomes ("": f is the target)
+	bw     *bufio.Writer
+	w      *capture.PcapngWriter
+	ifaces map[uint16]int
+	// format is -F: "" or "pcapng", "pcap" (microseconds, as tshark's
+	// pcap) or "nsecpcap"; a pcap holds one link type, the first frame's,
+	// and its header waits for that frame.
+	format  string
+	pw      *capture.PcapWriter
+	pcapLT  uint16
 	closed  bool
 	discard bool // the run did not start: remove the temporary file
 	err     error
@@ -49,6 +55,9 @@ func (s *pcapngSink) Start(*dissect.Engine) error {
 		s.f, s.target, out = f, target, f
 	}
 	s.bw = bufio.NewWriterSize(out, 1<<20)
+	if s.format == "pcap" || s.format == "nsecpcap" {
+		return nil // the header names the first frame's link type
+	}
 	w, err := capture.NewPcapngWriter(s.bw)
 	if err != nil {
 		s.discard = true
@@ -65,6 +74,10 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	if s.err != nil || s.closed {
 		return
 	}
+	if s.w == nil {
+		s.err = s.pcapFrame(f)
+		return
+	}
 	id, ok := s.ifaces[f.LinkType]
 	if !ok {
 		if id, s.err = s.w.AddInterface(f.LinkType, capture.MaxRecord, ""); s.err != nil {
@@ -74,6 +87,26 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	}
 	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
 		LinkType: f.LinkType, Iface: id})
+}
+
+// pcapFrame writes f to a -F pcap file.
+func (s *pcapngSink) pcapFrame(f *dissect.Frame) error {
+	if err := s.pcapHeader(f.LinkType); err != nil {
+		return err
+	}
+	if f.LinkType != s.pcapLT {
+		return fmt.Errorf("frame %d has link type %d, but a pcap file holds one link type (%d, the first frame's): use -F pcapng", f.Num, f.LinkType, s.pcapLT)
+	}
+	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen, LinkType: f.LinkType})
+}
+
+// pcapHeader writes the pcap file header once, for link type lt.
+func (s *pcapngSink) pcapHeader(lt uint16) (err error) {
+	if s.pw == nil {
+		s.pw, err = capture.NewPcapWriter(s.bw, lt, capture.MaxRecord, s.format == "nsecpcap")
+		s.pcapLT = lt
+	}
+	return err
 }
 
 // Flush writes out the frames buffered so far.
@@ -110,6 +143,9 @@ func (s *pcapngSink) end() error {
 	s.closed = true
 	if s.bw == nil { // never started
 		return nil
+	}
+	if s.w == nil && s.err == nil { // a pcap without frames: Ethernet's header
+		s.err = s.pcapHeader(dissect.LinkTypeEthernet)
 	}
 	if err := s.bw.Flush(); err != nil && s.err == nil {
 		s.err = err

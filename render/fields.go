@@ -14,6 +14,7 @@ type FieldsOpts struct {
 	Separator  string // between fields, default tab
 	Aggregator string // between occurrences, default ","
 	Quote      byte   // 0, '"' or '\''
+	Occurrence byte   // -E occurrence: 'f' first, 'l' last, 0 or 'a' all
 }
 
 // ParseE applies one -E option ("header=y", "separator=,", "separator=/t",
@@ -34,14 +35,24 @@ func (o *FieldsOpts) ParseE(s string) error {
 	}
 	switch k {
 	case "header":
-		o.Header = v == "y" || v == "yes" || v == "1"
+		switch v {
+		case "y", "yes", "1":
+			o.Header = true
+		case "n", "no", "0":
+			o.Header = false
+		default:
+			return fmt.Errorf("-E header=%s: want y or n", v)
+		}
 	case "separator":
 		o.Separator = unslash(v)
 	case "aggregator":
 		o.Aggregator = unslash(v)
 	case "occurrence":
-		if v != "a" {
-			return fmt.Errorf("-E occurrence=%s: only a (all occurrences) is supported", v)
+		switch v {
+		case "f", "l", "a":
+			o.Occurrence = v[0]
+		default:
+			return fmt.Errorf("-E occurrence=%s: want f (first), l (last) or a (all)", v)
 		}
 	case "quote":
 		switch v {
@@ -76,7 +87,7 @@ type Fields struct {
 	// frame they come from (SetFrame)
 	wscol []wsCol
 	frame *dissect.Frame
-	first int64
+	clock Clock
 }
 
 // wsCol is a summary column tshark prints for -e _ws.col.TITLE.
@@ -109,17 +120,22 @@ func IsColumn(name string) bool { return wsColumns[name] != colNone }
 // SetFrame gives the frame whose summary columns the next Row prints, and
 // the first frame's time (the Time column is relative to it, as the summary
 // line's). Only needed when a _ws.col.* field was asked for.
-func (w *Fields) SetFrame(f *dissect.Frame, first int64) { w.frame, w.first = f, first }
+func (w *Fields) SetFrame(f *dissect.Frame, first int64) {
+	w.frame, w.clock = f, Clock{First: first}
+}
+
+// SetFrameClock is SetFrame with the Time column written by c (-t, -u).
+func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) { w.frame, w.clock = f, *c }
 
 // appendColumn appends one summary column of f as the summary line shows it
 // (no padding): addresses without ports, a MAC address when the frame has
 // no IP header.
-func appendColumn(dst []byte, c wsCol, f *dissect.Frame, first int64) []byte {
+func appendColumn(dst []byte, c wsCol, f *dissect.Frame, clock *Clock) []byte {
 	switch c {
 	case colNo:
 		return strconv.AppendUint(dst, f.Num, 10)
 	case colTime:
-		return appendSeconds(dst, f.TimeNS-first)
+		return clock.Append(dst, f.TimeNS)
 	case colSource, colDest:
 		if n := &f.Net; n.HasIP {
 			if c == colSource {
@@ -218,17 +234,25 @@ var (
 )
 
 // open starts one more occurrence in column c.
-func (w *Fields) open(c int) {
+// It reports false when -E occurrence=f keeps the column as it is.
+func (w *Fields) open(c int) bool {
 	if w.count[c] > 0 {
+		switch w.Opts.Occurrence {
+		case 'f':
+			return false
+		case 'l':
+			w.cols[c] = w.cols[c][:0]
+			return true
+		}
 		w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
 	}
 	w.count[c]++
+	return true
 }
 
 // putString adds an occurrence to column c (-1: not asked).
 func (w *Fields) putString(c int, v string) {
-	if c >= 0 {
-		w.open(c)
+	if c >= 0 && w.open(c) {
 		w.cols[c] = append(w.cols[c], v...)
 	}
 }
@@ -263,13 +287,14 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 		case dissect.TNone:
 			w.putString(c, "1")
 		default:
-			w.open(c)
-			w.cols[c] = dissect.AppendField(w.cols[c], n)
+			if w.open(c) {
+				w.cols[c] = dissect.AppendField(w.cols[c], n)
+			}
 		}
 	}
 	for i, c := range w.wscol {
 		if c != colNone && w.frame != nil { // one value a frame: no aggregation
-			w.cols[i] = appendColumn(w.cols[i], c, w.frame, w.first)
+			w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
 			w.count[i] = 1
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // as asked, with repeated fields sharing their values.
 func FuzzFieldsOpt(f *testing.F) {
 	for _, s := range []string{"header=y", "separator=/t", "separator=,\nquote=d", "aggregator=;", "occurrence=a", "quote=s\nheader=yes",
-		"quote=x", "bogus", "header=n", "separator=/s\nquote=n", "occurrence=f", "=y"} {
+		"quote=x", "bogus", "header=n", "separator=/s\nquote=n", "occurrence=f", "=y", "header=maybe", "occurrence=l\noccurrence=2"} {
 		f.Add(s)
 	}
 	eng := dissect.NewEngine(dissect.Options{Strict: true})
@@ -41,7 +41,7 @@ func FuzzFieldsOpt(f *testing.F) {
 			switch unslash := strings.NewReplacer("/t", "\t", "/s", " "); {
 			case !ok:
 				t.Fatalf("-E %q accepted without =", s)
-			case k == "header":
+			case k == "header" && strings.Contains(" y yes 1 n no 0 ", " "+v+" "):
 				want.Header = v == "y" || v == "yes" || v == "1"
 			case k == "separator":
 				if v == "/t" || v == "/s" {
@@ -55,7 +55,8 @@ func FuzzFieldsOpt(f *testing.F) {
 				want.Aggregator = v
 			case k == "quote":
 				want.Quote = map[string]byte{"d": '"', "s": '\'', "n": 0}[v]
-			case k == "occurrence" && v == "a":
+			case k == "occurrence" && (v == "f" || v == "l" || v == "a"):
+				want.Occurrence = v[0]
 			default:
 				t.Fatalf("-E %q accepted", s)
 			}

@@ -28,34 +28,36 @@ func TestSummaryNumbersAsStrconv(t *testing.T) {
 			}
 		}
 	}
-	slow := func(ns int64) string { // the formatting appendSeconds had
+	// The Time column (-t r, e, d): seconds with 6 or 9 decimals,
+	// truncated as tshark's columns are.
+	slow := func(ns int64, digits int) string {
 		b := []byte{}
+		u := uint64(ns)
 		if ns < 0 {
 			b = append(b, '-')
-			ns = -ns
+			u = uint64(-ns)
 		}
-		us := (ns + 500) / 1000
-		b = strconv.AppendInt(b, us/1e6, 10)
-		b = append(b, '.')
-		frac := us % 1e6
-		for d := int64(1e5); d > 0; d /= 10 {
-			b = append(b, byte('0'+frac/d%10))
+		b = strconv.AppendUint(b, u/1e9, 10)
+		frac := strconv.FormatUint(u%1e9+1e9, 10)[1:] // 9 digits with leading zeros
+		return string(append(append(b, '.'), frac[:digits]...))
+	}
+	check := func(ns int64) {
+		for _, d := range []int{6, 9} {
+			c := Clock{Format: TimeEpoch, Digits: d}
+			if got, want := string(c.Append(nil, ns)), slow(ns, d); got != want {
+				t.Fatalf("Clock.Append(%d, %d digits) = %q, want %q", ns, d, got, want)
+			}
 		}
-		return string(b)
 	}
 	for _, ns := range []int64{0, 499, 500, 999_999_499, 999_999_500, 1e9, -1, -500, -501, math.MaxInt64 - 1000, 1_700_000_000_123_456_789} {
-		if got, want := string(appendSeconds(nil, ns)), slow(ns); got != want {
-			t.Fatalf("appendSeconds(%d) = %q, want %q", ns, got, want)
-		}
+		check(ns)
 	}
 	for i := 0; i < 20000; i++ {
 		ns := int64(rnd.Uint64() >> rnd.IntN(64))
 		if i%2 == 1 {
 			ns = -ns
 		}
-		if got, want := string(appendSeconds(nil, ns)), slow(ns); got != want {
-			t.Fatalf("appendSeconds(%d) = %q, want %q", ns, got, want)
-		}
+		check(ns)
 	}
 	addrs := []netip.Addr{{}, netip.MustParseAddr("0.0.0.0"), netip.MustParseAddr("255.255.255.255"),
 		netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::1")}

@@ -22,11 +22,17 @@ var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto:
 // Summary appends a tshark-like one-line summary of f: number, time since the
 // first frame, source, destination, protocol, length, info.
 func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
+	c := Clock{First: first}
+	return SummaryClock(dst, f, &c, st)
+}
+
+// SummaryClock is Summary with the Time column written by c (-t, -u).
+func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
 	dst = appendUintPad(dst, f.Num, 6)
 	dst = append(dst, ' ')
-	dst = appendSeconds(dst, f.TimeNS-first)
+	dst = c.Append(dst, f.TimeNS)
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
@@ -250,33 +256,4 @@ func padLeft(dst, s []byte, width int) []byte {
 		dst = append(dst, ' ')
 	}
 	return append(dst, s...)
-}
-
-// appendSeconds appends ns as seconds with 6 decimals.
-func appendSeconds(dst []byte, ns int64) []byte {
-	if ns >= 0 { // the usual case, without a division per digit
-		us := (uint64(ns) + 500) / 1000
-		dst = appendUintPad(dst, us/1e6, 0)
-		frac := us % 1e6
-		var b [7]byte
-		b[0] = '.'
-		for i := 6; i > 0; i-- {
-			q := frac / 10
-			b[i] = byte('0' + frac - q*10)
-			frac = q
-		}
-		return append(dst, b[:]...)
-	}
-	if ns < 0 {
-		dst = append(dst, '-')
-		ns = -ns
-	}
-	us := (ns + 500) / 1000
-	dst = strconv.AppendInt(dst, us/1e6, 10)
-	dst = append(dst, '.')
-	frac := us % 1e6
-	for d := int64(1e5); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+frac/d%10))
-	}
-	return dst
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/render"
@@ -48,11 +49,11 @@ func ipFrame() *dissect.Frame {
 func TestSummaryLine(t *testing.T) {
 	f := ipFrame()
 	// Columns as tshark lays them out: number, seconds since the first
-	// frame (microseconds, rounded), source and destination padded to 21,
+	// frame (microseconds, truncated as tshark's column), source and destination padded to 21,
 	// protocol upper-cased in 5, length in 5, then the info: PDU summaries
 	// joined by "; " (an empty one leaves no separator; a change of protocol
 	// is named), then the first warning or error in brackets.
-	want := fmt.Sprintf("%6d %s %-21s → %-21s %-5s %5d %s\n", 3, "1.234568", "198.51.100.1:7000", "198.51.100.2:7001",
+	want := fmt.Sprintf("%6d %s %-21s → %-21s %-5s %5d %s\n", 3, "1.234567", "198.51.100.1:7000", "198.51.100.2:7001",
 		"RENDERTEST2", 98, "DATA seq 1; RENDERTEST2 FetchData [first warning]")
 	if got := string(render.Summary(nil, f, 1e9, nil)); got != want {
 		t.Errorf("summary\n got %q\nwant %q", got, want)
@@ -287,8 +288,25 @@ func TestFieldsRow(t *testing.T) {
 	if _, err := render.NewFields([]string{"rendertest.nosuch"}, o); err == nil || !strings.Contains(err.Error(), "rendertest.nosuch") {
 		t.Errorf("unknown field: %v", err)
 	}
-	if err := o.ParseE("occurrence=f"); err == nil {
-		t.Error("occurrence=f accepted")
+	if err := o.ParseE("occurrence=2"); err == nil {
+		t.Error("occurrence=2 accepted")
+	}
+	// -E occurrence=f and l keep one of a field's occurrences
+	for _, tc := range []struct{ occ, want string }{{"f", "1\n"}, {"l", "2\n"}, {"a", "1,2\n"}} {
+		var oo render.FieldsOpts
+		if err := oo.ParseE("occurrence=" + tc.occ); err != nil {
+			t.Fatal(err)
+		}
+		w, err := render.NewFields([]string{"rendertest.seq"}, oo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var two dissect.Tree
+		two.Uint(fSeq, 0, 4, 1)
+		two.Uint(fSeq, 4, 4, 2)
+		if got := string(w.Row(nil, &two)); got != tc.want {
+			t.Errorf("occurrence=%s: %q, want %q", tc.occ, got, tc.want)
+		}
 	}
 }
 
@@ -301,5 +319,51 @@ func BenchmarkSummaryLine(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf = render.Summary(buf[:0], f, 1e9, nil)
+	}
+}
+
+// The -t formats other than seconds, and -u hms, on a fixed instant: the
+// tshark comparison (cmd/rdx TestTimeFormatsTshark) covers real captures.
+func TestClockFormats(t *testing.T) {
+	at := time.Date(2026, 2, 3, 4, 5, 6, 789_123_456, time.UTC).UnixNano()
+	first := at - (3*3600+2*60+1)*1e9 - 500
+	cases := []struct {
+		c    render.Clock
+		want string
+	}{
+		{render.Clock{Format: render.TimeUTC}, "04:05:06.789123"},
+		{render.Clock{Format: render.TimeUTCDate, Digits: 9}, "2026-02-03 04:05:06.789123456"},
+		{render.Clock{Format: render.TimeUTCDOY}, "2026/034 04:05:06.789123"},
+		{render.Clock{Format: render.TimeEpoch}, "1770091506.789123"},
+		{render.Clock{First: first}, "10921.000000"},
+		{render.Clock{First: first, HMS: true}, "3h  2m  1.000000s"},
+		{render.Clock{First: at - 61e9, HMS: true, Digits: 9}, "1m  1.000000000s"},
+		{render.Clock{Format: render.TimeDelta, Prev: at + 1500, HMS: true}, "- 0.000001s"},
+		{render.Clock{Format: render.TimeDeltaDisplayed, Shown: at - 2e9, Prev: at}, "2.000000"},
+	}
+	for _, tc := range cases {
+		if got := string(tc.c.Append(nil, at)); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.c, got, tc.want)
+		}
+	}
+	for _, s := range []string{"r", "a", "ad", "adoy", "d", "dd", "e", "u", "ud", "udoy"} {
+		if _, err := render.ParseTimeFormat(s); err != nil {
+			t.Errorf("-t %s: %v", s, err)
+		}
+	}
+	if _, err := render.ParseTimeFormat("x"); err == nil {
+		t.Error("-t x accepted")
+	}
+}
+
+// The Time column costs no allocation in any -t format (the summary path
+// allocates nothing per packet).
+func TestClockNoAlloc(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	for f := render.TimeRelative; f <= render.TimeUTCDOY; f++ {
+		c := render.Clock{Format: f, HMS: true, Digits: 9}
+		if n := testing.AllocsPerRun(100, func() { buf = c.Append(buf[:0], 1_795_237_229_714_069_123) }); n != 0 {
+			t.Errorf("-t format %d: %v allocations", f, n)
+		}
 	}
 }

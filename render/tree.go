@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -10,10 +11,25 @@ import (
 // depth, each field followed by its abbreviation and byte range, e.g.
 // "    Sequence Number: 1  [rx.seq @54+4]".
 func Verbose(dst []byte, t *dissect.Tree, st *Style) []byte {
+	return VerboseOnly(dst, t, st, nil)
+}
+
+// VerboseOnly is Verbose with only the protocols in only (abbreviations,
+// as tshark -O) expanded: every other top-level protocol shows its one
+// line. A nil only expands all.
+func VerboseOnly(dst []byte, t *dissect.Tree, st *Style, only []string) []byte {
+	collapsed := false
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		if n.F != nil && n.F.Hidden { // as tshark -V: for -e, -Y and json only
 			continue
+		}
+		if only != nil {
+			if n.Depth == 0 {
+				collapsed = n.F == nil || !slices.Contains(only, n.F.Abbrev)
+			} else if collapsed {
+				continue
+			}
 		}
 		for d := 0; d < int(n.Depth); d++ {
 			dst = append(dst, "    "...)

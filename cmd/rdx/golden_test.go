@@ -47,7 +47,7 @@ func goldenCases(t *testing.T) map[string][]string {
 	if len(iwarp) < 2*5 {
 		t.Fatalf("iwarp captures missing: %d goldens", len(iwarp))
 	}
-	for _, more := range []map[string][]string{rdsGoldenCases(), roceGoldenCases(), rdp, iwarp} {
+	for _, more := range []map[string][]string{rdsGoldenCases(), roceGoldenCases(), rdp, iwarp, flagGoldenCases()} {
 		maps.Copy(cases, more)
 	}
 	return cases

@@ -4,12 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/enginecheck"
 	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // FuzzPref parses arbitrary -o preferences (one per line) and an
-// --mpa-markers value: a preference without = or : or without a name is
+// --mpa-markers value: a preference without = or : or without a name, of a
+// name no dissector registered or with a value it does not take is
 // refused naming it; otherwise each lands in the engine's Config as written
 // (the last of a name wins), and an engine built with them decodes the
 // middle of an MPA connection (no handshake, so the preferences decide)
@@ -47,7 +49,7 @@ func FuzzPref(f *testing.F) {
 			if !ok {
 				k, v, ok = strings.Cut(kv, ":")
 			}
-			if (!ok || k == "") && !isBad {
+			if (!ok || k == "" || dissect.CheckPref(k, v) != nil) && !isBad {
 				bad, isBad = kv, true
 			}
 			want[k] = v

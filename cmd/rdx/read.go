@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/pipeline"
@@ -41,6 +44,15 @@ type ReadOptions struct {
 	MemProfile string
 	Iface      string // live capture instead of File
 	CapFilter  string
+	TimeFormat string // -t
+	Seconds    string // -u s|hms
+	NoResolve  bool   // -n: accepted; rdx resolves no names
+	Resolve    string // -N FLAGS: accepted, checked; rdx resolves no names
+	LineFlush  bool   // -l: write every frame out as it is printed
+	WriteFmt   string // -F: the -w file's format
+	Snaplen    int    // -s: octets kept of each packet of -i
+	ListIfaces bool   // -D
+	Only       string // -O PROTO[,PROTO...]
 	EngineFlags
 }
 
@@ -69,6 +81,19 @@ func (e *EngineFlags) workers() (int, error) {
 // (as -z help lists the -z tables): the verb prints it and stops.
 func (e *EngineFlags) tableHelp() bool { return slices.Contains(e.DecodeAs, "help") }
 
+// prefHelp reports whether -o help asks for the list of preferences.
+func (e *EngineFlags) prefHelp() bool { return slices.Contains(e.Prefs, "help") }
+
+// writePrefs lists the -o preferences, their values and what they do.
+func writePrefs(w io.Writer) error {
+	for _, p := range dissect.Prefs() {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, strings.Join(p.Values, "|"), p.Desc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
 	o := &ReadOptions{IO: io}
 	cmd := &cobra.Command{
@@ -83,6 +108,12 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			if o.tableHelp() {
 				return writeTables(io.Out)
 			}
+			if o.prefHelp() {
+				return writePrefs(io.Out)
+			}
+			if o.ListIfaces {
+				return listInterfaces(io.Out)
+			}
 			if len(args) == 1 {
 				if o.File != "" && o.File != args[0] {
 					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])
@@ -94,6 +125,9 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			}
 			if o.File == "" && o.Iface == "" {
 				return usageErr("no capture file: use rdx read -r FILE (or - for standard input)")
+			}
+			if err := o.checkFlags(cmd.Flags()); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -125,7 +159,71 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.BoolVarP(&o.TwoPass, "two-pass", "2", false, "read the file twice, as tshark -2 (done anyway when the output shows a later frame: -V, JSON, -e/-Y naming a reply frame)")
 	f.StringVarP(&o.Iface, "interface", "i", "", "dissect live traffic from IFACE (AF_PACKET; Ctrl-C stops)")
 	f.StringVarP(&o.CapFilter, "capture-filter", "f", "", "capture filter for -i, e.g. \"udp port 7002\"")
+	f.StringVarP(&o.TimeFormat, "time-format", "t", "r", "Time column: r (since the first frame), a/ad/adoy (local time, date, year/day), u/ud/udoy (UTC), d (since the previous frame), dd (since the previous shown frame), e (epoch); decimals as the capture's timestamps")
+	f.StringVarP(&o.Seconds, "seconds-format", "u", "s", "relative and delta times as s (seconds) or hms (1h 2m 3.000000s)")
+	f.StringVarP(&o.WriteFmt, "write-format", "F", "pcapng", "-w file format: pcapng, pcap (microseconds, one link type) or nsecpcap")
+	f.IntVarP(&o.Snaplen, "snapshot-length", "s", capture.DefaultSnaplen, "with -i: octets to keep of each packet")
+	f.BoolVarP(&o.ListIfaces, "list-interfaces", "D", false, "list the interfaces -i can capture on, and exit")
+	f.StringVarP(&o.Only, "only-protocols", "O", "", "with -V, the full tree only of these protocols (comma-separated, e.g. rx,afs); the others show their one line")
+	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
+	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
+	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
 	return cmd
+}
+
+// checkFlags refuses combinations and values rdx would otherwise ignore.
+func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
+	switch {
+	case o.CapFilter != "" && o.File != "":
+		return usageErr("-f %q: a capture filter is for -i; to select frames of a file use -Y (tshark refuses it too)", o.CapFilter)
+	case f.Changed("count") && o.Count == 0:
+		return usageErr("-c 0: the packet count is zero (leave -c out to read every frame)")
+	case o.Count < 0:
+		return usageErr("-c %d: the packet count is negative", o.Count)
+	case f.Changed("snapshot-length") && o.Iface == "":
+		return usageErr("-s %d: the snapshot length is for -i (a file's frames were cut when captured)", o.Snaplen)
+	case o.Snaplen <= 0 || o.Snaplen > capture.DefaultSnaplen:
+		return usageErr("-s %d: want 1..%d", o.Snaplen, capture.DefaultSnaplen)
+	case f.Changed("write-format") && o.Write == "":
+		return usageErr("-F %s: says the format of a -w file, and there is no -w", o.WriteFmt)
+	case o.Verbose && o.Format == "fields":
+		return usageErr("-V prints the protocol tree and -T fields prints columns: give one of them")
+	}
+	switch o.Color {
+	case "auto", "always", "never":
+	default:
+		return usageErr("--color %s: want auto, always or never", o.Color)
+	}
+	return nil
+}
+
+// listInterfaces prints the interfaces as tshark -D does: "N. name", with
+// "(Loopback)" after a loopback one.
+func listInterfaces(w io.Writer) error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return usageErr("listing interfaces: %v", err)
+	}
+	for i, ifc := range ifs {
+		note := ""
+		if ifc.Flags&net.FlagLoopback != 0 {
+			note = " (Loopback)"
+		}
+		if _, err := fmt.Fprintf(w, "%d. %s%s\n", i+1, ifc.Name, note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkResolve checks -N's letters as tshark does; rdx resolves none.
+func checkResolve(flags string) error {
+	for _, c := range flags {
+		if !strings.ContainsRune("mnNtdvsg", c) {
+			return usageErr("-N %s: %q is not a name resolution flag (want letters of mnNtdvsg)", flags, c)
+		}
+	}
+	return nil
 }
 
 // addPrefFlags adds -o NAME=VALUE (as tshark's -o) and the MPA shortcuts for
@@ -197,6 +295,9 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 		if !ok || k == "" {
 			return eo, usageErr("-o %s: want NAME=VALUE", kv)
 		}
+		if err := dissect.CheckPref(k, v); err != nil {
+			return eo, usageErr("-o %s: %v", kv, err)
+		}
 		eo.Config[k] = v
 	}
 	return eo, nil
@@ -250,39 +351,78 @@ func readRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkResolve(o.Resolve); err != nil {
+		return err
+	}
+	if o.LineFlush {
+		nw = 1 // -j's rounds would hold frames back
+	}
+	var only []string
+	if o.Only != "" {
+		only = strings.Split(o.Only, ",")
+		o.Verbose = true // as tshark: -O implies -V
+	}
+	tf, err := render.ParseTimeFormat(o.TimeFormat)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	var hms bool
+	switch o.Seconds {
+	case "s", "":
+	case "hms":
+		hms = true
+	default:
+		return usageErr("-u %s: want s or hms", o.Seconds)
+	}
 	var style *render.Style
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
 	}
 	return runPipeline(o.IO, pipeline.Config{
-		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut},
+		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: o.IO.ErrOut},
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
-			Style: style},
+			Style: style, Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
-		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print,
+		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats:   o.Stats,
 		Workers: nw,
-	}, o.MemProfile)
+	}, o.MemProfile, o.LineFlush)
 }
 
 // runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as
 // its end would, output is flushed as it waits, and the closing counts go
 // to standard error once frames were read.
-func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string) error {
+// flushEach (-l) writes every Write out at once.
+func runPipeline(io *iostreams.IO, cfg pipeline.Config, memProfile string, flushEach bool) error {
 	intr := notifyInterrupt(io.ErrOut)
 	defer intr.Release()
 	out := newTimedOut(io.Out, 256<<10)
 	defer out.Close()
 	intr.OnGiveUp(func() { out.Flush() })
 	cfg.Out, cfg.Stop = out, intr
+	if flushEach {
+		cfg.Out = flushingOut{out}
+	}
 	res, err := pipeline.Run(cfg)
 	if memProfile != "" && res.Engine != nil {
 		writeHeapProfile(memProfile, res.Engine)
 	}
 	printCounts(io, res, err)
 	return err
+}
+
+// flushingOut writes out every Write (-l): the printer writes each frame
+// with one call on one worker.
+type flushingOut struct{ *timedOut }
+
+func (f flushingOut) Write(p []byte) (int, error) {
+	n, err := f.timedOut.Write(p)
+	if err == nil {
+		err = f.Flush()
+	}
+	return n, err
 }
 
 // printCounts is the closing line every decoding verb prints once frames

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +38,11 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 		Short:         "Dissect and analyze Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP traffic",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	// -v and --version, as tshark -v
+	root.Flags().BoolP("version", "v", false, "print rdx's version and exit")
+	root.SetVersionTemplate("rdx {{.Version}}\n")
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
@@ -45,6 +51,35 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 		root.AddCommand(v(io))
 	}
 	return root
+}
+
+// version is the module version (a tagged build), else the commit the
+// binary was built from, and the Go that built it.
+func version() string {
+	v, rev, dirty := "(devel)", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " commit " + rev
+		if dirty {
+			v += " (modified)"
+		}
+	}
+	return v + ", " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
 }
 
 // verbs holds the other commands; each verb's file adds itself in init, so a

@@ -68,7 +68,7 @@ func statsRun(o *StatsOptions) error {
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 		Engine: eo, Filter: o.Filter, Quiet: true,
 		Stats: o.Stats, SkipEmptyStats: true, Workers: nw,
-	}, "")
+	}, "", false)
 }
 
 func newCmdStats(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Command {

@@ -21,6 +21,11 @@ const (
 const maxResyncBuf = 256 << 10
 
 func init() {
+	onOff := []string{"1", "0", "true", "false", "on", "off"}
+	dissect.RegisterPref(dissect.Pref{Name: ConfigMarkers, Values: onOff,
+		Desc: "MPA connections whose Request/Reply is not in the capture use markers"})
+	dissect.RegisterPref(dissect.Pref{Name: ConfigCRC, Values: onOff,
+		Desc: "MPA connections whose Request/Reply is not in the capture carry a CRC"})
 	dissect.RegisterDissector(&dissect.Registration{
 		Name:         "mpa",
 		HeuristicTCP: Heuristic,

@@ -1,0 +1,160 @@
+package render
+
+import (
+	"fmt"
+	"time"
+)
+
+// TimeFormat is the summary's Time column as tshark's -t names it.
+type TimeFormat uint8
+
+const (
+	TimeRelative       TimeFormat = iota // r: since the first frame (the default)
+	TimeAbsolute                         // a: local time of day
+	TimeAbsoluteDate                     // ad: local date and time
+	TimeAbsoluteDOY                      // adoy: local year/day-of-year and time
+	TimeDelta                            // d: since the previous captured frame
+	TimeDeltaDisplayed                   // dd: since the previous displayed frame
+	TimeEpoch                            // e: seconds since 1970
+	TimeUTC                              // u: UTC time of day
+	TimeUTCDate                          // ud: UTC date and time
+	TimeUTCDOY                           // udoy: UTC year/day-of-year and time
+)
+
+var timeFormatNames = [...]string{"r", "a", "ad", "adoy", "d", "dd", "e", "u", "ud", "udoy"}
+
+// ParseTimeFormat reads -t's value; "" is the default, r.
+func ParseTimeFormat(s string) (TimeFormat, error) {
+	if s == "" {
+		return TimeRelative, nil
+	}
+	for i, n := range timeFormatNames {
+		if n == s {
+			return TimeFormat(i), nil
+		}
+	}
+	return 0, fmt.Errorf("-t %s: want a, ad, adoy, d, dd, e, r, u, ud or udoy", s)
+}
+
+// Clock writes the Time column: the format (-t), seconds as h/m/s (-u hms),
+// the decimals, and the times the relative formats count from.
+type Clock struct {
+	Format TimeFormat
+	HMS    bool // -u hms: relative and delta times as 1h 2m 3.000000s
+	// Digits is the decimals: the capture's timestamp precision, as
+	// tshark's automatic precision (6 for microsecond files, 9 for
+	// nanosecond ones); 0 is 6.
+	Digits int
+	// First is the first frame's time, Prev the previous captured frame's,
+	// Shown the previous displayed frame's (the frame's own for the first).
+	First, Prev, Shown int64
+}
+
+// Append appends the column for a frame captured at ns (Unix nanoseconds).
+func (c *Clock) Append(dst []byte, ns int64) []byte {
+	digits := c.Digits
+	if digits <= 0 || digits > 9 {
+		digits = 6
+	}
+	switch c.Format {
+	case TimeRelative:
+		return c.appendSpan(dst, ns-c.First, digits)
+	case TimeDelta:
+		return c.appendSpan(dst, ns-c.Prev, digits)
+	case TimeDeltaDisplayed:
+		return c.appendSpan(dst, ns-c.Shown, digits)
+	case TimeEpoch:
+		return appendFixed(dst, ns, digits)
+	}
+	t := time.Unix(0, ns)
+	if c.Format >= TimeUTC {
+		t = t.UTC()
+	} else {
+		t = t.Local()
+	}
+	year, month, day := t.Date()
+	switch c.Format {
+	case TimeAbsoluteDate, TimeUTCDate:
+		dst = appendUintPad0(dst, uint64(year), 4)
+		dst = append(dst, '-')
+		dst = appendUintPad0(dst, uint64(month), 2)
+		dst = append(dst, '-')
+		dst = appendUintPad0(dst, uint64(day), 2)
+		dst = append(dst, ' ')
+	case TimeAbsoluteDOY, TimeUTCDOY:
+		dst = appendUintPad0(dst, uint64(year), 4)
+		dst = append(dst, '/')
+		dst = appendUintPad0(dst, uint64(t.YearDay()), 3)
+		dst = append(dst, ' ')
+	}
+	h, m, s := t.Clock()
+	dst = appendUintPad0(dst, uint64(h), 2)
+	dst = append(dst, ':')
+	dst = appendUintPad0(dst, uint64(m), 2)
+	dst = append(dst, ':')
+	dst = appendUintPad0(dst, uint64(s), 2)
+	return appendFrac(dst, uint64(t.Nanosecond()), digits)
+}
+
+// appendSpan appends a relative or delta time: seconds, or with -u hms
+// "1h  2m  3.000000s" as tshark prints it (minutes and seconds after a
+// larger unit padded to two columns with spaces, leading zero units left
+// out).
+func (c *Clock) appendSpan(dst []byte, ns int64, digits int) []byte {
+	if !c.HMS {
+		return appendFixed(dst, ns, digits)
+	}
+	if ns < 0 {
+		dst = append(dst, "- "...) // tshark's sign for h/m/s
+		ns = -ns
+	}
+	secs := uint64(ns) / 1e9
+	h, m, s := secs/3600, secs/60%60, secs%60
+	switch {
+	case h > 0:
+		dst = appendUintPad(dst, h, 0)
+		dst = append(dst, "h "...)
+		dst = appendUintPad(dst, m, 2)
+		dst = append(dst, "m "...)
+		dst = appendUintPad(dst, s, 2)
+	case m > 0:
+		dst = appendUintPad(dst, m, 0)
+		dst = append(dst, "m "...)
+		dst = appendUintPad(dst, s, 2)
+	default:
+		dst = appendUintPad(dst, s, 0)
+	}
+	dst = appendFrac(dst, uint64(ns)%1e9, digits)
+	return append(dst, 's')
+}
+
+// pow10 are the divisors that cut nanoseconds to a number of decimals.
+var pow10 = [...]uint64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
+
+// appendFixed appends ns as seconds with digits decimals, truncated as
+// tshark truncates (it does not round the column).
+func appendFixed(dst []byte, ns int64, digits int) []byte {
+	u := uint64(ns)
+	if ns < 0 {
+		dst = append(dst, '-')
+		u = uint64(-ns)
+	}
+	dst = appendUintPad(dst, u/1e9, 0)
+	return appendFrac(dst, u%1e9, digits)
+}
+
+// appendFrac appends "." and the first digits decimals of frac nanoseconds.
+func appendFrac(dst []byte, frac uint64, digits int) []byte {
+	dst = append(dst, '.')
+	return appendUintPad0(dst, frac/pow10[digits], digits)
+}
+
+// appendUintPad0 appends v with leading zeros to width digits.
+func appendUintPad0(dst []byte, v uint64, width int) []byte {
+	l := len(dst)
+	dst = appendUintPad(dst, v, width)
+	for i := l; i < len(dst) && dst[i] == ' '; i++ {
+		dst[i] = '0'
+	}
+	return dst
+}
