@@ -4,6 +4,7 @@
 package render
 
 import (
+	"math/bits"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -80,10 +81,7 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // summary's numbers written in place, two digits at a time, without
 // strconv's general path.
 func appendUintPad(dst []byte, v uint64, width int) []byte {
-	n := 1
-	for p := uint64(10); n < 20 && v >= p; p *= 10 {
-		n++
-	}
+	n := decDigits(v)
 	w := max(n, width)
 	l := len(dst)
 	dst = slices.Grow(dst, w)[:l+w]
@@ -105,6 +103,21 @@ func appendUintPad(dst []byte, v uint64, width int) []byte {
 		b[i-1] = byte('0' + v)
 	}
 	return dst
+}
+
+// pow10 holds 10^i for decDigits.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19}
+
+// decDigits is the number of decimal digits of v without a loop:
+// bits.Len64*1233>>12 is floor(log10) of v's power of two, one too many
+// below the next power of ten.
+func decDigits(v uint64) int {
+	t := bits.Len64(v|1) * 1233 >> 12
+	if v|1 < pow10[t] { // |1: 0 has one digit
+		return t
+	}
+	return t + 1
 }
 
 const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
