@@ -27,6 +27,7 @@ type printer struct {
 	eng   *dissect.Engine
 	buf   []byte
 	first bool
+	addrs render.AddrCache // the summary's address columns (one printer per -j worker)
 }
 
 // newPrinter checks the print options (even for -q, as before: -e without
@@ -128,7 +129,7 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 			buf = render.Verbose(buf, t, pr.p.Style)
 		} else {
 			start, _ := pr.eng.Times()
-			buf = render.Summary(buf, f, start, pr.p.Style)
+			buf = render.SummaryCached(buf, f, start, pr.p.Style, &pr.addrs)
 		}
 		if pr.p.Hex {
 			if pr.p.Verbose {

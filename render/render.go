@@ -23,6 +23,28 @@ var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto:
 // Summary appends a tshark-like one-line summary of f: number, time since the
 // first frame, source, destination, protocol, length, info.
 func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
+	return SummaryCached(dst, f, first, st, nil)
+}
+
+// AddrCache holds the formatted address columns of recent IPv4 endpoints
+// for SummaryCached: a capture's frames mostly repeat a few, and writing one
+// costs a summary line some 300 instructions. Not safe for concurrent use:
+// one per goroutine that renders.
+type AddrCache struct {
+	slots [addrCacheSize]addrSlot
+}
+
+// addrCacheSize is the number of endpoints AddrCache holds (a power of two).
+const addrCacheSize = 256
+
+type addrSlot struct {
+	key  uint64   // 1<<63 | IPv4 address<<17 | port<<1 | has a port; 0: empty
+	text [21]byte // the column as Summary writes it, padded to 21
+}
+
+// SummaryCached is Summary with the address columns taken from c when it
+// holds them (c may be nil).
+func SummaryCached(dst []byte, f *dissect.Frame, first int64, st *Style, c *AddrCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
 	dst = appendUintPad(dst, f.Num, 6)
@@ -31,21 +53,9 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
-		start := len(dst)
-		dst = appendAddr(dst, n.Src)
-		if n.HasL4 {
-			dst = append(dst, ':')
-			dst = appendUintPad(dst, uint64(n.SrcPort), 0)
-		}
-		dst = pad(dst, start, 21)
+		dst = c.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
 		dst = append(dst, " → "...)
-		start = len(dst)
-		dst = appendAddr(dst, n.Dst)
-		if n.HasL4 {
-			dst = append(dst, ':')
-			dst = appendUintPad(dst, uint64(n.DstPort), 0)
-		}
-		dst = pad(dst, start, 21)
+		dst = c.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
 	} else {
 		dst = append(dst, "-                     → -                    "...)
 	}
@@ -75,6 +85,39 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 		dst = append(dst, st.Reset...)
 	}
 	return append(dst, '\n')
+}
+
+// appendEndpoint appends an address column: the address, ":port" with a
+// transport header, padded to 21 columns. An IPv4 column is then exactly 21
+// octets ("255.255.255.255:65535" is the longest), which c keeps.
+func (c *AddrCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
+	if c == nil || !a.Is4() {
+		return appendEndpoint(dst, a, port, l4)
+	}
+	b := a.As4()
+	k := 1<<63 | uint64(b[0])<<41 | uint64(b[1])<<33 | uint64(b[2])<<25 | uint64(b[3])<<17 | uint64(port)<<1
+	if l4 {
+		k |= 1
+	}
+	s := &c.slots[(k*0x9e3779b97f4a7c15)>>(64-8)] // 8 bits: addrCacheSize
+	if s.key != k {
+		if col := appendEndpoint(s.text[:0], a, port, l4); len(col) != len(s.text) {
+			s.key = 0
+			return append(dst, col...) // cannot happen (see above); not cached then
+		}
+		s.key = k
+	}
+	return append(dst, s.text[:]...)
+}
+
+func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
+	start := len(dst)
+	dst = appendAddr(dst, a)
+	if l4 {
+		dst = append(dst, ':')
+		dst = appendUintPad(dst, uint64(port), 0)
+	}
+	return pad(dst, start, 21)
 }
 
 // appendUintPad appends v in decimal, right-aligned in width columns: the
