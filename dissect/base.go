@@ -216,6 +216,7 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
+	e.ensureLayers()
 	label := ""
 	if t.Labels() {
 		label = frameLabel(f)

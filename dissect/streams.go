@@ -43,7 +43,7 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pkt.Pass
-	e.types = e.types[:0]
+	e.types, e.lazy = e.types[:0], false
 	e.n6ext, e.hbhLen = 0, 0
 	e.given = StreamNumbers{}
 	e.inFrame = true
@@ -61,7 +61,7 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	// The cases of dispatch that lead to a UDP header in the tree.
 	switch {
 	case last == layers.LayerTypeUDP:
-		e.numberUDP(s, n.Src, n.Dst, uint16(e.udp.SrcPort), uint16(e.udp.DstPort))
+		e.numberUDP(s, n.Src, n.Dst, n.SrcPort, n.DstPort) // e.udp is not decoded on the fast path (fastUDP4)
 	case n.Fragment && n.IPProto != IPProtoTCP && last == layers.LayerTypeIPv4:
 		payload, _ := e.reassemble(f)
 		switch {

@@ -447,7 +447,7 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 			r.idle(sinks)
 		}
 		pkt, err := next()
-		if errors.Is(err, io.EOF) {
+		if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
 			break
 		}
 		if err != nil {

@@ -4,6 +4,7 @@
 package render
 
 import (
+	"math/bits"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -23,11 +24,28 @@ var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto:
 // first frame, source, destination, protocol, length, info.
 func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 	c := Clock{First: first}
-	return SummaryClock(dst, f, &c, st)
+	return SummaryClock(dst, f, &c, st, nil)
 }
 
-// SummaryClock is Summary with the Time column written by c (-t, -u).
-func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style) []byte {
+// AddrCache holds the formatted address columns of recent IPv4 endpoints
+// for SummaryCached: a capture's frames mostly repeat a few, and writing one
+// costs a summary line some 300 instructions. Not safe for concurrent use:
+// one per goroutine that renders.
+type AddrCache struct {
+	slots [addrCacheSize]addrSlot
+}
+
+// addrCacheSize is the number of endpoints AddrCache holds (a power of two).
+const addrCacheSize = 256
+
+type addrSlot struct {
+	key  uint64   // 1<<63 | IPv4 address<<17 | port<<1 | has a port; 0: empty
+	text [21]byte // the column as Summary writes it, padded to 21
+}
+
+// SummaryClock is Summary with the Time column written by c (-t, -u) and
+// the address columns taken from ac when it holds them (ac may be nil).
+func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
 	dst = appendUintPad(dst, f.Num, 6)
@@ -36,21 +54,9 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style) []byte {
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
-		start := len(dst)
-		dst = appendAddr(dst, n.Src)
-		if n.HasL4 {
-			dst = append(dst, ':')
-			dst = appendUintPad(dst, uint64(n.SrcPort), 0)
-		}
-		dst = pad(dst, start, 21)
+		dst = ac.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
 		dst = append(dst, " → "...)
-		start = len(dst)
-		dst = appendAddr(dst, n.Dst)
-		if n.HasL4 {
-			dst = append(dst, ':')
-			dst = appendUintPad(dst, uint64(n.DstPort), 0)
-		}
-		dst = pad(dst, start, 21)
+		dst = ac.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
 	} else {
 		dst = append(dst, "-                     → -                    "...)
 	}
@@ -82,14 +88,44 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style) []byte {
 	return append(dst, '\n')
 }
 
+// appendEndpoint appends an address column: the address, ":port" with a
+// transport header, padded to 21 columns. An IPv4 column is then exactly 21
+// octets ("255.255.255.255:65535" is the longest), which c keeps.
+func (c *AddrCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
+	if c == nil || !a.Is4() {
+		return appendEndpoint(dst, a, port, l4)
+	}
+	b := a.As4()
+	k := 1<<63 | uint64(b[0])<<41 | uint64(b[1])<<33 | uint64(b[2])<<25 | uint64(b[3])<<17 | uint64(port)<<1
+	if l4 {
+		k |= 1
+	}
+	s := &c.slots[(k*0x9e3779b97f4a7c15)>>(64-8)] // 8 bits: addrCacheSize
+	if s.key != k {
+		if col := appendEndpoint(s.text[:0], a, port, l4); len(col) != len(s.text) {
+			s.key = 0
+			return append(dst, col...) // cannot happen (see above); not cached then
+		}
+		s.key = k
+	}
+	return append(dst, s.text[:]...)
+}
+
+func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
+	start := len(dst)
+	dst = appendAddr(dst, a)
+	if l4 {
+		dst = append(dst, ':')
+		dst = appendUintPad(dst, uint64(port), 0)
+	}
+	return pad(dst, start, 21)
+}
+
 // appendUintPad appends v in decimal, right-aligned in width columns: the
 // summary's numbers written in place, two digits at a time, without
 // strconv's general path.
 func appendUintPad(dst []byte, v uint64, width int) []byte {
-	n := 1
-	for p := uint64(10); n < 20 && v >= p; p *= 10 {
-		n++
-	}
+	n := decDigits(v)
 	w := max(n, width)
 	l := len(dst)
 	dst = slices.Grow(dst, w)[:l+w]
@@ -111,6 +147,21 @@ func appendUintPad(dst []byte, v uint64, width int) []byte {
 		b[i-1] = byte('0' + v)
 	}
 	return dst
+}
+
+// pow10 holds 10^i for decDigits.
+var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19}
+
+// decDigits is the number of decimal digits of v without a loop:
+// bits.Len64*1233>>12 is floor(log10) of v's power of two, one too many
+// below the next power of ten.
+func decDigits(v uint64) int {
+	t := bits.Len64(v|1) * 1233 >> 12
+	if v|1 < pow10[t] { // |1: 0 has one digit
+		return t
+	}
+	return t + 1
 }
 
 const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +

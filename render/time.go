@@ -128,9 +128,6 @@ func (c *Clock) appendSpan(dst []byte, ns int64, digits int) []byte {
 	return append(dst, 's')
 }
 
-// pow10 are the divisors that cut nanoseconds to a number of decimals.
-var pow10 = [...]uint64{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
-
 // appendFixed appends ns as seconds with digits decimals, truncated as
 // tshark truncates (it does not round the column).
 func appendFixed(dst []byte, ns int64, digits int) []byte {
@@ -146,7 +143,7 @@ func appendFixed(dst []byte, ns int64, digits int) []byte {
 // appendFrac appends "." and the first digits decimals of frac nanoseconds.
 func appendFrac(dst []byte, frac uint64, digits int) []byte {
 	dst = append(dst, '.')
-	return appendUintPad0(dst, frac/pow10[digits], digits)
+	return appendUintPad0(dst, frac/pow10[9-digits], digits) // pow10[9-digits] cuts to digits decimals
 }
 
 // appendUintPad0 appends v with leading zeros to width digits.

@@ -88,8 +88,7 @@ type State struct {
 	abortQ      AbortCode // the rx.abort_code context
 
 	connSeq     uint64
-	lastConn    *dissect.Entry[connKey, conn]
-	lastConnKey connKey
+	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // by connSlot
 	lastCall    *dissect.Entry[callKey, call]
 	lastCallKey callKey
 	callsFull   bool // the call table reached maxCalls (said once per pass)
@@ -109,7 +108,7 @@ func newDissector() *State {
 func (d *State) Rewind() {
 	d.initTables()
 	d.callsFull, d.connsFull = false, false
-	d.lastConn, d.lastCall = nil, nil
+	d.connCache, d.lastCall = [connCacheSize]*dissect.Entry[connKey, conn]{}, nil
 	d.srtTab.Reset() // the second pass counts again
 	d.pass2 = true
 	d.pool.Reset()
@@ -121,9 +120,6 @@ func (d *State) newPacket(f *dissect.Frame) *Packet {
 		// a dropped entry is reused after Release: forget it if cached
 		if d.lastCall != nil && !d.lastCall.Live() {
 			d.lastCall = nil
-		}
-		if d.lastConn != nil && !d.lastConn.Live() {
-			d.lastConn = nil
 		}
 		d.calls.Release()
 		d.conns.Release()

@@ -1,0 +1,36 @@
+package render_test
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/render"
+)
+
+// TestSummaryAddrCacheSame: the address cache changes no summary line, for
+// IPv4 and IPv6 endpoints, with and without ports, the longest IPv4 column,
+// and more endpoints than the cache has slots (so slots are replaced).
+func TestSummaryAddrCacheSame(t *testing.T) {
+	var c render.AddrCache
+	rnd := rand.New(rand.NewPCG(5, 6))
+	addrs := []netip.Addr{netip.MustParseAddr("255.255.255.255"), netip.MustParseAddr("0.0.0.0"),
+		netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.0.2.1")}
+	for i := 0; i < 2000; i++ {
+		addrs = append(addrs, netip.AddrFrom4([4]byte{198, 51, 100, byte(rnd.IntN(256))}))
+	}
+	var f dissect.Frame
+	for i := 0; i < 20000; i++ {
+		f.Num = uint64(i + 1)
+		f.Proto = "udp"
+		f.WireLen = 60
+		f.Net = dissect.Net{HasIP: true, HasL4: i%3 != 0,
+			Src: addrs[rnd.IntN(len(addrs))], Dst: addrs[rnd.IntN(min(len(addrs), 8))],
+			SrcPort: uint16(rnd.IntN(3)) * 32767, DstPort: 7000}
+		want := string(render.Summary(nil, &f, 0, nil))
+		if got := string(render.SummaryClock(nil, &f, &render.Clock{}, nil, &c)); got != want {
+			t.Fatalf("frame %d: cached %q, want %q", i, got, want)
+		}
+	}
+}
