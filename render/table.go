@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -40,4 +41,13 @@ func Table(w io.Writer, style TableStyle, header []string, rows [][]string) erro
 		}
 	}
 	return t.Render()
+}
+
+// Plural is n and word, with an s unless n is 1: "1 note", "2 notes".
+func Plural[N ~int | ~int64 | ~uint64](n N, word string) string {
+	s := strconv.FormatInt(int64(n), 10) + " " + word
+	if n != 1 {
+		s += "s"
+	}
+	return s
 }
