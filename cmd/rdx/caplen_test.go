@@ -71,7 +71,7 @@ func TestCapLenOverWireLen(t *testing.T) {
 			if args[1] == "-V" && strings.Index(out.String(), want) > strings.Index(out.String(), "Internet Protocol") {
 				t.Errorf("the finding is not under Frame:\n%s", out)
 			}
-			if !strings.Contains(errOut.String(), "rdx: 1 frames; findings: 1 errors, 0 warnings, 0 notes") {
+			if !strings.Contains(errOut.String(), "rdx: 1 frame; findings: 1 error, 0 warnings, 0 notes") {
 				t.Errorf("%v: stderr %q", args, errOut)
 			}
 		}
