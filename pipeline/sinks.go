@@ -385,7 +385,8 @@ func (s *checkSink) End(error) error {
 		var tab [][]string
 		idle := 0
 		for _, r := range rows {
-			if _, skipped := r.notChecked(); r.Checked == 0 && skipped == 0 { // the table shows what ran; JSON lists every check
+			_, skipped := r.notChecked()
+			if r.Checked == 0 && skipped == 0 { // the table shows what applied; JSON lists every check
 				idle++
 				continue
 			}
@@ -394,16 +395,16 @@ func (s *checkSink) End(error) error {
 				fr[i] = strconv.FormatUint(n, 10)
 			}
 			tab = append(tab, []string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
-				strconv.FormatUint(r.Failed, 10), strings.Join(fr, " ")})
+				strconv.FormatUint(r.Failed, 10), strconv.FormatUint(skipped, 10), strings.Join(fr, " ")})
 		}
 		if idle < len(rows) {
-			if err := render.Table(s.out, render.TableLight, []string{"Check", "Proto", "Checked", "Passed", "Failed", "First failing frames"}, tab); err != nil {
+			if err := render.Table(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab); err != nil {
 				return err
 			}
 		}
 		for _, r := range rows {
 			if why, n := r.notChecked(); n > 0 {
-				fmt.Fprintf(s.out, "%s: not checked on %s: %s\n", r.Check, render.Plural(n, "PDU"), why)
+				fmt.Fprintf(s.out, "%s not checked on %s: %s\n", r.Check, render.Plural(n, "PDU"), why)
 			}
 		}
 		for _, r := range rows {

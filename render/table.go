@@ -20,7 +20,8 @@ type TableStyle int
 const (
 	// TableASCII is tshark's -z look: +---+ borders, for tables after the frames.
 	TableASCII TableStyle = iota
-	// TableLight draws box characters: rdx check's report.
+	// TableLight draws box characters (no rdx table uses it now: check,
+	// stats and flows share TableASCII).
 	TableLight
 )
 
