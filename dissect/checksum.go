@@ -88,12 +88,12 @@ func (e *Engine) verifyChecksums(f *Frame, data []byte) {
 	}
 	pseudo := pseudoSum(n.Src, n.Dst, n.IPProto, l4)
 	sum := inet.Sum(pseudo, seg)
-	if c := inet.Fold(sum); c == 0xffff || c == 0 && wire == 0xffff {
+	if c := inet.Fold(sum); (c == 0xffff || c == 0 && wire == 0xffff) && (wire != 0 || proto != "udp") {
 		f.Checked(ck, -1, true)
 		e.ckL4 = 1 + checksumGood
 		return
 	}
-	if wire == inet.Fold(pseudo) || wire == ^inet.Fold(pseudo) {
+	if wire == inet.Fold(pseudo) {
 		// Linux hands a sent segment to a checksum-offloading NIC (and to
 		// loopback) with only the pseudo-header's sum in the field; the
 		// capture sees it before the hardware completes it.
