@@ -171,3 +171,18 @@ func TestChecksums(t *testing.T) {
 		t.Errorf("checksums verified without Options.Checksums: %+v %+v", f.Checks, f.Findings)
 	}
 }
+
+// TestChecksumsNoAlloc: verifying costs no allocation per packet (the
+// check path's rule), good or offloaded.
+func TestChecksumsNoAlloc(t *testing.T) {
+	good, _ := ckPacket(false, dissect.IPProtoTCP, []byte("payload"))
+	e := dissect.NewEngine(dissect.Options{Checksums: true})
+	pkt := dissect.Packet{Num: 1, LinkType: dissect.LinkTypeRaw, Data: good}
+	e.Decode(pkt)
+	if n := testing.AllocsPerRun(200, func() { pkt.Num++; e.Decode(pkt) }); n != 0 {
+		t.Errorf("%.1f allocations per packet", n)
+	}
+	if f := e.Decode(pkt); len(f.Checks) != 2 || !f.Checks[1].OK {
+		t.Fatalf("checks %+v", f.Checks)
+	}
+}
