@@ -347,7 +347,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 				t.Int(fTCPWinScale, -1, 0, sf)
 			}
 			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
-			t.Uint(fTCPCkStatus, -1, 0, checksumUnverified)
+			t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, checksumUnverified))
 			t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
 			if len(h) > 20 {
 				e.tcpOptionsTree(t, off+20, h[20:])
@@ -481,9 +481,21 @@ func tcpFlagsLabel(v uint64) string {
 // checksumUnverified is tshark's checksum status when it does not validate
 // (its default): ip/udp/tcp.checksum.status 2.
 const (
+	checksumBad        = 0
+	checksumGood       = 1
 	checksumUnverified = 2
 	checksumNotPresent = 3
+	checksumIllegal    = 4
 )
+
+// ckStatus is a checksum's status field: what verifyChecksums found
+// (v = status+1), else unverified (or, for UDP over IPv4, not present).
+func ckStatus(v uint8, unverified uint64) uint64 {
+	if v == 0 {
+		return unverified
+	}
+	return uint64(v - 1)
+}
 
 // ethAddr adds a MAC address with tshark's children: the address again as
 // eth.addr, and its LG and IG bits under both the address's and the
@@ -563,7 +575,7 @@ func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
 	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
 	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
-	t.Uint(fIPCkStatus, -1, 0, checksumUnverified)
+	t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, checksumUnverified))
 	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
 	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
 }
@@ -597,7 +609,7 @@ func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 b
 	if ck == 0 && ipv4 {
 		status = checksumNotPresent
 	}
-	t.Uint(fUDPCkStatus, -1, 0, status)
+	t.Uint(fUDPCkStatus, -1, 0, ckStatus(e.ckL4, status))
 	if t != nil {
 		t.Uint(fUDPStream, -1, 0, uint64(e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))))
 	}

@@ -47,15 +47,37 @@ func Checks() []*Check {
 // ID is the check's registration index.
 func (c *Check) ID() int { return c.id }
 
-// CheckResult is one PDU's outcome for one check.
+// CheckResult is one PDU's outcome for one check; Skip, when set, says
+// why the check could not run on it (OK is then meaningless).
 type CheckResult struct {
 	Check *Check
 	OK    bool
 	PDU   int
+	Skip  CheckSkip
 }
+
+// CheckSkip is why a check did not run on a PDU it applies to.
+type CheckSkip uint8
+
+const (
+	SkipNone     CheckSkip = iota
+	SkipOffload            // the checksum is left to the NIC (sent by the capturing host)
+	SkipSnapped            // not all of the data the check covers was captured
+	SkipFragment           // an IP fragment: the check covers the whole datagram
+	SkipAbsent             // the sender computed none (UDP over IPv4 with checksum 0)
+	NumSkips
+)
+
+// SkipNames words each CheckSkip for rdx check's report.
+var SkipNames = [NumSkips]string{"", "likely offloaded", "snapped", "IP fragments", "no checksum sent"}
 
 // Checked records that check c ran on PDU pdu of the frame with outcome ok.
 // The details of a failure belong in a Finding; this only counts.
 func (f *Frame) Checked(c *Check, pdu int, ok bool) {
 	f.Checks = append(f.Checks, CheckResult{Check: c, OK: ok, PDU: pdu})
+}
+
+// Unchecked records that check c applies to PDU pdu but could not run.
+func (f *Frame) Unchecked(c *Check, pdu int, why CheckSkip) {
+	f.Checks = append(f.Checks, CheckResult{Check: c, PDU: pdu, Skip: why})
 }

@@ -118,6 +118,10 @@ type Options struct {
 	// Config holds protocol preferences by name ("mpa.markers" = "1", ...), for
 	// dissectors to read in their New.
 	Config map[string]string
+	// Checksums verifies the IPv4 header, UDP and TCP checksums (rdx
+	// check; tshark's ip/udp/tcp.check_checksum preferences), recording
+	// the ip/udp/tcp.checksum checks and a finding on a bad one.
+	Checksums bool
 	// Conversations turns on per-conversation counters (-z conv,...).
 	Conversations bool
 	// MaxMem is the memory budget in octets that all reassembly and
@@ -219,6 +223,9 @@ type Engine struct {
 	ext6       [maxIP6Ext]uint8 // the IPv6 extension headers ip6ExtDispatch walked
 	n6ext      int
 	hbhLen     int // octets of IPv6 hop-by-hop options after the fixed header
+	// ckIP, ckL4: the frame's IPv4 header and UDP/TCP checksum status + 1
+	// when Options.Checksums verified them, else 0 (the tree shows it)
+	ckIP, ckL4 uint8
 	// What engines merged into this one counted (merge.go).
 	mergedStream  tcp.Stats
 	mergeFindings []Finding
@@ -303,6 +310,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
 	e.types, e.lazy = e.types[:0], false
 	e.n6ext, e.hbhLen = 0, 0
+	e.ckIP, e.ckL4 = 0, 0
 	e.inFrame = true
 	defer e.endFrame(f)
 	if capLen > wireLen {
@@ -316,6 +324,9 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 	if !e.netHeaders(f, linkType, data) {
 		return f
+	}
+	if e.Opts.Checksums {
+		e.verifyChecksums(f, data)
 	}
 	if e.Opts.Conversations {
 		e.countConv(f)

@@ -349,6 +349,9 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	}
 	for i := range f.Checks {
 		c := &f.Checks[i]
+		if c.Skip != dissect.SkipNone { // applies but did not run: neither passed nor failed
+			continue
+		}
 		t := s.checks
 		t.put(0, parquet.ByteArrayValue(capture))
 		t.put(1, parquet.Int64Value(int64(f.Num)))

@@ -374,6 +374,15 @@ func TestCheckRowMerge(t *testing.T) {
 	if rows[0].Checked != 6 || rows[1].Checked != 9 {
 		t.Errorf("mergeChecks %+v", rows)
 	}
+	// what a worker could not check adds up too (offloaded, snapped, ...)
+	sk := CheckRow{Check: "tcp.checksum"}
+	sk.Skipped[dissect.SkipOffload] = 3
+	o2 := CheckRow{Check: "tcp.checksum"}
+	o2.Skipped[dissect.SkipOffload], o2.Skipped[dissect.SkipSnapped] = 4, 1
+	sk.merge(&o2)
+	if why, n := sk.notChecked(); n != 8 || why != "7 likely offloaded, 1 snapped" {
+		t.Errorf("merged not checked: %d %q", n, why)
+	}
 }
 
 // Every dissector that offers -z tables merges them: a new StatsProvider

@@ -52,6 +52,7 @@ type Config struct {
 
 	Stats          []string // -z tables printed after the frames ("help" lists them)
 	SkipEmptyStats bool     // leave out -z tables without rows
+	StatsFormat    string   // "json": the -z tables as one JSON document (rdx stats/flows -T json)
 
 	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
 	// with a Format, prints the report at the end.
@@ -237,7 +238,7 @@ func Run(cfg Config) (res Result, err error) {
 		add(ck, true)
 	}
 	if len(cfg.Stats) > 0 { // reads the engine's tables at End only
-		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, out: cfg.Out}, false)
+		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out}, false)
 	}
 	for _, s := range cfg.Sinks {
 		add(s, true)

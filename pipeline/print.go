@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -210,7 +211,9 @@ func (pr *printer) End(error) error {
 // record, and the error follows.
 type statsSink struct {
 	names     []string
-	skipEmpty bool // leave out tables without rows
+	skipEmpty bool   // leave out tables without rows
+	format    string // "json" for one JSON document, else text tables
+	file      string
 	out       io.Writer
 	eng       *dissect.Engine
 }
@@ -219,6 +222,9 @@ func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil
 func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
 
 func (s *statsSink) End(error) error {
+	if s.format == "json" {
+		return s.json()
+	}
 	for _, z := range s.names {
 		t := s.eng.Stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
@@ -234,4 +240,52 @@ func (s *statsSink) End(error) error {
 		}
 	}
 	return nil
+}
+
+// statTable is one -z table in rdx stats/flows -T json: the text table's
+// columns (normalised as render.NormTable: one unit per column, named in
+// the column) and rows, numbers as JSON numbers.
+type statTable struct {
+	Name    string              `json:"name"`
+	Title   string              `json:"title"`
+	Columns []string            `json:"columns"`
+	Rows    [][]json.RawMessage `json:"rows"`
+}
+
+func (s *statsSink) json() error {
+	out := struct {
+		File   string      `json:"file,omitempty"`
+		Tables []statTable `json:"tables"`
+	}{File: s.file, Tables: []statTable{}}
+	for _, z := range s.names {
+		t := s.eng.Stat(z)
+		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
+			continue
+		}
+		h, rows, num := render.NormTable(t.Header, t.Rows)
+		st := statTable{Name: z, Title: t.Title, Columns: h, Rows: make([][]json.RawMessage, len(rows))}
+		for i, r := range rows {
+			st.Rows[i] = make([]json.RawMessage, len(h))
+			for j := range h {
+				c := ""
+				if j < len(r) {
+					c = r[j]
+				}
+				switch {
+				case num[j] && c != "":
+					st.Rows[i][j] = json.RawMessage(c)
+				default:
+					b, _ := json.Marshal(c)
+					st.Rows[i][j] = b
+				}
+			}
+		}
+		out.Tables = append(out.Tables, st)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(s.out, "%s\n", b)
+	return err
 }

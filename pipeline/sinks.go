@@ -257,6 +257,27 @@ type CheckRow struct {
 	Explained   uint64 `json:"explained,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
 	explFrame   uint64 // the frame of Explanation, for merge
+	// PDUs the check applies to but could not run on, by reason
+	// (dissect.SkipNames): not in Checked
+	Skipped    [dissect.NumSkips]uint64 `json:"-"`
+	NotChecked map[string]uint64        `json:"not_checked,omitempty"`
+}
+
+// notChecked words r.Skipped: "118 likely offloaded, 2 snapped".
+func (r *CheckRow) notChecked() (string, uint64) {
+	var b strings.Builder
+	var n uint64
+	for i, c := range r.Skipped {
+		if c == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatUint(c, 10) + " " + dissect.SkipNames[i])
+		n += c
+	}
+	return b.String(), n
 }
 
 // merge adds o, the same check tallied over other frames (another worker's
@@ -268,6 +289,9 @@ func (r *CheckRow) merge(o *CheckRow) {
 	r.Passed += o.Passed
 	r.Failed += o.Failed
 	r.Explained += o.Explained
+	for i := range r.Skipped {
+		r.Skipped[i] += o.Skipped[i]
+	}
 	if o.Explanation != "" && (r.Explanation == "" || o.explFrame < r.explFrame) {
 		r.Explanation, r.explFrame = o.Explanation, o.explFrame
 	}
@@ -336,6 +360,10 @@ func (s *checkSink) Start(*dissect.Engine) error { return nil }
 func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	for _, r := range f.Checks {
 		row := &s.res.Checks[s.byID[r.Check.ID()]]
+		if r.Skip != dissect.SkipNone {
+			row.Skipped[r.Skip]++
+			continue
+		}
 		row.Checked++
 		if r.OK {
 			row.Passed++
@@ -362,8 +390,18 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 // read comes before the error, which names the bad record.
 func (s *checkSink) End(error) error {
 	rows := s.res.Checks
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		s.res.ChecksFailed = s.res.ChecksFailed || r.Failed > 0
+		r.NotChecked = nil
+		for k, c := range r.Skipped {
+			if c > 0 {
+				if r.NotChecked == nil {
+					r.NotChecked = map[string]uint64{}
+				}
+				r.NotChecked[dissect.SkipNames[k]] = c
+			}
+		}
 	}
 	switch s.format {
 	case "json":
@@ -376,14 +414,15 @@ func (s *checkSink) End(error) error {
 			Warnings int        `json:"finding_warnings"`
 			Notes    int        `json:"finding_notes"`
 			OK       bool       `json:"ok"`
-		}{s.in.File, s.in.Iface, s.res.Frames, rows, s.res.Errors, s.res.Warnings, s.res.Notes, !s.res.ChecksFailed}
+		}{s.in.File, s.in.Iface, s.res.Frames, rows, s.res.Errors, s.res.Warnings, s.res.Notes, !s.res.ChecksFailed && s.res.Errors == 0}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(s.out, "%s\n", b)
 	case "text":
 		var tab [][]string
 		idle := 0
 		for _, r := range rows {
-			if r.Checked == 0 { // the table shows what ran; JSON lists every check
+			_, skipped := r.notChecked()
+			if r.Checked == 0 && skipped == 0 { // the table shows what applied; JSON lists every check
 				idle++
 				continue
 			}
@@ -392,11 +431,16 @@ func (s *checkSink) End(error) error {
 				fr[i] = strconv.FormatUint(n, 10)
 			}
 			tab = append(tab, []string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
-				strconv.FormatUint(r.Failed, 10), strings.Join(fr, " ")})
+				strconv.FormatUint(r.Failed, 10), strconv.FormatUint(skipped, 10), strings.Join(fr, " ")})
 		}
 		if idle < len(rows) {
-			if err := render.Table(s.out, render.TableLight, []string{"Check", "Proto", "Checked", "Passed", "Failed", "First failing frames"}, tab); err != nil {
+			if err := render.Table(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab); err != nil {
 				return err
+			}
+		}
+		for _, r := range rows {
+			if why, n := r.notChecked(); n > 0 {
+				fmt.Fprintf(s.out, "%s not checked on %s: %s\n", r.Check, render.Plural(n, "PDU"), why)
 			}
 		}
 		for _, r := range rows {

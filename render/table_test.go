@@ -1,40 +1,78 @@
-package render_test
+package render
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/rdx-project/rdx/render"
+	"unicode/utf8"
 )
 
-// TestTable pins both looks: -z tables in ASCII, rdx check's in box
-// characters; headers left-aligned and kept as given (no upper-casing).
-func TestTable(t *testing.T) {
-	var b strings.Builder
-	if err := render.Table(&b, render.TableASCII, []string{"Flag", "frames"}, [][]string{{"a", "1"}, {"long name", "22"}}); err != nil {
+// TestNormTable: one frame is "6" not "6-6", a duration column gets one
+// unit named in its header, numbers are told from text (hex, JSON-invalid
+// numbers and ranges stay text).
+func TestNormTable(t *testing.T) {
+	h, rows, num := NormTable(
+		[]string{"Name", "Frames", "Min", "Calls", "QP", "Odd", "Long"},
+		[][]string{
+			{"a", "6-6", "33µs", "1", "0x000001", "007", "1.5s"},
+			{"b", "6-16", "3.278ms", "12", "0x000014", "1", "2ms"},
+			{"c", "", "0", "", "", "2", "0"},
+		})
+	if want := []string{"Name", "Frames", "Min (ms)", "Calls", "QP", "Odd", "Long (s)"}; !slices.Equal(h, want) {
+		t.Errorf("header %q, want %q", h, want)
+	}
+	if want := []string{"a", "6", "0.033", "1", "0x000001", "007", "1.500000"}; !slices.Equal(rows[0], want) {
+		t.Errorf("row %q, want %q", rows[0], want)
+	}
+	if rows[1][1] != "6-16" || rows[1][2] != "3.278" || rows[2][2] != "0.000" || rows[1][6] != "0.002000" {
+		t.Errorf("rows %q", rows)
+	}
+	if want := []bool{false, false, true, true, false, false, true}; !slices.Equal(num, want) {
+		t.Errorf("numeric %v, want %v", num, want)
+	}
+}
+
+// TestTableStyle: numbers right-aligned, and a table wider than TableWidth
+// is split into tables that fit, each repeating the key columns.
+func TestTableStyle(t *testing.T) {
+	var b bytes.Buffer
+	if err := Table(&b, TableASCII, []string{"Name", "Count"}, [][]string{{"x", "5"}, {"y", "1234"}}); err != nil {
 		t.Fatal(err)
 	}
-	want := `+-----------+--------+
-| Flag      | frames |
-+-----------+--------+
-| a         | 1      |
-| long name | 22     |
-+-----------+--------+
-`
-	if b.String() != want {
-		t.Errorf("ASCII table:\n%s\nwant:\n%s", b.String(), want)
+	if !strings.Contains(b.String(), "| x    |     5 |") {
+		t.Errorf("not right-aligned:\n%s", &b)
+	}
+	header := []string{"Flow", "QP"}
+	row := []string{"192.0.2.2 → 192.0.2.1", "0x000001"}
+	for i := 0; i < 14; i++ {
+		header = append(header, "Counter "+string(rune('A'+i)))
+		row = append(row, "12345")
 	}
 	b.Reset()
-	if err := render.Table(&b, render.TableLight, []string{"Check", "Failed"}, [][]string{{"mpa.crc", "1"}}); err != nil {
+	if err := Table(&b, TableLight, header, [][]string{row}); err != nil {
 		t.Fatal(err)
 	}
-	want = `┌─────────┬────────┐
-│ Check   │ Failed │
-├─────────┼────────┤
-│ mpa.crc │ 1      │
-└─────────┴────────┘
-`
-	if b.String() != want {
-		t.Errorf("light table:\n%s\nwant:\n%s", b.String(), want)
+	tables, cols := 0, 0
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if n := utf8.RuneCountInString(l); n > TableWidth {
+			t.Errorf("line of %d columns: %s", n, l)
+		}
+		if strings.HasPrefix(l, "│ Flow") {
+			tables++
+			if !strings.Contains(l, "│ QP ") {
+				t.Errorf("key column QP not repeated: %s", l)
+			}
+			cols += strings.Count(l, "Counter")
+		}
+	}
+	if tables < 2 || cols != 14 {
+		t.Errorf("%d tables with %d counters:\n%s", tables, cols, &b)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	if Plural(1, "note") != "1 note" || Plural(0, "note") != "0 notes" || Plural(uint64(2), "PDU") != "2 PDUs" {
+		t.Error(Plural(1, "note"), Plural(0, "note"))
 	}
 }

@@ -59,6 +59,11 @@ func TestCapLenOverWireLen(t *testing.T) {
 			if code != 0 && code != exitFindings {
 				t.Fatalf("%v: exit %d: %s", args, code, errOut)
 			}
+			// check fails on an error finding, with no check failed
+			if args[0] == "check" && (code != exitFindings || !strings.Contains(errOut.String(), ": 1 error finding\n") ||
+				strings.Contains(out.String(), "checks failed")) {
+				t.Errorf("%v: exit %d, want 1 for the error finding: %s%s", args, code, out, errOut)
+			}
 			want := file + ": frame 1: captured length 60 exceeds the original length 40 in the record header"
 			if args[0] == "read" && !strings.Contains(out.String(), want) {
 				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
@@ -66,7 +71,7 @@ func TestCapLenOverWireLen(t *testing.T) {
 			if args[1] == "-V" && strings.Index(out.String(), want) > strings.Index(out.String(), "Internet Protocol") {
 				t.Errorf("the finding is not under Frame:\n%s", out)
 			}
-			if !strings.Contains(errOut.String(), "rdx: 1 frames; findings: 1 errors, 0 warnings, 0 notes") {
+			if !strings.Contains(errOut.String(), "rdx: 1 frame; findings: 1 error, 0 warnings, 0 notes") {
 				t.Errorf("%v: stderr %q", args, errOut)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/pipeline"
+	"github.com/rdx-project/rdx/render"
 )
 
 func init() { verbs = append(verbs, verb(newCmdCheck)) }
@@ -31,8 +32,14 @@ func newCmdCheck(io *iostreams.IO, runF func(*CheckOptions) error) *cobra.Comman
 registered (mpa.crc, mpa.marker, infiniband.icrc, ...), how many PDUs it ran
 on, how many passed and failed, and the first failing frames. With -i it
 checks live traffic instead (as rdx read -i; stop with -c N or Ctrl-C, the
-table is printed at the end). Exit status: 0 when nothing failed, 1 when a
-check failed, 2 on usage or input errors.`,
+table is printed at the end). The IPv4 header, UDP and TCP checksums are
+verified too (tshark's ip/udp/tcp "validate checksum" preferences), except
+where they cannot be: a snapped packet, an IP fragment, UDP over IPv4 sent
+without a checksum, or a checksum left to the NIC (checksum offload: the
+field holds only the pseudo-header's sum, as Linux sends it to the card);
+the report counts those as not checked. Exit status: 0 when nothing failed,
+1 when a check failed or any error finding was made, 2 on usage or input
+errors.`,
 		Example: `  rdx check pcaps/iwarp/iwarp_rping_crc.pcap
   rdx check -T json FILE
   rdx check -d tcp.port==4210,mpa FILE
@@ -75,6 +82,7 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	eo.Checksums = true // tshark's ip/udp/tcp.check_checksum on
 	setMemoryLimit(eo.MaxMem)
 	nw, err := o.workers()
 	if err != nil {
@@ -91,8 +99,11 @@ func checkRun(o *CheckOptions) error {
 	if err != nil {
 		return err // after the tally of what was read: an input error wins over failed checks
 	}
-	if res.ChecksFailed {
+	switch {
+	case res.ChecksFailed:
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", in.Name())}
+	case res.Errors > 0: // a malformed or bad PDU fails check as a failed check does
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: %s", in.Name(), render.Plural(res.Errors, "error finding"))}
 	}
 	return nil
 }

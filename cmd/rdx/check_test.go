@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestCheckUsage(t *testing.T) {
 	if code := run(io, []string{"check", "../../pcaps/iwarp/iwarp_rping.pcap"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(out.String(), "0 of ") || strings.Contains(out.String(), "mpa.crc") {
+	if !strings.Contains(out.String(), "2 of ") || strings.Contains(out.String(), "mpa.crc") || !strings.Contains(out.String(), "tcp.checksum") {
 		t.Errorf("table of a capture without CRC:\n%s", out)
 	}
 }
@@ -124,5 +125,46 @@ func TestCheckLive(t *testing.T) {
       "description": "marker FPDU back-pointers at every 512-octet position",
       "checked": 12,`) {
 		t.Errorf("file check: exit %d\n%s", code, fout)
+	}
+}
+
+// TestCheckCapturesExit: a clean transfer never fails check. rdx check
+// verifies the IPv4, UDP and TCP checksums (loopback captures' offloaded
+// ones are not checked, and say so) and exits 1 on any error finding; of
+// the captures in pcaps/ exactly these have errors, each also Bad for
+// tshark -o ip/udp/tcp.check_checksum:TRUE.
+func TestCheckCapturesExit(t *testing.T) {
+	bad := map[string]string{
+		"crafted/base_fields.pcap":                            "ip.checksum",  // hand-built, checksums left 0 or stale
+		"iwarp/wiki_iwarp_connect__C00_M00_reject.pcap":       "tcp.checksum", // frame 6: tshark "should be 0xf5bc"
+		"public/the-tcpdump-group+tcpdump__rx_ubik-oobr.pcap": "ip.checksum",  // tcpdump's fuzzed regression input
+		"the-tcpdump-group+tcpdump__rx_serviceid_oobr.pcap":   "ip.checksum",
+	}
+	var files []string
+	for _, pat := range []string{"*.pcap", "*.cap.gz", "*/*.pcap", "*/*.pcapng"} {
+		m, _ := filepath.Glob(filepath.Join("../../pcaps", pat))
+		files = append(files, m...)
+	}
+	if len(files) < 50 {
+		t.Fatalf("only %d captures found", len(files))
+	}
+	offloaded := false
+	for _, f := range files {
+		rel, _ := filepath.Rel("../../pcaps", f)
+		io, _, out, errOut := iostreams.Test()
+		code := run(io, []string{"check", f})
+		if want, ok := bad[rel]; ok {
+			if code != exitFindings || !strings.Contains(out.String(), want) {
+				t.Errorf("%s: exit %d, want 1 with %s failing:\n%s%s", rel, code, want, out, errOut)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("%s: exit %d:\n%s%s", rel, code, out, errOut)
+		}
+		offloaded = offloaded || strings.Contains(out.String(), "likely offloaded")
+	}
+	if !offloaded {
+		t.Error("no capture's checksums counted as offloaded (the rx/ captures are from loopback)")
 	}
 }

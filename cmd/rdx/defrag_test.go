@@ -65,7 +65,7 @@ func TestFragmentHangVerbs(t *testing.T) {
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, out)
 		}
-		if !strings.Contains(errOut.String(), "rdx: 2 frames; findings: 0 errors, 1 warnings, 1 notes") {
+		if !strings.Contains(errOut.String(), "rdx: 2 frames; findings: 0 errors, 1 warning, 1 note") {
 			t.Errorf("%v: stderr %q", tc.args, errOut)
 		}
 	}

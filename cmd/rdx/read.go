@@ -432,6 +432,6 @@ func printCounts(io *iostreams.IO, res pipeline.Result, err error) {
 	if !res.Ran || err != nil && res.Frames == 0 {
 		return
 	}
-	fmt.Fprintf(io.ErrOut, "rdx: %d frames; findings: %d errors, %d warnings, %d notes\n",
-		res.Frames, res.Errors, res.Warnings, res.Notes)
+	fmt.Fprintf(io.ErrOut, "rdx: %s; findings: %s, %s, %s\n", render.Plural(res.Frames, "frame"),
+		render.Plural(res.Errors, "error"), render.Plural(res.Warnings, "warning"), render.Plural(res.Notes, "note"))
 }

@@ -129,7 +129,7 @@ func TestStatisticsRDP(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	s := out.String()
-	if !strings.Contains(s, "RDP connections") || !strings.Contains(s, "| 198.51.100.2:4001 → 198.51.100.1:4000 | CLOSE-WAIT | 125      | 124928     | 22 ") {
+	if !strings.Contains(s, "RDP connections") || !strings.Contains(s, "| 198.51.100.2:4001 → 198.51.100.1:4000 | CLOSE-WAIT |      125 | 124928 |          22 |") {
 		t.Errorf("table:\n%s", s)
 	}
 	io, _, _, errOut = iostreams.Test()
@@ -145,12 +145,12 @@ func TestStatisticsRxSRT(t *testing.T) {
 	if code := run(io, []string{"read", "-q", "-z", "rx,srt", "../../pcaps/rx/pts-ops.pcap"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out.String(), "| PR NameToID     | 73         | 7002        | 13    | 0      |") {
+	if !strings.Contains(out.String(), "| PR NameToID     |         73 |        7002 |    13 |      0 |") {
 		t.Errorf("table:\n%s", out)
 	}
 	io, _, out, _ = iostreams.Test()
 	run(io, []string{"read", "-q", "-z", "rx,srt", "../../pcaps/rx/probe-busy-crafted.pcap"})
-	if !strings.Contains(out.String(), "| VL opcode 9999     | 52         | 7003        | 1     | 1      |") {
+	if !strings.Contains(out.String(), "| VL opcode 9999     |         52 |        7003 |     1 |      1 |") {
 		t.Errorf("table:\n%s", out)
 	}
 }
@@ -158,7 +158,7 @@ func TestStatisticsRxSRT(t *testing.T) {
 // -z rpc,srt counts each NFS reply once whether rdx reads the file once
 // (-q) or twice (a tree mode).
 func TestStatisticsRPCSRT(t *testing.T) {
-	const row = "| NFS     | 3       | WRITE       | 24    |"
+	const row = "| NFS     |       3 | WRITE       |    24 |"
 	for _, args := range [][]string{{"-q"}, {"-T", "fields", "-e", "frame.number"}} {
 		io, _, out, errOut := iostreams.Test()
 		a := append(append([]string{"read"}, args...), "-z", "rpc,srt", "../../pcaps/kernel/nfs3_rdma_roce.pcap")

@@ -17,6 +17,7 @@ type StatsOptions struct {
 	File   string
 	Filter string
 	Stats  []string // the tables the verb picked
+	Format string   // text or json
 	EngineFlags
 }
 
@@ -50,11 +51,15 @@ func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool, 
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule, as for rdx read")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "count only frames passing this display filter")
+	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text or json (the tables' columns and rows, numbers as numbers)")
 	addPrefFlags(f, &o.EngineFlags)
 	return cmd
 }
 
 func statsRun(o *StatsOptions) error {
+	if o.Format != "text" && o.Format != "json" {
+		return usageErr("-T %s: want text or json", o.Format)
+	}
 	eo, err := engineOptions(&o.EngineFlags, o.File)
 	if err != nil {
 		return err
@@ -67,7 +72,7 @@ func statsRun(o *StatsOptions) error {
 	return runPipeline(o.IO, pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 		Engine: eo, Filter: o.Filter, Quiet: true,
-		Stats: o.Stats, SkipEmptyStats: true, Workers: nw,
+		Stats: o.Stats, SkipEmptyStats: true, StatsFormat: o.Format, Workers: nw,
 	}, "", false)
 }
 

@@ -28,7 +28,7 @@ func TestSynthRx(t *testing.T) {
 	run(io, []string{"synth", "rx", "--corrupt", "truncated-ack", "-w", file})
 	io, _, _, errOut = iostreams.Test()
 	run(io, []string{"read", file})
-	if !strings.Contains(errOut.String(), "findings: 1 errors, 0 warnings, 0 notes") {
+	if !strings.Contains(errOut.String(), "findings: 1 error, 0 warnings, 0 notes") {
 		t.Errorf("truncated-ack: %s", errOut)
 	}
 
@@ -87,9 +87,9 @@ func TestSynthScenarios(t *testing.T) {
 		io, _, _, errOut = iostreams.Test()
 		run(io, []string{"read", file})
 		if c.args[0] != "mpa" || len(c.args) == 1 { // with --crc=false a bad CRC is not checked
-			want := "findings: 1 errors, 0 warnings"
+			want := "findings: 1 error, 0 warnings"
 			if !strings.Contains(c.clean, "0 warnings") {
-				want = "findings: 1 errors,"
+				want = "findings: 1 error,"
 			}
 			if !strings.Contains(errOut.String(), want) {
 				t.Errorf("synth %v --corrupt crc: %s", c.args, errOut)

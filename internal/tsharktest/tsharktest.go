@@ -254,6 +254,9 @@ func TsharkFirst(frame uint64, rdx, tshark string) bool {
 // check name.
 func TallyChecks(checks map[string][2]int, f *dissect.Frame) {
 	for _, c := range f.Checks {
+		if c.Skip != dissect.SkipNone {
+			continue
+		}
 		v := checks[c.Check.Name]
 		if c.OK {
 			v[0]++
