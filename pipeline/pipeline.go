@@ -177,6 +177,7 @@ func Run(cfg Config) (res Result, err error) {
 			eo.Conversations = true
 		}
 	}
+	eo.ZStats = cfg.Stats
 	nw := parallelWorkers(cfg)
 	if printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo); nw > 1 &&
 		(flt != nil && flt.Global() || printing && pr.showsGlobal()) {
@@ -195,7 +196,9 @@ func Run(cfg Config) (res Result, err error) {
 				return res, flushOut(cfg.Out)
 			}
 			if !slices.Contains(known, z) {
-				return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(known, ", "))
+				if err := eng.CheckStat(z); err != nil { // io,stat,INTERVAL
+					return res, err
+				}
 			}
 		}
 	}
