@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,6 @@ type tally struct {
 	expert *flows.Expert
 	phs    *flows.PHS
 	io     []ioTally
-	full   [3]bool // a table already said it is full (expert, phs, io)
 }
 
 type ioTally struct {
@@ -28,8 +28,18 @@ type ioTally struct {
 }
 
 // ParseIOStat parses "io,stat,INTERVAL" (seconds, decimals allowed; 0: one
-// interval over the whole capture) into nanoseconds.
-func ParseIOStat(name string) (int64, error) {
+// interval over the whole capture) into nanoseconds and the decimals given.
+func ParseIOStat(name string) (ns int64, prec int, err error) {
+	ns, err = parseIOStat(name)
+	rest, _ := strings.CutPrefix(name, "io,stat,")
+	iv, _, _ := strings.Cut(rest, ",")
+	if _, frac, ok := strings.Cut(iv, "."); ok {
+		prec = min(len(frac), 9)
+	}
+	return ns, prec, err
+}
+
+func parseIOStat(name string) (int64, error) {
 	rest, ok := strings.CutPrefix(name, "io,stat,")
 	if !ok {
 		return 0, errors.New("not io,stat")
@@ -52,6 +62,14 @@ func ParseIOStat(name string) (int64, error) {
 // statTemplates are the -z names with a parameter, as `-z help` lists them.
 var statTemplates = []string{"io,stat,INTERVAL"}
 
+// StatHelp lists the -z tables for -z help: every name StatNames lists and
+// the forms with a parameter, sorted.
+func (e *Engine) StatHelp() []string {
+	out := append(e.StatNames(), statTemplates...)
+	sort.Strings(out)
+	return out
+}
+
 // tallyNames are the whole-capture tables without a parameter.
 var tallyNames = []string{"expert", "io,phs"}
 
@@ -59,7 +77,7 @@ var tallyNames = []string{"expert", "io,phs"}
 // StatNames lists, or io,stat,INTERVAL.
 func (e *Engine) CheckStat(name string) error {
 	if strings.HasPrefix(name, "io,stat,") {
-		_, err := ParseIOStat(name)
+		_, _, err := ParseIOStat(name)
 		return err
 	}
 	for _, n := range e.StatNames() {
@@ -85,53 +103,34 @@ func newTally(names []string) *tally {
 		case n == "io,phs":
 			get().phs = &flows.PHS{}
 		case strings.HasPrefix(n, "io,stat,"):
-			iv, err := ParseIOStat(n)
+			iv, prec, err := ParseIOStat(n)
 			if err != nil { // the caller checks names (CheckStat) first
 				continue
 			}
-			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv}})
+			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv, Prec: prec}})
 		}
 	}
 	return t
 }
 
-// count adds the engine's current frame to the tables; a table that is
-// full says so once, with a finding on the frame that found it full.
+// count adds the engine's current frame to the tables. A full table says
+// so in its "other" row and in TallyFindings at the end, not on a frame:
+// which frame first finds a table full depends on how -j shards the
+// frames, and the output must not.
 func (t *tally) count(e *Engine, f *Frame) {
-	var full [3]bool
 	if t.phs != nil {
 		var buf [256]byte
-		full[1] = t.phs.Add(e.ProtoChain(buf[:0], f), f.WireLen, f.Num)
+		t.phs.Add(e.ProtoChain(buf[:0], f), f.WireLen, f.Num)
 	}
 	for i := range t.io {
-		if t.io[i].s.Add(f.TimeNS-e.firstTime, f.WireLen) {
-			full[2] = true
-		}
+		t.io[i].s.Add(f.TimeNS-e.firstTime, f.WireLen)
 	}
-	for i := range full[1:] {
-		t.fullFinding(f, i+1, full[i+1])
-	}
-	if t.expert != nil { // last: the findings above count too
-		n := len(f.Findings)
-		for i := 0; i < n; i++ {
+	if t.expert != nil {
+		for i := range f.Findings {
 			g := &f.Findings[i]
-			if t.expert.Add(flows.ExpertKey{Sev: uint8(g.Sev), Group: g.Group.String(), Proto: g.Proto, Msg: g.Msg}) {
-				full[0] = true
-			}
+			t.expert.Add(flows.ExpertKey{Sev: uint8(g.Sev), Group: g.Group.String(), Proto: g.Proto, Msg: g.Msg}, f.Num, i)
 		}
-		t.fullFinding(f, 0, full[0])
 	}
-}
-
-var tallyTables = [3]string{"expert", "io,phs", "io,stat"}
-
-func (t *tally) fullFinding(f *Frame, i int, full bool) {
-	if !full || t.full[i] {
-		return
-	}
-	t.full[i] = true
-	f.AddFinding(-1, Warn, GroupUndecoded, nil, "rdx", "-z "+tallyTables[i]+
-		" table is full: later entries are counted in its \"other\" row")
 }
 
 func (t *tally) reset() {
@@ -144,32 +143,51 @@ func (t *tally) reset() {
 	for i := range t.io {
 		t.io[i].s.Reset()
 	}
-	t.full = [3]bool{}
 }
 
-// merge adds from's counts (the same names asked); findings for a table the
-// merge filled.
-func (t *tally) merge(from *tally) []Finding {
+// merge adds from's counts (the same names asked).
+func (t *tally) merge(from *tally) {
 	if t == nil || from == nil {
-		return nil
+		return
 	}
-	var out []Finding
-	note := func(i int) {
-		if !t.full[i] {
-			t.full[i] = true
-			out = append(out, Finding{Sev: Warn, Group: GroupUndecoded, Proto: "rdx", PDU: -1,
-				Msg: "-z " + tallyTables[i] + " table is full: later entries are counted in its \"other\" row"})
-		}
+	if t.expert != nil && from.expert != nil {
+		t.expert.Merge(from.expert)
 	}
-	if t.expert != nil && from.expert != nil && t.expert.Merge(from.expert) {
-		note(0)
-	}
-	if t.phs != nil && from.phs != nil && t.phs.Merge(from.phs) {
-		note(1)
+	if t.phs != nil && from.phs != nil {
+		t.phs.Merge(from.phs)
 	}
 	for i := range t.io {
 		if i < len(from.io) && from.io[i].name == t.io[i].name {
 			t.io[i].s.Merge(&from.io[i].s)
+		}
+	}
+}
+
+// TallyFindings are the end-of-run findings of the -z expert, io,phs and
+// io,stat tables: one per table that went over its limit (MaxExpertRows,
+// MaxPHSChains, MaxIOIntervals) and counted the rest in its "other" row.
+// They are the same for one engine and for -j engines merged (Merge): a
+// table goes over its limit when the whole capture has more distinct rows
+// than it keeps, however the frames were sharded.
+func (e *Engine) TallyFindings() []Finding {
+	t := e.tly
+	if t == nil {
+		return nil
+	}
+	var out []Finding
+	full := func(name string, limit int, what string) {
+		out = append(out, Finding{Sev: Warn, Group: GroupUndecoded, Proto: "rdx", PDU: -1,
+			Msg: "-z " + name + ": the table keeps " + strconv.Itoa(limit) + " " + what + "; the rest are counted in its \"other\" row"})
+	}
+	if t.expert != nil && t.expert.Full() {
+		full("expert", flows.MaxExpertRows, "messages")
+	}
+	if t.phs != nil && t.phs.Full() {
+		full("io,phs", flows.MaxPHSChains, "protocol chains")
+	}
+	for i := range t.io {
+		if t.io[i].s.Full() {
+			full(t.io[i].name, flows.MaxIOIntervals, "intervals")
 		}
 	}
 	return out

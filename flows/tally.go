@@ -24,61 +24,81 @@ type ExpertKey struct {
 }
 
 // Expert counts findings by severity, group, protocol and message, as
-// tshark -z expert does. The zero value is ready.
+// tshark -z expert does. The zero value is ready. A full table keeps the
+// rows met first (frame, then finding within it), as one engine does; a
+// merge keeps the same rows while no -j engine went over the limit alone.
 type Expert struct {
-	m       map[ExpertKey]uint64
+	m       map[ExpertKey]*expertRow
 	dropped [4]uint64 // findings of rows past MaxExpertRows, by severity
 }
 
-// Add counts one finding; full reports that the table had no room for a
-// new row (the finding is counted as dropped).
-func (x *Expert) Add(k ExpertKey) (full bool) {
-	if x.m == nil {
-		x.m = map[ExpertKey]uint64{}
+type expertRow struct {
+	n     uint64
+	first uint64 // frame<<16 | finding index: the order rows were met
+}
+
+// Add counts one finding, the idx-th of frame; full reports that the
+// table had no room for a new row (the finding is counted as dropped).
+func (x *Expert) Add(k ExpertKey, frame uint64, idx int) (full bool) {
+	if r := x.m[k]; r != nil {
+		r.n++
+		return false
 	}
-	if _, ok := x.m[k]; !ok && len(x.m) >= MaxExpertRows {
+	if len(x.m) >= MaxExpertRows {
 		x.dropped[k.Sev&3]++
 		return true
 	}
-	x.m[k]++
+	if x.m == nil {
+		x.m = map[ExpertKey]*expertRow{}
+	}
+	x.m[k] = &expertRow{n: 1, first: frame<<16 | uint64(min(idx, 0xffff))}
 	return false
 }
 
-// Merge adds o's counts; full as in Add.
-func (x *Expert) Merge(o *Expert) (full bool) {
-	keys := make([]ExpertKey, 0, len(o.m))
-	for k := range o.m {
-		keys = append(keys, k)
-	}
-	sortExpert(keys, o.m) // the rows kept past the limit do not depend on map order
-	for _, k := range keys {
+// Merge adds o's counts, then keeps the MaxExpertRows rows met first.
+func (x *Expert) Merge(o *Expert) {
+	for k, r := range o.m {
 		if x.m == nil {
-			x.m = map[ExpertKey]uint64{}
+			x.m = map[ExpertKey]*expertRow{}
 		}
-		if _, ok := x.m[k]; !ok && len(x.m) >= MaxExpertRows {
-			x.dropped[k.Sev&3] += o.m[k]
-			full = true
-			continue
+		if xr := x.m[k]; xr != nil {
+			xr.n += r.n
+			xr.first = min(xr.first, r.first)
+		} else {
+			x.m[k] = &expertRow{n: r.n, first: r.first}
 		}
-		x.m[k] += o.m[k]
 	}
 	for i, n := range o.dropped {
 		x.dropped[i] += n
 	}
-	return full
+	if len(x.m) <= MaxExpertRows {
+		return
+	}
+	keys := make([]ExpertKey, 0, len(x.m))
+	for k := range x.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return x.m[keys[i]].first < x.m[keys[j]].first })
+	for _, k := range keys[MaxExpertRows:] {
+		x.dropped[k.Sev&3] += x.m[k].n
+		delete(x.m, k)
+	}
 }
+
+// Full reports whether findings were counted in the "other" row.
+func (x *Expert) Full() bool { return x.dropped != [4]uint64{} }
 
 // Reset forgets every count (a second pass counts again).
 func (x *Expert) Reset() { clear(x.m); x.dropped = [4]uint64{} }
 
-func sortExpert(keys []ExpertKey, m map[ExpertKey]uint64) {
+func sortExpert(keys []ExpertKey, m map[ExpertKey]*expertRow) {
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if a.Sev != b.Sev {
 			return a.Sev > b.Sev
 		}
-		if m[a] != m[b] {
-			return m[a] > m[b]
+		if m[a].n != m[b].n {
+			return m[a].n > m[b].n
 		}
 		if a.Group != b.Group {
 			return a.Group < b.Group
@@ -107,7 +127,7 @@ func (x *Expert) Table(sevNames []string) *Table {
 		return strconv.Itoa(int(s))
 	}
 	for _, k := range keys {
-		t.Rows = append(t.Rows, []string{name(k.Sev), k.Group, k.Proto, U(x.m[k]), k.Msg})
+		t.Rows = append(t.Rows, []string{name(k.Sev), k.Group, k.Proto, U(x.m[k].n), k.Msg})
 	}
 	for s := len(x.dropped) - 1; s >= 0; s-- {
 		if n := x.dropped[s]; n > 0 {
@@ -160,35 +180,41 @@ func (p *PHS) Add(chain []byte, n int, frame uint64) (full bool) {
 	return false
 }
 
-// Merge adds o's counts; full as in Expert.Add.
-func (p *PHS) Merge(o *PHS) (full bool) {
-	oc := append([]phsChain(nil), o.chains...)
-	sort.Slice(oc, func(i, j int) bool { return oc[i].first < oc[j].first })
-	for _, c := range oc {
-		i, ok := p.idx[c.chain]
-		if !ok {
-			if len(p.chains) >= MaxPHSChains {
-				p.dropped += c.frames
-				p.dropB += c.bytes
-				full = true
-				continue
-			}
-			if p.idx == nil {
-				p.idx = map[string]int{}
-			}
-			i = len(p.chains)
-			p.idx[c.chain] = i
-			p.chains = append(p.chains, phsChain{chain: c.chain, first: c.first})
+// Merge adds o's counts, then keeps the MaxPHSChains chains met first.
+func (p *PHS) Merge(o *PHS) {
+	for _, c := range o.chains {
+		if i, ok := p.idx[c.chain]; ok {
+			d := &p.chains[i]
+			d.frames += c.frames
+			d.bytes += c.bytes
+			d.first = min(d.first, c.first)
+			continue
 		}
-		d := &p.chains[i]
-		d.frames += c.frames
-		d.bytes += c.bytes
-		d.first = min(d.first, c.first)
+		if p.idx == nil {
+			p.idx = map[string]int{}
+		}
+		p.idx[c.chain] = len(p.chains)
+		p.chains = append(p.chains, c)
 	}
 	p.dropped += o.dropped
 	p.dropB += o.dropB
-	return full
+	if len(p.chains) <= MaxPHSChains {
+		return
+	}
+	sort.Slice(p.chains, func(i, j int) bool { return p.chains[i].first < p.chains[j].first })
+	for _, c := range p.chains[MaxPHSChains:] {
+		p.dropped += c.frames
+		p.dropB += c.bytes
+		delete(p.idx, c.chain)
+	}
+	p.chains = p.chains[:MaxPHSChains]
+	for i, c := range p.chains {
+		p.idx[c.chain] = i
+	}
 }
+
+// Full reports whether frames were counted in the "other" row.
+func (p *PHS) Full() bool { return p.dropped > 0 }
 
 // Reset forgets every count.
 func (p *PHS) Reset() { clear(p.idx); p.chains = p.chains[:0]; p.dropped, p.dropB = 0, 0 }
@@ -261,6 +287,7 @@ const MaxIOIntervals = 1 << 16
 // one interval over the whole capture.
 type IOStat struct {
 	Interval      int64 // ns
+	Prec          int   // decimals the interval was given with: the table's times have as many
 	frames, bytes []uint64
 	seen          bool
 	last          int64 // the latest frame time after the first, ns
@@ -311,6 +338,9 @@ func (s *IOStat) Merge(o *IOStat) {
 	s.overB += o.overB
 }
 
+// Full reports whether frames were counted in the "later" row.
+func (s *IOStat) Full() bool { return s.over > 0 }
+
 // Reset forgets every count.
 func (s *IOStat) Reset() {
 	s.frames, s.bytes = s.frames[:0], s.bytes[:0]
@@ -318,34 +348,44 @@ func (s *IOStat) Reset() {
 }
 
 // Table builds the io,stat table: a row per interval from the first frame
-// to the last, empty ones included, as tshark prints them; the last ends at
-// the capture's duration.
+// to the last, empty ones included, as tshark prints them: times with as
+// many decimals as the interval was given with (Prec), the last interval
+// ending at the capture's duration ("Dur" for a whole-second interval).
+// An interval of 0, or one longer than the capture, is one row over the
+// whole capture with three decimals, as tshark clamps it.
 func (s *IOStat) Table() *Table {
-	iv := s.Interval
-	if iv <= 0 || iv > s.last {
-		iv = s.last // one interval: tshark clamps it to the duration
+	iv, prec := s.Interval, s.Prec
+	one := iv <= 0 || iv > s.last
+	if one {
+		iv, prec = s.last, 3
 	}
-	t := &Table{Title: "IO statistics (interval " + secs(iv, 3) + " s, duration " + secs(s.last, 3) + " s)",
+	t := &Table{Title: "IO statistics (interval " + secs(iv, prec) + " s, duration " + secs(s.last, 3) + " s)",
 		Header: []string{"Interval", "Frames", "Bytes"}}
-	n := len(s.frames)
-	if s.Interval <= 0 || s.Interval > s.last {
+	n := int64(len(s.frames))
+	if one {
 		n = min(n, 1)
+	} else if all := s.last/iv + 1; all <= MaxIOIntervals { // the intervals up to the last frame
+		n = max(n, all)
 	}
-	for i := 0; i < n; i++ {
-		from, to := int64(i)*iv, int64(i+1)*iv
-		if to > s.last || i == n-1 {
-			to = s.last
+	for i := int64(0); i < n; i++ {
+		from, to := i*iv, (i+1)*iv
+		end := secs(to, prec)
+		if to > s.last || one {
+			end = secs(s.last, prec)
+			if prec == 0 {
+				end = "Dur"
+			}
 		}
 		var fr, by uint64
-		if iv == s.last { // a single interval: every frame
+		if one { // every frame
 			for j := range s.frames {
 				fr += s.frames[j]
 				by += s.bytes[j]
 			}
-		} else {
+		} else if i < int64(len(s.frames)) {
 			fr, by = s.frames[i], s.bytes[i]
 		}
-		t.Rows = append(t.Rows, []string{secs(from, 3) + " <> " + secs(to, 3), U(fr), U(by)})
+		t.Rows = append(t.Rows, []string{secs(from, prec) + " <> " + end, U(fr), U(by)})
 	}
 	if s.over > 0 {
 		t.Rows = append(t.Rows, []string{"(later: the table keeps " + strconv.Itoa(MaxIOIntervals) + " intervals)", U(s.over), U(s.overB)})
