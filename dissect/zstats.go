@@ -175,19 +175,19 @@ func (e *Engine) TallyFindings() []Finding {
 		return nil
 	}
 	var out []Finding
-	full := func(name string, limit int, what string) {
+	full := func(name string, limit int, what, row string) {
 		out = append(out, Finding{Sev: Warn, Group: GroupUndecoded, Proto: "rdx", PDU: -1,
-			Msg: "-z " + name + ": the table keeps " + strconv.Itoa(limit) + " " + what + "; the rest are counted in its \"other\" row"})
+			Msg: "-z " + name + ": the table keeps " + strconv.Itoa(limit) + " " + what + "; the rest are counted in its \"" + row + "\" row"})
 	}
 	if t.expert != nil && t.expert.Full() {
-		full("expert", flows.MaxExpertRows, "messages")
+		full("expert", flows.MaxExpertRows, "messages", "other messages")
 	}
 	if t.phs != nil && t.phs.Full() {
-		full("io,phs", flows.MaxPHSChains, "protocol chains")
+		full("io,phs", flows.MaxPHSChains, "protocol chains", "other chains")
 	}
 	for i := range t.io {
 		if t.io[i].s.Full() {
-			full(t.io[i].name, flows.MaxIOIntervals, "intervals")
+			full(t.io[i].name, flows.MaxIOIntervals, "intervals", "later")
 		}
 	}
 	return out
