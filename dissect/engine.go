@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gopacket/gopacket"
@@ -124,6 +125,10 @@ type Options struct {
 	Checksums bool
 	// Conversations turns on per-conversation counters (-z conv,...).
 	Conversations bool
+	// ZStats names the -z tables the read prints, for the engine's own
+	// whole-capture tables (zstats.go: expert, io,phs, io,stat,
+	// endpoints); the rest need nothing from it.
+	ZStats []string
 	// MaxMem is the memory budget in octets that all reassembly and
 	// tracking state shares (--max-mem); 0 means budget.DefaultLimit.
 	MaxMem int64
@@ -229,6 +234,7 @@ type Engine struct {
 	// What engines merged into this one counted (merge.go).
 	mergedStream  tcp.Stats
 	mergeFindings []Finding
+	tly           *tally // -z expert, io,phs, io,stat (zstats.go); nil unless asked
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -236,7 +242,12 @@ func NewEngine(opts Options) *Engine {
 	if os.Getenv(StrictEnv) == "1" {
 		opts.Strict = true
 	}
-	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem)}
+	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem), tly: newTally(opts.ZStats)}
+	for _, z := range opts.ZStats {
+		if strings.HasPrefix(z, "endpoints,") { // made from the conversations
+			e.Opts.Conversations = true
+		}
+	}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
 	regsMu.Unlock()
@@ -280,6 +291,9 @@ func (e *Engine) Rewind() {
 	e.dropAssembler() // a fresh reassembler: the second pass sees every segment again
 	e.defrag.reset()
 	e.convs.Reset() // the second pass counts again
+	if e.tly != nil {
+		e.tly.reset()
+	}
 	e.tcpTab.reset()
 	e.tcpStats = [len(tcpAnalyses)]uint64{}
 	clear(e.udpStreams.idx)
@@ -728,6 +742,9 @@ func (e *Engine) endFrame(f *Frame) {
 	// gap, a close) is reported on this frame.
 	if e.budget.Over() {
 		e.enforceBudget(f)
+	}
+	if e.tly != nil {
+		e.tly.count(e, f)
 	}
 	e.inFrame = false // a strict re-panic leaves through strictPanic, which clears it
 }

@@ -34,6 +34,7 @@ func (e *Engine) Merge(from *Engine) {
 	}
 	e.tcpTab.drops += from.tcpTab.drops
 	e.mergedStream.Add(from.StreamStats())
+	e.tly.merge(from.tly)
 	for i, d := range e.inst {
 		m, ok := d.(StatsMerger)
 		if !ok || i >= len(from.inst) || from.regs[i] != e.regs[i] {

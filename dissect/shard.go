@@ -172,8 +172,10 @@ func mix64(x uint64) uint64 {
 // frame's time fields (frame.time_delta, frame.time_relative) and the
 // summary's time column are relative to.
 func (e *Engine) DecodeShard(pkt Packet, first, prev int64) *Frame {
+	// The capture's first time before Decode too: -z io,stat counts from it.
+	e.firstTime, e.seenFirst = first, true
 	f := e.Decode(pkt)
-	// Nothing reads the times during Decode: the tree and the printer do,
+	// Nothing else reads the times during Decode: the tree and the printer do,
 	// after it.
 	e.firstTime, e.prevTime, e.seenFirst = first, prev, true
 	return f

@@ -16,6 +16,8 @@ type StatsProvider = flows.Provider
 // StatNames lists every -z name the engine's dissectors offer.
 func (e *Engine) StatNames() []string {
 	out := append(flows.ConvNames(), "tcp,analysis")
+	out = append(out, flows.EndpointNames...)
+	out = append(out, tallyNames...)
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {
 			for _, s := range p.Stats() {
@@ -34,6 +36,9 @@ func (e *Engine) Stat(name string) *StatTable {
 	}
 	if name == "tcp,analysis" {
 		return e.tcpAnalysisTable()
+	}
+	if t := e.tallyTable(name); t != nil {
+		return t
 	}
 	for _, d := range e.inst {
 		if p, ok := d.(StatsProvider); ok {

@@ -246,3 +246,92 @@ func pad(s string, n int) string {
 	}
 	return s
 }
+
+// EndpointNames lists the -z endpoints tables: tshark's ip, ipv6, tcp and
+// udp, and rdx's ib (InfiniBand address and QP).
+var EndpointNames = []string{"endpoints,ip", "endpoints,ipv6", "endpoints,tcp", "endpoints,udp", "endpoints,ib"}
+
+// Endpoints builds the -z endpoints table named name ("endpoints,ip"),
+// nil if name is none: per endpoint of the conversations of the kind, the
+// packets and bytes it sent and received, most bytes first. It is made
+// from the conversation table, so it shares its limit (MaxConversations)
+// and merges with it.
+func (c *Conversations) Endpoints(name string) *Table {
+	var kind uint8
+	want := func(a netip.Addr) bool { return a.Unmap().Is4() }
+	title := "IPv4 endpoints"
+	switch name {
+	case "endpoints,ip":
+	case "endpoints,ipv6":
+		want, title = func(a netip.Addr) bool { return !a.Unmap().Is4() }, "IPv6 endpoints"
+	case "endpoints,tcp":
+		kind, title = TCP, "TCP endpoints"
+	case "endpoints,udp":
+		kind, title = UDP, "UDP endpoints"
+	case "endpoints,ib":
+		kind, want, title = IB, func(netip.Addr) bool { return true }, "InfiniBand endpoints (address and QP)"
+	default:
+		return nil
+	}
+	type ep struct {
+		pkts, bytes [2]uint64 // [0] sent, [1] received
+		frame0      uint64
+	}
+	m := map[Endpoint]*ep{}
+	get := func(e Endpoint, frame0 uint64) *ep {
+		x := m[e]
+		if x == nil {
+			x = &ep{frame0: frame0}
+			m[e] = x
+		}
+		x.frame0 = min(x.frame0, frame0)
+		return x
+	}
+	for k, s := range c.m {
+		if k.kind != kind || !want(k.a.Addr.Addr()) {
+			continue
+		}
+		a, b := get(k.a, s.frame0), get(k.b, s.frame0)
+		a.pkts[0] += s.pkts[0]
+		a.bytes[0] += s.bytes[0]
+		b.pkts[1] += s.pkts[0]
+		b.bytes[1] += s.bytes[0]
+		b.pkts[0] += s.pkts[1]
+		b.bytes[0] += s.bytes[1]
+		a.pkts[1] += s.pkts[1]
+		a.bytes[1] += s.bytes[1]
+	}
+	keys := make([]Endpoint, 0, len(m))
+	for e := range m {
+		keys = append(keys, e)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := m[keys[i]], m[keys[j]]
+		if x, y := a.bytes[0]+a.bytes[1], b.bytes[0]+b.bytes[1]; x != y {
+			return x > y
+		}
+		if c := keys[i].Addr.Compare(keys[j].Addr); c != 0 {
+			return c < 0
+		}
+		return keys[i].QP < keys[j].QP
+	})
+	t := &Table{Title: title, Header: []string{"Address", "Packets", "Bytes", "Tx Packets", "Tx Bytes", "Rx Packets", "Rx Bytes"}}
+	if kind == TCP || kind == UDP {
+		t.Header = append([]string{"Address", "Port"}, t.Header[1:]...)
+	}
+	for _, e := range keys {
+		x := m[e]
+		row := []string{e.Addr.Addr().Unmap().String()}
+		switch kind {
+		case TCP, UDP:
+			row = append(row, strconv.Itoa(int(e.Addr.Port())))
+		case IB:
+			if e.QP != NoQP {
+				row[0] += " QP 0x" + hex6(e.QP)
+			}
+		}
+		row = append(row, U(x.pkts[0]+x.pkts[1]), U(x.bytes[0]+x.bytes[1]), U(x.pkts[0]), U(x.bytes[0]), U(x.pkts[1]), U(x.bytes[1]))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

@@ -37,9 +37,13 @@ func IsFlow(name string) bool {
 	return strings.HasPrefix(name, "conv,") || slices.Contains(flowTables, name)
 }
 
-// IsStat reports whether `rdx stats` shows the table: every table but the
-// conversations, which `rdx flows` shows.
-func IsStat(name string) bool { return !strings.HasPrefix(name, "conv,") }
+// IsStat reports whether `rdx stats` shows the table: every protocol's
+// table, not the conversations (`rdx flows` shows them) nor tshark's
+// whole-capture tables (expert, io,*, endpoints,*: -z asks for those).
+func IsStat(name string) bool {
+	return !strings.HasPrefix(name, "conv,") && !strings.HasPrefix(name, "endpoints,") &&
+		!strings.HasPrefix(name, "io,") && name != "expert"
+}
 
 // Dur formats a duration in nanoseconds as the tables do (to the
 // microsecond).

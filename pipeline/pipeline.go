@@ -148,6 +148,10 @@ type Result struct {
 // StatNames lists the -z tables.
 func StatNames() []string { return dissect.NewEngine(dissect.Options{}).StatNames() }
 
+// StatHelp is what -z help prints: the -z tables, with the forms that take
+// a parameter (io,stat,INTERVAL).
+func StatHelp() []string { return dissect.NewEngine(dissect.Options{}).StatHelp() }
+
 // Run reads cfg.Input through a new engine and into the sinks. Errors are
 // usage or input errors (bad options, unreadable input, a failed write);
 // failed checks are not an error but Result.ChecksFailed. After a bad
@@ -187,6 +191,7 @@ func Run(cfg Config) (res Result, err error) {
 			eo.Conversations = true
 		}
 	}
+	eo.ZStats = cfg.Stats
 	nw := parallelWorkers(cfg)
 	// tcp.stream and udp.stream count the whole capture's flows: shown on
 	// -j workers, the reader numbers them (dissect.Engine.NumberStreams)
@@ -207,11 +212,13 @@ func Run(cfg Config) (res Result, err error) {
 		known := eng.StatNames() // built afresh on each call: ask once
 		for _, z := range cfg.Stats {
 			if z == "help" {
-				fmt.Fprintln(cfg.Out, strings.Join(known, "\n"))
+				fmt.Fprintln(cfg.Out, strings.Join(eng.StatHelp(), "\n"))
 				return res, flushOut(cfg.Out)
 			}
 			if !slices.Contains(known, z) {
-				return res, fmt.Errorf("-z %s: unknown statistics (known: %s)", z, strings.Join(known, ", "))
+				if err := eng.CheckStat(z); err != nil { // io,stat,INTERVAL
+					return res, err
+				}
 			}
 		}
 	}
@@ -329,6 +336,12 @@ func Run(cfg Config) (res Result, err error) {
 		err = readErr
 	}
 	res.Frames, res.Counts = n.frames, n.Counts
+	for _, f := range eng.TallyFindings() { // a -z table over its limit
+		res.Counts.Add(f.Sev)
+		if cfg.Input.ErrOut != nil {
+			fmt.Fprintf(cfg.Input.ErrOut, "rdx: warning: %s\n", f.Msg)
+		}
+	}
 	for _, s := range sinks {
 		if e := s.End(err); e != nil && err == nil {
 			err = e

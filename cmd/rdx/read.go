@@ -114,6 +114,10 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 			if o.ListIfaces {
 				return listInterfaces(io.Out)
 			}
+			if slices.Contains(o.Stats, "help") { // as tshark -z help: no capture needed
+				_, err := fmt.Fprintln(io.Out, strings.Join(pipeline.StatHelp(), "\n"))
+				return err
+			}
 			if len(args) == 1 {
 				if o.File != "" && o.File != args[0] {
 					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])

@@ -1,0 +1,219 @@
+package dissect
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rdx-project/rdx/flows"
+)
+
+// The engine's whole-capture -z tables: expert, io,phs and io,stat
+// (flows/tally.go), counted at the end of every frame when Options.ZStats
+// asks for them; endpoints,* are made from the conversations.
+
+// tally holds the tables a read asked for; nil when none.
+type tally struct {
+	expert *flows.Expert
+	phs    *flows.PHS
+	io     []ioTally
+}
+
+type ioTally struct {
+	name string
+	s    flows.IOStat
+}
+
+// ParseIOStat parses "io,stat,INTERVAL" (seconds, decimals allowed; 0: one
+// interval over the whole capture) into nanoseconds and the decimals given.
+func ParseIOStat(name string) (ns int64, prec int, err error) {
+	ns, err = parseIOStat(name)
+	rest, _ := strings.CutPrefix(name, "io,stat,")
+	iv, _, _ := strings.Cut(rest, ",")
+	if _, frac, ok := strings.Cut(iv, "."); ok {
+		prec = min(len(frac), 9)
+	}
+	return ns, prec, err
+}
+
+func parseIOStat(name string) (int64, error) {
+	rest, ok := strings.CutPrefix(name, "io,stat,")
+	if !ok {
+		return 0, errors.New("not io,stat")
+	}
+	iv, filters, _ := strings.Cut(rest, ",")
+	if filters != "" {
+		return 0, fmt.Errorf("-z %s: io,stat filters (columns per FILTER) are not supported yet; use io,stat,%s", name, iv)
+	}
+	v, err := strconv.ParseFloat(iv, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v > 1e9 {
+		return 0, fmt.Errorf("-z %s: the interval must be a number of seconds, e.g. io,stat,0.1", name)
+	}
+	ns := int64(math.Round(v * 1e9))
+	if v > 0 && ns == 0 {
+		return 0, fmt.Errorf("-z %s: the interval is shorter than a nanosecond", name)
+	}
+	return ns, nil
+}
+
+// statTemplates are the -z names with a parameter, as `-z help` lists them.
+var statTemplates = []string{"io,stat,INTERVAL"}
+
+// StatHelp lists the -z tables for -z help: every name StatNames lists and
+// the forms with a parameter, sorted.
+func (e *Engine) StatHelp() []string {
+	out := append(e.StatNames(), statTemplates...)
+	sort.Strings(out)
+	return out
+}
+
+// tallyNames are the whole-capture tables without a parameter.
+var tallyNames = []string{"expert", "io,phs"}
+
+// CheckStat reports whether name is a -z table of this engine: a name
+// StatNames lists, or io,stat,INTERVAL.
+func (e *Engine) CheckStat(name string) error {
+	if strings.HasPrefix(name, "io,stat,") {
+		_, _, err := ParseIOStat(name)
+		return err
+	}
+	for _, n := range e.StatNames() {
+		if n == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("-z %s: unknown statistics (known: %s)", name, strings.Join(e.StatNames(), ", "))
+}
+
+func newTally(names []string) *tally {
+	var t *tally
+	get := func() *tally {
+		if t == nil {
+			t = &tally{}
+		}
+		return t
+	}
+	for _, n := range names {
+		switch {
+		case n == "expert":
+			get().expert = &flows.Expert{}
+		case n == "io,phs":
+			get().phs = &flows.PHS{}
+		case strings.HasPrefix(n, "io,stat,"):
+			iv, prec, err := ParseIOStat(n)
+			if err != nil { // the caller checks names (CheckStat) first
+				continue
+			}
+			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv, Prec: prec}})
+		}
+	}
+	return t
+}
+
+// count adds the engine's current frame to the tables. A full table says
+// so in its "other" row and in TallyFindings at the end, not on a frame:
+// which frame first finds a table full depends on how -j shards the
+// frames, and the output must not.
+func (t *tally) count(e *Engine, f *Frame) {
+	if t.phs != nil {
+		var buf [256]byte
+		t.phs.Add(e.ProtoChain(buf[:0], f), f.WireLen, f.Num)
+	}
+	for i := range t.io {
+		t.io[i].s.Add(f.TimeNS-e.firstTime, f.WireLen)
+	}
+	if t.expert != nil {
+		for i := range f.Findings {
+			g := &f.Findings[i]
+			t.expert.Add(flows.ExpertKey{Sev: uint8(g.Sev), Group: g.Group.String(), Proto: g.Proto, Msg: g.Msg}, f.Num, i)
+		}
+	}
+}
+
+func (t *tally) reset() {
+	if t.expert != nil {
+		t.expert.Reset()
+	}
+	if t.phs != nil {
+		t.phs.Reset()
+	}
+	for i := range t.io {
+		t.io[i].s.Reset()
+	}
+}
+
+// merge adds from's counts (the same names asked).
+func (t *tally) merge(from *tally) {
+	if t == nil || from == nil {
+		return
+	}
+	if t.expert != nil && from.expert != nil {
+		t.expert.Merge(from.expert)
+	}
+	if t.phs != nil && from.phs != nil {
+		t.phs.Merge(from.phs)
+	}
+	for i := range t.io {
+		if i < len(from.io) && from.io[i].name == t.io[i].name {
+			t.io[i].s.Merge(&from.io[i].s)
+		}
+	}
+}
+
+// TallyFindings are the end-of-run findings of the -z expert, io,phs and
+// io,stat tables: one per table that went over its limit (MaxExpertRows,
+// MaxPHSChains, MaxIOIntervals) and counted the rest in its "other" row.
+// They are the same for one engine and for -j engines merged (Merge): a
+// table goes over its limit when the whole capture has more distinct rows
+// than it keeps, however the frames were sharded.
+func (e *Engine) TallyFindings() []Finding {
+	t := e.tly
+	if t == nil {
+		return nil
+	}
+	var out []Finding
+	full := func(name string, limit int, what, row string) {
+		out = append(out, Finding{Sev: Warn, Group: GroupUndecoded, Proto: "rdx", PDU: -1,
+			Msg: "-z " + name + ": the table keeps " + strconv.Itoa(limit) + " " + what + "; the rest are counted in its \"" + row + "\" row"})
+	}
+	if t.expert != nil && t.expert.Full() {
+		full("expert", flows.MaxExpertRows, "messages", "other messages")
+	}
+	if t.phs != nil && t.phs.Full() {
+		full("io,phs", flows.MaxPHSChains, "protocol chains", "other chains")
+	}
+	for i := range t.io {
+		if t.io[i].s.Full() {
+			full(t.io[i].name, flows.MaxIOIntervals, "intervals", "later")
+		}
+	}
+	return out
+}
+
+var sevNames = []string{"", Note.String(), Warn.String(), Error.String()}
+
+// tallyTable builds a table of the tally by name, nil if none.
+func (e *Engine) tallyTable(name string) *StatTable {
+	if strings.HasPrefix(name, "endpoints,") {
+		return e.convs.Endpoints(name)
+	}
+	t := e.tly
+	if t == nil {
+		return nil
+	}
+	switch {
+	case name == "expert" && t.expert != nil:
+		return t.expert.Table(sevNames)
+	case name == "io,phs" && t.phs != nil:
+		return t.phs.Table()
+	}
+	for i := range t.io {
+		if t.io[i].name == name {
+			return t.io[i].s.Table()
+		}
+	}
+	return nil
+}
