@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -21,12 +22,12 @@ func JSON(dst []byte, t *dissect.Tree, timeNS int64, indent bool) []byte {
 		{"_score", nil},
 		{"_source", ordered{{"layers", layers}}},
 	}
-	var b []byte
-	var err error
-	if indent {
-		b, err = json.MarshalIndent(doc, "  ", "  ")
-	} else {
-		b, err = json.Marshal(doc)
+	b, err := appendJSON(nil, doc)
+	if err == nil && indent {
+		var ind bytes.Buffer
+		if err = json.Indent(&ind, b, "  ", "  "); err == nil {
+			b = ind.Bytes()
+		}
 	}
 	if err != nil {
 		return append(dst, `{"error":`+strconv.Quote(err.Error())+`}`...)
@@ -37,6 +38,45 @@ func JSON(dst []byte, t *dissect.Tree, timeNS int64, indent bool) []byte {
 	return append(dst, b...)
 }
 
+// appendJSON appends v compact, as json.Marshal would. It walks ordered
+// objects and arrays itself: through MarshalJSON, encoding/json checked and
+// copied every nested object again at each level above it, and -T json
+// cost 180 µs a frame (-V: 10).
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case ordered:
+		b = append(b, '{')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			k, err := json.Marshal(e.K)
+			if err != nil {
+				return nil, err
+			}
+			b = append(append(b, k...), ':')
+			if b, err = appendJSON(b, e.V); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	leaf, err := json.Marshal(v)
+	return append(b, leaf...), err
+}
+
 type kv struct {
 	K string
 	V any
@@ -45,22 +85,7 @@ type kv struct {
 // ordered is a JSON object that keeps its keys in insertion order.
 type ordered []kv
 
-func (o ordered) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, e := range o {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendQuote(b, e.K)
-		b = append(b, ':')
-		v, err := json.Marshal(e.V)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, v...)
-	}
-	return append(b, '}'), nil
-}
+func (o ordered) MarshalJSON() ([]byte, error) { return appendJSON(nil, o) }
 
 // add puts a value under key, turning a repeated key into an array.
 func (o *ordered) add(key string, v any) {
