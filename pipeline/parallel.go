@@ -10,7 +10,6 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
-	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -100,12 +99,7 @@ var testRound struct{ frames, bytes int }
 const maxWorkers = 64
 
 // workerShare is each worker engine's part of the memory budget.
-func workerShare(total int64, workers int) int64 {
-	if total <= 0 {
-		total = budget.DefaultLimit
-	}
-	return total / int64(workers)
-}
+func workerShare(total int64, workers int) int64 { return total / int64(workers) }
 
 // pktRec is one frame of a batch; its octets are its round's data[off:end].
 type pktRec struct {

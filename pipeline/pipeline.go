@@ -203,7 +203,7 @@ func Run(cfg Config) (res Result, err error) {
 		no.Conversations = false
 		numberer = dissect.NewEngine(no)
 	}
-	if nw > 1 { // the workers share the budget
+	if nw > 1 && eo.MaxMem > 0 { // a budget given is shared; unset, each engine gets the default
 		eo.MaxMem = workerShare(eo.MaxMem, nw)
 	}
 	eng := dissect.NewEngine(eo)

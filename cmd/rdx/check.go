@@ -83,11 +83,11 @@ func checkRun(o *CheckOptions) error {
 		return err
 	}
 	eo.Checksums = true // tshark's ip/udp/tcp.check_checksum on
-	setMemoryLimit(eo.MaxMem)
 	nw, err := o.workers()
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(eo.MaxMem, nw)
 	intr := notifyInterrupt(o.IO.ErrOut)
 	defer intr.Release()
 	out := newTimedOut(o.IO.Out, 64<<10)

@@ -234,15 +234,18 @@ func exportRun(o *ExportOptions) error {
 			return err
 		}
 		eos[i].Conversations = eos[i].Conversations || o.Flows
+		if eos[i].MaxMem == 0 {
+			eos[i].MaxMem = exportLimit
+		}
 	}
 	// The collector's soft limit, per file: also the room of its Parquet
 	// row groups (tens of MB); at 64M per file it collected 117 times on
 	// 1M Rx frames and took 2.4x the CPU (3 collections at 256M).
 	share := eos[0].MaxMem
 	if share == 0 {
-		share = budget.StateShare(budget.DefaultLimit)
+		share = budget.StateShare(exportLimit)
 	}
-	setMemoryLimit(share * int64(nw))
+	setMemoryLimit(share*int64(nw), 1)
 
 	intr := notifyInterrupt(o.IO.ErrOut)
 	defer intr.Release()
@@ -322,3 +325,9 @@ func exportRun(o *ExportOptions) error {
 	}
 	return nil
 }
+
+// exportLimit is each file's table budget without --max-mem, larger than
+// read's default: rdx export was measured with it (the Parquet row groups
+// share the process; at 64M one file of 1M Rx frames collected 117 times
+// and took 2.4x the CPU).
+const exportLimit = 256 << 20

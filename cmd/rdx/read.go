@@ -285,12 +285,7 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 			return eo, usageErr("--max-mem: %v", err)
 		}
 		eo.MaxMem = budget.StateShare(n)
-	} else if nw, err := o.workers(); err == nil && nw > 1 {
-		// Each worker gets the one-worker default: split, 64M starved every
-		// engine's tables on 2 cores (the Rx call tables of 64 flows evicted
-		// 100,000 times and took 4x the CPU).
-		eo.MaxMem = budget.StateShare(defaultMaxMem * int64(nw))
-	}
+	} // else 0: every engine, each -j worker's too, gets budget.DefaultLimit
 	for _, kv := range o.Prefs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -307,19 +302,16 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 	return eo, nil
 }
 
-// defaultMaxMem is --max-mem for one worker: a process under 100 MB on any
-// input (see budget.StateShare).
-const defaultMaxMem = 64 << 20
-
 // setMemoryLimit makes --max-mem the process's size too: a soft limit for
 // Go's collector (without one the heap grows to twice the live data). share
-// is the tables' part of it (budget.StateShare). GOMEMLIMIT, when set, wins.
-func setMemoryLimit(share int64) {
+// is the tables' part of it (budget.StateShare); 0, not given, is the
+// default of each of the workers' engines. GOMEMLIMIT, when set, wins.
+func setMemoryLimit(share int64, workers int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	if share <= 0 {
-		share = budget.StateShare(budget.DefaultLimit)
+		share = budget.DefaultLimit * int64(max(workers, 1))
 	}
 	debug.SetMemoryLimit(budget.ProcessSize(share))
 }
@@ -350,11 +342,11 @@ func readRun(o *ReadOptions) error {
 	if err != nil {
 		return err
 	}
-	setMemoryLimit(eo.MaxMem)
 	nw, err := o.workers()
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(eo.MaxMem, nw)
 	if err := checkResolve(o.Resolve); err != nil {
 		return err
 	}

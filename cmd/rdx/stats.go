@@ -64,11 +64,11 @@ func statsRun(o *StatsOptions) error {
 	if err != nil {
 		return err
 	}
-	setMemoryLimit(eo.MaxMem)
 	nw, err := o.workers()
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(eo.MaxMem, nw)
 	return runPipeline(o.IO, pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 		Engine: eo, Filter: o.Filter, Quiet: true,

@@ -16,8 +16,14 @@ package budget
 
 import "strconv"
 
-// DefaultLimit is the allowance when none is configured.
-const DefaultLimit = 256 << 20
+// DefaultProcess is the size one engine's process aims for when --max-mem
+// is not given (below 100 MB on any input; see StateShare): with -j N,
+// each of the N worker engines gets it.
+const DefaultProcess = 64 << 20
+
+// DefaultLimit is one engine's table allowance when none is configured:
+// StateShare of DefaultProcess.
+const DefaultLimit = DefaultProcess / 2
 
 // rdx --max-mem is the size the whole process aims for (default 64M, so
 // that rdx stays below 100 MB on any input): the tables get StateShare of
