@@ -25,8 +25,7 @@ func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
 	if cfg.SinglePass || !cfg.Input.rereadable() {
 		return false, nil
 	}
-	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo) // as Run adds the printer
-	if cfg.TwoPass || flt != nil && flt.Later() || printing && pr.showsLater() {
+	if cfg.TwoPass || flt != nil && flt.Later() || cfg.printing() && pr.shows(later) {
 		return true, nil
 	}
 	for _, s := range cfg.Sinks {
@@ -37,32 +36,25 @@ func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
 	return false, nil
 }
 
-// showsGlobal: the printer shows a field numbered over the whole capture
-// (a whole tree shows them all).
-func (pr *printer) showsGlobal() bool {
+// shows says whether the printer shows a field that is: a whole tree
+// shows every field, -T fields those it names.
+func (pr *printer) shows(is func(*dissect.Field) bool) bool {
 	if pr.p.Format != "fields" {
 		return pr.needsTree()
 	}
 	for _, name := range pr.p.Fields {
-		if f := dissect.Lookup(name); f != nil && f.Global {
+		if f := dissect.Lookup(name); f != nil && is(f) {
 			return true
 		}
 	}
 	return false
 }
 
-// showsLater: a whole tree shows every field, -T fields only those named.
-func (pr *printer) showsLater() bool {
-	if pr.p.Format != "fields" {
-		return pr.needsTree()
-	}
-	for _, name := range pr.p.Fields {
-		if f := dissect.Lookup(name); f != nil && f.Later {
-			return true
-		}
-	}
-	return false
-}
+func later(f *dissect.Field) bool  { return f.Later }
+func global(f *dissect.Field) bool { return f.Global }
+
+// printing says whether frames reach the printer (Run adds it so).
+func (cfg *Config) printing() bool { return !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo) }
 
 // onceName names an input that cannot be reread, for errors.
 func (in Input) onceName() string {

@@ -196,9 +196,8 @@ func Run(cfg Config) (res Result, err error) {
 	// tcp.stream and udp.stream count the whole capture's flows: shown on
 	// -j workers, the reader numbers them (dissect.Engine.NumberStreams)
 	// with an engine of its own and the whole budget.
-	printing := !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo)
 	var numberer *dissect.Engine
-	if nw > 1 && (flt != nil && flt.Global() || printing && pr.showsGlobal()) {
+	if nw > 1 && (flt != nil && flt.Global() || cfg.printing() && pr.shows(global)) {
 		no := eo
 		no.Conversations = false
 		numberer = dissect.NewEngine(no)
@@ -240,7 +239,7 @@ func Run(cfg Config) (res Result, err error) {
 		}
 		add(w, true)
 	}
-	add(pr, !cfg.Quiet && (cfg.Write == "" || cfg.PrintToo))
+	add(pr, cfg.printing())
 	if ck != nil {
 		add(ck, true)
 	}
