@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/internal/testpkt"
+
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/pipeline"
@@ -131,16 +133,7 @@ func TestOnePassFieldsSame(t *testing.T) {
 // truncated writes the first n octets of a real capture: a file cut in the
 // middle of frame 13.
 func truncated(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../pcaps/rx/vos-dump-bulk.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "t.pcap")
-	if err := os.WriteFile(p, b[:5000], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testpkt.CutCapture(t, "../pcaps/rx/vos-dump-bulk.pcap", "t.pcap", 5000)
 }
 
 // TestBadRecordEveryMode: a file cut short shows every frame before the bad

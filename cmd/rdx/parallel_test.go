@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/internal/testpkt"
+
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
@@ -72,14 +74,7 @@ func TestCapturesWorkers(t *testing.T) {
 // TestTruncatedWorkers: a capture cut inside a record prints the frames
 // before the bad record with -j 2 as with -j 1, and the same error.
 func TestTruncatedWorkers(t *testing.T) {
-	b, err := os.ReadFile("../../pcaps/rx/vos-dump-bulk.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.pcap")
-	if err := os.WriteFile(cut, b[:5000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := testpkt.CutCapture(t, "../../pcaps/rx/vos-dump-bulk.pcap", "cut.pcap", 5000)
 	for _, args := range [][]string{
 		{"read", "--color", "never", cut},
 		{"read", "-T", "fields", "-e", "frame.number", "-e", "rx.seq", cut},

@@ -11,22 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/internal/testpkt"
+
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
 // cutShort writes the first 5000 octets of a real capture, a file cut in
 // the middle of frame 13 (tshark shows 12 frames of it, then an error).
 func cutShort(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../../pcaps/rx/vos-dump-bulk.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "t.pcap")
-	if err := os.WriteFile(p, b[:5000], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testpkt.CutCapture(t, "../../pcaps/rx/vos-dump-bulk.pcap", "t.pcap", 5000)
 }
 
 // TestCutShortEveryVerb: every output mode prints every frame before the
