@@ -112,21 +112,7 @@ func (c *Conversations) Merge(from *Conversations) {
 			s.last, s.frN = o.last, o.frN
 		}
 	}
-	if len(c.m) <= MaxConversations {
-		return
-	}
-	type ks struct {
-		k key
-		o Order
-	}
-	all := make([]ks, 0, len(c.m))
-	for k, s := range c.m {
-		all = append(all, ks{k, Order{s.frame0, s.sub}})
-	}
-	KeepFirst(all, MaxConversations, func(a, b ks) bool { return a.o.Before(b.o) })
-	for _, x := range all[MaxConversations:] { // met after the table was full: one engine would not have counted them
-		delete(c.m, x.k)
-	}
+	keepFirstMet(c.m, MaxConversations, func(s *stat) Order { return Order{s.frame0, s.sub} })
 }
 
 // Merge adds from's response times into s. Linear in the two tables' sizes.
@@ -156,19 +142,26 @@ func (s *SRT[K]) Merge(from *SRT[K]) {
 			t.first = o.first
 		}
 	}
-	if len(s.m) <= MaxSRT {
+	keepFirstMet(s.m, MaxSRT, func(t *Times) Order { return t.first })
+}
+
+// keepFirstMet trims a merged table m to its limit: it keeps the entries met
+// first (by order) and deletes the rest, which one engine, full by then,
+// would not have counted. Linear in len(m).
+func keepFirstMet[K comparable, V any](m map[K]V, limit int, order func(V) Order) {
+	if len(m) <= limit {
 		return
 	}
 	type ko struct {
 		k K
 		o Order
 	}
-	all := make([]ko, 0, len(s.m))
-	for k, t := range s.m {
-		all = append(all, ko{k, t.first})
+	all := make([]ko, 0, len(m))
+	for k, v := range m {
+		all = append(all, ko{k, order(v)})
 	}
-	KeepFirst(all, MaxSRT, func(a, b ko) bool { return a.o.Before(b.o) })
-	for _, x := range all[MaxSRT:] {
-		delete(s.m, x.k)
+	KeepFirst(all, limit, func(a, b ko) bool { return a.o.Before(b.o) })
+	for _, x := range all[limit:] {
+		delete(m, x.k)
 	}
 }
