@@ -14,8 +14,8 @@ import (
 const checkLines = 8
 
 // checksKind draws the engine's check results (CRCs, markers, checksums,
-// the ones rdx check tabulates) over time: failures per second per check,
-// and every check run per second for scale.
+// the ones rdx check tabulates) over time: failures per interval per check,
+// and every check run per interval for scale.
 type checksKind struct {
 	b      *bins
 	runAll int            // row: every check run
@@ -68,8 +68,9 @@ func (k *checksKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 		return nil, fmt.Errorf("%w: no checks ran (no CRC, marker, checksum or sequence rule applied)", ErrNoData)
 	}
 	title := fmt.Sprintf("Check failures: %s, %d of %d checks failed, %s", c.fileNames(), k.failed, k.run, k.b.note())
-	fp := newPlot(title, timeAxis, "Failures per second (failures/s)")
-	rp := newPlot("Checks run", timeAxis, "Checks per second (checks/s)")
+	per := "per " + seconds(k.b.iv) + " interval"
+	fp := newPlot(title, timeAxis, "Failures ("+per+")")
+	rp := newPlot("Checks run", timeAxis, "Checks ("+per+")")
 	x := k.b.times()
 	// Failing checks first, then the most run: a clean capture still shows
 	// which checks ran (at zero).
@@ -88,12 +89,19 @@ func (k *checksKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	}
 	for i, n := range order {
 		label := fmt.Sprintf("%s (%d of %d failed)", n, k.fails[n], k.runs[n])
-		if err := addLine(fp, label, i, x, k.b.rate(k.rows[n]), vg.Points(1.5)); err != nil {
+		c := i
+		if c >= greyColour {
+			c++
+		}
+		if err := addLine(fp, label, c, x, k.b.rows[k.rows[n]], vg.Points(1.5)); err != nil {
 			return nil, err
 		}
 	}
-	if err := addLine(rp, "all checks run", 0, x, k.b.rate(k.runAll), vg.Points(1.5)); err != nil {
+	if err := addLine(rp, "all checks run", greyColour, x, k.b.rows[k.runAll], vg.Points(1.5)); err != nil {
 		return nil, err
 	}
+	rp.Y.Tick.Marker, fp.Y.Tick.Marker = siTicks{}, siTicks{}
+	fp.Y.Max = max(fp.Y.Max, 1) // a clean capture: a zero line, not -1..1
+	sameX(fp, rp)
 	return [][]*plot.Plot{{fp}, {rp}}, nil
 }

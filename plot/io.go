@@ -146,17 +146,29 @@ func (k *ioKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	x := k.b.times()
 	pk := newPlot(fmt.Sprintf("IO graph: %s, %d frames, %s", c.fileNames(), c.frames, k.b.note()), timeAxis, "Frames per second (frames/s)")
 	by := newPlot("", timeAxis, "Bytes per second (B/s)")
-	for i, l := range k.lines() {
-		w := vg.Points(1)
+	pk.Y.Tick.Marker, by.Y.Tick.Marker = siTicks{}, siTicks{}
+	// "all frames" thick and grey, drawn first: the protocols' lines lie
+	// on it. The legend once, on the top panel.
+	lines := k.lines()
+	for i, l := range lines {
+		c, w := i-1, vg.Points(1.25)
 		if i == 0 {
-			w = vg.Points(2)
+			c, w = greyColour, vg.Points(2.5)
+		} else if c >= greyColour {
+			c++
 		}
-		if err := addLine(pk, l.name, i, x, k.series(l, 0), w); err != nil {
+		lp, err := newLine(x, k.series(l, 0), c, w)
+		if err != nil {
 			return nil, err
 		}
-		if err := addLine(by, l.name, i, x, k.series(l, 1), w); err != nil {
+		lb, err := newLine(x, k.series(l, 1), c, w)
+		if err != nil {
 			return nil, err
 		}
+		pk.Add(lp)
+		by.Add(lb)
+		pk.Legend.Add(l.name, lp)
 	}
+	sameX(pk, by)
 	return [][]*plot.Plot{{pk}, {by}}, nil
 }

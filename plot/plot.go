@@ -132,6 +132,9 @@ func Render(w io.Writer, kind string, files []string, opt Options) error {
 	for _, file := range files {
 		eo := opt.Engine
 		eo.Source = file
+		if kind == "checks" {
+			eo.Checksums = true // IP, UDP and TCP checksums too, as rdx check
+		}
 		_, err := pipeline.Run(pipeline.Config{
 			Input:  pipeline.Input{File: file},
 			Engine: eo,

@@ -38,6 +38,9 @@ const (
 	numEv
 )
 
+// evColour picks palette colours: loss red, resends orange, NAKs purple.
+var evColour = [numEv]int{3, 1, 4, 5, 0, 2}
+
 var evNames = [numEv]string{"PSN gap", "retransmission (PSN seen again)", "NAK", "RNR NAK", "CNP", "ECN CE / FECN / BECN"}
 
 type qpKey struct {
@@ -185,6 +188,7 @@ func (k *qpKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	p.Y.Tick.Label.Font.Size = vg.Points(8)
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(-4)
+	p.X.Min = 0
 	// The packets' span on each row.
 	for _, r := range order {
 		row := &k.rows[r]
@@ -209,7 +213,13 @@ func (k *qpKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 		if len(xs) == 0 {
 			continue
 		}
-		if err := addMarks(p, fmt.Sprintf("%s (%d)", evNames[ev], k.count[ev]), ev, xs, ys, vg.Points(3)); err != nil {
+		// Each event a little above or below its row's line, so that a NAK
+		// does not hide the gap it answers.
+		off := (float64(ev) - float64(numEv-1)/2) * 0.1
+		for i := range ys {
+			ys[i] += off
+		}
+		if err := addMarks(p, fmt.Sprintf("%s (%d)", evNames[ev], k.count[ev]), evColour[ev], xs, ys, vg.Points(3)); err != nil {
 			return nil, err
 		}
 	}

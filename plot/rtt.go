@@ -232,5 +232,6 @@ func (k *rttKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 			}
 		}
 	}
+	sameX(rp, wp)
 	return [][]*plot.Plot{{rp}, {wp}}, nil
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -124,16 +122,16 @@ func (k *srtKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	d0 := math.Floor(math.Log10(lo))
 	nb := int(math.Ceil((math.Log10(hi)-d0)*10)) + 1
 	edge := func(i int) float64 { return math.Pow(10, d0+float64(i)/10) }
-	hist := newPlot(title, "Response time (ms, log scale)", "Answers per bin (10 bins per decade)")
-	cdf := newPlot("Cumulative distribution", "Response time (ms, log scale)", "Fraction of answers at or below")
+	hist := newPlot(title, "Response time (ms, log scale)", "Answers per bin (10 per decade)")
+	cdf := newPlot("Cumulative distribution (colours as in the histogram)", "Response time (ms, log scale)", "Fraction of answers ≤ x")
 	for _, p := range []*plot.Plot{hist, cdf} {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		p.X.Min, p.X.Max = edge(0), edge(nb)
 	}
 	cdf.Y.Max = 1
-	cdf.Legend.Top, cdf.Legend.Left = false, true
-	cdf.Legend.YOffs = vg.Points(4)
+	cdf.Legend.Top = false // the CDF's lower right is empty
+	cdf.Legend.YOffs = vg.Points(6)
 	for i, name := range names {
 		s := k.ms[name]
 		hx, hy := make([]float64, nb), make([]float64, nb)
@@ -145,21 +143,15 @@ func (k *srtKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 			hy[min(max(b, 0), nb-1)]++
 		}
 		label := fmt.Sprintf("%s (%d)", name, len(s))
-		if err := addLine(hist, label, i, hx, hy, vg.Points(1.5)); err != nil {
+		if err := addLine(hist, "", i, hx, hy, vg.Points(1.5)); err != nil {
 			return nil, err
 		}
 		cx, cy := cdfPoints(s)
-		l, err := plotter.NewLine(xy{cx, cy})
-		if err != nil {
+		if err := addLine(cdf, label, i, cx, cy, vg.Points(1.5)); err != nil {
 			return nil, err
 		}
-		l.StepStyle = plotter.PostStep
-		l.Color = plotutil.Color(i)
-		l.Width = vg.Points(1.5)
-		cdf.Add(l)
-		cdf.Legend.Add(label, l)
 	}
-	return [][]*plot.Plot{{hist, cdf}}, nil
+	return [][]*plot.Plot{{hist}, {cdf}}, nil
 }
 
 // maxCDFPoints bounds the points of one CDF line (a million answers would
@@ -167,16 +159,16 @@ func (k *srtKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 // evenly spaced ranks.
 const maxCDFPoints = 500
 
-// cdfPoints are the steps of the sorted samples' CDF.
+// cdfPoints are the vertices of the sorted samples' CDF as a staircase:
+// at each sample it rises by its share, from 0 at the first.
 func cdfPoints(s []float64) (x, y []float64) {
 	n := len(s)
 	step := max(1, n/maxCDFPoints)
+	prev := 0.0
 	for i := 0; i < n; i += step {
-		x = append(x, s[i])
-		y = append(y, float64(i+1)/float64(n))
-	}
-	if x[len(x)-1] != s[n-1] || y[len(y)-1] != 1 {
-		x, y = append(x, s[n-1]), append(y, 1)
+		j := min(i+step, n) - 1 // the last sample of this step
+		x, y = append(x, s[i], s[i]), append(y, prev, float64(j+1)/float64(n))
+		prev = float64(j+1) / float64(n)
 	}
 	return x, y
 }
