@@ -29,12 +29,12 @@ const qpRows = 24
 
 // The events of the QP timeline, in legend order.
 const (
-	evGap   = iota // PSN gap (packets lost on the way)
-	evDup          // duplicate PSN: a retransmission, or a READ re-issued
-	evNAK          // NAK (any code)
-	evRNR          // RNR NAK (receiver not ready)
-	evCNP          // congestion notification packet
-	evECN          // ECN congestion experienced (IP CE, BTH FECN/BECN)
+	evGap = iota // PSN gap (packets lost on the way)
+	evDup        // duplicate PSN: a retransmission, or a READ re-issued
+	evNAK        // NAK (any code)
+	evRNR        // RNR NAK (receiver not ready)
+	evCNP        // congestion notification packet
+	evECN        // ECN congestion experienced (IP CE, BTH FECN/BECN)
 	numEv
 )
 

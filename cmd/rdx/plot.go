@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"slices"
 	"strings"
@@ -108,33 +109,46 @@ func plotRun(o *PlotOptions) error {
 	if _, err := plot.NewCollector(o.Kind, opt); err != nil { // bad options: no file written
 		return usageErr("%v", err)
 	}
-	return writePicture(o.IO, o.Out, func(w *bufio.Writer) error { return plot.Render(w, o.Kind, o.Files, opt) })
+	return writePicture(o.IO, o.Out, func(w stdio.Writer) error { return plot.Render(w, o.Kind, o.Files, opt) })
 }
 
-// writePicture writes a picture to path through draw; when draw finds
-// nothing to draw, the file is removed. Any error exits 2 (input or
-// usage); a picture drawn before a read error is kept.
-func writePicture(io *iostreams.IO, path string, draw func(*bufio.Writer) error) error {
+// writePicture writes a picture to path through draw; when draw wrote
+// nothing (nothing to draw, an unreadable capture), the file is removed.
+// Any error exits 2 (input or usage); a picture drawn before a read error
+// is kept.
+func writePicture(io *iostreams.IO, path string, draw func(stdio.Writer) error) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	w := bufio.NewWriter(fh)
+	w := &countingWriter{w: bufio.NewWriter(fh)}
 	derr := draw(w)
-	if errors.Is(derr, plot.ErrNoData) || w.Buffered() == 0 && derr != nil {
+	if derr != nil && w.n == 0 {
 		fh.Close()
 		os.Remove(path)
 		return &exitError{code: exitUsage, err: derr}
 	}
-	err = errors.Join(w.Flush(), fh.Close())
+	err = errors.Join(w.w.Flush(), fh.Close())
 	if err == nil && derr == nil {
 		fmt.Fprintf(io.ErrOut, "rdx: wrote %s\n", path)
 		return nil
 	}
-	if derr != nil {
+	if derr != nil && err == nil {
 		fmt.Fprintf(io.ErrOut, "rdx: wrote %s with the frames read before the error\n", path)
 	}
 	return &exitError{code: exitUsage, err: errors.Join(derr, err)}
+}
+
+// countingWriter tells whether anything was written.
+type countingWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // zPlots takes the plot=FILE part off -z io,stat,INTERVAL,plot=FILE: the
@@ -186,7 +200,7 @@ func addZPlots(cfg *pipeline.Config, plots []zPlot, in string) {
 func writeZPlots(io *iostreams.IO, plots []zPlot, runErr error) error {
 	var errs []error
 	for _, p := range plots {
-		err := writePicture(io, p.file, func(w *bufio.Writer) error { return p.c.Write(w) })
+		err := writePicture(io, p.file, func(w stdio.Writer) error { return p.c.Write(w) })
 		if err != nil && runErr == nil {
 			errs = append(errs, err)
 		}
