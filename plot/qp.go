@@ -184,7 +184,7 @@ func (k *qpKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	}
 	p := newPlot(title, timeAxis, "")
 	p.NominalY(names...)
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	p.Y.Max = float64(n) - 0.4
 	p.Y.Tick.Label.Font.Size = vg.Points(8)
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(-4)
@@ -203,6 +203,7 @@ func (k *qpKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 	span, _ := plotter.NewLine(xy{[]float64{0}, []float64{0}})
 	span.Color, span.Width = color.Gray{Y: 200}, vg.Points(5)
 	p.Legend.Add(fmt.Sprintf("packets (%d QP directions)", len(k.rows)), span)
+	entries := 1.0
 	for ev := range numEv {
 		var xs, ys []float64
 		for _, m := range k.marks {
@@ -222,7 +223,14 @@ func (k *qpKind) draw(c *canvasInfo) ([][]*plot.Plot, error) {
 		if err := addMarks(p, fmt.Sprintf("%s (%d)", evNames[ev], k.count[ev]), evColour[ev], xs, ys, vg.Points(3)); err != nil {
 			return nil, err
 		}
+		entries++
 	}
+	// Room under the rows for the legend (it is drawn over the data area):
+	// a units of y below row 0 take the legend's share f of the height.
+	dataH := float64(pixels(c.opt.Height)) - 60 // title and time axis, about
+	f := min((entries*(float64(p.Legend.TextStyle.Font.Size)+2)+6)/max(dataH, 1), 0.8)
+	a := f * (float64(n) + 0.2) / (1 - f)
+	p.Y.Min = -0.6 - a
 	return [][]*plot.Plot{{p}}, nil
 }
 
