@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -136,7 +137,7 @@ func Render(w io.Writer, kind string, files []string, opt Options) error {
 			eo.Checksums = true // IP, UDP and TCP checksums too, as rdx check
 		}
 		_, err := pipeline.Run(pipeline.Config{
-			Input:  pipeline.Input{File: file},
+			Input:  pipeline.Input{File: file, Stdin: os.Stdin}, // "-": standard input
 			Engine: eo,
 			Filter: c.filter,
 			Quiet:  true,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
 	"github.com/rdx-project/rdx/internal/testpkt"
 	"github.com/rdx-project/rdx/pipeline"
@@ -411,5 +412,55 @@ func TestGolden(t *testing.T) {
 		if !bytes.Equal(b.Bytes(), want) {
 			t.Errorf("%s differs from %s (go test ./plot -run TestGolden -update after an intended change)", g.name, path)
 		}
+	}
+}
+
+// TestQPCongestion: an ECN-marked RoCEv2 packet and a CNP (no capture in
+// pcaps/ has either) are marks on their QP rows.
+func TestQPCongestion(t *testing.T) {
+	roce := func(src, dst [4]byte, bth ib.BTHFields, payload []byte, ce bool) []byte {
+		b := bth.Encode(nil)
+		b = append(b, payload...)
+		b = append(b, 0, 0, 0, 0) // ICRC (not checked here)
+		f := testpkt.UDP4(nil, src, dst, 49152, 4791, b)
+		if ce {
+			f[1] |= 3 // ECN: congestion experienced
+		}
+		return f
+	}
+	frames := [][]byte{
+		roce(testpkt.Client, testpkt.Server, ib.BTHFields{Opcode: 0x04, PKey: 0xffff, DestQP: 0x22, PSN: 1}, make([]byte, 16), true),
+		roce(testpkt.Server, testpkt.Client, ib.BTHFields{Opcode: ib.OpCNP, PKey: 0xffff, DestQP: 0x11, BECN: true}, make([]byte, 16), false),
+		roce(testpkt.Client, testpkt.Server, ib.BTHFields{Opcode: 0x04, PKey: 0xffff, DestQP: 0x22, PSN: 2}, make([]byte, 16), false),
+	}
+	file := filepath.Join(t.TempDir(), "congestion.pcap")
+	testpkt.WriteFrames(t, file, 228, 1e6, frames)
+	c, _ := collect(t, "qp", file, Options{})
+	k := c.k.(*qpKind)
+	if k.count[evECN] != 1 || k.count[evCNP] != 1 || len(k.rows) != 2 {
+		t.Errorf("%d ECN marks, %d CNPs on %d rows; want 1, 1 on 2", k.count[evECN], k.count[evCNP], len(k.rows))
+	}
+	var svg bytes.Buffer
+	if err := c.Write(&svg); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseSVG(t, svg.Bytes())
+	for _, w := range []string{"CNP (1)", "ECN CE / FECN / BECN (1)", "192.0.2.2 → 192.0.2.1 QP 0x11"} {
+		if !doc.has(w) {
+			t.Errorf("no %q in %q", w, doc.texts)
+		}
+	}
+}
+
+// TestFilterSelects: a -Y filter limits the other kinds to the frames it
+// matches (here one QP of the capture).
+func TestFilterSelects(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, "qp", []string{kindCaptures["qp"]}, Options{Filters: []string{"infiniband.bth.destqp == 0x1"}}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseSVG(t, b.Bytes())
+	if !doc.has("QP 0x1") || doc.has("QP 0x11") || !doc.has("packets (2 QP directions)") {
+		t.Errorf("rows: %q", doc.texts)
 	}
 }

@@ -104,10 +104,12 @@ func (k *qpKind) frame(f *dissect.Frame, _ *dissect.Tree, rel int64) {
 		}
 		row := &k.rows[r]
 		row.last, row.packets = rel, row.packets+1
-		if h.Opcode() == ib.OpCNP {
+		cnp := h.Opcode() == ib.OpCNP
+		if cnp {
 			k.mark(r, rel, evCNP)
 		}
-		if f.Net.ECN == 3 || h.FECN() || h.BECN() {
+		// A CNP carries BECN by definition: its mark says it already.
+		if f.Net.ECN == 3 || h.FECN() || h.BECN() && !cnp {
 			k.mark(r, rel, evECN)
 		}
 		if a := ib.AETH(pk.Header(ib.ExtAETH)); a.Valid() {
