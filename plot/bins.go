@@ -10,8 +10,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // MaxBins bounds the time bins of one series when the interval is given
 // (-i): a capture longer than MaxBins intervals widens the interval (as
 // with no -i, see autoBins) and the title says so, instead of holding one
-// counter per interval of a capture that spans a year.
-const MaxBins = 100_000
+// counter per interval of a capture that spans a year. A picture a few
+// thousand pixels wide shows no more; io's 132 rows of them are 10 MB.
+const MaxBins = 10_000
 
 // autoBins is about how many bins a picture without -i gets: the interval
 // starts at 1 µs and widens (x2, x5, x2, ...: 1, 2, 10, 20, 100 µs ...)
