@@ -66,7 +66,7 @@ type kindInfo struct {
 }
 
 var kinds = []kindInfo{
-	{"io", "packets and bytes per second, per protocol or per -Y filter", newIO},
+	{"io", "frames and bytes per second, per protocol or per -Y filter", newIO},
 	{"srt", "response time histogram and CDF per procedure (Rx/AFS, ONC RPC, NFS, RPC-over-RDMA)", newSRT},
 	{"qp", "InfiniBand per-QP timeline: PSN gaps, retransmissions, NAKs, CNPs, ECN marks", newQP},
 	{"rtt", "RDP and Rx round-trip times and windows over time", newRTT},

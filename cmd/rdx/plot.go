@@ -52,10 +52,10 @@ is an error (exit 2) and writes no picture; a capture cut short is drawn up
 to where it could be read, and the error is reported (exit 2).`,
 		Example: `  rdx plot io pcaps/kernel/nfs3_rdma_roce.pcap -o io.svg
   rdx plot io -Y rpcordma -Y "infiniband.bth.opcode == 17" -i 100ms FILE -o io.png
-  rdx plot srt pcaps/rx/vos-dump-bulk.pcap -o srt.svg
+  rdx plot srt pcaps/rx/pts-ops.pcap -o srt.svg
   rdx plot qp pcaps/kernel/lossy_nfs3_rdma_roce.pcap -o qp.png
   rdx plot rtt pcaps/rdp/lossy.pcap -o rtt.svg
-  rdx plot checks pcaps/iwarp/iwarp_rping_crc.pcap -o checks.svg`,
+  rdx plot checks pcaps/iwarp/wiki_iwarp_connect__C00_M00_reject.pcap -o checks.svg`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.tableHelp() {
 				return nil
