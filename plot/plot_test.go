@@ -161,7 +161,8 @@ func collect(t *testing.T, kind, file string, opt Options, more ...pipeline.Sink
 // protocol lines together; each line has a vertex per interval.
 func TestIOCountsEveryFrame(t *testing.T) {
 	const iv = 10 * time.Millisecond
-	c, res := collect(t, "io", kindCaptures["io"], Options{Interval: iv})
+	wire := &wireBytes{}
+	c, res := collect(t, "io", kindCaptures["io"], Options{Interval: iv}, wire)
 	k := c.k.(*ioKind)
 	sum := func(rows []int) (frames, octets float64) {
 		for _, r := range rows {
@@ -173,15 +174,17 @@ func TestIOCountsEveryFrame(t *testing.T) {
 		return
 	}
 	lines := k.lines()
-	all, _ := sum(lines[0].rows)
-	var protos float64
+	all, allOctets := sum(lines[0].rows)
 	var rows []int
 	for _, l := range lines[1:] {
 		rows = append(rows, l.rows...)
 	}
-	protos, _ = sum(rows)
+	protos, protoOctets := sum(rows)
 	if int(all+0.5) != int(res.Frames) || int(protos+0.5) != int(res.Frames) {
 		t.Errorf("all frames line counts %.1f, protocol lines %.1f; the capture has %d frames", all, protos, res.Frames)
+	}
+	if int(allOctets) != wire.n || int(protoOctets) != wire.n {
+		t.Errorf("all frames line counts %.0f octets, protocol lines %.0f; the frames have %d", allOctets, protoOctets, wire.n)
 	}
 	var svg bytes.Buffer
 	if err := c.Write(&svg); err != nil {
@@ -244,6 +247,13 @@ func TestSRTReusesTheEngine(t *testing.T) {
 		t.Errorf("pts-ops: %d answers, %d PR NameToID; -z rx,srt has 36 and 13", k.n, len(k.ms["PR NameToID"]))
 	}
 }
+
+// wireBytes adds up the frames' lengths on the wire.
+type wireBytes struct{ n int }
+
+func (s *wireBytes) Start(*dissect.Engine) error             { return nil }
+func (s *wireBytes) End(err error) error                     { return err }
+func (s *wireBytes) Frame(f *dissect.Frame, _ *dissect.Tree) { s.n += f.WireLen }
 
 // findingCount counts the frames' findings that match.
 type findingCount struct {
