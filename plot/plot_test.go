@@ -232,17 +232,20 @@ func TestIOFilters(t *testing.T) {
 // TestSRTReusesTheEngine: srt draws exactly the answers -z rpc,srt
 // counted (the engine's matching, not one of its own).
 func TestSRTReusesTheEngine(t *testing.T) {
-	c, res := collect(t, "srt", kindCaptures["srt"], Options{})
-	var calls uint64
-	for _, s := range res.Engine.Instance(oncrpc.Name).(*oncrpc.State).SRT() {
-		calls += s.Count
-	}
-	k := c.k.(*srtKind)
-	if calls == 0 || uint64(k.n) != calls {
-		t.Errorf("srt drew %d answers, -z rpc,srt counted %d", k.n, calls)
+	for _, file := range []string{kindCaptures["srt"], "../pcaps/kernel/lossy_nfs3_rdma_iwarp.pcap",
+		"../pcaps/kernel/nfs42_acl_rdma_roce.pcap", "../pcaps/kernel/nfs41_ops_synth.pcap", "../pcaps/kernel/nfs_rpc_synth.pcap"} {
+		c, res := collect(t, "srt", file, Options{})
+		var calls uint64
+		for _, s := range res.Engine.Instance(oncrpc.Name).(*oncrpc.State).SRT() {
+			calls += s.Count
+		}
+		k := c.k.(*srtKind)
+		if calls == 0 || uint64(k.n) != calls {
+			t.Errorf("%s: srt drew %d answers, -z rpc,srt counted %d", file, k.n, calls)
+		}
 	}
 	// Rx/AFS: the 36 calls of -z rx,srt on pts-ops.pcap.
-	c, _ = collect(t, "srt", "../pcaps/rx/pts-ops.pcap", Options{})
+	c, _ := collect(t, "srt", "../pcaps/rx/pts-ops.pcap", Options{})
 	if k := c.k.(*srtKind); k.n != 36 || len(k.ms["PR NameToID"]) != 13 {
 		t.Errorf("pts-ops: %d answers, %d PR NameToID; -z rx,srt has 36 and 13", k.n, len(k.ms["PR NameToID"]))
 	}
