@@ -474,8 +474,8 @@ func TestReportManyFiles(t *testing.T) {
 	if c := cells(rows[len(files)]); c[1] != strconv.FormatUint(sum, 10) || r.Total.Frames != sum || sum != 19+239+19 {
 		t.Errorf("total row %q, want %d frames", c, sum)
 	}
-	if !strings.Contains(cells(rows[1])[7], "raw IPv4 (228): 239 frames") {
-		t.Errorf("lossy.pcap link types %q", cells(rows[1])[7])
+	if !strings.Contains(cells(rows[1])[5], "raw IPv4 (228): 239 frames") {
+		t.Errorf("lossy.pcap link types %q", cells(rows[1])[5])
 	}
 }
 
