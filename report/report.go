@@ -31,6 +31,10 @@ const (
 	// and a badly broken capture has a finding on every frame. The page
 	// says how many frames with findings it left out.
 	MaxTreeFrames = 2000
+	// MaxTreeBytes bounds the trees' text in a file's section too: 2000
+	// trees of jumbo frames full of fields would be a page no browser
+	// opens. Frames past it count as past MaxTreeFrames.
+	MaxTreeBytes = 32 << 20
 	// MaxFindings is how many findings a file's section lists (the first
 	// ones); the page says how many more there were. The counts by
 	// severity and the expert table cover them all.
@@ -64,9 +68,9 @@ type Options struct {
 	Engine dissect.Options
 	// Figure draws the plots; nil leaves them out with a note.
 	Figure FigureFunc
-	// MaxTreeFrames and MaxFindings override the package limits when > 0
-	// (tests).
-	MaxTreeFrames, MaxFindings int
+	// MaxTreeFrames, MaxTreeBytes and MaxFindings override the package
+	// limits when > 0 (tests).
+	MaxTreeFrames, MaxTreeBytes, MaxFindings int
 }
 
 // Report is what Build gathered.
@@ -182,9 +186,12 @@ func (r *Report) Err() error {
 // readFile runs name through the pipeline once with every -z table, the
 // check tally and the collector.
 func readFile(f *File, opt Options) error {
-	c := &collector{file: f, maxTrees: opt.MaxTreeFrames, maxFindings: opt.MaxFindings}
+	c := &collector{file: f, maxTrees: opt.MaxTreeFrames, maxTreeBytes: opt.MaxTreeBytes, maxFindings: opt.MaxFindings}
 	if c.maxTrees <= 0 {
 		c.maxTrees = MaxTreeFrames
+	}
+	if c.maxTreeBytes <= 0 {
+		c.maxTreeBytes = MaxTreeBytes
 	}
 	if c.maxFindings <= 0 {
 		c.maxFindings = MaxFindings
@@ -259,8 +266,10 @@ type collector struct {
 	file                  *File
 	eng                   *dissect.Engine
 	maxTrees, maxFindings int
+	maxTreeBytes          int
 	t                     dissect.Tree
 	buf                   []byte
+	treeBytes             int // the text of the trees kept
 }
 
 func (c *collector) Start(e *dissect.Engine) error { c.eng = e; return nil }
@@ -282,7 +291,7 @@ func (c *collector) Frame(f *dissect.Frame, _ *dissect.Tree) {
 		c.add(f.Num, &f.Findings[i])
 	}
 	fl := c.file
-	if len(fl.Trees) >= c.maxTrees {
+	if len(fl.Trees) >= c.maxTrees || c.treeBytes >= c.maxTreeBytes {
 		fl.TreesOmitted++
 		return
 	}
@@ -292,6 +301,7 @@ func (c *collector) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	c.buf = render.Verbose(c.buf[:0], &c.t, nil)
 	sum := render.Summary(nil, f, o.First, nil)
 	fl.Trees = append(fl.Trees, Tree{Frame: f.Num, Summary: string(bytes.TrimSpace(sum)), Text: string(c.buf)})
+	c.treeBytes += len(c.buf)
 	fl.treeSet[f.Num] = true
 }
 

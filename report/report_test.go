@@ -417,6 +417,14 @@ func TestReportCaps(t *testing.T) {
 		t.Errorf("note %q does not say %d more findings", text(p[0]), total-10)
 	}
 	checkLinks(t, doc)
+
+	// The tree text's bound: past it, no more trees (the first is kept
+	// whole).
+	rb, _, _ := page(t, []string{lossy}, report.Options{MaxTreeBytes: 1})
+	if fb := rb.Files[0]; len(fb.Trees) != 1 || fb.TreesOmitted != len(r.Files[0].Trees)+r.Files[0].TreesOmitted-1 {
+		t.Errorf("MaxTreeBytes 1: %d trees, %d omitted", len(fb.Trees), fb.TreesOmitted)
+	}
+
 	// No plot maker: each kind is a note.
 	if n := len(find(doc, tag("p", "figure-missing"))); n != len(report.Kinds()) {
 		t.Errorf("%d figure notes, want %d", n, len(report.Kinds()))
