@@ -208,8 +208,9 @@ func readFile(f *File, opt Options) error {
 		Engine: eo,
 		Out:    &out,
 		Quiet:  true,
-		// Two passes, as rdx read -V reads a file: the trees show what
-		// later frames taught (a request's reply frame).
+		// Two passes, as rdx read -V reads a file (a TreeSink asks for
+		// them too): the trees show what later frames taught (a request's
+		// reply frame).
 		TwoPass: true,
 		Stats:   pipeline.StatNames(),
 		Check:   &pipeline.CheckReport{},
@@ -264,17 +265,21 @@ func newTable(name string, t *dissect.StatTable) *Table {
 // the trees of the frames that have findings.
 type collector struct {
 	file                  *File
-	eng                   *dissect.Engine
 	maxTrees, maxFindings int
 	maxTreeBytes          int
-	t                     dissect.Tree
 	buf                   []byte
 	treeBytes             int // the text of the trees kept
 }
 
-func (c *collector) Start(e *dissect.Engine) error { c.eng = e; return nil }
+func (c *collector) Start(*dissect.Engine) error { return nil }
 
-func (c *collector) Frame(f *dissect.Frame, _ *dissect.Tree) {
+// NeedsTree: every frame's tree is built, though only those with findings
+// are kept, because some fields are worked out while trees are built, in
+// frame order (tcp.time_relative, tcp.analysis.acks_frame: see
+// dissect/tcptree.go); trees of only some frames would show them wrong.
+func (c *collector) NeedsTree() bool { return true }
+
+func (c *collector) Frame(f *dissect.Frame, t *dissect.Tree) {
 	o := &c.file.Overview
 	if o.Frames == 0 {
 		o.First = f.TimeNS
@@ -295,10 +300,7 @@ func (c *collector) Frame(f *dissect.Frame, _ *dissect.Tree) {
 		fl.TreesOmitted++
 		return
 	}
-	// The engine's current frame is f: its tree is built here, once, and
-	// only for the frames that have findings.
-	c.eng.BuildTree(&c.t, f)
-	c.buf = render.Verbose(c.buf[:0], &c.t, nil)
+	c.buf = render.Verbose(c.buf[:0], t, nil)
 	sum := render.Summary(nil, f, o.First, nil)
 	fl.Trees = append(fl.Trees, Tree{Frame: f.Num, Summary: string(bytes.TrimSpace(sum)), Text: string(c.buf)})
 	c.treeBytes += len(c.buf)

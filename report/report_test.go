@@ -31,6 +31,9 @@ func TestMain(m *testing.M) { strict.Main(m) }
 const (
 	badSums = "../pcaps/crafted/base_fields.pcap"
 	lossy   = "../pcaps/rdp/lossy.pcap"
+	// Real Linux RDS/TCP under netem loss (pcaps/kernel/lossy_README.md):
+	// retransmissions, out-of-order segments and dup ACKs as findings.
+	lossyRDS = "../pcaps/kernel/lossy_rds_tcp.pcap"
 )
 
 // barFigure is the tests' FigureFunc: a small real SVG, one bar per file
@@ -168,17 +171,23 @@ func fileSection(t *testing.T, doc *html.Node, i int) *html.Node {
 	return s[0]
 }
 
-// TestReportStructure reports on a capture with failed checks and finds in
-// the page what rdx check, rdx stats -T json and rdx flows -T json say of
+// TestReportStructure reports on a crafted capture with failed checks and
+// on a real one with loss (Linux RDS over TCP under netem), and finds in
+// each page what rdx check, rdx stats -T json and rdx flows -T json say of
 // it, every finding, and the -V tree of every frame with findings.
 func TestReportStructure(t *testing.T) {
-	files := []string{badSums}
+	t.Run("bad-checksums", func(t *testing.T) { reportStructure(t, badSums, true) })
+	t.Run("lossy-rds-tcp", func(t *testing.T) { reportStructure(t, lossyRDS, false) })
+}
+
+func reportStructure(t *testing.T, file string, wantFailed bool) {
+	files := []string{file}
 	r, doc, raw := page(t, files, report.Options{Figure: barFigure})
 	sec := fileSection(t, doc, 1)
 
 	// The check table is rdx check's: the same checks, counts and failures.
 	eo := dissect.Options{Checksums: true}
-	cres, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: badSums}, Engine: eo, Out: io.Discard, Quiet: true, Check: &pipeline.CheckReport{}})
+	cres, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Engine: eo, Out: io.Discard, Quiet: true, Check: &pipeline.CheckReport{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +219,14 @@ func TestReportStructure(t *testing.T) {
 			failed++
 		}
 	}
-	if failed == 0 {
-		t.Errorf("no failed check in the page; %s has bad checksums", badSums)
+	if (failed > 0) != wantFailed {
+		t.Errorf("%d failed checks in the page; want failures: %v", failed, wantFailed)
 	}
 
 	// The statistics and flow tables are rdx stats/flows -T json's (the
 	// endpoints tables are neither), with the same rows.
 	var js bytes.Buffer
-	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: badSums}, Engine: eo, Out: &js, Quiet: true,
+	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Engine: eo, Out: &js, Quiet: true,
 		Stats: pipeline.StatNames(), SkipEmptyStats: true, StatsFormat: "json"}); err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +279,8 @@ func TestReportStructure(t *testing.T) {
 	// Every finding is listed, each with a link to its frame's tree.
 	f := r.Files[0]
 	total := f.Overview.Counts.Total()
-	if total == 0 || f.Overview.Errors == 0 {
-		t.Fatalf("%s: %+v findings, want errors", badSums, f.Overview.Counts)
+	if total == 0 || (f.Overview.Errors > 0) != wantFailed {
+		t.Fatalf("%s: %+v findings", file, f.Overview.Counts)
 	}
 	frows := find(sec, tag("tr", "finding"))
 	if len(frows) != total {
@@ -291,7 +300,7 @@ func TestReportStructure(t *testing.T) {
 
 	// The trees are rdx read -V's, with checksums checked as rdx check.
 	var v bytes.Buffer
-	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: badSums}, Engine: eo, Out: &v, Print: pipeline.Print{Verbose: true}}); err != nil {
+	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Engine: eo, Out: &v, Print: pipeline.Print{Verbose: true}}); err != nil {
 		t.Fatal(err)
 	}
 	vtrees := strings.Split(v.String(), "\n\n") // -V separates frames with a blank line
@@ -306,7 +315,7 @@ func TestReportStructure(t *testing.T) {
 		}
 		pre := find(d, tag("pre", "tree"))
 		if len(pre) != 1 || strings.TrimSpace(text(pre[0])) != strings.TrimSpace(vtrees[n-1]) {
-			t.Errorf("frame %d: tree differs from rdx read -V's", n)
+			t.Errorf("frame %d: tree differs from rdx read -V's: %s", n, firstDiff(text(pre[0]), vtrees[n-1]))
 		}
 	}
 
@@ -329,6 +338,24 @@ func TestReportStructure(t *testing.T) {
 		}
 	}
 	selfContained(t, doc, raw)
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: page %q, -V %q", i+1, x, y)
+		}
+	}
+	return "no difference"
 }
 
 // sameCell compares a page's cell with a JSON one (a number as a number:

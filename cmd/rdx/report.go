@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/render"
 	"github.com/rdx-project/rdx/report"
 )
 
@@ -81,17 +82,33 @@ func reportRun(o *ReportOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkReportTarget(o); err != nil {
+		return err
+	}
+	// The page's file is made before the captures are read: a bad -o
+	// fails at once, not after the reading.
+	var tmp *os.File
+	if o.Output != "-" {
+		if t, err := filepath.EvalSymlinks(o.Output); err == nil {
+			o.Output = t // a link's target is written, as -w writes it
+		}
+		if tmp, err = os.CreateTemp(filepath.Dir(o.Output), "."+filepath.Base(o.Output)+".rdx-*"); err != nil {
+			return usageErr("-o %s: %v", o.Output, err)
+		}
+		defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
+		defer tmp.Close()
+	}
 	setMemoryLimit(eo.MaxMem, 1)
 	r, err := report.Build(o.Files, report.Options{Engine: eo, Figure: reportFigures()})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if err := writeReport(o, r); err != nil {
+	if err := writeReport(o, tmp, r); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %d frames; findings: %d errors, %d warnings, %d notes\n",
-			f.Name, f.Overview.Frames, f.Overview.Errors, f.Overview.Warnings, f.Overview.Notes)
+		fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %s; findings: %s, %s, %s\n", f.Name, render.Plural(f.Overview.Frames, "frame"),
+			render.Plural(f.Overview.Errors, "error"), render.Plural(f.Overview.Warnings, "warning"), render.Plural(f.Overview.Notes, "note"))
 	}
 	if err := r.Err(); err != nil {
 		return &exitError{code: exitUsage, err: err} // the page is written, of what was read
@@ -99,23 +116,34 @@ func reportRun(o *ReportOptions) error {
 	return nil
 }
 
-// writeReport writes the page to -o: a file is written under a temporary
-// name beside it and renamed, so a failed write leaves no half page.
-func writeReport(o *ReportOptions, r *report.Report) error {
+// checkReportTarget refuses an -o that is one of the captures: the page
+// would replace it.
+func checkReportTarget(o *ReportOptions) error {
 	if o.Output == "-" {
+		return nil
+	}
+	w, err := os.Stat(o.Output)
+	if err != nil {
+		return nil // not there yet: cannot be a capture
+	}
+	for _, f := range o.Files {
+		if r, err := os.Stat(f); err == nil && os.SameFile(w, r) {
+			return usageErr("-o %s: refusing to overwrite the capture %s", o.Output, f)
+		}
+	}
+	return nil
+}
+
+// writeReport writes the page to standard output or to tmp, the file made
+// beside -o, renamed onto it once whole: a failed write leaves no half page.
+func writeReport(o *ReportOptions, tmp *os.File, r *report.Report) error {
+	if tmp == nil {
 		return r.WriteHTML(o.IO.Out)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Output), "."+filepath.Base(o.Output)+".rdx-*")
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing left to remove
 	if err := r.WriteHTML(tmp); err != nil {
-		tmp.Close()
 		return fmt.Errorf("-o %s: %w", o.Output, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
 		return fmt.Errorf("-o %s: %w", o.Output, err)
 	}
 	if err := tmp.Close(); err != nil {

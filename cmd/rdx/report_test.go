@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,6 +81,43 @@ func TestReportRun(t *testing.T) {
 	}
 	if b, err := os.ReadFile(cutOut); err != nil || !strings.Contains(string(b), "Reading stopped early") {
 		t.Errorf("cut capture: page %d bytes, %v", len(b), err)
+	}
+
+	// -o onto a capture (here through a link) is refused before reading.
+	capCopy := filepath.Join(dir, "c.pcap")
+	if err := os.WriteFile(capCopy, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.html")
+	if err := os.Symlink(capCopy, link); err != nil {
+		t.Fatal(err)
+	}
+	io, _, _, errb = iostreams.Test()
+	if c := run(io, []string{"report", capCopy, "-o", link}); c != exitUsage || !strings.Contains(errb.String(), "refusing to overwrite the capture") {
+		t.Errorf("-o onto the capture: exit %d, %s", c, errb)
+	}
+	if b, err := os.ReadFile(capCopy); err != nil || !bytes.Equal(b, src) {
+		t.Error("the capture was changed")
+	}
+	// A link to a file writes the file.
+	page := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(page, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(page, filepath.Join(dir, "page-link.html")); err != nil {
+		t.Fatal(err)
+	}
+	io, _, _, errb = iostreams.Test()
+	if c := run(io, []string{"report", capCopy, "-o", filepath.Join(dir, "page-link.html")}); c != exitOK {
+		t.Errorf("-o a link: exit %d, %s", c, errb)
+	}
+	if b, err := os.ReadFile(page); err != nil || !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) {
+		t.Errorf("-o a link: the linked file has %d bytes, %v", len(b), err)
+	}
+	// A directory that is not there fails before reading.
+	io, _, _, errb = iostreams.Test()
+	if c := run(io, []string{"report", capCopy, "-o", filepath.Join(dir, "no", "r.html")}); c != exitUsage || !strings.Contains(errb.String(), "-o ") {
+		t.Errorf("-o in a missing directory: exit %d, %s", c, errb)
 	}
 
 	io, _, stdout, _ := iostreams.Test()
