@@ -68,6 +68,11 @@ type Options struct {
 	Engine dissect.Options
 	// Figure draws the plots; nil leaves them out with a note.
 	Figure FigureFunc
+	// Stop, when set, ends reading early (SIGINT): the file being read is
+	// reported as far as its output pass read it (nothing when the stop
+	// came in its first pass, as with rdx read -V), and the files after it
+	// are left out (Report.NotRead).
+	Stop pipeline.Stopper
 	// MaxTreeFrames, MaxTreeBytes and MaxFindings override the package
 	// limits when > 0 (tests).
 	MaxTreeFrames, MaxTreeBytes, MaxFindings int
@@ -79,6 +84,8 @@ type Report struct {
 	Figures []Figure
 	// Total sums the files' overviews (one file: that file's).
 	Total Overview
+	// NotRead are the files a stop (Options.Stop) left unread.
+	NotRead []string
 }
 
 // Figure is one plot: its image as a data: URI, or why there is none.
@@ -159,6 +166,11 @@ func Build(files []string, opt Options) (*Report, error) {
 	}
 	r := &Report{Total: Overview{LinkTypes: map[uint16]uint64{}}}
 	for i, name := range files {
+		if opt.Stop != nil && opt.Stop.Stopped() {
+			opt.Stop.Ack() // stopped between two files: the page of those read follows
+			r.NotRead = files[i:]
+			break
+		}
 		f := &File{Name: name}
 		if len(files) > 1 {
 			f.Anchor = "f" + strconv.Itoa(i+1) + "-"
@@ -169,7 +181,7 @@ func Build(files []string, opt Options) (*Report, error) {
 		r.Files = append(r.Files, f)
 		r.Total.add(&f.Overview)
 	}
-	r.Figures = figures(files, opt.Figure)
+	r.Figures = figures(files[:len(r.Files)], opt.Figure)
 	return r, nil
 }
 
@@ -207,6 +219,7 @@ func readFile(f *File, opt Options) error {
 		Input:  pipeline.Input{File: f.Name},
 		Engine: eo,
 		Out:    &out,
+		Stop:   opt.Stop,
 		Quiet:  true,
 		// Two passes, as rdx read -V reads a file (a TreeSink asks for
 		// them too): the trees show what later frames taught (a request's

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -540,5 +541,45 @@ func TestReportBadRecord(t *testing.T) {
 	}
 	if _, err := report.Build([]string{filepath.Join(t.TempDir(), "missing.pcap")}, report.Options{}); err == nil {
 		t.Error("no error for a missing file")
+	}
+}
+
+// stopAfter is a Stopper that is stopped once asked n times.
+type stopAfter struct {
+	n, asked int
+	acked    bool
+	done     chan struct{}
+}
+
+func (s *stopAfter) Stopped() bool {
+	s.asked++
+	if s.asked == s.n {
+		close(s.done)
+	}
+	return s.asked >= s.n
+}
+func (s *stopAfter) Done() <-chan struct{} { return s.done }
+func (s *stopAfter) Ack()                  { s.acked = true }
+
+// TestReportStop: a stop (SIGINT) ends the reading; the page is of the
+// files read and names those that were not.
+func TestReportStop(t *testing.T) {
+	// Asked about once per frame of each pass: base_fields (19 frames,
+	// two passes) is read whole, the stop comes in lossy.pcap's first pass
+	// (239 frames), and the third file is not read.
+	st := &stopAfter{n: 100, done: make(chan struct{})}
+	r, doc, _ := page(t, []string{badSums, lossy, badSums}, report.Options{Stop: st})
+	if len(r.Files) != 2 || r.Files[0].Overview.Frames != 19 || !slices.Equal(r.NotRead, []string{badSums}) || !st.acked {
+		t.Fatalf("%d files read, not read %q, acked %v", len(r.Files), r.NotRead, st.acked)
+	}
+	if n := r.Files[1].Overview.Frames; n >= 239 {
+		t.Errorf("the stopped file has %d frames", n)
+	}
+	p := find(doc, tag("p", "not-read"))
+	if len(p) != 1 || !strings.Contains(text(p[0]), "1 file not read: "+badSums) {
+		t.Errorf("no note of the file not read")
+	}
+	if len(find(doc, tag("section", "file"))) != 2 {
+		t.Error("want two file sections")
 	}
 }

@@ -27,8 +27,9 @@ func newCmdReport(io *iostreams.IO, runF func(*ReportOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "report FILE... -o REPORT.html",
 		Short: "Write one self-contained HTML page: overview, checks, statistics, flows, plots and findings with their frames' trees",
-		Long: `report reads each capture once (two passes, as rdx read -V does) and writes
-one HTML page that loads nothing from the network: for every file its
+		Long: `report reads each capture (in two passes, as rdx read -V does, and with the
+checksums verified, as rdx check does) and writes one HTML page that loads
+nothing from the network: for every file its
 overview (frames, bytes, duration, first and last frame, link types, the
 -z io,phs protocol hierarchy), the table rdx check prints, the tables rdx
 stats and rdx flows print, and every finding (severity, frame, protocol,
@@ -39,7 +40,8 @@ file and says when it left some out. Here -o is the output file;
 protocol preferences are --option NAME=VALUE. Exit status: 0 when the
 page was written (findings do not change it: rdx check is for that),
 2 on usage or input errors (a file with a bad record still gets its page,
-of the frames before it).`,
+of the frames before it). SIGINT stops the reading: the page is of
+what was read.`,
 		Example: `  rdx report pcaps/kernel/lossy_rds_tcp.pcap -o lossy.html
   rdx report a.pcap b.pcapng -o both.html
   rdx report -d tcp.port==4210,mpa FILE -o - > report.html`,
@@ -99,7 +101,12 @@ func reportRun(o *ReportOptions) error {
 		defer tmp.Close()
 	}
 	setMemoryLimit(eo.MaxMem, 1)
-	r, err := report.Build(o.Files, report.Options{Engine: eo, Figure: reportFigures()})
+	intr := notifyInterrupt(o.IO.ErrOut)
+	defer intr.Release()
+	if tmp != nil {
+		intr.OnGiveUp(func() { os.Remove(tmp.Name()) }) // no half page left behind
+	}
+	r, err := report.Build(o.Files, report.Options{Engine: eo, Figure: reportFigures(), Stop: intr})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
