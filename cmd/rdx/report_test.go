@@ -59,8 +59,8 @@ func TestReportRun(t *testing.T) {
 
 	missing := filepath.Join(dir, "none.html")
 	io, _, _, errb = iostreams.Test()
-	if c := run(io, []string{"report", filepath.Join(dir, "missing.pcap"), "-o", missing}); c != exitUsage {
-		t.Errorf("missing capture: exit %d, want %d", c, exitUsage)
+	if c := run(io, []string{"report", filepath.Join(dir, "missing.pcap"), "-o", missing}); c != exitUsage || !strings.Contains(errb.String(), "missing.pcap") {
+		t.Errorf("missing capture: exit %d, want %d; %s", c, exitUsage, errb)
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("a page was written for a missing capture")
@@ -76,8 +76,8 @@ func TestReportRun(t *testing.T) {
 	}
 	cutOut := filepath.Join(dir, "cut.html")
 	io, _, _, errb = iostreams.Test()
-	if c := run(io, []string{"report", cut, "-o", cutOut}); c != exitUsage {
-		t.Errorf("cut capture: exit %d, want %d", c, exitUsage)
+	if c := run(io, []string{"report", cut, "-o", cutOut}); c != exitUsage || !strings.Contains(errb.String(), "cut.pcap") {
+		t.Errorf("cut capture: exit %d, want %d; %s", c, exitUsage, errb)
 	}
 	if b, err := os.ReadFile(cutOut); err != nil || !strings.Contains(string(b), "Reading stopped early") {
 		t.Errorf("cut capture: page %d bytes, %v", len(b), err)
