@@ -121,3 +121,24 @@ func TestZIOStatPlot(t *testing.T) {
 		}
 	}
 }
+
+// rdx report draws its figures with the plot package: the kinds with data
+// are SVG images, the others say why not.
+func TestReportFigures(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "r.html")
+	io, _, _, errOut := iostreams.Test()
+	if code := run(io, []string{"report", "../../pcaps/rx/pts-ops.pcap", "-o", page}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// io, srt, rtt (Rx ACKs) and checks (UDP checksums); not qp
+	if n := bytes.Count(b, []byte("data:image/svg")); n != 4 {
+		t.Errorf("%d SVG figures in the page, want 4", n)
+	}
+	if !bytes.Contains(b, []byte("nothing to plot: no InfiniBand packets")) {
+		t.Errorf("the qp figure's note is missing")
+	}
+}

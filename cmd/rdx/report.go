@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/plot"
 	"github.com/rdx-project/rdx/render"
 	"github.com/rdx-project/rdx/report"
 )
@@ -75,9 +78,14 @@ what was read.`,
 	return cmd
 }
 
-// reportFigures draws the report's plots; nil leaves them out of the page
-// with a note. The plot package's renderer goes here.
-func reportFigures() report.FigureFunc { return nil }
+// reportFigures draws the report's plots with the plot package, as rdx
+// plot KIND FILE... -o OUT.svg does with the same engine setup; a kind
+// with nothing to draw is a note on the page (plot.ErrNoData's message).
+func reportFigures(eo dissect.Options) report.FigureFunc {
+	return func(w io.Writer, kind string, files []string) error {
+		return plot.Render(w, kind, files, plot.Options{Format: "svg", Engine: eo})
+	}
+}
 
 func reportRun(o *ReportOptions) error {
 	eo, err := engineOptions(&o.EngineFlags, "")
@@ -106,7 +114,7 @@ func reportRun(o *ReportOptions) error {
 	if tmp != nil {
 		intr.OnGiveUp(func() { os.Remove(tmp.Name()) }) // no half page left behind
 	}
-	r, err := report.Build(o.Files, report.Options{Engine: eo, Figure: reportFigures(), Stop: intr})
+	r, err := report.Build(o.Files, report.Options{Engine: eo, Figure: reportFigures(eo), Stop: intr})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
