@@ -76,7 +76,7 @@ var (
 	fIPTTL      = Register(&Field{Abbrev: "ip.ttl", Name: "Time to Live", Type: TUint8})
 	fIPProto    = Register(&Field{Abbrev: "ip.proto", Name: "Protocol", Type: TUint8, Names: ipProtoNames})
 	fIPChecksum = Register(&Field{Abbrev: "ip.checksum", Name: "Header Checksum", Type: TUint16, Base: BaseHex})
-	fIPCkStatus = Register(&Field{Abbrev: "ip.checksum.status", Name: "Header checksum status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fIPCkStatus = Register(&Field{Abbrev: "ip.checksum.status", Name: "Header checksum status", Type: TUint8, Names: StatusNames, Desc: unverifiedDesc})
 	fIPSrc      = Register(&Field{Abbrev: "ip.src", Name: "Source Address", Type: TIPv4})
 	fIPDst      = Register(&Field{Abbrev: "ip.dst", Name: "Destination Address", Type: TIPv4})
 	// Hidden in the tree as in Wireshark: either address, and the "host"
@@ -103,7 +103,7 @@ var (
 	fUDPDstPort  = Register(&Field{Abbrev: "udp.dstport", Name: "Destination Port", Type: TUint16})
 	fUDPLength   = Register(&Field{Abbrev: "udp.length", Name: "Length", Type: TUint16})
 	fUDPChecksum = Register(&Field{Abbrev: "udp.checksum", Name: "Checksum", Type: TUint16, Base: BaseHex})
-	fUDPCkStatus = Register(&Field{Abbrev: "udp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fUDPCkStatus = Register(&Field{Abbrev: "udp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: StatusNames, Desc: unverifiedDesc})
 	fUDPPort     = Register(&Field{Abbrev: "udp.port", Name: "Source or Destination Port", Type: TUint16, Hidden: true})
 	fUDPStream   = Register(&Field{Abbrev: "udp.stream", Name: "Stream index", Type: TUint32, Global: true, Desc: "the conversation (address and port pair) in order of first frame, from 0"})
 	fTCPSrcPort  = Register(&Field{Abbrev: "tcp.srcport", Name: "Source Port", Type: TUint16})
@@ -122,7 +122,7 @@ var (
 	fTCPNxtSeq   = Register(&Field{Abbrev: "tcp.nxtseq", Name: "Next Sequence Number", Type: TUint32, Desc: "relative sequence number after this segment (SYN and FIN count one)"})
 	fTCPWinSize  = Register(&Field{Abbrev: "tcp.window_size", Name: "Calculated window size", Type: TUint32, Desc: "the window scaled by the shift its sender announced in the handshake (RFC 7323 2.3); unscaled in SYNs and when the handshake was not seen"})
 	fTCPWinScale = Register(&Field{Abbrev: "tcp.window_size_scalefactor", Name: "Window size scaling factor", Type: TInt32, Desc: "the multiplier: -1 when unknown (no handshake seen), -2 when a side did not offer scaling"})
-	fTCPCkStatus = Register(&Field{Abbrev: "tcp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: checksumStatusNames, Desc: unverifiedDesc})
+	fTCPCkStatus = Register(&Field{Abbrev: "tcp.checksum.status", Name: "Checksum Status", Type: TUint8, Names: StatusNames, Desc: unverifiedDesc})
 	fTCPUrgent   = Register(&Field{Abbrev: "tcp.urgent_pointer", Name: "Urgent Pointer", Type: TUint16})
 	fTCPFlagStr  = Register(&Field{Abbrev: "tcp.flags.str", Name: "TCP Flags", Type: TString})
 	fTCPOptions  = Register(&Field{Abbrev: "tcp.options", Name: "Options", Type: TBytes})
@@ -198,8 +198,6 @@ const (
 	unverifiedDesc = "2 (unverified): rdx does not verify it in the tree, as tshark by default"
 	tcpFlagLetters = "RRRACEUAPRSF"
 )
-
-var checksumStatusNames = map[uint64]string{0: "Bad", 1: "Good", 2: "Unverified", 3: "Not present", 4: "Illegal"}
 
 var ecnNames = map[uint64]string{0: "Not ECN-Capable Transport", 1: "ECN-Capable Transport codepoint '01'",
 	2: "ECN-Capable Transport codepoint '10'", 3: "Congestion Experienced"}
@@ -347,7 +345,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 				t.Int(fTCPWinScale, -1, 0, sf)
 			}
 			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
-			t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, checksumUnverified))
+			t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, StatusUnverified))
 			t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
 			if len(h) > 20 {
 				e.tcpOptionsTree(t, off+20, h[20:])
@@ -478,16 +476,6 @@ func tcpFlagsLabel(v uint64) string {
 	return string(b)
 }
 
-// checksumUnverified is tshark's checksum status when it does not validate
-// (its default): ip/udp/tcp.checksum.status 2.
-const (
-	checksumBad        = 0
-	checksumGood       = 1
-	checksumUnverified = 2
-	checksumNotPresent = 3
-	checksumIllegal    = 4
-)
-
 // ckStatus is a checksum's status field: what verifyChecksums found
 // (v = status+1), else unverified (or, for UDP over IPv4, not present).
 func ckStatus(v uint8, unverified uint64) uint64 {
@@ -575,7 +563,7 @@ func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
 	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
 	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
-	t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, checksumUnverified))
+	t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
 	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
 	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
 }
@@ -605,9 +593,9 @@ func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 b
 	t.Uint(fUDPPort, off+2, 2, uint64(dp))
 	t.Uint(fUDPLength, off+4, 2, uint64(be16(h[4:])))
 	t.Uint(fUDPChecksum, off+6, 2, uint64(ck))
-	status := uint64(checksumUnverified)
+	status := uint64(StatusUnverified)
 	if ck == 0 && ipv4 {
-		status = checksumNotPresent
+		status = StatusNotPresent
 	}
 	t.Uint(fUDPCkStatus, -1, 0, ckStatus(e.ckL4, status))
 	if t != nil {

@@ -35,7 +35,7 @@ func (e *Engine) verifyChecksums(f *Frame, data []byte) {
 		wire := binary.BigEndian.Uint16(h[10:])
 		if inet.Fold(inet.Sum(0, h)) == 0xffff {
 			f.Checked(checkIP4Cksum, -1, true)
-			e.ckIP = 1 + checksumGood
+			e.ckIP = 1 + StatusGood
 		} else if wire == 0 {
 			// Windows and some NICs leave the sent header's checksum to the
 			// hardware: the capture sees 0 (Wireshark's "checksum offload";
@@ -43,7 +43,7 @@ func (e *Engine) verifyChecksums(f *Frame, data []byte) {
 			f.Unchecked(checkIP4Cksum, -1, SkipOffload)
 		} else {
 			f.Checked(checkIP4Cksum, -1, false)
-			e.ckIP = 1 + checksumBad
+			e.ckIP = 1 + StatusBad
 			f.AddFinding(-1, Error, GroupChecksum, fIPChecksum, "ip", "bad IPv4 header checksum 0x"+hex4(wire)+
 				" (should be 0x"+hex4(^inet.Fold(inet.Sum(0, h)-uint32(wire)))+")")
 		}
@@ -84,14 +84,14 @@ func (e *Engine) verifyChecksums(f *Frame, data []byte) {
 	wire := binary.BigEndian.Uint16(seg[csumOff:])
 	if proto == "udp" && wire == 0 && v4 {
 		f.Unchecked(ck, -1, SkipAbsent) // RFC 768: the sender computed none
-		e.ckL4 = 1 + checksumNotPresent
+		e.ckL4 = 1 + StatusNotPresent
 		return
 	}
 	pseudo := pseudoSum(n.Src, n.Dst, n.IPProto, l4)
 	sum := inet.Sum(pseudo, seg)
 	if c := inet.Fold(sum); (c == 0xffff || c == 0 && wire == 0xffff) && (wire != 0 || proto != "udp") {
 		f.Checked(ck, -1, true)
-		e.ckL4 = 1 + checksumGood
+		e.ckL4 = 1 + StatusGood
 		return
 	}
 	if wire == inet.Fold(pseudo) {
@@ -104,11 +104,11 @@ func (e *Engine) verifyChecksums(f *Frame, data []byte) {
 		return
 	}
 	f.Checked(ck, -1, false)
-	e.ckL4 = 1 + checksumBad
+	e.ckL4 = 1 + StatusBad
 	msg := "bad " + proto + " checksum 0x" + hex4(wire) + " (should be 0x" + hex4(^inet.Fold(sum-uint32(wire))) + ")"
 	if proto == "udp" && wire == 0 {
 		msg = "illegal UDP checksum 0x0000 over IPv6 (RFC 8200 8.1)"
-		e.ckL4 = 1 + checksumIllegal
+		e.ckL4 = 1 + StatusIllegal
 	}
 	f.AddFinding(-1, Error, GroupChecksum, field, proto, msg)
 }

@@ -179,7 +179,7 @@ func TestFlipOneByte(t *testing.T) {
 		bad := 0
 		for _, fr := range frs {
 			st := fr.fields["infiniband.icrc.status"]
-			if st == nil || st[0] != "2" {
+			if st == nil || st[0] != "0" { // 0: Bad
 				continue
 			}
 			bad++

@@ -2,15 +2,6 @@ package ib
 
 import "github.com/rdx-project/rdx/dissect"
 
-// Status values of infiniband.icrc.status and infiniband.vcrc.status.
-const (
-	CRCUnverified = 0
-	CRCGood       = 1
-	CRCBad        = 2
-)
-
-var crcStatusNames = map[uint64]string{CRCUnverified: "unverified", CRCGood: "good", CRCBad: "bad"}
-
 // Encapsulations (infiniband.encap).
 const (
 	EncRoCEv2 = 1
@@ -118,10 +109,10 @@ var (
 	// CRCs.
 	fICRC        = dissect.Register(&dissect.Field{Abbrev: "infiniband.invariant.crc", Name: "Invariant CRC", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "the 4 ICRC octets read big-endian, as tshark shows them (the CRC itself is sent least significant octet first)"})
 	fICRCCalc    = dissect.Register(&dissect.Field{Abbrev: "infiniband.icrc.computed", Name: "Computed ICRC", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "in the same octet order as infiniband.invariant.crc"})
-	fICRCStatus  = dissect.Register(&dissect.Field{Abbrev: "infiniband.icrc.status", Name: "ICRC status", Type: dissect.TUint8, Names: crcStatusNames})
+	fICRCStatus  = dissect.Register(&dissect.Field{Abbrev: "infiniband.icrc.status", Name: "ICRC status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	fVCRC        = dissect.Register(&dissect.Field{Abbrev: "infiniband.variant.crc", Name: "Variant CRC", Type: dissect.TUint16, Base: dissect.BaseHex})
 	fVCRCCalc    = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.computed", Name: "Computed VCRC", Type: dissect.TUint16, Base: dissect.BaseHex})
-	fVCRCStatus  = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.status", Name: "VCRC status", Type: dissect.TUint8, Names: crcStatusNames})
+	fVCRCStatus  = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.status", Name: "VCRC status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	fVCRCSwapped = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.swapped", Name: "VCRC octets in swapped order", Type: dissect.TBool, Desc: "the VCRC matched only with its octets swapped"})
 
 	// ERF.

@@ -92,10 +92,10 @@ func (p *Packet) header(e Ext) []byte {
 // Payload returns the packet's payload (pad and ICRC excluded).
 func (p *Packet) Payload() []byte { return p.data[p.payOff : p.payOff+p.payLen] }
 
-// ICRCStatus is CRCUnverified, CRCGood or CRCBad.
+// ICRCStatus is dissect.StatusUnverified, StatusGood or StatusBad.
 func (p *Packet) ICRCStatus() uint8 { return p.icrcStatus }
 
-// VCRCStatus is CRCUnverified, CRCGood or CRCBad (native IB only).
+// VCRCStatus is dissect.StatusUnverified, StatusGood or StatusBad (native IB only).
 func (p *Packet) VCRCStatus() uint8 { return p.vcrcStatus }
 
 type qpKey struct {
@@ -213,7 +213,8 @@ func (d *State) Rewind() {
 
 func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
 	p, _ := d.pool.Get(f)
-	*p = Packet{d: d, off: off, lrh: -1, grh: -1, bth: -1, icrcOff: -1, vcrcOff: -1}
+	*p = Packet{d: d, off: off, lrh: -1, grh: -1, bth: -1, icrcOff: -1, vcrcOff: -1,
+		icrcStatus: dissect.StatusUnverified, vcrcStatus: dissect.StatusUnverified}
 	return p
 }
 
@@ -379,11 +380,11 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 		f.Checked(checkVCRC, p.idx, p.vcrcCalc == p.vcrcWire || c == p.vcrcWire)
 		switch {
 		case p.vcrcCalc == p.vcrcWire:
-			p.vcrcStatus = CRCGood
+			p.vcrcStatus = dissect.StatusGood
 		case c == p.vcrcWire:
-			p.vcrcStatus, p.vcrcSwapped, p.vcrcCalc = CRCGood, true, c
+			p.vcrcStatus, p.vcrcSwapped, p.vcrcCalc = dissect.StatusGood, true, c
 		default:
-			p.vcrcStatus = CRCBad
+			p.vcrcStatus = dissect.StatusBad
 			f.AddFinding(p.idx, dissect.Error, dissect.GroupChecksum, fVCRC, "infiniband",
 				"bad VCRC: computed 0x"+hex16(p.vcrcCalc)+", on the wire 0x"+hex16(p.vcrcWire))
 		}
@@ -445,10 +446,10 @@ func (d *State) checkICRC(f *dissect.Frame, p *Packet, ip []byte, crc uint32, ok
 	good := binary.LittleEndian.Uint32(w) == crc
 	f.Checked(checkICRC, p.idx, good)
 	if good {
-		p.icrcStatus = CRCGood
+		p.icrcStatus = dissect.StatusGood
 		return
 	}
-	p.icrcStatus = CRCBad
+	p.icrcStatus = dissect.StatusBad
 	d.badICRC(f, p, ip)
 }
 

@@ -36,7 +36,7 @@ func TestICRCRewrittenAddresses(t *testing.T) {
 	frs := run(t, pcapDir+"roce_rc_pingpong.pcap", rewriteRoCE(30))
 	var errs, notes, bad int
 	for _, fr := range frs {
-		if fr.fields["infiniband.icrc.status"] == nil || fr.fields["infiniband.icrc.status"][0] != "2" {
+		if fr.fields["infiniband.icrc.status"] == nil || fr.fields["infiniband.icrc.status"][0] != "0" { // 0: Bad
 			continue
 		}
 		bad++

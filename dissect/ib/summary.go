@@ -161,15 +161,15 @@ func (p *Packet) Summary(dst []byte) []byte {
 		dst = append(dst, ']')
 	}
 	switch p.icrcStatus {
-	case CRCGood:
+	case dissect.StatusGood:
 		dst = append(dst, " [ICRC ok]"...)
-	case CRCBad:
+	case dissect.StatusBad:
 		dst = append(dst, " [ICRC BAD]"...)
 	}
 	switch p.vcrcStatus {
-	case CRCGood:
+	case dissect.StatusGood:
 		dst = append(dst, " [VCRC ok]"...)
-	case CRCBad:
+	case dissect.StatusBad:
 		dst = append(dst, " [VCRC BAD]"...)
 	}
 	return dst

@@ -98,7 +98,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if p.icrcOff >= 0 {
 		t.Uint(fICRC, p.icrcOff, ICRCLen, uint64(p.icrcWire))
 		t.Open()
-		if p.icrcStatus != CRCUnverified {
+		if p.icrcStatus != dissect.StatusUnverified {
 			t.Uint(fICRCCalc, -1-p.off, 0, uint64(p.icrcCalc))
 		}
 		t.Uint(fICRCStatus, -1-p.off, 0, uint64(p.icrcStatus))

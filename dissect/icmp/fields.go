@@ -2,16 +2,6 @@ package icmp
 
 import "github.com/rdx-project/rdx/dissect"
 
-// Checksum status values of icmp.checksum.status and icmpv6.checksum.status,
-// as Wireshark numbers them.
-const (
-	CksumBad        = 0
-	CksumGood       = 1
-	CksumUnverified = 2
-)
-
-var cksumStatusNames = map[uint64]string{CksumBad: "Bad", CksumGood: "Good", CksumUnverified: "Unverified"}
-
 // Field names, types and bases are Wireshark's (tshark -G fields).
 var (
 	PICMP   = dissect.RegisterProto("icmp", "Internet Control Message Protocol", "")
@@ -20,7 +10,7 @@ var (
 	fType     = dissect.Register(&dissect.Field{Abbrev: "icmp.type", Name: "Type", Type: dissect.TUint8, Names: typeNames})
 	fCode     = dissect.Register(&dissect.Field{Abbrev: "icmp.code", Name: "Code", Type: dissect.TUint8})
 	fCksum    = dissect.Register(&dissect.Field{Abbrev: "icmp.checksum", Name: "Checksum", Type: dissect.TUint16, Base: dissect.BaseHex})
-	fCkStat   = dissect.Register(&dissect.Field{Abbrev: "icmp.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: cksumStatusNames})
+	fCkStat   = dissect.Register(&dissect.Field{Abbrev: "icmp.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	fUnused   = dissect.Register(&dissect.Field{Abbrev: "icmp.unused", Name: "Unused", Type: dissect.TBytes})
 	fIdent    = dissect.Register(&dissect.Field{Abbrev: "icmp.ident", Name: "Identifier (BE)", Type: dissect.TUint16, Base: dissect.BaseDecHex})
 	fIdentLE  = dissect.Register(&dissect.Field{Abbrev: "icmp.ident_le", Name: "Identifier (LE)", Type: dissect.TUint16, Base: dissect.BaseDecHex})
@@ -36,7 +26,7 @@ var (
 	f6Type     = dissect.Register(&dissect.Field{Abbrev: "icmpv6.type", Name: "Type", Type: dissect.TUint8, Names: type6Names})
 	f6Code     = dissect.Register(&dissect.Field{Abbrev: "icmpv6.code", Name: "Code", Type: dissect.TUint8})
 	f6Cksum    = dissect.Register(&dissect.Field{Abbrev: "icmpv6.checksum", Name: "Checksum", Type: dissect.TUint16, Base: dissect.BaseHex})
-	f6CkStat   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: cksumStatusNames})
+	f6CkStat   = dissect.Register(&dissect.Field{Abbrev: "icmpv6.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	f6Reserved = dissect.Register(&dissect.Field{Abbrev: "icmpv6.reserved", Name: "Reserved", Type: dissect.TBytes})
 	f6Data     = dissect.Register(&dissect.Field{Abbrev: "icmpv6.data", Name: "Data", Type: dissect.TBytes})
 	f6MTU      = dissect.Register(&dissect.Field{Abbrev: "icmpv6.mtu", Name: "MTU", Type: dissect.TUint32})

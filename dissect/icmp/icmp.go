@@ -83,7 +83,7 @@ func (m *Message) Code() uint8 {
 	return m.b[1]
 }
 
-// ChecksumStatus is CksumGood, CksumBad or CksumUnverified.
+// ChecksumStatus is dissect.StatusGood, dissect.StatusBad or dissect.StatusUnverified.
 func (m *Message) ChecksumStatus() uint8 { return m.ckStatus }
 
 // State is one engine's ICMP or ICMPv6 dissector.
@@ -126,7 +126,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	if fresh {
 		d.echoes.Release()
 	}
-	*m = Message{v6: d.v6, b: data, off: off, ckStatus: CksumUnverified, frameNS: f.TimeNS}
+	*m = Message{v6: d.v6, b: data, off: off, ckStatus: dissect.StatusUnverified, frameNS: f.TimeNS}
 	if n := &f.Net; n.HasIP && n.L3Off >= 0 && n.L3Off+9 < len(f.Data) && off >= 0 {
 		if d.v6 {
 			m.ttl = f.Data[n.L3Off+7]
@@ -184,10 +184,10 @@ func (d *State) checksum(f *dissect.Frame, m *Message) {
 	ok := c == 0xffff || c == 0 && wire == 0xffff
 	f.Checked(ck, m.idx, ok)
 	if ok {
-		m.ckStatus = CksumGood
+		m.ckStatus = dissect.StatusGood
 		return
 	}
-	m.ckStatus = CksumBad
+	m.ckStatus = dissect.StatusBad
 	// the value the field should hold: the sum without the wire checksum
 	m.ckCalc = ^inet.Fold(sum - uint32(wire))
 	f.AddFinding(m.idx, dissect.Error, dissect.GroupChecksum, field, proto,

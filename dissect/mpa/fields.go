@@ -2,14 +2,13 @@ package mpa
 
 import "github.com/rdx-project/rdx/dissect"
 
-// Status values of iwarp_mpa.crc.status and iwarp_mpa.marker.status.
+// Status values of iwarp_mpa.crc.status and iwarp_mpa.marker.status: the
+// shared Wireshark numbering, named here for callers outside dissect.
 const (
-	StatusUnverified = 0
-	StatusGood       = 1
-	StatusBad        = 2
+	StatusBad        = dissect.StatusBad
+	StatusGood       = dissect.StatusGood
+	StatusUnverified = dissect.StatusUnverified
 )
-
-var statusNames = map[uint64]string{0: "Unverified", 1: "Good", 2: "Bad"}
 
 var (
 	PMPA = dissect.RegisterProto("iwarp_mpa", "iWARP Marker Protocol data unit Aligned framing", "")
@@ -42,11 +41,11 @@ var (
 	fCRC        = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.crc", Name: "CRC", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "CRC field when CRCs are off (its octets read big-endian, as tshark shows them)"})
 	fCRCCheck   = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.crc_check", Name: "CRC check", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "CRC field when CRCs are on (octets read big-endian as tshark does; the CRC-32C value is sent little-endian)"})
 	fCRCCalc    = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.crc.computed", Name: "Computed CRC", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "CRC-32C over the octets RFC 5044 §6.5 names (rdx)"})
-	fCRCStatus  = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.crc.status", Name: "CRC status", Type: dissect.TUint8, Names: statusNames, Desc: "0 unverified (CRCs off), 1 good, 2 bad (rdx)"})
+	fCRCStatus  = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.crc.status", Name: "CRC status", Type: dissect.TUint8, Names: dissect.StatusNames, Desc: "0 bad, 1 good, 2 unverified (CRCs off) (rdx)"})
 	fMarkerRes  = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.marker_res", Name: "Reserved", Type: dissect.TUint16, Base: dissect.BaseHex})
 	fMarkerPtr  = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.marker_fpduptr", Name: "FPDU back pointer", Type: dissect.TUint16})
-	fMarkerStat = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.marker.status", Name: "Marker status", Type: dissect.TUint8, Names: statusNames,
-		Desc: "1 when every marker of the FPDU points back at its start, 2 when one does not (rdx)"})
+	fMarkerStat = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.marker.status", Name: "Marker status", Type: dissect.TUint8, Names: dissect.StatusNames,
+		Desc: "1 when every marker of the FPDU points back at its start, 0 when one does not (rdx)"})
 	fMarkerLegacy = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.marker.legacy", Name: "Legacy marker rule", Type: dissect.TBool,
 		Desc: "markers every 512 octets not counting CRC fields, FPDUPTR little-endian (a 2008 sender; not RFC 5044) (rdx)"})
 	fReassembled = dissect.Register(&dissect.Field{Abbrev: "iwarp_mpa.reassembled_in", Name: "FPDU bytes from frame", Type: dissect.TFrameNum, Desc: "frames an FPDU spanning segments came from (rdx)"})

@@ -45,7 +45,7 @@ func TestLegacyMarkers(t *testing.T) {
 			st := len(s)
 			rel := uint32(st-base) - uint32(i)*CRCLen
 			s = EncodeFPDULegacy(s, u, rel, false)
-			w := seen{seq: isn + uint32(st), ulen: n}
+			w := seen{seq: isn + uint32(st), ulen: n, crc: StatusUnverified, markers: StatusUnverified}
 			if _, m := LayoutLegacy(rel, LogicalLen(n), nil); len(m) > 0 {
 				w.markers = StatusGood
 			}

@@ -201,7 +201,7 @@ func (d *State) SetUpper(u Upper) { d.upper, d.upperSet = u, true }
 
 func (d *State) newPDU(f *dissect.Frame) *FPDU {
 	p, _ := d.pool.Get(f)
-	*p = FPDU{d: d}
+	*p = FPDU{d: d, crcStatus: StatusUnverified, markerStatus: StatusUnverified}
 	return p
 }
 

@@ -102,7 +102,7 @@ func synth(startup bool, markers, crc bool, sizes []int, isn uint32) ([]byte, []
 		}
 		st := len(s)
 		s = EncodeFPDU(s, u, uint32(st-base), markers, crc)
-		w := seen{seq: isn + uint32(st), ulen: n}
+		w := seen{seq: isn + uint32(st), ulen: n, crc: StatusUnverified, markers: StatusUnverified}
 		if crc {
 			w.crc = StatusGood
 		}

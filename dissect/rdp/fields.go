@@ -2,15 +2,6 @@ package rdp
 
 import "github.com/rdx-project/rdx/dissect"
 
-// Checksum status values of rdp.checksum.status.
-const (
-	CksumUnverified = 0
-	CksumGood       = 1
-	CksumBad        = 2
-)
-
-var cksumStatusNames = map[uint64]string{CksumUnverified: "unverified", CksumGood: "good", CksumBad: "bad"}
-
 var versionNames = map[uint64]string{1: "RFC 908", 2: "RFC 1151"}
 
 var (
@@ -31,7 +22,7 @@ var (
 	fSeq     = dissect.Register(&dissect.Field{Abbrev: "rdp.seq", Name: "Sequence Number", Type: dissect.TUint32, Desc: "counts segments, not octets"})
 	fAck     = dissect.Register(&dissect.Field{Abbrev: "rdp.ack", Name: "Acknowledgement Number", Type: dissect.TUint32, Desc: "last segment received in sequence (not next expected)"})
 	fCksum   = dissect.Register(&dissect.Field{Abbrev: "rdp.checksum", Name: "Checksum", Type: dissect.TUint32, Base: dissect.BaseHex, Desc: "32-bit rotate-and-add in version 1, 16-bit TCP-style in version 2"})
-	fCkStat  = dissect.Register(&dissect.Field{Abbrev: "rdp.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: cksumStatusNames})
+	fCkStat  = dissect.Register(&dissect.Field{Abbrev: "rdp.checksum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	fEackSeq = dissect.Register(&dissect.Field{Abbrev: "rdp.eack.seq", Name: "EACKed Sequence Number", Type: dissect.TUint32, Desc: "segment received out of sequence (one per list entry)"})
 	fMaxOut  = dissect.Register(&dissect.Field{Abbrev: "rdp.syn.max_outstanding", Name: "Max. Outstanding Segments", Type: dissect.TUint16, Desc: "unacknowledged segments the peer may send to the SYN's sender"})
 	fMaxSeg  = dissect.Register(&dissect.Field{Abbrev: "rdp.syn.max_segment", Name: "Max. Segment Size", Type: dissect.TUint16, Desc: "largest segment the SYN's sender accepts (v1: IP header included)"})

@@ -29,7 +29,7 @@ type Segment struct {
 	idx  int
 
 	ok         bool   // fixed header present and version known
-	ckStatus   uint8  // CksumUnverified/Good/Bad
+	ckStatus   uint8  // dissect.StatusUnverified/Good/Bad (Wireshark numbering)
 	ckComputed uint32 // for bad checksums
 
 	// tracking results, for Summary
@@ -46,7 +46,7 @@ func (s *Segment) Header() Header { return s.hdr }
 // Data returns the segment's data octets.
 func (s *Segment) Data() []byte { return s.data }
 
-// ChecksumStatus is CksumUnverified, CksumGood or CksumBad.
+// ChecksumStatus is dissect.StatusUnverified, StatusGood or StatusBad.
 func (s *Segment) ChecksumStatus() uint8 { return s.ckStatus }
 
 // State is the per-engine RDP state: the PDU pool and the connection table.
@@ -76,7 +76,7 @@ func (d *State) newSegment(f *dissect.Frame) *Segment {
 	if fresh {
 		d.conns.Release() // connections dropped in earlier frames
 	}
-	*s = Segment{d: d}
+	*s = Segment{d: d, ckStatus: dissect.StatusUnverified}
 	return s
 }
 
@@ -157,7 +157,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	s.checkFlags(f, h, bad)
 	if !bad && !trunc {
 		s.verify(f, h)
-		f.Checked(checkCksum, s.idx, s.ckStatus != CksumBad)
+		f.Checked(checkCksum, s.idx, s.ckStatus != dissect.StatusBad)
 	}
 	d.track(f, s, bad)
 }
@@ -223,17 +223,17 @@ func (s *Segment) verify(f *dissect.Frame, h Header) {
 		c = uint32(checksumV2(f.Net.Src, f.Net.Dst, s.hdr, s.data))
 		if c != wire {
 			if bare := uint32(checksumV2(noAddr, noAddr, s.hdr, s.data)); bare == wire {
-				s.ckStatus = CksumGood
+				s.ckStatus = dissect.StatusGood
 				s.find(f, dissect.Note, dissect.GroupChecksum, fCksum, "checksum matches only without the IP pseudo-header")
 				return
 			}
 		}
 	}
 	if c == wire {
-		s.ckStatus = CksumGood
+		s.ckStatus = dissect.StatusGood
 		return
 	}
-	s.ckStatus, s.ckComputed = CksumBad, c
+	s.ckStatus, s.ckComputed = dissect.StatusBad, c
 	w := 8
 	if h.Version() != 1 {
 		w = 4
@@ -325,7 +325,7 @@ func (s *Segment) Summary(dst []byte) []byte {
 		dst = append(dst, " len "...)
 		dst = strconv.AppendUint(dst, uint64(dl), 10)
 	}
-	if s.ckStatus == CksumBad {
+	if s.ckStatus == dissect.StatusBad {
 		dst = append(dst, " [bad checksum]"...)
 	}
 	if s.retrans {

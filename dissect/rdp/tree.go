@@ -68,7 +68,7 @@ func (s *Segment) cksumLabel() string {
 		w = 4
 	}
 	b := hex(s.hdr.Checksum(), w)
-	if s.ckStatus == CksumBad {
+	if s.ckStatus == dissect.StatusBad {
 		b = append(b, " [incorrect, should be "...)
 		b = append(b, hex(s.ckComputed, w)...)
 		b = append(b, ']')

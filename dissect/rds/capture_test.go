@@ -123,7 +123,7 @@ func TestRealCaptureMessageList(t *testing.T) {
 	t.Logf("%d messages match the list; checks: %v", len(got), checks)
 	// A zero h_csum means "not computed": Linux 6.1 rds_tcp never fills it
 	// (only RDS/IB does) and receivers accept 0, so no header of the capture
-	// is checksum-verified: rds.csum.status is 0 (unverified) everywhere and
+	// is checksum-verified: rds.csum.status is 2 (Unverified) everywhere and
 	// the rds.csum check never runs.
 	if c := checks["rds.csum"]; c[0]+c[1] != 0 {
 		t.Errorf("rds.csum checked %v times on a capture without checksums", c)

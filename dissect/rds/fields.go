@@ -6,15 +6,6 @@ var extNames = map[uint64]string{ExtNone: "NONE", ExtVersion: "VERSION", ExtRDMA
 	ExtRDMABytes: "RDMA_BYTES", ExtNPaths: "NPATHS", ExtGenNum: "GEN_NUM", ExtCapBits: "CAP_BITS",
 	ExtSportIdx: "SPORT_IDX", ExtCsum: "CSUM"}
 
-// Checksum status values of rds.csum.status.
-const (
-	CsumUnverified = 0 // h_csum 0: not computed (every Linux RDS/TCP header)
-	CsumGood       = 1
-	CsumBad        = 2
-)
-
-var csumStatusNames = map[uint64]string{CsumUnverified: "Unverified", CsumGood: "Good", CsumBad: "Bad"}
-
 // Message kinds (rds.msg_type, derived from ports, flags and length).
 const (
 	KindData = iota
@@ -49,7 +40,7 @@ var (
 	fCredit    = dissect.Register(&dissect.Field{Abbrev: "rds.credit", Name: "Credit", Type: dissect.TUint8})
 	fPad       = dissect.Register(&dissect.Field{Abbrev: "rds.pad", Name: "Padding", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fCsum      = dissect.Register(&dissect.Field{Abbrev: "rds.csum", Name: "Header checksum", Type: dissect.TUint16, Base: dissect.BaseHex, Desc: "Internet checksum of the 48 header octets; 0 = not computed"})
-	fCsumStat  = dissect.Register(&dissect.Field{Abbrev: "rds.csum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: csumStatusNames})
+	fCsumStat  = dissect.Register(&dissect.Field{Abbrev: "rds.csum.status", Name: "Checksum Status", Type: dissect.TUint8, Names: dissect.StatusNames})
 
 	fExtType    = dissect.Register(&dissect.Field{Abbrev: "rds.exthdr.type", Name: "Extension header type", Type: dissect.TUint8, Names: extNames})
 	fExtVersion = dissect.Register(&dissect.Field{Abbrev: "rds.exthdr.version", Name: "Protocol version", Type: dissect.TUint32, Base: dissect.BaseHex})

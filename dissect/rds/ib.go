@@ -207,7 +207,7 @@ func (m *IBMsg) Frames() []uint64 { return m.frames }
 func (d *State) newIBMsg(f *dissect.Frame) *IBMsg {
 	s := &d.ibs
 	m, _ := s.pool.Get(f)
-	*m = IBMsg{d: d, frames: m.frames[:0], fragFrame: m.fragFrame[:0], cong: m.cong[:0], off: -1}
+	*m = IBMsg{d: d, frames: m.frames[:0], fragFrame: m.fragFrame[:0], cong: m.cong[:0], off: -1, csum: dissect.StatusUnverified}
 	return m
 }
 
@@ -308,7 +308,7 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 	m.idx = f.AddPDU(m)
 	idx := m.idx
 	m.csum = csumStatus(f, idx, hv, csumOK, ": Linux drops the fragment")
-	if m.csum == CsumUnverified {
+	if m.csum == dissect.StatusUnverified {
 		f.AddFinding(idx, dissect.Warn, dissect.GroupChecksum, fCsum, findingsProto, "RDS/IB header without a checksum (Linux rds_rdma always computes one)")
 	}
 	f.Checked(checkHeader, idx, true) // ibShape passed

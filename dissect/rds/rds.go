@@ -269,7 +269,7 @@ func (m *Message) Congested() ([]uint16, int) { return m.cong, m.congN }
 func (d *State) newMsg(f *dissect.Frame) *Message {
 	m, _ := d.pool.Get(f)
 	fr, cg := m.frames[:0], m.cong[:0]
-	*m = Message{d: d, frames: fr, cong: cg, off: -1}
+	*m = Message{d: d, frames: fr, cong: cg, off: -1, csum: dissect.StatusUnverified}
 	return m
 }
 

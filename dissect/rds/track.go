@@ -233,15 +233,15 @@ func (h *half) lookup(seq uint64) sent {
 func csumStatus(f *dissect.Frame, idx int, hv Header, ok bool, after string) uint8 {
 	switch {
 	case hv.Csum() == 0:
-		return CsumUnverified
+		return dissect.StatusUnverified
 	case !ok:
 		f.AddFinding(idx, dissect.Error, dissect.GroupChecksum, fCsum, findingsProto,
 			"bad RDS header checksum 0x"+strconv.FormatUint(uint64(hv.Csum()), 16)+" (should be 0x"+
 				strconv.FormatUint(uint64(Checksum(hv)), 16)+")"+after)
 		f.Checked(checkCsum, idx, false)
-		return CsumBad
+		return dissect.StatusBad
 	default:
 		f.Checked(checkCsum, idx, true)
-		return CsumGood
+		return dissect.StatusGood
 	}
 }
