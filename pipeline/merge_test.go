@@ -182,33 +182,9 @@ func captures(t *testing.T) []string {
 func TestMergeEqualsOneEngine(t *testing.T) {
 	split := 0
 	for _, path := range captures(t) {
-		name, _ := filepath.Rel("../pcaps", path)
-		src, err := capture.Open(path)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		pkts, err := capture.ReadAll(src)
-		src.Close()
-		if err != nil && len(pkts) == 0 {
-			t.Fatalf("%s: %v", name, err)
-		}
+		name, pkts := readCapture(t, path)
 		t.Run(name, func(t *testing.T) {
-			want := decodeSharded(t, name, pkts, 1)
-			for _, n := range []int{2, 3} {
-				got := decodeSharded(t, name, pkts, n)
-				if got.tables != want.tables {
-					t.Errorf("-j %d: -z tables differ:\n%s", n, diff(want.tables, got.tables))
-				}
-				if got.checkText != want.checkText || got.checkJSON != want.checkJSON {
-					t.Errorf("-j %d: check report differs:\n%s\n%s", n, diff(want.checkText, got.checkText), diff(want.checkJSON, got.checkJSON))
-				}
-				if got.stream != want.stream {
-					t.Errorf("-j %d: StreamStats %s, want %s", n, got.stream, want.stream)
-				}
-				if got.counts != want.counts || got.mergeFindings != 0 {
-					t.Errorf("-j %d: findings %+v (merge %d), want %+v", n, got.counts, got.mergeFindings, want.counts)
-				}
-			}
+			mergedEqualsOne(t, name, pkts)
 			if spreads(pkts, 3) {
 				split++
 			}
@@ -217,6 +193,47 @@ func TestMergeEqualsOneEngine(t *testing.T) {
 	if split < 15 {
 		t.Errorf("only %d captures spread over engines", split)
 	}
+}
+
+// readCapture reads a capture of captures(t) whole; name is its path under
+// pcaps/. A capture cut short keeps the packets read before the error.
+func readCapture(t *testing.T, path string) (name string, pkts []capture.Packet) {
+	t.Helper()
+	name, _ = filepath.Rel("../pcaps", path)
+	src, err := capture.Open(path)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer src.Close()
+	pkts, err = capture.ReadAll(src)
+	if err != nil && len(pkts) == 0 {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return name, pkts
+}
+
+// mergedEqualsOne decodes pkts on 1, 2 and 3 engines and fails t where the
+// merged -z tables, check report, stream stats or finding counts differ
+// from one engine's; it returns one engine's outcome.
+func mergedEqualsOne(t *testing.T, name string, pkts []capture.Packet) outcome {
+	t.Helper()
+	want := decodeSharded(t, name, pkts, 1)
+	for _, n := range []int{2, 3} {
+		got := decodeSharded(t, name, pkts, n)
+		if got.tables != want.tables {
+			t.Errorf("-j %d: -z tables differ:\n%s", n, diff(want.tables, got.tables))
+		}
+		if got.checkText != want.checkText || got.checkJSON != want.checkJSON {
+			t.Errorf("-j %d: check report differs:\n%s\n%s", n, diff(want.checkText, got.checkText), diff(want.checkJSON, got.checkJSON))
+		}
+		if got.stream != want.stream {
+			t.Errorf("-j %d: StreamStats %s, want %s", n, got.stream, want.stream)
+		}
+		if got.counts != want.counts || got.mergeFindings != 0 {
+			t.Errorf("-j %d: findings %+v (merge %d), want %+v", n, got.counts, got.mergeFindings, want.counts)
+		}
+	}
+	return want
 }
 
 // spreads reports whether the shard key spreads pkts over more than one of
@@ -313,37 +330,13 @@ func TestMergeInterleavedFlows(t *testing.T) {
 		exercised[z] = false
 	}
 	for _, path := range captures(t) {
-		name, _ := filepath.Rel("../pcaps", path)
-		src, err := capture.Open(path)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		pkts, err := capture.ReadAll(src)
-		src.Close()
-		if err != nil && len(pkts) == 0 {
-			t.Fatalf("%s: %v", name, err)
-		}
+		name, pkts := readCapture(t, path)
 		pkts = interleave(pkts, 5)
 		t.Run(name, func(t *testing.T) {
 			if why := notCopyable[name]; why != "" {
 				t.Skip(why)
 			}
-			want := decodeSharded(t, name, pkts, 1)
-			for _, n := range []int{2, 3} {
-				got := decodeSharded(t, name, pkts, n)
-				if got.tables != want.tables {
-					t.Errorf("-j %d: -z tables differ:\n%s", n, diff(want.tables, got.tables))
-				}
-				if got.checkText != want.checkText || got.checkJSON != want.checkJSON {
-					t.Errorf("-j %d: check report differs:\n%s\n%s", n, diff(want.checkText, got.checkText), diff(want.checkJSON, got.checkJSON))
-				}
-				if got.stream != want.stream {
-					t.Errorf("-j %d: StreamStats %s, want %s", n, got.stream, want.stream)
-				}
-				if got.counts != want.counts || got.mergeFindings != 0 {
-					t.Errorf("-j %d: findings %+v (merge %d), want %+v", n, got.counts, got.mergeFindings, want.counts)
-				}
-			}
+			want := mergedEqualsOne(t, name, pkts)
 			if spreads(pkts, 3) {
 				for z, n := range want.rows {
 					exercised[z] = exercised[z] || n > 0
