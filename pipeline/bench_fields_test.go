@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"encoding/binary"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/rdx-project/rdx/capture"
@@ -71,21 +70,7 @@ func BenchmarkFields(b *testing.B) {
 			{"filter-fields", pipeline.Config{Filter: sc.filter, Print: pipeline.Print{Format: "fields", Fields: sc.fields[:1]}}},
 		} {
 			b.Run(sc.name+"/"+m.name, func(b *testing.B) {
-				cfg := m.cfg
-				cfg.Input, cfg.Out = pipeline.Input{File: path}, discard{}
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				before := ms.Mallocs
-				b.ResetTimer()
-				for range b.N {
-					if _, err := pipeline.Run(cfg); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				runtime.ReadMemStats(&ms)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/frames/float64(b.N), "ns/frame")
-				b.ReportMetric(float64(ms.Mallocs-before)/frames/float64(b.N), "allocs/frame")
+				runPerFrame(b, m.cfg, path, frames)
 			})
 		}
 	}

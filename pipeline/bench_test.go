@@ -50,24 +50,29 @@ func BenchmarkRun(b *testing.B) {
 			{"stats", pipeline.Config{Quiet: true, Stats: stats}},
 		} {
 			b.Run(sc+"/"+m.name, func(b *testing.B) {
-				cfg := m.cfg
-				cfg.Input, cfg.Out = pipeline.Input{File: path}, discard{}
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				before := ms.Mallocs
-				b.ResetTimer()
-				for range b.N {
-					if _, err := pipeline.Run(cfg); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				runtime.ReadMemStats(&ms)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/frames/float64(b.N), "ns/frame")
-				b.ReportMetric(float64(ms.Mallocs-before)/frames/float64(b.N), "allocs/frame")
+				runPerFrame(b, m.cfg, path, frames)
 			})
 		}
 	}
+}
+
+// runPerFrame runs cfg over the capture at path b.N times and reports
+// ns/frame and allocs/frame over its frames.
+func runPerFrame(b *testing.B, cfg pipeline.Config, path string, frames float64) {
+	cfg.Input, cfg.Out = pipeline.Input{File: path}, discard{}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.Mallocs
+	b.ResetTimer()
+	for range b.N {
+		if _, err := pipeline.Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/frames/float64(b.N), "ns/frame")
+	b.ReportMetric(float64(ms.Mallocs-before)/frames/float64(b.N), "allocs/frame")
 }
 
 // BenchmarkWorkers runs 64 interleaved Rx flows (as genrx -flows 64) with
