@@ -1,12 +1,8 @@
 package dissect
 
 import (
-	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
@@ -44,45 +40,24 @@ func TestFastUDP4(t *testing.T) {
 		}
 	}
 	rnd := rand.New(rand.NewPCG(3, 4))
-	var files []string
-	filepath.WalkDir("../pcaps", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.Contains(path, ".pcap") || strings.Contains(path, ".cap")) {
-			files = append(files, path)
+	eachPcapFrame(t, func(path string, i int, pkt *capture.Packet) {
+		if pkt.LinkType != LinkTypeEthernet {
+			return
 		}
-		return nil
+		check(path, pkt.Data)
+		if i < 20 {
+			for n := 0; n < min(len(pkt.Data), 80); n++ {
+				check(path+" prefix", pkt.Data[:n])
+			}
+			for k := 0; k < 200 && len(pkt.Data) > 12; k++ {
+				b := slices.Clone(pkt.Data)
+				for m := 0; m < 1+k%3; m++ {
+					b[12+rnd.IntN(min(len(b)-12, 30))] ^= byte(1 << rnd.IntN(8))
+				}
+				check(path+" mutated", b)
+			}
+		}
 	})
-	for _, path := range files {
-		r, err := capture.Open(path)
-		if err != nil {
-			continue
-		}
-		var pkt capture.Packet
-		for i := 0; i < 2000; i++ {
-			if err := r.Next(&pkt); err != nil {
-				if err != io.EOF {
-					t.Logf("%s: %v", path, err)
-				}
-				break
-			}
-			if pkt.LinkType != LinkTypeEthernet {
-				continue
-			}
-			check(path, pkt.Data)
-			if i < 20 {
-				for n := 0; n < min(len(pkt.Data), 80); n++ {
-					check(path+" prefix", pkt.Data[:n])
-				}
-				for k := 0; k < 200 && len(pkt.Data) > 12; k++ {
-					b := slices.Clone(pkt.Data)
-					for m := 0; m < 1+k%3; m++ {
-						b[12+rnd.IntN(min(len(b)-12, 30))] ^= byte(1 << rnd.IntN(8))
-					}
-					check(path+" mutated", b)
-				}
-			}
-		}
-		r.Close()
-	}
 	if fast < 1000 || fast == frames {
 		t.Fatalf("fastUDP4 took %d of %d frames: the test compares too little", fast, frames)
 	}

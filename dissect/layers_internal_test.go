@@ -67,6 +67,28 @@ func TestDecodeLayersMatchesParser(t *testing.T) {
 		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
+	eachPcapFrame(t, func(path string, i int, pkt *capture.Packet) {
+		check(path, pkt.LinkType, pkt.Data)
+		if i < 20 {
+			for n := 0; n < min(len(pkt.Data), 80); n++ {
+				check(path+" prefix", pkt.LinkType, pkt.Data[:n])
+			}
+			b := slices.Clone(pkt.Data)
+			for k := 0; k < 20 && len(b) > 0; k++ {
+				b[rnd.IntN(min(len(b), 64))] = byte(rnd.Uint32())
+				check(path+" mutated", pkt.LinkType, b)
+			}
+		}
+	})
+	if frames < 1000 {
+		t.Fatalf("only %d frames compared", frames)
+	}
+}
+
+// eachPcapFrame calls fn with the first 2000 frames (i counts from 0) of
+// every capture under pcaps/ that opens; it fails t when there is none.
+func eachPcapFrame(t *testing.T, fn func(path string, i int, pkt *capture.Packet)) {
+	t.Helper()
 	var files []string
 	filepath.WalkDir("../pcaps", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.Contains(path, ".pcap") || strings.Contains(path, ".cap")) {
@@ -84,24 +106,14 @@ func TestDecodeLayersMatchesParser(t *testing.T) {
 		}
 		var pkt capture.Packet
 		for i := 0; i < 2000; i++ {
-			if err := r.Next(&pkt); err == io.EOF || err != nil {
+			if err := r.Next(&pkt); err != nil {
+				if err != io.EOF {
+					t.Logf("%s: %v", path, err)
+				}
 				break
 			}
-			check(path, pkt.LinkType, pkt.Data)
-			if i < 20 {
-				for n := 0; n < min(len(pkt.Data), 80); n++ {
-					check(path+" prefix", pkt.LinkType, pkt.Data[:n])
-				}
-				b := slices.Clone(pkt.Data)
-				for k := 0; k < 20 && len(b) > 0; k++ {
-					b[rnd.IntN(min(len(b), 64))] = byte(rnd.Uint32())
-					check(path+" mutated", pkt.LinkType, b)
-				}
-			}
+			fn(path, i, &pkt)
 		}
 		r.Close()
-	}
-	if frames < 1000 {
-		t.Fatalf("only %d frames compared", frames)
 	}
 }
