@@ -63,13 +63,20 @@ func interleavedFlows(nflows, calls int) []capture.Packet {
 			flows[f] = append(flows[f], testpkt.UDP4(nil, server, client, 7000, 7001, reply))
 		}
 	}
+	return alternate(flows, func(f int) int64 { return 1000 + int64(f%7)*10 })
+}
+
+// alternate makes raw IPv4 capture packets of flows' frames taken packet by
+// packet, one of each flow in turn, a frame of flow f gap(f) ns after the
+// one before it.
+func alternate(flows [][][]byte, gap func(f int) int64) []capture.Packet {
 	var pkts []capture.Packet
 	t := int64(1_700_000_000) * 1e9
 	for i := 0; ; i++ {
 		added := false
 		for f := range flows {
 			if i < len(flows[f]) {
-				t += 1000 + int64(f%7)*10
+				t += gap(f)
 				pkts = append(pkts, capture.Packet{Data: flows[f][i], TimeNS: t, CapLen: len(flows[f][i]),
 					WireLen: len(flows[f][i]), LinkType: dissect.LinkTypeIPv4})
 				added = true
@@ -254,22 +261,7 @@ func streamFlows(hosts int) []capture.Packet {
 		quoted := testpkt.UDP4(nil, c, s, 9999, 33434, make([]byte, 8))
 		add(ip(1, router, c, 0, 0, append([]byte{3, 3, 0, 0, 0, 0, 0, 0}, quoted...)))
 	}
-	var pkts []capture.Packet
-	t := int64(1_700_000_000) * 1e9
-	for i := 0; ; i++ {
-		added := false
-		for h := range flows {
-			if i < len(flows[h]) {
-				t += 1000
-				pkts = append(pkts, capture.Packet{Data: flows[h][i], TimeNS: t, CapLen: len(flows[h][i]),
-					WireLen: len(flows[h][i]), LinkType: dissect.LinkTypeIPv4})
-				added = true
-			}
-		}
-		if !added {
-			return pkts
-		}
-	}
+	return alternate(flows, func(int) int64 { return 1000 })
 }
 
 // TestWorkersStreams: tcp.stream and udp.stream count the whole capture's
