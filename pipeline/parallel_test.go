@@ -110,22 +110,12 @@ func TestWorkersInterleaved(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg.Input = in
-			one, want := run(t, cfg)
-			cfg.Workers = 4
-			four, got := run(t, cfg)
+			one, four, want := sameOnWorkers(t, cfg, 4)
 			if len(want) == 0 {
 				t.Fatal("-j 1 printed nothing: a comparison of nothing")
 			}
-			if got != want {
-				t.Errorf("-j 4 differs from -j 1:\n%s", diffLine(got, want))
-			}
 			if one.Frames != four.Frames || one.Counts != four.Counts || one.ChecksFailed != four.ChecksFailed {
 				t.Errorf("-j 4: %d frames %+v, -j 1: %d frames %+v", four.Frames, four.Counts, one.Frames, one.Counts)
-			}
-			// A whole tree (-V, JSON) shows udp.stream too, which the
-			// reader numbers over the whole capture.
-			if one.Workers != 1 || four.Workers != 4 {
-				t.Errorf("ran on %d and %d workers, want 1 and 4", one.Workers, four.Workers)
 			}
 		})
 	}
@@ -142,6 +132,24 @@ func TestWorkersInterleaved(t *testing.T) {
 	if len(files[0]) < 1000 || !bytes.Equal(files[0], files[1]) {
 		t.Errorf("-w with -j 4: %d octets, with -j 1: %d, or they differ", len(files[1]), len(files[0]))
 	}
+}
+
+// sameOnWorkers runs cfg with -j 1 and -j j and fails t unless they ran on
+// 1 and j workers and printed the same; it returns both results and the
+// output of -j 1.
+func sameOnWorkers(t *testing.T, cfg pipeline.Config, j int) (one, many pipeline.Result, want string) {
+	t.Helper()
+	cfg.Workers = 1
+	one, want = run(t, cfg)
+	cfg.Workers = j
+	many, got := run(t, cfg)
+	if one.Workers != 1 || many.Workers != j {
+		t.Errorf("ran on %d and %d workers, want 1 and %d", one.Workers, many.Workers, j)
+	}
+	if got != want {
+		t.Errorf("-j %d differs from -j 1 (%d octets):\n%s", j, len(want), diffLine(got, want))
+	}
+	return one, many, want
 }
 
 func diffLine(got, want string) string {
@@ -202,14 +210,8 @@ func TestWorkersCaptures(t *testing.T) {
 				{Quiet: true, Check: &pipeline.CheckReport{Format: "text"}},
 			} {
 				cfg.Input = pipeline.Input{File: c}
-				_, want := run(t, cfg)
-				cfg.Workers = 2
-				res, got := run(t, cfg)
-				if res.Workers != 2 {
-					t.Errorf("ran on %d workers, want 2", res.Workers)
-				}
-				if got != want || len(want) == 0 {
-					t.Errorf("-j 2 differs from -j 1 (%d octets):\n%s", len(want), diffLine(got, want))
+				if _, _, want := sameOnWorkers(t, cfg, 2); len(want) == 0 {
+					t.Error("-j 1 printed nothing: a comparison of nothing")
 				}
 			}
 		})
@@ -277,15 +279,7 @@ func TestWorkersStreams(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg.Input = pipeline.Input{File: path}
-			_, want := run(t, cfg)
-			cfg.Workers = 3
-			res, got := run(t, cfg)
-			if res.Workers != 3 {
-				t.Errorf("ran on %d workers, want 3", res.Workers)
-			}
-			if got != want {
-				t.Errorf("-j 3 differs from -j 1:\n%s", diffLine(got, want))
-			}
+			_, _, want := sameOnWorkers(t, cfg, 3)
 			if name != "fields" {
 				if strings.Count(want, "\n") < 2 {
 					t.Errorf("the filter shows %q: a comparison of nothing", want)
