@@ -23,17 +23,9 @@ import (
 // changed at random.
 func TestDecodeLayersMatchesParser(t *testing.T) {
 	e := NewEngine(Options{})
-	var (
-		eth   layers.Ethernet
-		dot1q layers.Dot1Q
-		sll   layers.LinuxSLL
-		sll2  layers.LinuxSLL2
-		loop  layers.Loopback
-		ip4   ipv4
-		ip6   ipv6
-		udp   layers.UDP
-		tcp   layers.TCP
-	)
+	// The parser decodes into another engine's layers: the same types.
+	pe := NewEngine(Options{})
+	udp := &pe.udp
 	var parsers [maxLinkType]*gopacket.DecodingLayerParser
 	for lt, first := range e.first {
 		if first == gopacket.LayerTypeZero {
@@ -41,7 +33,7 @@ func TestDecodeLayersMatchesParser(t *testing.T) {
 		}
 		p := gopacket.NewDecodingLayerParser(first)
 		p.SetDecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-		for _, l := range []gopacket.DecodingLayer{&eth, &dot1q, &sll, &sll2, &loop, &ip4, &ip6, &udp, &tcp} {
+		for _, l := range []gopacket.DecodingLayer{&pe.eth, &pe.dot1q, &pe.sll, &pe.sll2, &pe.loop, &pe.ip4, &pe.ip6, &pe.udp, &pe.tcp} {
 			p.AddDecodingLayer(l)
 		}
 		p.IgnoreUnsupported = true
