@@ -13,6 +13,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // testShardKey stands in for dissect.ShardKey (the parallel pipeline's, in
@@ -221,10 +222,10 @@ func mergedEqualsOne(t *testing.T, name string, pkts []capture.Packet) outcome {
 	for _, n := range []int{2, 3} {
 		got := decodeSharded(t, name, pkts, n)
 		if got.tables != want.tables {
-			t.Errorf("-j %d: -z tables differ:\n%s", n, diff(want.tables, got.tables))
+			t.Errorf("-j %d: -z tables differ:\n%s", n, testpkt.DiffLines(got.tables, want.tables))
 		}
 		if got.checkText != want.checkText || got.checkJSON != want.checkJSON {
-			t.Errorf("-j %d: check report differs:\n%s\n%s", n, diff(want.checkText, got.checkText), diff(want.checkJSON, got.checkJSON))
+			t.Errorf("-j %d: check report differs:\n%s\n%s", n, testpkt.DiffLines(got.checkText, want.checkText), testpkt.DiffLines(got.checkJSON, want.checkJSON))
 		}
 		if got.stream != want.stream {
 			t.Errorf("-j %d: StreamStats %s, want %s", n, got.stream, want.stream)
@@ -245,24 +246,6 @@ func spreads(pkts []capture.Packet, n uint64) bool {
 		seen[testShardKey(scratch, &pkts[i])%n] = true
 	}
 	return len(seen) > 1
-}
-
-// diff shows the first differing line of two outputs.
-func diff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range max(len(al), len(bl)) {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  one engine: %q\n  merged:     %q", i+1, x, y)
-		}
-	}
-	return "(same)"
 }
 
 // interleave makes k copies of a capture's flows, packet by packet (copy j

@@ -147,19 +147,9 @@ func sameOnWorkers(t *testing.T, cfg pipeline.Config, j int) (one, many pipeline
 		t.Errorf("ran on %d and %d workers, want 1 and %d", one.Workers, many.Workers, j)
 	}
 	if got != want {
-		t.Errorf("-j %d differs from -j 1 (%d octets):\n%s", j, len(want), diffLine(got, want))
+		t.Errorf("-j %d differs from -j 1 (%d octets):\n%s", j, len(want), testpkt.DiffLines(got, want))
 	}
 	return one, many, want
-}
-
-func diffLine(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) && i < len(w); i++ {
-		if g[i] != w[i] {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + g[i] + "\nwant: " + w[i]
-		}
-	}
-	return "lengths differ: " + strconv.Itoa(len(g)) + " and " + strconv.Itoa(len(w)) + " lines"
 }
 
 // TestWorkersTruncated: a capture cut inside a record prints, with -j 2 as

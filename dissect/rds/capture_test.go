@@ -105,17 +105,8 @@ func TestRealCaptureMessageList(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("found %d messages, the list has %d", len(got), len(want))
 	}
-	for i := 0; i < len(got) || i < len(want); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("message %d: got %q, want %q", i, g, w)
-		}
+	if d := testpkt.DiffLines(strings.Join(got, "\n"), strings.Join(want, "\n")); d != "" {
+		t.Errorf("messages differ from the list:\n%s", d)
 	}
 	if len(findings) != 0 {
 		t.Errorf("findings on a clean Linux capture: %q", findings)

@@ -66,29 +66,8 @@ func TestRebuiltOnCaptures(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := out.String(); got != string(want) {
-		t.Errorf("rebuilt messages differ from %s:\n%s", golden, diffLines(got, string(want)))
+		t.Errorf("rebuilt messages differ from %s:\n%s", golden, testpkt.DiffLines(got, string(want)))
 	}
-}
-
-func diffLines(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var x, y string
-		if i < len(g) {
-			x = g[i]
-		}
-		if i < len(w) {
-			y = w[i]
-		}
-		if x != y {
-			fmt.Fprintf(&b, "line %d: got %q, want %q\n", i+1, x, y)
-			if b.Len() > 2000 {
-				break
-			}
-		}
-	}
-	return b.String()
 }
 
 // chunkCall builds an RPC call of which the octets at the chunks' places

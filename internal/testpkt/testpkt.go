@@ -1,5 +1,6 @@
 // Package testpkt is test support shared by several packages: reading a
-// capture file packet by packet as the engine takes it.
+// capture file packet by packet as the engine takes it, building packets,
+// showing where two outputs differ.
 package testpkt
 
 import (
