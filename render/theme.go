@@ -200,10 +200,13 @@ func NewStyle(t *Theme, p colorprofile.Profile) *Style {
 func sgr(st lipgloss.Style, p colorprofile.Profile) string {
 	var b bytes.Buffer
 	w := &colorprofile.Writer{Forward: &b, Profile: p}
-	if _, err := w.Write([]byte(st.Render("\x00"))); err != nil {
+	// a printable marker: lipgloss passes control characters through
+	// unstyled when it styles each character (underline, strikethrough);
+	// an SGR sequence holds no X
+	if _, err := w.Write([]byte(st.Render("X"))); err != nil {
 		return ""
 	}
-	pre, _, _ := strings.Cut(b.String(), "\x00")
+	pre, _, _ := strings.Cut(b.String(), "X")
 	if pre == "\x1b[m" || pre == "\x1b[0m" { // only colours, and p has none
 		return ""
 	}
