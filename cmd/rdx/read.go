@@ -363,8 +363,16 @@ func readRun(o *ReadOptions) error {
 	default:
 		return usageErr("-u %s: want s or hms", o.Seconds)
 	}
-	return runPipeline(o.IO, pipeline.Config{
-		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: o.IO.ErrOut},
+	// A status line while a file is read, on a terminal: not with -q, nor
+	// when the frames print to that terminal (it would be drawn among them).
+	printsFrames := o.Write == "" || o.Write == "-" || o.Print
+	m, rio := newProgress(o.IO, !o.Quiet && o.Iface == "" && (!o.IO.IsStdoutTTY() || !printsFrames), "read")
+	m.Rounds("pass")
+	m.Start()
+	defer m.Stop()
+	return runPipeline(rio, pipeline.Config{
+		Input: pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: rio.ErrOut,
+			Progress: m.Part(fileSize(o.File))},
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
