@@ -45,12 +45,12 @@ type Meter struct {
 // once). Its counters are written by the reading goroutine and read by the
 // Meter's.
 type Part struct {
-	size   int64        // the file's octets (0: unknown, e.g. standard input)
+	size   int64         // the file's octets (0: unknown, e.g. standard input)
 	pos    atomic.Int64  // octets read in this round
 	frames atomic.Uint64 // frames read in this round
 	all    atomic.Uint64 // ... in every round (the rate)
 	base   uint64        // all at the round's start (the reading goroutine's)
-	rounds atomic.Int32 // times Open was called: the pass or loop
+	rounds atomic.Int32  // times Open was called: the pass or loop
 	done   atomic.Bool
 }
 
