@@ -55,7 +55,8 @@ func DefaultTheme() *Theme {
 }
 
 // ParseTheme reads a --colors file over the default theme. Each line is
-// "KEY = STYLE"; blank lines and lines starting with '#' are ignored. KEY
+// "KEY = STYLE"; blank lines, lines starting with '#' and "# ..." after a
+// style are comments. KEY
 // is one of ThemeKeys or proto.NAME (a protocol rdx decodes); STYLE is
 // words: a colour (black, red, green, yellow, blue, magenta, cyan, white,
 // their bright- forms, 0-255, #rgb or #rrggbb) for the text, "on" and a
@@ -66,8 +67,8 @@ func ParseTheme(name string, r io.Reader) (*Theme, error) {
 	t := DefaultTheme()
 	sc := bufio.NewScanner(r)
 	for ln := 1; sc.Scan(); ln++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
+		line := strings.TrimSpace(cutComment(sc.Text()))
+		if line == "" {
 			continue
 		}
 		fail := func(format string, a ...any) error {
@@ -98,6 +99,18 @@ func ParseTheme(name string, r io.Reader) (*Theme, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return t, nil
+}
+
+// cutComment drops a comment: from a '#' that starts the line or follows
+// a blank and is followed by one (or ends the line), so "#88c0d0" stays.
+func cutComment(line string) string {
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') &&
+			(i == 0 || i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t') {
+			return line[:i]
+		}
+	}
+	return line
 }
 
 // parseStyle turns "red bold", "on blue", "#88c0d0" or "none" into a style.

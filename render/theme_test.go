@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -52,7 +53,8 @@ func TestSummaryProfiles(t *testing.T) {
 # rdx theme
 proto.rendertest2 = #88c0d0
 error = #ff0000 bold
-warning = 208 on blue
+warning = 208 on blue # comment
+#comment
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,20 @@ func TestThemeErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
 		}
+	}
+	// The README's example theme, comments and all.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ex, _ := strings.Cut(string(readme), "# ~/.config/rdx.colors\n")
+	ex, _, _ = strings.Cut(ex, "```")
+	th, err := render.ParseTheme("README", strings.NewReader(ex))
+	if err != nil || !strings.Contains(ex, "proto.rx") {
+		t.Fatalf("README's theme: %v\n%s", err, ex)
+	}
+	if st := render.NewStyle(th, colorprofile.ANSI256); st.Warn != "\x1b[38;5;208m" || st.Note != "" || st.Failed != "\x1b[1;31;47m" {
+		t.Errorf("README's theme: %+v", st)
 	}
 	// Every key and word the README documents is accepted.
 	good := "error = red bold\nwarning = bright-yellow\nnote = brightcyan italic\nretransmission = dim\n" +
