@@ -198,9 +198,10 @@ func NewStyle(t *Theme, p colorprofile.Profile) *Style {
 	if p <= colorprofile.NoTTY {
 		return nil
 	}
-	seq := func(key string) string { return sgr(t.rules[key], p) }
+	seq := func(key string) string { pre, _ := sgr(t.rules[key], p); return pre }
+	_, reset := sgr(lipgloss.NewStyle().Bold(true), p)
 	s := &Style{Error: seq("error"), Warn: seq("warning"), Note: seq("note"), Retrans: seq("retransmission"),
-		Dup: seq("duplicate"), Proto: seq("proto"), Failed: seq("check.failed"), Reset: "\x1b[m"}
+		Dup: seq("duplicate"), Proto: seq("proto"), Failed: seq("check.failed"), Reset: reset}
 	for _, name := range t.protos {
 		s.protos = append(s.protos, protoSeq{name, seq("proto." + name)})
 	}
@@ -208,20 +209,21 @@ func NewStyle(t *Theme, p colorprofile.Profile) *Style {
 }
 
 // sgr is the sequence that starts st's text in profile p ("" when st is
-// plain there): lipgloss renders a marker, colorprofile downsamples its
-// colours to p, and the part before the marker is kept.
-func sgr(st lipgloss.Style, p colorprofile.Profile) string {
+// plain there) and the one that ends it: lipgloss renders a marker,
+// colorprofile downsamples its colours to p, and the parts around the
+// marker are kept.
+func sgr(st lipgloss.Style, p colorprofile.Profile) (pre, post string) {
 	var b bytes.Buffer
 	w := &colorprofile.Writer{Forward: &b, Profile: p}
 	// a printable marker: lipgloss passes control characters through
 	// unstyled when it styles each character (underline, strikethrough);
 	// an SGR sequence holds no X
 	if _, err := w.Write([]byte(st.Render("X"))); err != nil {
-		return ""
+		return "", ""
 	}
-	pre, _, _ := strings.Cut(b.String(), "X")
+	pre, post, _ = strings.Cut(b.String(), "X")
 	if pre == "\x1b[m" || pre == "\x1b[0m" { // only colours, and p has none
-		return ""
+		return "", ""
 	}
-	return pre
+	return pre, post
 }

@@ -25,10 +25,11 @@ const clearLine = "\r\x1b[K"
 // Meter is one status line.
 type Meter struct {
 	w      io.Writer
-	label  string // what is being done: "read", "export", ...
-	noun   string // what Items counts: "captures"
-	round  string // what a Part's second opening is: "pass", "loop"
-	frames uint64 // Frames' total, when known instead of a size (synth)
+	label  string        // what is being done: "read", "export", ...
+	noun   string        // what Items counts: "captures"
+	round  string        // what a Part's second opening is: "pass", "loop"
+	frames uint64        // Frames' total, when known instead of a size (synth)
+	status func() string // Status: the whole line
 	start  time.Time
 	now    func() time.Time
 
@@ -91,6 +92,16 @@ func (m *Meter) Frames(total int) {
 	if m != nil {
 		m.mu.Lock()
 		m.frames = uint64(total)
+		m.mu.Unlock()
+	}
+}
+
+// Status makes f the line, for work that is not a file's (an RDP
+// transfer): the meter only draws, throttles and erases it.
+func (m *Meter) Status(f func() string) {
+	if m != nil {
+		m.mu.Lock()
+		m.status = f
 		m.mu.Unlock()
 	}
 }
@@ -190,6 +201,9 @@ func (m *Meter) Line(now time.Time) string {
 }
 
 func (m *Meter) line(now time.Time) string {
+	if m.status != nil {
+		return m.status()
+	}
 	var pos, size int64
 	var frames, all uint64
 	round := int32(0)

@@ -65,6 +65,15 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// Status replaces the line (rdx rdp's transfer state).
+func TestStatus(t *testing.T) {
+	m := New(io.Discard, true, "rdp")
+	m.Status(func() string { return "sent 3 KiB, ESTABLISHED" })
+	if got := m.Line(time.Now()); got != "sent 3 KiB, ESTABLISHED" {
+		t.Errorf("got %q", got)
+	}
+}
+
 // Not a terminal: no meter, and every call on it does nothing.
 func TestNotTerminal(t *testing.T) {
 	var buf bytes.Buffer
