@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/export"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/progress"
 	"github.com/rdx-project/rdx/pipeline"
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
@@ -113,72 +112,6 @@ the exit status is 2.`,
 	return cmd
 }
 
-// progressEvery is how often the status line is redrawn.
-var progressEvery = 500 * time.Millisecond
-
-// exportProgress is the status line of an export on a terminal: files
-// done of all, and the time taken.
-type exportProgress struct {
-	io    *iostreams.IO
-	n     int
-	start time.Time
-	mu    sync.Mutex
-	shown bool
-	ndone int
-	quit  chan struct{}
-	ended chan struct{}
-}
-
-func (o *ExportOptions) progress(n int) *exportProgress {
-	p := &exportProgress{io: o.IO, n: n, start: time.Now()}
-	if !o.IO.IsStderrTTY() {
-		return p
-	}
-	p.quit, p.ended = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(p.ended)
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case <-t.C:
-				p.mu.Lock()
-				fmt.Fprintf(p.io.ErrOut, "\r\033[Kexport: %d of %d captures done, %s", p.ndone, p.n, time.Since(p.start).Round(time.Second))
-				p.shown = true
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return p
-}
-
-// clear takes the line away before another is printed.
-func (p *exportProgress) clear() {
-	p.mu.Lock()
-	if p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
-		p.shown = false
-	}
-	p.mu.Unlock()
-}
-
-func (p *exportProgress) done(k int) {
-	p.mu.Lock()
-	p.ndone = k
-	p.mu.Unlock()
-}
-
-func (p *exportProgress) stop() {
-	if p.quit != nil {
-		close(p.quit)
-		<-p.ended
-		p.quit = nil
-	}
-	p.clear()
-}
-
 func exportRun(o *ExportOptions) error {
 	if o.tableHelp() {
 		return writeTables(o.IO.Out)
@@ -247,7 +180,18 @@ func exportRun(o *ExportOptions) error {
 	}
 	setMemoryLimit(share*int64(nw), 1)
 
-	intr := notifyInterrupt(o.IO.ErrOut)
+	// The status line on a terminal: captures done, frames, position in
+	// all the files; errOut erases it before each line printed.
+	prog, pio := newProgress(o.IO, true, "export")
+	parts := make([]*progress.Part, len(o.Files))
+	for i, file := range o.Files {
+		parts[i] = prog.Part(fileSize(file))
+	}
+	prog.Items(0, len(o.Files), "captures")
+	prog.Start()
+	defer prog.Stop()
+	errOut := pio.ErrOut
+	intr := notifyInterrupt(errOut)
 	defer intr.Release()
 	// nw workers take the files in order, one file each at a time; the
 	// lines are printed in the files' order, so the output is -j 1's.
@@ -279,7 +223,7 @@ func exportRun(o *ExportOptions) error {
 		go func() {
 			for i := range next {
 				file, s := o.Files[i], sinks[i]
-				res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
+				res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: errOut, Progress: parts[i]},
 					Engine: eos[i], Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
 					Sinks: []pipeline.Sink{s}})
 				if res.Ran {
@@ -294,31 +238,29 @@ func exportRun(o *ExportOptions) error {
 						file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
 				}
 				outs[i].err = err
+				parts[i].Done()
 				sinks[i] = nil // its buffers go with it
 				close(outs[i].done)
 			}
 		}()
 	}
-	prog := o.progress(len(o.Files))
 	var errs []error
 	for i := range o.Files {
 		<-outs[i].done
 		if outs[i].skipped {
 			break
 		}
-		prog.clear()
-		fmt.Fprint(o.IO.ErrOut, outs[i].line)
+		fmt.Fprint(errOut, outs[i].line)
 		if err := outs[i].err; err != nil {
 			if len(o.Files) == 1 {
-				prog.stop()
 				return err
 			}
-			fmt.Fprintln(o.IO.ErrOut, "rdx:", err)
+			fmt.Fprintln(errOut, "rdx:", err)
 			errs = append(errs, err)
 		}
-		prog.done(i + 1)
+		prog.Items(i+1, len(o.Files), "captures")
 	}
-	prog.stop()
+	prog.Stop()
 	if len(errs) > 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (their files hold what was read)",
 			len(errs), len(o.Files))}
