@@ -10,6 +10,8 @@
 //	DIR/checks/host=H/CAPTURE.parquet    one row per check result
 //	DIR/calls/host=H/CAPTURE.parquet     one row per ONC RPC or Rx reply (Options.Calls)
 //	DIR/flows/host=H/CAPTURE.parquet     conversations and InfiniBand flows (Options.Flows)
+//	DIR/rx/host=H/CAPTURE.parquet        one row per Rx packet (Options.Tables: rx, rpc, ...;
+//	                                     see protocols.go)
 //
 // or with Options.PartitionBy date,host DIR/TABLE/date=YYYY-MM-DD/host=H/,
 // a file per UTC day of the rows' frames.
@@ -85,6 +87,9 @@ type Options struct {
 	// engine counts them: dissect.Options.Conversations) and InfiniBand
 	// flows with their counters.
 	Flows bool
+	// Tables are per-protocol tables (ProtoTables: rx, rpc, infiniband,
+	// ...), one row per PDU of the protocol.
+	Tables []string
 }
 
 // HostOf is the host a capture file stands for when --host is not given:
@@ -181,14 +186,18 @@ type Sink struct {
 	frames *frameTable
 	finds  *table
 	checks *table
-	calls  *callsTable // nil without Options.Calls
-	flows  *flowsTable // nil without Options.Flows
+	calls  *callsTable   // nil without Options.Calls
+	flows  *flowsTable   // nil without Options.Flows
+	protos []*protoTable // Options.Tables
+	refs   []fieldRef    // by field ID: the protocol table column a field's nodes go to
 	eng    *dissect.Engine
 	byDate bool // date partitions
-	// Rows counts the rows written to each table, in Tables' order.
-	Rows    [5]int64
-	info    []byte
-	capture []byte // o.Capture, never changed: values may point into it
+	// Rows counts the rows written to each table, in Tables' order;
+	// ProtoRows each of Options.Tables'.
+	Rows      [5]int64
+	ProtoRows []int64
+	info      []byte
+	capture   []byte // o.Capture, never changed: values may point into it
 }
 
 // New checks the options and the fields; the files are created by Start.
@@ -230,6 +239,16 @@ func New(o Options) (*Sink, error) {
 	if o.Flows {
 		s.flows = &flowsTable{table: table{name: "flows", schema: newSchema("flows", flowColumns)}}
 	}
+	if s.protos, err = parseTables(o.Tables); err != nil {
+		return nil, err
+	}
+	s.ProtoRows = make([]int64, len(s.protos))
+	for _, pt := range s.protos {
+		s.ref(pt.proto, fieldRef{pt, -1})
+		for i, c := range pt.cols {
+			s.ref(c.f, fieldRef{pt, i})
+		}
+	}
 	if !o.Overwrite {
 		for _, t := range s.tables() {
 			if p := s.former(t.name); p != "" {
@@ -264,8 +283,39 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// NeedsTree: only -e fields are read from the tree.
-func (s *Sink) NeedsTree() bool { return len(s.frames.extra) > 0 || s.calls != nil }
+// ref says where field f's nodes go.
+func (s *Sink) ref(f *dissect.Field, r fieldRef) {
+	for len(s.refs) <= f.ID() {
+		s.refs = append(s.refs, fieldRef{})
+	}
+	s.refs[f.ID()] = r
+}
+
+// NeedsTree: -e fields, the calls table and the protocol tables are read
+// from the tree.
+func (s *Sink) NeedsTree() bool {
+	return len(s.frames.extra) > 0 || s.calls != nil || len(s.protos) > 0
+}
+
+// WantFields adds the fields the sink reads to set: the trees keep only
+// those (a sparse tree: each other node costs a count, not a copy).
+func (s *Sink) WantFields(set *dissect.FieldSet) {
+	for _, x := range s.frames.extra {
+		set.Add(x.f)
+	}
+	if s.calls != nil && s.calls.rpc != nil {
+		r := s.calls.rpc
+		for _, f := range []*dissect.Field{r.xid, r.msgtyp, r.program, r.vers, r.proc, r.repframe, r.time, r.replystat, r.accept, r.rdma} {
+			set.Add(f)
+		}
+	}
+	for _, pt := range s.protos {
+		set.Add(pt.proto)
+		for _, c := range pt.cols {
+			set.Add(c.f)
+		}
+	}
+}
 
 // Start creates the three files (as temporary names until End).
 func (s *Sink) Start(e *dissect.Engine) error {
@@ -308,6 +358,9 @@ func (s *Sink) tables() []*table {
 	if s.flows != nil {
 		t = append(t, &s.flows.table)
 	}
+	for _, pt := range s.protos {
+		t = append(t, &pt.table)
+	}
 	return t
 }
 
@@ -324,6 +377,9 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	if s.calls != nil {
 		s.calls.at(day)
 		s.calls.add(f, t, capture)
+	}
+	if len(s.protos) > 0 {
+		s.protoRows(f, t, day)
 	}
 	if len(f.Findings) > 0 {
 		s.finds.at(day)
@@ -374,7 +430,12 @@ func (s *Sink) End(err error) error {
 		if e := t.finish(err); e != nil && first == nil {
 			first = e
 		}
-		s.Rows[slices.Index(Tables, t.name)] = t.rows
+		if i := slices.Index(Tables, t.name); i >= 0 {
+			s.Rows[i] = t.rows
+		}
+	}
+	for i, pt := range s.protos {
+		s.ProtoRows[i] = pt.rows
 	}
 	return first
 }
@@ -416,6 +477,7 @@ type table struct {
 	n         int               // rows in the batch
 	groupRows int
 	arena     []byte // the batch's strings (values point into it)
+	scratch   []byte // a value's text being built
 	rows      int64
 	err       error
 

@@ -815,3 +815,137 @@ func TestPartitionByDate(t *testing.T) {
 		t.Error("--partition-by week accepted")
 	}
 }
+
+// TestProtoTablesAreTFields: each protocol table (--tables) holds, frame
+// by frame, what `rdx read -T fields -e` prints of its columns' fields:
+// as many values (every occurrence, across the frame's PDUs) and the same
+// numbers; and a row per occurrence of the protocol.
+func TestProtoTablesAreTFields(t *testing.T) {
+	cases := map[string][]string{
+		"../pcaps/rx/vos-dump-bulk.pcap":                      {"rx"},
+		"../pcaps/iwarp/nfs3_rdma_iwarp.pcap":                 {"rpc", "rpcrdma", "ddp", "mpa"},
+		"../pcaps/kernel/lossy_nfs3_rdma_roce.pcap":           {"infiniband", "rpcrdma", "rpc"},
+		"../pcaps/kernel/rds_tcp.pcap":                        {"rds"},
+		"../pcaps/rdp/lossy.pcap":                             {"rdp"},
+		"../pcaps/iwarp/wiki_iwarp_rdma__read.pcap":           {"ddp", "mpa"},
+		"../pcaps/ib/roce_atomic_bw.pcap":                     {"infiniband"},
+		"../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap": {"rx"},
+	}
+	// fields a PDU holds twice: Portmap's Program Version is
+	// rpc.programversion too, an Rx ACK's body has the serial it acks,
+	// RPC has a credential's and a verifier's flavor
+	dupes := map[string]bool{"rpc.programversion": true, "rx.serial": true, "rpc.auth.flavor": true}
+	for file, tables := range cases {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Tables: tables})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}}); err != nil {
+				t.Fatal(err)
+			}
+			paths := s.Paths()
+			for ti, name := range tables {
+				protoField := map[string]string{"rpcrdma": "rpcordma", "ddp": "iwarp_ddp_rdmap", "mpa": "iwarp_mpa"}[name]
+				if protoField == "" {
+					protoField = name
+				}
+				fields := append([]string{protoField}, export.ProtoFields(name)...)
+				var out bytes.Buffer
+				if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Out: &out,
+					Print: pipeline.Print{Format: "fields", Fields: append([]string{"frame.number"}, fields...), FieldOpts: []string{"aggregator=|"}}}); err != nil {
+					t.Fatal(err)
+				}
+				path := paths[len(paths)-len(tables)+ti]
+				if !strings.Contains(path, "/"+name+"/") {
+					t.Fatalf("table %s in %s", name, path)
+				}
+				tb := readTable(t, path)
+				if int64(len(tb.rows)) != s.ProtoRows[ti] || len(tb.rows) == 0 {
+					t.Fatalf("%s: %d rows, counted %d", name, len(tb.rows), s.ProtoRows[ti])
+				}
+				// the table's values by frame and column, as -T fields prints them
+				got := map[string][]string{}
+				for i := range tb.rows {
+					num := tb.col(t, i, "frame_number")[0].Uint64()
+					k := strconv.FormatUint(num, 10)
+					if got[k] == nil {
+						got[k] = make([]string, len(fields))
+					}
+					got[k][0] += "x|"
+					for j, fname := range fields[1:] {
+						for _, v := range tb.col(t, i, export.ColumnName(fname)) {
+							got[k][j+1] += valueText(v) + "|"
+						}
+					}
+				}
+				checked, values := 0, 0
+				for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+					want := strings.Split(line, "\t")
+					g := got[want[0]]
+					if want[1] == "" {
+						if g != nil {
+							t.Fatalf("%s frame %s: rows but no %s", name, want[0], protoField)
+						}
+						continue
+					}
+					checked++
+					for j, w := range want[1:] {
+						gs := strings.Split(strings.TrimSuffix(g[j], "|"), "|")
+						ws := strings.Split(w, "|")
+						if w == "" {
+							ws = nil
+						}
+						if g[j] == "" {
+							gs = nil
+						}
+						if len(gs) < len(ws) && dupes[fields[j]] {
+							// the field again later in the PDU: the row has the first, the PDU's own
+							rest := slices.Clone(ws)
+							for _, g := range gs {
+								k := slices.IndexFunc(rest, func(w string) bool { return fmt.Sprint(parseUint(w)) == g })
+								if k < 0 {
+									t.Fatalf("%s frame %s %s: %q, -T fields %q", name, want[0], fields[j], g[j], w)
+								}
+								rest = slices.Delete(rest, k, k+1)
+							}
+							continue
+						}
+						if len(gs) != len(ws) {
+							t.Fatalf("%s frame %s %s: %d values %q, -T fields %d %q", name, want[0], fields[j], len(gs), g[j], len(ws), w)
+						}
+						for k := range ws {
+							if wn, err := strconv.ParseUint(ws[k], 0, 64); err == nil && j > 0 {
+								values++
+								if gn, err := strconv.ParseUint(gs[k], 10, 64); err != nil || gn != wn {
+									t.Fatalf("%s frame %s %s: %q, -T fields %q", name, want[0], fields[j], gs[k], ws[k])
+								}
+							}
+						}
+					}
+				}
+				if checked != len(got) || values == 0 {
+					t.Errorf("%s: %d frames checked of %d with rows, %d numbers", name, checked, len(got), values)
+				}
+			}
+		})
+	}
+}
+
+// valueText is a value as a number when it is one (booleans 1 and 0).
+func valueText(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return "1"
+		}
+		return "0"
+	case parquet.Int32:
+		return strconv.FormatUint(uint64(v.Uint32()), 10)
+	case parquet.Int64:
+		return strconv.FormatUint(v.Uint64(), 10)
+	}
+	return v.String()
+}
+
+func parseUint(s string) uint64 { n, _ := strconv.ParseUint(s, 0, 64); return n }

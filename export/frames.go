@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -144,36 +143,7 @@ func (ft *frameTable) addExtra(t *dissect.Tree, first int) {
 			if j > 0 {
 				rep = 1
 			}
-			ft.value(nd, rep, col)
+			ft.table.value(nd, rep, col)
 		}
 	}
-}
-
-// value adds a node's value in its field's column type (fieldNode).
-func (ft *frameTable) value(nd *dissect.Node, rep, col int) {
-	var v parquet.Value
-	switch nd.F.Type {
-	case dissect.TBool:
-		v = parquet.BooleanValue(nd.Value() != 0)
-	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
-		v = parquet.Int32Value(int32(uint32(nd.Value())))
-	case dissect.TUint64, dissect.TFrameNum:
-		v = parquet.Int64Value(int64(nd.Value()))
-	case dissect.TInt16:
-		v = parquet.Int32Value(int32(int16(nd.U)))
-	case dissect.TInt32:
-		v = parquet.Int32Value(int32(nd.U))
-	case dissect.TInt64, dissect.TRelTime, dissect.TAbsTime:
-		v = parquet.Int64Value(int64(nd.U))
-	case dissect.TFloat:
-		v = parquet.DoubleValue(math.Float64frombits(nd.U))
-	case dissect.TBytes:
-		ft.bytes(col, nd.B, rep, 1)
-		return
-	default: // strings and addresses, as -T fields shows them
-		ft.addr = dissect.AppendField(ft.addr[:0], nd)
-		ft.bytes(col, ft.addr, rep, 1)
-		return
-	}
-	ft.putLevel(col, v, rep, 1)
 }

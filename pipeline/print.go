@@ -91,12 +91,16 @@ func (pr *printer) needsTree() bool { return pr.p.Verbose || pr.p.Format != "tex
 // filter reads (dissect.Tree.SetWant), so asking for 4 fields costs 4
 // fields and not a whole tree.
 func treeWant(cfg Config, pr *printer, flt *filter.Filter) *dissect.FieldSet {
+	set := &dissect.FieldSet{}
 	for _, s := range cfg.Sinks {
 		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
-			return nil
+			fs, ok := s.(FieldSink)
+			if !ok {
+				return nil
+			}
+			fs.WantFields(set)
 		}
 	}
-	set := &dissect.FieldSet{}
 	if !cfg.Quiet && pr.needsTree() {
 		if pr.fw == nil {
 			return nil

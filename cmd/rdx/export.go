@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ type ExportOptions struct {
 	Calls     bool     // --calls: the calls table
 	Flows     bool     // --flows: the flows table
 	Partition []string // --partition-by: host, date
+	Tables    []string // --tables: per-protocol tables
 	EngineFlags
 }
 
@@ -64,6 +66,12 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         -z infiniband,flows, with psn_gaps, dup_psns, acks,
                                         coalesced_acks, naks, rnr_naks, ecn_ce, fecn, becn,
                                         cnps)
+  DIR/TABLE/host=H/CAPTURE.parquet      with --tables rx,rpc,...: one row per PDU of
+                                        the protocol (a frame may carry several):
+                                        capture, frame_number, then the protocol's
+                                        fields an analysis filters on, named and typed
+                                        as -e columns (rx_seq, infiniband_bth_destqp);
+                                        tables: ` + strings.Join(export.ProtoTables(), ", ") + `
 
 H is --host, else the capture's file name up to its first '.'. With
 --partition-by date,host each table's files are DIR/TABLE/date=YYYY-MM-DD/host=H/
@@ -104,6 +112,7 @@ the exit status is 2.`,
 	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
 	f.StringSliceVar(&o.Partition, "partition-by", []string{"host"}, "Hive partitions of the path, outermost first: host, date (UTC day of the row's frame) or both, e.g. date,host")
 	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
+	f.StringSliceVar(&o.Tables, "tables", nil, "also write per-protocol tables, one row per PDU: "+strings.Join(export.ProtoTables(), ", "))
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
@@ -206,7 +215,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition, Tables: o.Tables})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -289,6 +298,9 @@ func exportRun(o *ExportOptions) error {
 					}
 					if o.Flows {
 						calls += fmt.Sprintf(", %d flows", s.Rows[4])
+					}
+					for k, name := range o.Tables {
+						calls += fmt.Sprintf(", %d %s", s.ProtoRows[k], name)
 					}
 					outs[i].line = fmt.Sprintf("rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
 						file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)

@@ -563,3 +563,98 @@ func atScale(t *testing.T, ctx context.Context, db *sql.DB, bin string, captures
 		t.Errorf("At scale 3: %d rows, rdx check counts %d CRC failures:\n%s", len(answers[2]), failed, strings.Join(answers[2], "\n"))
 	}
 }
+
+// TestDuckDBProtocolTables exports the per-protocol tables (--tables) of
+// real captures and holds DuckDB's counts against `rdx read -T fields`:
+// a row per occurrence of the protocol, and per value of a key column as
+// many rows as -T fields prints that value (PSNs per QP, RPC procedures,
+// Rx packet types, ...).
+func TestDuckDBProtocolTables(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	files := []string{"../../pcaps/rx/vos-dump-bulk.pcap", "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap",
+		"../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap", "../../pcaps/kernel/rds_tcp.pcap", "../../pcaps/rdp/lossy.pcap"}
+	run(t, bin, append([]string{"export", "-w", dir, "--tables", "rx,rpc,rpcrdma,infiniband,rds,rdp,ddp,mpa"}, files...)...)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	cases := []struct{ table, proto, field string }{
+		{"rx", "rx", "rx.type"},
+		{"rx", "rx", "rx.callnumber"},
+		{"rpc", "rpc", "rpc.procedure"},
+		{"rpc", "rpc", "rpc.xid"},
+		{"rpcrdma", "rpcordma", "rpcordma.flow_control"},
+		{"rpcrdma", "rpcordma", "rpcordma.msg_type"},
+		{"infiniband", "infiniband", "infiniband.bth.destqp"},
+		{"infiniband", "infiniband", "infiniband.bth.opcode"},
+		{"rds", "rds", "rds.sport"},
+		{"rdp", "rdp", "rdp.seq"},
+		{"ddp", "iwarp_ddp_rdmap", "iwarp_rdma.opcode"},
+		{"mpa", "iwarp_mpa", "iwarp_mpa.ulpdulength"},
+	}
+	for _, c := range cases {
+		q := "CREATE OR REPLACE VIEW " + c.table + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, c.table) + "/*/*.parquet', hive_partitioning = true)"
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		total := 0
+		for _, file := range files {
+			// -T fields: the protocol's occurrences and the field's values
+			want := map[uint64]int{}
+			protos := 0
+			for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-E", "aggregator=|", "-e", c.proto, "-e", c.field, file), "\n") {
+				p, v, _ := strings.Cut(line, "\t")
+				if p != "" {
+					protos += len(strings.Split(p, "|"))
+				}
+				if v == "" {
+					continue
+				}
+				for _, s := range strings.Split(v, "|") {
+					n, err := strconv.ParseUint(s, 0, 64)
+					if err != nil {
+						t.Fatalf("%s %s: %q", file, c.field, s)
+					}
+					want[n]++
+				}
+			}
+			var rows int
+			col := strings.ReplaceAll(c.field, ".", "_")
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+c.table+" WHERE capture = ?", filepath.Base(file)).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != protos {
+				t.Errorf("%s %s: DuckDB %d rows, -T fields %d %s", filepath.Base(file), c.table, rows, protos, c.proto)
+			}
+			got := map[uint64]int{}
+			r, err := db.QueryContext(ctx, "SELECT "+col+", count(*) FROM "+c.table+" WHERE capture = ? AND "+col+" IS NOT NULL GROUP BY ALL", filepath.Base(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+				var v uint64
+				var n int
+				if err := r.Scan(&v, &n); err != nil {
+					t.Fatal(err)
+				}
+				got[v] = n
+			}
+			r.Close()
+			if !maps.Equal(got, want) {
+				t.Errorf("%s %s.%s: DuckDB %v, -T fields %v", filepath.Base(file), c.table, col, got, want)
+			}
+			total += rows
+		}
+		if total == 0 {
+			t.Errorf("%s: no rows in any capture", c.table)
+		}
+	}
+	// the types engines see
+	var typ string
+	if err := db.QueryRowContext(ctx, "SELECT column_type FROM (DESCRIBE infiniband) WHERE column_name = 'infiniband_bth_psn'").Scan(&typ); err != nil || typ != "UINTEGER" {
+		t.Errorf("infiniband_bth_psn: %s %v", typ, err)
+	}
+}
