@@ -304,8 +304,7 @@ func (s *Sink) WantFields(set *dissect.FieldSet) {
 		set.Add(x.f)
 	}
 	if s.calls != nil && s.calls.rpc != nil {
-		r := s.calls.rpc
-		for _, f := range []*dissect.Field{r.xid, r.msgtyp, r.program, r.vers, r.proc, r.repframe, r.time, r.replystat, r.accept, r.rdma} {
+		for _, f := range s.calls.rpc.fields() {
 			set.Add(f)
 		}
 	}
@@ -377,6 +376,11 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	if s.calls != nil {
 		s.calls.at(day)
 		s.calls.add(f, t, capture)
+		for ; s.calls.evicted > 0; s.calls.evicted-- {
+			s.finds.at(day)
+			s.finding(f, dissect.Note, dissect.GroupResponse, "rpcordma", "export: "+strconv.Itoa(maxPendingRDMA)+
+				" RPC-over-RDMA calls wait for their replies: the oldest is forgotten (its reply's calls row has no rdma_credits_requested, rdma_read_bytes)")
+		}
 	}
 	if len(s.protos) > 0 {
 		s.protoRows(f, t, day)
@@ -417,10 +421,26 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	}
 }
 
+// finding adds a row of the export's own to the findings table.
+func (s *Sink) finding(f *dissect.Frame, sev dissect.Severity, g dissect.Group, proto, msg string) {
+	t := s.finds
+	t.put(0, parquet.ByteArrayValue(s.capture))
+	t.put(1, parquet.Int64Value(int64(f.Num)))
+	t.str(2, sev.String(), 0)
+	t.str(3, g.String(), 0)
+	t.str(4, proto, 0)
+	t.put(5, parquet.NullValue())
+	t.str(6, msg, 0)
+	t.end()
+}
+
 // End writes the rest and each file's footer, also after a bad record
 // (the files then hold every frame before it, and say so in their
 // metadata: rdx.complete=false, rdx.error), and moves them in place.
 func (s *Sink) End(err error) error {
+	if s.calls != nil && s.eng != nil {
+		s.calls.connections(s.eng, s.capture, s.byDate)
+	}
 	if s.flows != nil && s.eng != nil {
 		first, _ := s.eng.Times()
 		s.flows.write(s.eng, s.capture, s.byDate, dayOf(first))

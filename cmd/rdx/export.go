@@ -59,7 +59,12 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         rpc_procedure, rpc_replystat, rpc_state_accept,
                                         rpc_transport (rdma, tcp, udp),
                                         rx_cid, rx_callnumber, rx_serviceid,
-                                        rx_server_port, rx_opcode, rx_abort_code
+                                        rx_server_port, rx_opcode, rx_abort_code;
+                                        over RDMA rdma_credits_requested, _granted,
+                                        rdma_read_bytes, _write_bytes, _reply_bytes;
+                                        RDS pongs matched to pings (protocol rds);
+                                        RDP connections (protocol rdp: first to last
+                                        frame, rdp_a, rdp_b, per-side counts)
   DIR/flows/host=H/CAPTURE.parquet      with --flows, written at the end: one row per
                                         conversation (kind ip, tcp, udp, ib, rdp, rx, rds:
                                         -z conv,KIND) and per InfiniBand flow (kind qp:
@@ -109,7 +114,7 @@ the exit status is 2.`,
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
-	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA, with credits and chunk sizes) and Rx (AFS) reply with its request, RDS pings, RDP connections (reads every frame's tree: slower)")
 	f.StringSliceVar(&o.Partition, "partition-by", []string{"host"}, "Hive partitions of the path, outermost first: host, date (UTC day of the row's frame) or both, e.g. date,host")
 	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
 	f.StringSliceVar(&o.Tables, "tables", nil, "also write per-protocol tables, one row per PDU: "+strings.Join(export.ProtoTables(), ", "))

@@ -658,3 +658,98 @@ func TestDuckDBProtocolTables(t *testing.T) {
 		t.Errorf("infiniband_bth_psn: %s %v", typ, err)
 	}
 }
+
+// TestDuckDBCalls: the calls table's RDS, RDP and RPC-over-RDMA rows in
+// DuckDB: a row per pong rdx matched (rds.ping_rtt), per RDP connection of
+// `rdx flows`' rdp,conv with its segments and data octets, and per
+// RPC-over-RDMA reply the credits its header grants (as -T fields prints
+// rpcordma.flow_control of the reply frame).
+func TestDuckDBCalls(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	const rdsf, rdpf, rdmaf = "../../pcaps/kernel/rds_tcp.pcap", "../../pcaps/rdp/lossy.pcap", "../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap"
+	run(t, bin, "export", "--calls", "-w", dir, rdsf, rdpf, rdmaf)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE VIEW calls AS SELECT * FROM read_parquet('"+filepath.Join(dir, "calls")+"/*/*.parquet', hive_partitioning = true)"); err != nil {
+		t.Fatal(err)
+	}
+	query := func(q string, args ...any) []string {
+		t.Helper()
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		var out []string
+		for rows.Next() {
+			v := make([]any, len(cols))
+			for j := range v {
+				v[j] = new(any)
+			}
+			if err := rows.Scan(v...); err != nil {
+				t.Fatal(err)
+			}
+			var r []string
+			for _, x := range v {
+				r = append(r, fmt.Sprint(*x.(*any)))
+			}
+			out = append(out, strings.Join(r, "|"))
+		}
+		return out
+	}
+
+	// RDS: a row per rds.ping_rtt, at its frame
+	var want []string
+	for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-E", "aggregator=|", "-e", "frame.number", "-e", "rds.ping_frame", "-Y", "rds.ping_rtt", rdsf), "\n") {
+		if fr, pings, ok := strings.Cut(line, "\t"); ok {
+			for _, p := range strings.Split(pings, "|") {
+				want = append(want, p+"|"+fr)
+			}
+		}
+	}
+	slices.Sort(want)
+	got := query("SELECT request_frame, reply_frame FROM calls WHERE capture = ? AND protocol = 'rds' ORDER BY ALL", filepath.Base(rdsf))
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("RDS calls %v, -T fields %v", got, want)
+	}
+
+	// RDP: rdp,conv's connections
+	want = nil
+	conv := statRows(t, bin, "flows", rdpf, "rdp,conv")
+	for k := 0; k+1 < len(conv); k += 2 {
+		a, b := conv[k], conv[k+1]
+		want = append(want, strings.Join([]string{a.str(0), strings.ReplaceAll(a.str(11), "-", "|"), a.str(2), b.str(2), a.str(3), b.str(3)}, "|"))
+	}
+	got = query(`SELECT rdp_a || ' → ' || rdp_b, request_frame, reply_frame, rdp_segments_ab, rdp_segments_ba, rdp_bytes_ab, rdp_bytes_ba
+		FROM calls WHERE capture = ? AND protocol = 'rdp' ORDER BY request_frame`, filepath.Base(rdpf))
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("RDP calls %v, rdp,conv %v", got, want)
+	}
+
+	// RPC-over-RDMA: the credits of each reply's header
+	fc := map[string]string{}
+	for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-e", "frame.number", "-e", "rpcordma.flow_control", "-Y", "rpcordma", rdmaf), "\n") {
+		if fr, c, ok := strings.Cut(line, "\t"); ok && !strings.Contains(c, ",") {
+			fc[fr] = c
+		}
+	}
+	n := 0
+	for _, r := range query("SELECT reply_frame, rdma_credits_granted FROM calls WHERE capture = ? AND rpc_transport = 'rdma'", filepath.Base(rdmaf)) {
+		fr, c, _ := strings.Cut(r, "|")
+		if w, ok := fc[fr]; ok {
+			n++
+			if c != w {
+				t.Errorf("reply frame %s: credits %s, -T fields %s", fr, c, w)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no RPC-over-RDMA reply checked")
+	}
+}
