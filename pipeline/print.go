@@ -218,8 +218,23 @@ type statsSink struct {
 	skipEmpty bool   // leave out tables without rows
 	format    string // "json" for one JSON document, else text tables
 	file      string
+	files     []string // rdx stats over many files (WriteStats)
 	out       io.Writer
 	eng       *dissect.Engine
+}
+
+// WriteStats prints the -z tables names of eng as the end of a run does
+// (text tables, or with format "json" one document naming the files):
+// rdx stats and flows over many files print their engines' tables, merged
+// (dissect.Engine.Merge), with it.
+func WriteStats(out io.Writer, eng *dissect.Engine, names []string, skipEmpty bool, format string, files ...string) error {
+	s := &statsSink{names: names, skipEmpty: skipEmpty, format: format, out: out, eng: eng}
+	if len(files) == 1 {
+		s.file = files[0]
+	} else {
+		s.files = files
+	}
+	return s.End(nil)
 }
 
 func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
@@ -259,8 +274,9 @@ type statTable struct {
 func (s *statsSink) json() error {
 	out := struct {
 		File   string      `json:"file,omitempty"`
+		Files  []string    `json:"files,omitempty"`
 		Tables []statTable `json:"tables"`
-	}{File: s.file, Tables: []statTable{}}
+	}{File: s.file, Files: s.files, Tables: []statTable{}}
 	for _, z := range s.names {
 		t := s.eng.Stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {

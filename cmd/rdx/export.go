@@ -130,10 +130,11 @@ the exit status is 2.`,
 // progressEvery is how often the status line is redrawn.
 var progressEvery = 500 * time.Millisecond
 
-// exportProgress is the status line of an export on a terminal: files
-// done of all, and the time taken.
+// exportProgress is the status line of an export (or of rdx stats over
+// many files) on a terminal: files done of all, and the time taken.
 type exportProgress struct {
 	io    *iostreams.IO
+	verb  string
 	n     int
 	start time.Time
 	mu    sync.Mutex
@@ -143,9 +144,11 @@ type exportProgress struct {
 	ended chan struct{}
 }
 
-func (o *ExportOptions) progress(n int) *exportProgress {
-	p := &exportProgress{io: o.IO, n: n, start: time.Now()}
-	if !o.IO.IsStderrTTY() {
+func (o *ExportOptions) progress(n int) *exportProgress { return newFileProgress(o.IO, "export", n) }
+
+func newFileProgress(io *iostreams.IO, verb string, n int) *exportProgress {
+	p := &exportProgress{io: io, verb: verb, n: n, start: time.Now()}
+	if !io.IsStderrTTY() {
 		return p
 	}
 	p.quit, p.ended = make(chan struct{}), make(chan struct{})
@@ -159,7 +162,7 @@ func (o *ExportOptions) progress(n int) *exportProgress {
 				return
 			case <-t.C:
 				p.mu.Lock()
-				fmt.Fprintf(p.io.ErrOut, "\r\033[Kexport: %d of %d captures done, %s", p.ndone, p.n, time.Since(p.start).Round(time.Second))
+				fmt.Fprintf(p.io.ErrOut, "\r\033[K%s: %d of %d captures done, %s", p.verb, p.ndone, p.n, time.Since(p.start).Round(time.Second))
 				p.shown = true
 				p.mu.Unlock()
 			}
