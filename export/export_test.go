@@ -1141,3 +1141,46 @@ func TestCallsRDP(t *testing.T) {
 		})
 	}
 }
+
+// TestPruningStatistics: the frames file keeps what engines prune row
+// groups and pages by, numbers and times with min and max in the column
+// chunk and the page index, although the data pages' headers have none;
+// text columns without bounds have none.
+func TestPruningStatistics(t *testing.T) {
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := pf.Metadata().RowGroups[0]
+	for i, c := range rg.Columns {
+		name := c.MetaData.PathInSchema[0]
+		stats := c.MetaData.Statistics
+		switch name {
+		case "frame_number", "frame_time", "frame_len":
+			if len(stats.MinValue) == 0 || len(stats.MaxValue) == 0 {
+				t.Errorf("%s: no min/max in the column chunk", name)
+			}
+			ci := pf.ColumnIndexes()
+			if len(ci) <= i || len(ci[i].MinValues) == 0 {
+				t.Errorf("%s: no page index", name)
+			}
+		case "info", "src", "capture":
+			if len(stats.MinValue) != 0 {
+				t.Errorf("%s: bounds %q", name, stats.MinValue)
+			}
+		}
+	}
+	if n := pf.Metadata().RowGroups[0].NumRows; n != 370 {
+		t.Errorf("%d rows", n)
+	}
+}
