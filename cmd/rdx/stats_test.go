@@ -187,8 +187,18 @@ func TestStatsManyFiles(t *testing.T) {
 		t.Errorf("-j 1 and -j 3 differ:\n%s\n%s", a, b)
 	}
 
-	// a missing file among them: reported, the others counted, exit 2
+	// rdx flows too: pts-ops.pcap's conversation is one row with twice
+	// its packets when the file is given twice
 	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"flows", "-j", "2", files[1], files[1]}); code != 0 {
+		t.Fatalf("flows: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "| 127.0.0.1:52090 | 127.1.0.1:7002 |      48 |  8584 |      24 |  5088 |") {
+		t.Errorf("flows over the file twice:\n%s", out)
+	}
+
+	// a missing file among them: reported, the others counted, exit 2
+	io, _, out, errOut = iostreams.Test()
 	if code := run(io, []string{"stats", files[0], "no-such.pcap", files[1]}); code != 2 {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
