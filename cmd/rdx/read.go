@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -374,7 +375,11 @@ func readRun(o *ReadOptions) error {
 	if o.IO.SetColor(o.Color) {
 		style = &render.Colors
 	}
-	return runPipeline(o.IO, pipeline.Config{
+	stats, plots, err := zPlots(o.Stats) // -z io,stat,INTERVAL,plot=FILE (plot.go)
+	if err != nil {
+		return err
+	}
+	cfg := pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: o.IO.ErrOut},
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
@@ -382,9 +387,12 @@ func readRun(o *ReadOptions) error {
 			Style: style, Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
-		Stats:   o.Stats,
+		Stats:   stats,
 		Workers: nw,
-	}, o.MemProfile, o.LineFlush)
+	}
+	addZPlots(&cfg, plots, cfg.Input.Name())
+	err = runPipeline(o.IO, cfg, o.MemProfile, o.LineFlush)
+	return errors.Join(err, writeZPlots(o.IO, plots, err))
 }
 
 // runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as

@@ -339,6 +339,10 @@ func (m *Msg) BodyOff() int  { return m.bodyOff }
 func (m *Msg) Body() []byte  { return m.data[m.bodyOff:] }
 func (m *Msg) Matched() bool { return m.matched }
 
+// ResponseTime is a matched reply's time from its call, in nanoseconds (the
+// sample -z rpc,srt counted; rdx plot srt draws them).
+func (m *Msg) ResponseTime() int64 { return m.rtt }
+
 // DDP returns the data a transport moved out of the message (write chunks).
 func (m *Msg) DDP() [][]byte { return m.ddp }
 
