@@ -126,6 +126,15 @@ type TreeSink interface {
 	NeedsTree() bool
 }
 
+// FieldSink is a TreeSink that reads only some fields of the tree: it
+// adds them to set, and the trees then keep only those and what the other
+// readers want (dissect.Tree.SetWant), unless one of them wants the whole
+// tree (-V, JSON).
+type FieldSink interface {
+	TreeSink
+	WantFields(set *dissect.FieldSet)
+}
+
 // Flusher is a sink that can write out what it buffers when a live source
 // goes quiet.
 type Flusher interface{ Flush() error }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,7 @@ type ExportOptions struct {
 	Calls     bool     // --calls: the calls table
 	Flows     bool     // --flows: the flows table
 	Partition []string // --partition-by: host, date
+	Tables    []string // --tables: per-protocol tables
 	EngineFlags
 }
 
@@ -56,13 +58,24 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         rpc_procedure, rpc_replystat, rpc_state_accept,
                                         rpc_transport (rdma, tcp, udp),
                                         rx_cid, rx_callnumber, rx_serviceid,
-                                        rx_server_port, rx_opcode, rx_abort_code
+                                        rx_server_port, rx_opcode, rx_abort_code;
+                                        over RDMA rdma_credits_requested, _granted,
+                                        rdma_read_bytes, _write_bytes, _reply_bytes;
+                                        RDS pongs matched to pings (protocol rds);
+                                        RDP connections (protocol rdp: first to last
+                                        frame, rdp_a, rdp_b, per-side counts)
   DIR/flows/host=H/CAPTURE.parquet      with --flows, written at the end: one row per
                                         conversation (kind ip, tcp, udp, ib, rdp, rx, rds:
                                         -z conv,KIND) and per InfiniBand flow (kind qp:
                                         -z infiniband,flows, with psn_gaps, dup_psns, acks,
                                         coalesced_acks, naks, rnr_naks, ecn_ce, fecn, becn,
                                         cnps)
+  DIR/TABLE/host=H/CAPTURE.parquet      with --tables rx,rpc,...: one row per PDU of
+                                        the protocol (a frame may carry several):
+                                        capture, frame_number, then the protocol's
+                                        fields an analysis filters on, named and typed
+                                        as -e columns (rx_seq, infiniband_bth_destqp);
+                                        tables: ` + strings.Join(export.ProtoTables(), ", ") + `
 
 H is --host, else the capture's file name up to its first '.'. With
 --partition-by date,host each table's files are DIR/TABLE/date=YYYY-MM-DD/host=H/
@@ -100,9 +113,10 @@ the exit status is 2.`,
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
-	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA, with credits and chunk sizes) and Rx (AFS) reply with its request, RDS pings, RDP connections (reads every frame's tree: slower)")
 	f.StringSliceVar(&o.Partition, "partition-by", []string{"host"}, "Hive partitions of the path, outermost first: host, date (UTC day of the row's frame) or both, e.g. date,host")
 	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
+	f.StringSliceVar(&o.Tables, "tables", nil, "also write per-protocol tables, one row per PDU: "+strings.Join(export.ProtoTables(), ", "))
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
@@ -139,7 +153,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition, Tables: o.Tables})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -233,6 +247,9 @@ func exportRun(o *ExportOptions) error {
 					}
 					if o.Flows {
 						calls += fmt.Sprintf(", %d flows", s.Rows[4])
+					}
+					for k, name := range o.Tables {
+						calls += fmt.Sprintf(", %d %s", s.ProtoRows[k], name)
 					}
 					outs[i].line = fmt.Sprintf("rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
 						file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
