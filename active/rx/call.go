@@ -164,8 +164,9 @@ func (cl *call) transmit(pkts []*outPkt, now time.Time) {
 		flags := p.flags
 		// ask for an ACK at the end of each burst, on the last packet and
 		// on a retransmission, so the sender learns quickly what arrived
-		if k == len(pkts)-1 && (retrans || p.flags&wire.FlagLastPacket != 0 ||
-			int(p.seq) == len(cl.out) || (p.seq-cl.hardAcked)%8 == 0) {
+		// (a one-packet message needs none: the reply or the next call
+		// acknowledges it, as with OpenAFS)
+		if k == len(pkts)-1 && (retrans || p.seq%8 == 0 || (int(p.seq) == len(cl.out) && len(cl.out) > 1)) {
 			flags |= wire.FlagRequestAck
 		}
 		if k < len(pkts)-1 {
