@@ -137,11 +137,12 @@ func (e *Endpoint) debugPeer(index int) []byte {
 	a := p.addr.Addr().As4()
 	copy(b[0:4], a[:])
 	binary.BigEndian.PutUint16(b[4:], p.addr.Port())
-	binary.BigEndian.PutUint16(b[6:], PacketData+wire.HeaderLen)          // ifMTU
-	binary.BigEndian.PutUint32(b[20:], uint32(p.rtt.Microseconds()*8))    // rtt, scaled by 8 as OpenAFS keeps it
-	binary.BigEndian.PutUint32(b[24:], uint32(p.rttVar.Microseconds()*4)) // rtt_dev, scaled by 4
-	binary.BigEndian.PutUint32(b[36:], p.nSent)
-	binary.BigEndian.PutUint32(b[40:], p.resent)
+	binary.BigEndian.PutUint16(b[6:], PacketData+wire.HeaderLen) // ifMTU
+	// rtt and rtt_dev as OpenAFS keeps them: milliseconds scaled by 8 and 4
+	binary.BigEndian.PutUint32(b[24:], uint32(p.rtt.Milliseconds()*8))
+	binary.BigEndian.PutUint32(b[28:], uint32(p.rttVar.Milliseconds()*4))
+	binary.BigEndian.PutUint32(b[40:], p.nSent)
+	binary.BigEndian.PutUint32(b[44:], p.resent)
 	binary.BigEndian.PutUint16(b[60:], PacketData+wire.HeaderLen) // natMTU
 	binary.BigEndian.PutUint16(b[62:], uint16(min(p.maxMTU, 0xffff)))
 	binary.BigEndian.PutUint16(b[64:], uint16(min(p.maxJumbo, 0xffff)))

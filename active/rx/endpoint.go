@@ -546,6 +546,9 @@ type Conn struct {
 	c *conn
 }
 
+// Addr is the server's address.
+func (c *Conn) Addr() netip.AddrPort { return c.c.key.peer }
+
 // Epoch and CID identify the connection on the wire.
 func (c *Conn) Epoch() uint32 { return c.c.key.epoch }
 func (c *Conn) CID() uint32   { return c.c.key.cid }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"net"
 	"net/netip"
 	"sync"
 	"time"
@@ -17,13 +18,14 @@ import (
 // `rdx read`/`rdx check` decode the exchange. Use its Trace as
 // Config.Trace.
 type Recorder struct {
-	mu  sync.Mutex
-	bw  *bufio.Writer
-	pw  *capture.PcapWriter
-	buf []byte
-	id  uint16
-	err error
-	n   int
+	mu   sync.Mutex
+	bw   *bufio.Writer
+	pw   *capture.PcapWriter
+	buf  []byte
+	id   uint16
+	err  error
+	n    int
+	srcs map[netip.Addr]netip.Addr
 }
 
 // NewRecorder writes the pcap header to w.
@@ -36,16 +38,12 @@ func NewRecorder(w io.Writer) (*Recorder, error) {
 	return &Recorder{bw: bw, pw: pw}, nil
 }
 
-// Trace records one datagram (Config.Trace's signature). An unspecified
-// local address (a socket bound to 0.0.0.0) is written as 127.0.0.1, or as
-// the peer's address when that is a loopback one.
+// Trace records one datagram (Config.Trace's signature). A socket bound to
+// 0.0.0.0 is recorded with the source address the kernel picks towards the
+// peer.
 func (r *Recorder) Trace(sent bool, d []byte, local, remote netip.AddrPort) {
 	if !local.Addr().Is4() || local.Addr().IsUnspecified() {
-		a := netip.AddrFrom4([4]byte{127, 0, 0, 1})
-		if remote.Addr().IsLoopback() {
-			a = remote.Addr()
-		}
-		local = netip.AddrPortFrom(a, local.Port())
+		local = netip.AddrPortFrom(r.source(remote), local.Port())
 	}
 	src, dst := local, remote
 	if !sent {
@@ -60,6 +58,34 @@ func (r *Recorder) Trace(sent bool, d []byte, local, remote netip.AddrPort) {
 	}
 	r.n++
 }
+
+// source asks the routing table which address packets to remote leave from
+// (a UDP "connect" sends nothing); remembered for up to maxSources peers.
+func (r *Recorder) source(remote netip.AddrPort) netip.Addr {
+	r.mu.Lock()
+	a, ok := r.srcs[remote.Addr()]
+	r.mu.Unlock()
+	if ok {
+		return a
+	}
+	a = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	if c, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(remote.Addr(), 9))); err == nil {
+		a = c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap()
+		c.Close()
+	}
+	r.mu.Lock()
+	if r.srcs == nil {
+		r.srcs = map[netip.Addr]netip.Addr{}
+	}
+	if len(r.srcs) < maxSources {
+		r.srcs[remote.Addr()] = a
+	}
+	r.mu.Unlock()
+	return a
+}
+
+// maxSources bounds the Recorder's source address cache.
+const maxSources = 64
 
 // Frames is how many datagrams were recorded.
 func (r *Recorder) Frames() int {
