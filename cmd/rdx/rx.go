@@ -560,7 +560,9 @@ code 1 (to see an ABORT); opcode 3 N replies with N octets (a bulk reply).`,
 			if version == "" {
 				version = "rdx " + rdxVersion()
 			}
-			e, err := o.endpoint(net.JoinHostPort(bind, strconv.Itoa(port)), rx.Config{Handler: rxEcho, Version: version})
+			self, _ := netip.ParseAddr(bind)
+			handler := func(svc uint16, req []byte) ([]byte, uint32) { return rxEcho(svc, req, self) }
+			e, err := o.endpoint(net.JoinHostPort(bind, strconv.Itoa(port)), rx.Config{Handler: handler, Version: version})
 			if err != nil {
 				return err
 			}
@@ -596,13 +598,22 @@ const ubikVoteService = 50
 // rxEcho is the served echo service (see serve's help), and ubik's VOTE
 // Debug so udebug gets an answer: rdx is a ubik server with no database,
 // not the sync site.
-func rxEcho(svc uint16, req []byte) ([]byte, uint32) {
+// self is the bound address, listed as the server's interface.
+func rxEcho(svc uint16, req []byte, self netip.Addr) ([]byte, uint32) {
 	if svc == ubikVoteService && len(req) >= 4 {
 		switch op := binary.BigEndian.Uint32(req); op {
 		case 10004, 10006: // VOTE_Debug, VOTE_XDebug: struct ubik_debug
 			b := make([]byte, 4*28, 4*(28+256+1))
-			binary.BigEndian.PutUint32(b, uint32(time.Now().Unix())) // now
-			b = append(b, make([]byte, 4*256)...)                    // interfaceAddr[UBIK_MAX_INTERFACE_ADDR]
+			now := uint32(time.Now().Unix())
+			for _, w := range []int{0, 1, 4, 6, 8, 27} { // now, lastYesTime, lastYesClaim, lowestTime, syncTime, epochTime
+				binary.BigEndian.PutUint32(b[4*w:], now)
+			}
+			addrs := make([]byte, 4*256) // interfaceAddr[UBIK_MAX_INTERFACE_ADDR]
+			if self.Is4() && !self.IsUnspecified() {
+				a := self.As4()
+				copy(addrs, a[:])
+			}
+			b = append(b, addrs...)
 			if op == 10006 {
 				b = binary.BigEndian.AppendUint32(b, 0) // isClone
 			}
@@ -885,9 +896,12 @@ func rxDecode(io *iostreams.IO, file string, port uint16, known bool) error {
 	if err != nil {
 		return err
 	}
-	filter, only := "afs && rx.flags.client_init==0", "afs"
+	// the server's packets only: a fileserver's callbacks to us and our
+	// replies to them are in the recording too
+	from := " && udp.srcport==" + strconv.Itoa(int(port))
+	filter, only := "afs && rx.flags.client_init==0"+from, "afs"
 	if !known {
-		filter, only = "rx.type==1 && rx.flags.client_init==0 && rx.flags.last_packet==1", "rx"
+		filter, only = "rx.type==1 && rx.flags.client_init==0 && rx.flags.last_packet==1"+from, "rx"
 	}
 	return runPipeline(io, pipeline.Config{
 		Input:  pipeline.Input{File: file, ErrOut: io.ErrOut},
