@@ -54,6 +54,7 @@ if [ "${RXLAB_INNER:-0}" != 1 ]; then
     fi
     mkdir -p "$LAB"
     # one lab at a time: the cell's configuration lives in /etc/openafs
+    mkdir -p /run/lock
     exec 9> /run/lock/rdx-rxlab.lock
     flock -w 900 9 || die "another rxlab.sh holds /run/lock/rdx-rxlab.lock"
     exec unshare --net --mount --uts --propagation private env RXLAB_INNER=1 LAB="$LAB" RXLAB_RUN="$RXLAB_RUN" bash "$0"
