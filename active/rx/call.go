@@ -214,12 +214,22 @@ func (cl *call) tick(now time.Time) {
 		cl.sendAck(wire.AckPing, 0, now)
 		cl.e.stats.PingsSent++
 	}
-	if !cl.serving && now.Sub(cl.heard) > 30*time.Second {
+	idle := cl.e.cfg.CallIdle
+	if !cl.serving && now.Sub(cl.heard) > idle {
 		cl.finish(&AbortError{Code: CodeCallTimeout})
 	}
-	// a server call whose reply is fully acknowledged (or never will be)
-	// is over
-	if cl.serving && cl.started && cl.sendDone && (cl.hardAcked == uint32(len(cl.out)) || now.Sub(cl.heard) > 30*time.Second) {
+	// a server call whose reply is fully acknowledged is over; one whose
+	// client went silent (mid-request, or never acknowledging the reply)
+	// is dropped, so silent clients cannot hold every connection busy
+	if cl.serving && now.Sub(cl.heard) > idle && !(cl.started && !cl.sendDone) {
+		if !cl.sendDone {
+			cl.e.logf("%v call %d: client silent for %v, call dropped", cl.c.key.peer, cl.num, idle)
+			cl.finish(&AbortError{Code: CodeCallTimeout})
+			return
+		}
+		cl.finish(nil)
+	}
+	if cl.serving && cl.started && cl.sendDone && cl.hardAcked == uint32(len(cl.out)) {
 		cl.finish(nil)
 	}
 }

@@ -100,6 +100,9 @@ type Config struct {
 	// to the measured round trip time, within [RTOMin, 4s].
 	RTO    time.Duration
 	RTOMin time.Duration // default 50ms
+	// CallIdle ends a call whose peer has been silent this long (default
+	// 30s; a waiting client pings every 2s, so a live server is never idle).
+	CallIdle time.Duration
 	// Log gets one line per retransmission, ABORT and eviction, if set.
 	Log io.Writer
 }
@@ -185,6 +188,9 @@ func Listen(laddr string, cfg Config) (*Endpoint, error) {
 	}
 	if cfg.RTOMin <= 0 {
 		cfg.RTOMin = 50 * time.Millisecond
+	}
+	if cfg.CallIdle <= 0 {
+		cfg.CallIdle = 30 * time.Second
 	}
 	e := &Endpoint{uc: uc, cfg: cfg, conns: map[connKey]*conn{}, peers: map[netip.AddrPort]*peer{},
 		dbg: map[uint32]chan []byte{}, done: make(chan struct{})}
