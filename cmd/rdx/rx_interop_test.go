@@ -25,6 +25,10 @@ sec rdx-vl-lossy    $R rx call $SRV vl GetEntryByNameU root.cell --impair drop=1
 sec pts             pts examine system:administrators -noauth
 sec rdx-pr          $R rx call $SRV pr NameToID system:administrators --pcap $D/pr.pcap
 sec rdx-pr-name     $R rx call $SRV pr IDToName --pcap $D/pr-name.pcap -- -204
+ids=$(for i in $(seq 1 40); do printf -- '-204 '; done)
+names=$(for i in $(seq 1 40); do printf 'system:anyuser '; done)
+sec rdx-pr-bigreply $R rx call $SRV pr IDToName --impair drop=2 -v --pcap $D/pr-bigreply.pcap -- $ids
+sec rdx-pr-bigreq   $R rx call $SRV pr NameToID $names --impair drop=3 -v --pcap $D/pr-bigreq.pcap
 sec bos             bos status -server $SRV -instance vlserver -noauth
 sec rdx-bos         $R rx call $SRV bos GetStatus vlserver --pcap $D/bos.pcap
 sec udebug          udebug $SRV 7003
@@ -120,6 +124,14 @@ func TestRxInteropOpenAFS(t *testing.T) {
 	if !strings.Contains(sec["rdx-pr-name"], "Name: system:administrators") {
 		t.Errorf("PR IDToName:\n%s", sec["rdx-pr-name"])
 	}
+	// multi-packet replies and requests with OpenAFS under loss: a dropped
+	// ACK (the server resends) and a dropped request packet (rdx resends)
+	if n := strings.Count(sec["rdx-pr-bigreply"], "Name: system:administrators"); n != 40 {
+		t.Errorf("IDToName of 40 ids (10 KB reply, one ACK dropped): %d names\n%s", n, sec["rdx-pr-bigreply"])
+	}
+	if n := strings.Count(sec["rdx-pr-bigreq"], "ID: 4294967195"); n != 40 || !strings.Contains(sec["rdx-pr-bigreq"], "resend seq 3") {
+		t.Errorf("NameToID of 40 names (10 KB request, packet 3 dropped): %d ids\n%s", n, sec["rdx-pr-bigreq"])
+	}
 	// BOS GetStatus: status 1 (BSTAT_NORMAL) is bos status' "running normally"
 	if !strings.Contains(sec["bos"], "currently running normally") || !strings.Contains(sec["rdx-bos"], "Status: 1 ") {
 		t.Errorf("BOS GetStatus differs from bos status:\n%s", show("bos", "rdx-bos"))
@@ -164,7 +176,7 @@ func TestRxInteropOpenAFS(t *testing.T) {
 			}
 		}
 	}
-	if n < 12 {
+	if n < 14 {
 		t.Errorf("only %d recordings checked", n)
 	}
 	if t.Failed() {
