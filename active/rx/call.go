@@ -443,9 +443,11 @@ func (cl *call) receiveAck(h wire.Header, a wire.Ack, now time.Time) {
 		}
 		cl.pingWait = nil
 	}
-	// RTT from the packet the ACK names (its serial), first transmissions only
+	// RTT from the packet the ACK names (its serial), first transmissions
+	// only; it is in the window, so the search is bounded by Window
 	if s := a.Serial(); s != 0 {
-		for _, o := range cl.out {
+		lo := int(cl.hardAcked)
+		for _, o := range cl.out[lo:min(len(cl.out), lo+Window)] {
 			if o.serial == s && o.nsent == 1 && !o.sent.IsZero() {
 				cl.sampleRTT(now.Sub(o.sent))
 				break
