@@ -93,6 +93,20 @@ func TestRxCLILoopback(t *testing.T) {
 		t.Fatalf("echo: exit %d\n%s%s", code, out, errb)
 	}
 
+	// the fault shows in the recording where rdx says it put it: unit 1
+	// (serial 1, the request) dropped, so the first request packet on the
+	// wire is seq 1 with serial 2
+	code, _, errb = rxRun(t, "call", addr, "4242", "2", "--raw", "--impair", "drop=1", "--pcap", filepath.Join(dir, "drop.pcap"))
+	if code != 0 || !strings.Contains(errb, "impair: unit 1 (") {
+		t.Fatalf("drop=1: exit %d %s", code, errb)
+	}
+	io, _, fo, _ := iostreams.Test()
+	run(io, []string{"read", "-d", "udp.port==" + port + ",rx", "-T", "fields", "-e", "rx.seq", "-e", "rx.serial",
+		"-Y", "rx.flags.client_init==1 && rx.type==1", filepath.Join(dir, "drop.pcap")})
+	if first, _, _ := strings.Cut(fo.String(), "\n"); first != "1\t2" {
+		t.Fatalf("first request packet on the wire: seq/serial %q, want 1/2:\n%s", first, fo)
+	}
+
 	// an ABORT exits 1 and names the code
 	code, _, errb = rxRun(t, "call", addr, "4242", "1")
 	if code != 1 || !strings.Contains(errb, "ABORT code 1") {
@@ -114,7 +128,7 @@ func TestRxCLILoopback(t *testing.T) {
 	if !strings.Contains(serr, "impair: unit 4") {
 		t.Errorf("serve did not impair its 4th datagram:\n%s", serr)
 	}
-	for _, f := range []string{"serve", "version", "vote", "bulk", "echo", "ping", "debug"} {
+	for _, f := range []string{"serve", "version", "vote", "bulk", "echo", "drop", "ping", "debug"} {
 		rxCheckClean(t, filepath.Join(dir, f+".pcap"), port)
 	}
 	// the bulk exchange has jumbograms both ways and the retransmissions
