@@ -40,6 +40,7 @@ type call struct {
 
 	out       []*outPkt
 	hardAcked uint32 // every seq ≤ hardAcked is acknowledged
+	cwind     uint32 // congestion window: slow start from initCwind, halved on a loss
 	sendDone  bool   // the last packet is queued
 	in        inData
 	err       error
@@ -55,8 +56,13 @@ type call struct {
 }
 
 func newCall(e *Endpoint, c *conn, ch int, num uint32) *call {
-	return &call{e: e, c: c, ch: ch, num: num, in: inData{rnext: 1}, done: make(chan struct{}), heard: time.Now()}
+	return &call{e: e, c: c, ch: ch, num: num, in: inData{rnext: 1}, done: make(chan struct{}), heard: time.Now(), cwind: initCwind}
 }
+
+// initCwind is the packets a call sends before its first ACK: a few, so
+// the peer's ACK trailer (window, jumbograms) is known before the window
+// opens, as OpenAFS's slow start does.
+const initCwind = 4
 
 func (cl *call) finished() bool { return cl.closed }
 
@@ -110,7 +116,7 @@ func (cl *call) pump(now time.Time) {
 	if cl.err != nil {
 		return
 	}
-	win := min(cl.c.peer.window, Window)
+	win := min(cl.c.peer.window, Window, cl.cwind)
 	if win == 0 {
 		win = 1
 	}
@@ -125,7 +131,7 @@ func (cl *call) pump(now time.Time) {
 	}
 	jumbo := uint32(1)
 	if cl.e.cfg.Jumbo {
-		jumbo = min(cl.c.peer.maxJumbo, MaxJumbo)
+		jumbo = min(cl.c.peer.maxJumbo, MaxJumbo, jumboFit(cl.c.peer.maxMTU))
 	}
 	for i := int(cl.hardAcked); i < len(cl.out) && cl.out[i].seq <= limit; i++ {
 		p := cl.out[i]
@@ -139,6 +145,7 @@ func (cl *call) pump(now time.Time) {
 			continue
 		}
 		if resend {
+			cl.cwind = max(1, cl.cwind/2)
 			cl.e.stats.DataResent++
 			cl.c.peer.resent++
 			cl.e.logf("%v call %d: resend seq %d (timeout %v)", cl.c.key.peer, cl.num, p.seq, rto)
@@ -153,6 +160,19 @@ func (cl *call) pump(now time.Time) {
 		}
 	}
 	flush()
+}
+
+// jumboFit is how many packets fit a datagram of at most maxMTU octets
+// (the peer's ACK trailer word 0; 0 unknown: no limit). OpenAFS peers
+// without jumbograms say 1444, which fits one.
+func jumboFit(maxMTU uint32) uint32 {
+	if maxMTU == 0 {
+		return MaxJumbo
+	}
+	if maxMTU < wire.HeaderLen+wire.JumboLen {
+		return 1
+	}
+	return max(1, (maxMTU-wire.HeaderLen+wire.JumboHdrLen)/(wire.JumboLen+wire.JumboHdrLen))
 }
 
 // transmit sends pkts in one datagram (a jumbogram when more than one).
@@ -254,7 +274,7 @@ func (cl *call) sendAck(reason uint8, serial uint32, now time.Time) uint32 {
 	}
 	hf := cl.c.header(e, cl.ch, cl.num, wire.TypeAck, flags)
 	a := wire.AckFields{BufferSpace: Window, First: in.rnext, Prev: in.prevSeq, Serial: serial, Reason: reason, Acks: acks,
-		Trailer: true, MaxMTU: PacketData + wire.HeaderLen, IfMTU: PacketData + wire.HeaderLen, Window: Window, MaxJumbo: MaxJumbo}
+		Trailer: true, MaxMTU: MaxDatagram, IfMTU: NatMTU, Window: Window, MaxJumbo: MaxJumbo}
 	e.send(a.Encode(hf.Encode(nil)), cl.c.key.peer)
 	e.stats.AcksSent++
 	in.unacked = 0
@@ -459,11 +479,14 @@ func (cl *call) receiveAck(h wire.Header, a wire.Ack, now time.Time) {
 		cl.out[i].acked = true
 	}
 	if first > 0 && first-1 > cl.hardAcked {
-		cl.hardAcked = min(first-1, uint32(len(cl.out)))
+		h := min(first-1, uint32(len(cl.out)))
+		cl.cwind = min(cl.cwind+h-cl.hardAcked, Window) // slow start: one more per packet acknowledged
+		cl.hardAcked = h
 	}
 	// soft acks; a NACK below an acknowledged packet means it was lost:
 	// resend it now rather than at the timeout
 	acks := a.Acks()
+	pushed := false
 	highest := -1
 	for i, v := range acks {
 		if v == wire.AckTypeAck {
@@ -481,6 +504,10 @@ func (cl *call) receiveAck(h wire.Header, a wire.Ack, now time.Time) {
 		} else if i < highest && o.acked {
 			o.acked = false // reneged: the receiver dropped it
 		} else if i < highest && !o.sent.IsZero() && now.Sub(o.sent) > cl.rtoFast() {
+			if !pushed {
+				cl.cwind = max(1, cl.cwind/2) // one loss event per ACK
+				pushed = true
+			}
 			cl.e.stats.DataPushed++
 			cl.e.stats.DataResent++
 			cl.c.peer.resent++

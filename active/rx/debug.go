@@ -114,7 +114,7 @@ func (e *Endpoint) debugConn(index int, all bool) []byte {
 			b[35] = connTypeServer
 		}
 		binary.BigEndian.PutUint32(b[132:], c.key.epoch)
-		binary.BigEndian.PutUint32(b[136:], PacketData+wire.HeaderLen) // natMTU
+		binary.BigEndian.PutUint32(b[136:], NatMTU)
 		return b
 	}
 	binary.BigEndian.PutUint32(b[4:], wire.DebugEnd)
@@ -137,18 +137,18 @@ func (e *Endpoint) debugPeer(index int) []byte {
 	a := p.addr.Addr().As4()
 	copy(b[0:4], a[:])
 	binary.BigEndian.PutUint16(b[4:], p.addr.Port())
-	binary.BigEndian.PutUint16(b[6:], PacketData+wire.HeaderLen) // ifMTU
+	binary.BigEndian.PutUint16(b[6:], NatMTU) // ifMTU
 	// rtt and rtt_dev as OpenAFS keeps them: milliseconds scaled by 8 and 4
 	binary.BigEndian.PutUint32(b[24:], uint32(p.rtt.Milliseconds()*8))
 	binary.BigEndian.PutUint32(b[28:], uint32(p.rttVar.Milliseconds()*4))
 	binary.BigEndian.PutUint32(b[40:], p.nSent)
 	binary.BigEndian.PutUint32(b[44:], p.resent)
-	binary.BigEndian.PutUint16(b[60:], PacketData+wire.HeaderLen) // natMTU
+	binary.BigEndian.PutUint16(b[60:], NatMTU)
 	binary.BigEndian.PutUint16(b[62:], uint16(min(p.maxMTU, 0xffff)))
 	binary.BigEndian.PutUint16(b[64:], uint16(min(p.maxJumbo, 0xffff)))
 	binary.BigEndian.PutUint16(b[66:], MaxJumbo)
-	binary.BigEndian.PutUint16(b[68:], PacketData+wire.HeaderLen) // MTU
-	binary.BigEndian.PutUint16(b[70:], Window)                    // cwind
+	binary.BigEndian.PutUint16(b[68:], NatMTU) // MTU
+	binary.BigEndian.PutUint16(b[70:], Window) // cwind
 	binary.BigEndian.PutUint32(b[76:], uint32(p.bytesSent>>32))
 	binary.BigEndian.PutUint32(b[80:], uint32(p.bytesSent))
 	binary.BigEndian.PutUint32(b[84:], uint32(p.bytesRead>>32))

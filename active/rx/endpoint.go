@@ -46,9 +46,16 @@ const (
 	// MaxJumbo is the most packets sent in one jumbogram, and what the ACK
 	// trailer advertises as received.
 	MaxJumbo = 4
-	// PacketData is the data octets of a non-jumbo packet: the 1444-octet
-	// Rx payload OpenAFS uses on Ethernet minus the header.
+	// PacketData is the data octets of each packet rdx sends: a
+	// jumbogram's sub-packet size, so any run of full packets can be joined.
 	PacketData = wire.JumboLen
+	// MaxDatagram is the largest datagram rdx accepts, which its ACK
+	// trailer advertises as max MTU (word 0): MaxJumbo packets in a
+	// jumbogram, 5692 octets as OpenAFS says.
+	MaxDatagram = wire.HeaderLen + MaxJumbo*wire.JumboLen + (MaxJumbo-1)*wire.JumboHdrLen
+	// NatMTU is the trailer's interface MTU (word 1): the Rx datagram of a
+	// 1500-octet Ethernet frame, as OpenAFS advertises.
+	NatMTU = 1444
 )
 
 // Abort codes from rx.h and rxgen.

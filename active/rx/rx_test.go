@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +296,64 @@ func TestNoReply(t *testing.T) {
 	defer cancel()
 	if _, err := e.Version(ctx, dead.LocalAddr()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal(fmt.Sprint("want a timeout, got ", err))
+	}
+}
+
+// A peer's ACK trailer decides jumbograms: OpenAFS without -jumbo says max
+// MTU 1444 (one packet fits) even with 4 packets per datagram; one with
+// -jumbo says 5692. The fake peer ACKs every datagram and counts the
+// datagrams that carry more than one packet.
+func TestJumboFollowsPeerMTU(t *testing.T) {
+	for _, tc := range []struct {
+		maxMTU    uint32
+		wantJumbo bool
+	}{{1444, false}, {5692, true}} {
+		t.Run(strconv.Itoa(int(tc.maxMTU)), func(t *testing.T) {
+			peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer peer.Close()
+			cli, err := Listen("127.0.0.1:0", Config{Jumbo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			c, _ := cli.Dial(peer.LocalAddr().(*net.UDPAddr).AddrPort(), 1)
+			if _, err := c.Start(payload(40*PacketData), true); err != nil {
+				t.Fatal(err)
+			}
+			jumbos, next := 0, uint32(1)
+			buf := make([]byte, 65536)
+			peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+			for next <= 40 {
+				n, from, err := peer.ReadFromUDPAddrPort(buf)
+				if err != nil {
+					t.Fatalf("after seq %d: %v", next-1, err)
+				}
+				h := wire.Header(buf[:n])
+				if h.Type() != wire.TypeData {
+					continue
+				}
+				k := uint32(1)
+				if h.Flags()&wire.FlagJumbo != 0 {
+					k = uint32(wire.JumboCount(n - wire.HeaderLen))
+					jumbos++
+					if n > int(tc.maxMTU) {
+						t.Fatalf("a %d-octet datagram to a peer whose max MTU is %d", n, tc.maxMTU)
+					}
+				}
+				if h.Seq() == next {
+					next += k
+				}
+				hf := wire.HeaderFields{Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), Serial: 1, Type: wire.TypeAck}
+				a := wire.AckFields{First: next, Serial: h.Serial(), Reason: wire.AckRequested, Trailer: true,
+					MaxMTU: tc.maxMTU, IfMTU: 1444, Window: 32, MaxJumbo: 4}
+				peer.WriteToUDPAddrPort(a.Encode(hf.Encode(nil)), from)
+			}
+			if (jumbos > 0) != tc.wantJumbo {
+				t.Fatalf("max MTU %d: %d jumbograms", tc.maxMTU, jumbos)
+			}
+		})
 	}
 }
