@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -225,4 +226,81 @@ func TestIwarpImpairCorrupt(t *testing.T) {
 	if !strings.Contains(out.String(), "Terminate") {
 		t.Errorf("no Terminate in the capture:\n%s%s", out, errOut)
 	}
+}
+
+// TestIwarpRpingFlags: rping's own short flags parse as rping's, the MPA
+// knobs fill the stack's Config, and bad combinations are usage errors.
+func TestIwarpRpingFlags(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	var o *IwarpOptions
+	if c := execCmd(newCmdIwarp(io, hook(&o)), []string{"rping", "-c", "-a", "198.51.100.1", "-p", "7000", "-C", "5", "-S", "100", "-v", "-V",
+		"--crc", "--markers", "--rev", "2", "--p2p", "write,read", "--ird", "4", "--private", "hi", "--impair", "corrupt=2@22"}); c != 0 || o == nil {
+		t.Fatalf("exit %d", c)
+	}
+	if !o.Client || o.Server || o.Addr != "198.51.100.1" || o.Port != 7000 || o.Count != 5 || o.Size != 100 || !o.Verbose || !o.Validate {
+		t.Errorf("rping flags: %+v", o)
+	}
+	if cfg := o.cfg; !cfg.CRC || !cfg.Markers || cfg.Rev != 2 || cfg.P2P != iwarp.RTRWrite|iwarp.RTRRead || cfg.IRD != 4 ||
+		string(cfg.Private) != "hi" || cfg.Impair == nil {
+		t.Errorf("config: %+v", cfg)
+	}
+	for _, bad := range [][]string{
+		{"rping", "-a", "x"},                           // neither -s nor -c
+		{"rping", "-s", "-c", "-a", "x"},               // both
+		{"rping", "-c"},                                // client without -a
+		{"rping", "-c", "-a", "x", "-S", "25"},         // below RPING_MIN_BUFSIZE
+		{"rping", "-s", "--rev", "1", "--p2p", "read"}, // p2p is revision 2
+		{"rping", "-s", "--p2p", "sideways"},
+		{"rping", "-s", "--impair", "explode=1"},
+	} {
+		if c := execCmd(newCmdIwarp(io, hook(&o)), bad); c != exitUsage {
+			t.Errorf("%q: exit %d, want %d", bad, c, exitUsage)
+		}
+	}
+}
+
+// TestIwarpNetns: the real binary as rping server in one network namespace
+// and as client in another, over a veth pair (198.51.100.0/24), revision 2
+// with CRC, markers both ways and a Read RTR; every ping validated (-V),
+// and the capture on the server's side checks clean.
+func TestIwarpNetns(t *testing.T) {
+	l := newNetLab(t)
+	pcap := filepath.Join(t.TempDir(), "netns.pcap")
+	capCmd, _, capErr := l.start(t, l.nsA, "capturing on", "capture", "-i", l.ifA, "-w", pcap, "-f", "tcp port 7174")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var sout, serr, cout, cerr strings.Builder
+	srv := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsA, l.bin, "iwarp", "rping", "-s", "-a", "198.51.100.1", "-v",
+		"-S", "5000", "--markers", "--p2p", "any", "--timeout", "30s")
+	srv.Stdout, srv.Stderr = &sout, &serr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the listener is up
+	cli := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsB, l.bin, "iwarp", "rping", "-c", "-a", "198.51.100.1", "-C", "50",
+		"-S", "5000", "-V", "-v", "--crc", "--markers", "--p2p", "read", "-d", "--timeout", "30s")
+	cli.Stdout, cli.Stderr = &cout, &cerr
+	cliErr := cli.Run()
+	srvErr := srv.Wait()
+	if cliErr != nil || srvErr != nil {
+		t.Fatalf("client: %v\n%s\nserver: %v\n%s", cliErr, cerr.String(), srvErr, serr.String())
+	}
+	if n, m := strings.Count(cout.String(), "ping data: rdma-ping-"), strings.Count(sout.String(), "server ping data: rdma-ping-"); n != 50 || m != 50 {
+		t.Errorf("client printed %d pings, server %d", n, m)
+	}
+	if !strings.Contains(cerr.String(), "MPA rev 2, CRC on, markers sent on received on, peer IRD 1 ORD 1, RTR read") {
+		t.Errorf("client negotiation: %s", cerr.String())
+	}
+	capCmd.Process.Signal(os.Interrupt)
+	waitExit(t, capCmd, 10*time.Second)
+	code, m, stderr := checkJSON(t, pcap)
+	if code != 0 || !strings.Contains(stderr, "findings: 0 errors, 0 warnings, 0 notes") {
+		t.Errorf("check exit %d: %s (capture: %s)", code, stderr, capErr)
+	}
+	for _, k := range []string{"mpa.crc", "mpa.marker"} {
+		if c := m[k]; c[0] == 0 || c[1] != c[0] || c[2] != 0 {
+			t.Errorf("%s: checked %d passed %d failed %d", k, c[0], c[1], c[2])
+		}
+	}
+	t.Logf("veth: 50 pings of 5000 octets; mpa.crc %v, mpa.marker %v (checked, passed, failed)", m["mpa.crc"], m["mpa.marker"])
 }
