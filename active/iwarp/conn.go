@@ -16,7 +16,7 @@ import (
 
 // Limits on what a peer can make this side hold.
 const (
-	recvQueue    = 256             // completed Send messages not yet taken by Recv; the reader waits beyond it (TCP flow control)
+	recvQueue    = 16              // completed Send messages not yet taken by Recv (each at most MaxMessage); the reader waits beyond it, which is TCP flow control
 	drainTimeout = 2 * time.Second // how long a closing side reads on for the peer's FIN
 )
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -479,4 +480,78 @@ func TestRpingFill(t *testing.T) {
 	if want := "rdma-ping-57: zABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnop\x00"; string(b) != want {
 		t.Errorf("%q", b)
 	}
+}
+
+// TestDropFPDU: an FPDU dropped by the shim is a hole in the RDMAP stream;
+// the next Send arrives with an MSN one too far and the responder
+// terminates (DDP untagged, invalid MSN) instead of delivering it.
+func TestDropFPDU(t *testing.T) {
+	spec, _ := impair.Parse("drop=2")
+	cc, sc, cerr, serr := pair(t, Config{Impair: impair.New(spec)}, Config{})
+	if cerr != nil || serr != nil {
+		t.Fatal(cerr, serr)
+	}
+	defer sc.Close()
+	defer cc.Close()
+	for _, m := range []string{"one", "two (dropped)", "three"} {
+		cc.Send([]byte(m), false)
+	}
+	if m, err := sc.Recv(context.Background()); err != nil || string(m.Data) != "one" {
+		t.Fatalf("%q %v", m.Data, err)
+	}
+	_, se := waitTerminate(t, cc, sc)
+	if te := termOf(se); te == nil || te.Layer != ddp.TermDDP || te.EType != ddp.TermDDPUntagged || te.Code != ddp.TermInvalidMSN {
+		t.Errorf("server: %v", se)
+	}
+}
+
+// FuzzServerStream feeds arbitrary octets after a valid MPA exchange (CRC
+// and markers on, so both checks run): the responder must end, by a
+// Terminate or the stream's end, without panicking or hanging.
+func FuzzServerStream(f *testing.F) {
+	send := mpa.EncodeFPDU(nil, ddp.EncodeUntagged(nil, true, ddp.OpSend, 0, 0, 1, 0, []byte("hello")), 0, true, true)
+	f.Add(send)
+	f.Add(append(append([]byte(nil), send...), mpa.EncodeFPDU(nil, ddp.EncodeTagged(nil, true, ddp.OpWrite, 0x15a, 1<<40, []byte("x")), uint32(len(send)), true, true)...))
+	f.Add(mpa.EncodeFPDU(nil, ddp.EncodeUntagged(nil, true, ddp.OpReadRequest, 0, 1, 1, 0, ddp.EncodeReadRequest(nil, 1, 0, 4, 0x15a, 1<<40)), 0, true, true))
+	f.Add([]byte{0, 0, 0, 0, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, b := net.Pipe()
+		go io.Copy(io.Discard, a)
+		done := make(chan *Conn, 1)
+		go func() {
+			c, err := Server(b, Config{CRC: true, Markers: true, MaxMessage: 4096})
+			if err != nil {
+				b.Close()
+			}
+			done <- c
+		}()
+		var req []byte
+		req = mpa.EncodeStartup(req, false, mpa.FlagC|mpa.FlagM, 1, nil)
+		w := make(chan struct{})
+		go func() {
+			a.Write(req)
+			a.Write(data)
+			a.Close()
+			close(w)
+		}()
+		c := <-done
+		if c == nil {
+			return
+		}
+		c.Register(make([]byte, 64), RemoteRead|RemoteWrite)
+		go func() {
+			for {
+				if _, err := c.Recv(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+		select {
+		case <-c.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("server did not end")
+		}
+		c.Close()
+		<-w
+	})
 }
