@@ -247,6 +247,9 @@ func newConn(nc net.Conn, br *bufio.Reader, cfg Config, p Params) *Conn {
 	if cfg.MaxMessage <= 0 {
 		c.cfg.MaxMessage = DefaultMaxMessage
 	}
+	if cfg.PartialTimeout <= 0 {
+		c.cfg.PartialTimeout = DefaultPartialTimeout
+	}
 	c.logf("iwarp: %s, MULPDU %d", p, c.mulpdu)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -554,4 +555,37 @@ func FuzzServerStream(f *testing.F) {
 		c.Close()
 		<-w
 	})
+}
+
+// TestPartialFPDU: an FPDU whose ULPDU_Length promises more than ever
+// comes (a damaged length, CRC on, markers off) ends the connection after
+// PartialTimeout instead of waiting forever.
+func TestPartialFPDU(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ch := make(chan *Conn, 1)
+	go func() {
+		nc, _ := l.Accept()
+		sc, _ := Server(nc, Config{CRC: true, PartialTimeout: 200 * time.Millisecond})
+		ch <- sc
+	}()
+	nc, _ := net.Dial("tcp", l.Addr().String())
+	defer nc.Close()
+	nc.Write(mpa.EncodeStartup(nil, false, mpa.FlagC, 1, nil))
+	nc.Read(make([]byte, mpa.StartupLen))
+	sc := <-ch
+	defer sc.Close()
+	nc.Write([]byte{0x03, 0xe8, 1, 2, 3, 4, 5, 6, 7, 8}) // ULPDU_Length 1000, then 8 octets
+	select {
+	case <-sc.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the responder still waits for the rest of the FPDU")
+	}
+	nc.Close() // the responder drains until this FIN
+	if err := sc.Err(); err == nil || !strings.Contains(err.Error(), "incomplete after 200ms") {
+		t.Errorf("error %v", err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/rdx-project/rdx/dissect/mpa"
 )
@@ -117,7 +118,15 @@ type Config struct {
 	Impair Shim
 	// Log, when set, receives one line per event (negotiation, Terminate).
 	Log io.Writer
+	// PartialTimeout bounds the wait for the rest of an FPDU whose first
+	// octets arrived (0: DefaultPartialTimeout): a ULPDU_Length damaged on
+	// the way (CRC on, markers off) would otherwise wait forever for
+	// octets the peer never sends.
+	PartialTimeout time.Duration
 }
+
+// DefaultPartialTimeout is Config.PartialTimeout's default.
+const DefaultPartialTimeout = 10 * time.Second
 
 // Shim is what the stack needs of active/impair's Shim.
 type Shim interface {

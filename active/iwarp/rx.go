@@ -3,7 +3,9 @@ package iwarp
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -41,7 +43,13 @@ func (c *Conn) readLoop() {
 
 func (c *Conn) readFPDUs() error {
 	for {
+		if c.br.Buffered() > 0 { // an FPDU has begun: the rest is due
+			c.nc.SetReadDeadline(time.Now().Add(c.cfg.PartialTimeout))
+		}
 		hd, err := c.br.Peek(6) // a leading marker and ULPDU_Length; every FPDU is at least 8 octets
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("FPDU still incomplete after %v (%d octets)", c.cfg.PartialTimeout, len(hd))
+		}
 		if err != nil {
 			if err == io.EOF && len(hd) == 0 {
 				return io.EOF
@@ -56,9 +64,16 @@ func (c *Conn) readFPDUs() error {
 			c.fp = make([]byte, w)
 		}
 		c.fp = c.fp[:w]
+		if c.br.Buffered() < w {
+			c.nc.SetReadDeadline(time.Now().Add(c.cfg.PartialTimeout))
+		}
 		if _, err := io.ReadFull(c.br, c.fp); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return fmt.Errorf("FPDU of %d octets still incomplete after %v", w, c.cfg.PartialTimeout)
+			}
 			return io.ErrUnexpectedEOF
 		}
+		c.nc.SetReadDeadline(time.Time{})
 		var ferr error
 		c.ul, ferr = mpa.Unframe(c.ul[:0], c.fp, c.rxPos, c.p.RxMarkers, c.p.CRC)
 		c.rxPos += uint32(w)
