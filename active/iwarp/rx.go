@@ -37,8 +37,10 @@ func (c *Conn) readLoop() {
 	c.txMu.Lock()
 	c.shutdownWrite()
 	c.txMu.Unlock()
-	c.nc.SetReadDeadline(time.Now().Add(drainTimeout))
-	io.Copy(io.Discard, c.br)
+	if err == errStop || err == io.EOF { // else the stream is broken: nothing to drain for
+		c.nc.SetReadDeadline(time.Now().Add(drainTimeout))
+		io.Copy(io.Discard, c.br)
+	}
 }
 
 func (c *Conn) readFPDUs() error {
