@@ -88,7 +88,8 @@ The rest set the MPA negotiation: --rev, --crc (this side asks for CRCs;
 they are on when either side asks), --crc-strict (refuse the other
 outcome), --markers (this side asks for markers in what it receives),
 --ird/--ord, --p2p (revision 2 peer-to-peer RTR types offered by the client
-or accepted by the server: none, send, write, read, any), --private (private
+or accepted by the server: none, send, write, read, any; the server accepts
+any unless told otherwise), --private (private
 data), --reject (server: refuse every connection). --impair puts faults on
 the FPDUs sent, one unit per FPDU: corrupt=N@OFF flips octet OFF of the Nth
 FPDU so the peer's CRC check fails and it sends a Terminate. Exit status:
@@ -127,7 +128,7 @@ connection, or a -V mismatch.`,
 	f.BoolVar(&o.Markers, "markers", false, "ask for MPA markers in what this side receives")
 	f.IntVar(&o.IRD, "ird", 1, "inbound RDMA Read depth (revision 2)")
 	f.IntVar(&o.ORD, "ord", 1, "outbound RDMA Read depth (revision 2)")
-	f.StringVar(&o.P2P, "p2p", "none", "peer-to-peer RTR types: none, send, write, read, any (comma-separated)")
+	f.StringVar(&o.P2P, "p2p", "", "peer-to-peer RTR types offered (-c) or accepted (-s): none, send, write, read, any, comma-separated (default: none with -c; any with -s, so a peer-to-peer initiator such as siw with peer_to_peer=1 gets its RTR)")
 	f.StringVar(&o.Private, "private", "", "MPA private data (after the IRD/ORD word)")
 	f.BoolVar(&o.Reject, "reject", false, "server: reject every connection (--private is the reason)")
 	f.IntVar(&o.MULPDU, "mulpdu", 0, "largest DDP segment sent (0: from the TCP MSS)")
@@ -160,6 +161,12 @@ func (o *IwarpOptions) check() error {
 	}
 	if o.MULPDU != 0 && (o.MULPDU < 128 || o.MULPDU > 64768) {
 		return usageErr("--mulpdu %d: want 128-64768", o.MULPDU)
+	}
+	if o.P2P == "" {
+		o.P2P = "none"
+		if o.Server && o.Rev >= 2 {
+			o.P2P = "any"
+		}
 	}
 	p2p, err := iwarp.ParseRTR(o.P2P)
 	if err != nil {

@@ -304,3 +304,24 @@ func TestIwarpNetns(t *testing.T) {
 	}
 	t.Logf("veth: 50 pings of 5000 octets; mpa.crc %v, mpa.marker %v (checked, passed, failed)", m["mpa.crc"], m["mpa.marker"])
 }
+
+// TestIwarpP2PDefault: the server accepts any RTR unless told (a
+// peer-to-peer initiator such as siw otherwise terminates: no matching
+// RTR), the client offers none unless told, and revision 1 has none.
+func TestIwarpP2PDefault(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	for _, c := range []struct {
+		args []string
+		want iwarp.RTR
+	}{
+		{[]string{"rping", "-s"}, iwarp.RTRAny},
+		{[]string{"rping", "-s", "--p2p", "none"}, iwarp.RTRNone},
+		{[]string{"rping", "-s", "--rev", "1"}, iwarp.RTRNone},
+		{[]string{"rping", "-c", "-a", "x"}, iwarp.RTRNone},
+	} {
+		var o *IwarpOptions
+		if code := execCmd(newCmdIwarp(io, hook(&o)), c.args); code != 0 || o.cfg.P2P != c.want {
+			t.Errorf("%q: exit %d, P2P %v, want %v", c.args, code, o.cfg.P2P, c.want)
+		}
+	}
+}
