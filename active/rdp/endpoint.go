@@ -49,7 +49,8 @@ type Config struct {
 	CloseWait      time.Duration // CLOSE-WAIT timer, default 1s
 
 	// Trace, when set, sees every segment sent and received (after the
-	// validity check for received ones), with the endpoint lock held.
+	// validity check for received ones, except that a segment failing only
+	// its checksum is traced too), with the endpoint lock held.
 	Trace func(sent bool, seg []byte, src, dst netip.Addr)
 	Seed  uint64 // ISN generator seed; 0: random
 }
@@ -324,6 +325,10 @@ func (e *Endpoint) input(seg []byte, from netip.AddrPort, now time.Time) {
 	if !ok {
 		if bad {
 			e.stats.BadChecksum++
+			// the capture shows what arrived, a corrupted segment too
+			if e.cfg.Trace != nil && rdpwire.Header(seg).DstPort() == e.port {
+				e.cfg.Trace(false, seg, from.Addr(), local)
+			}
 		} else {
 			e.stats.Invalid++
 		}

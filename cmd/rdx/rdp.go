@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rdx-project/rdx/active/impair"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -40,16 +41,20 @@ type RdpOptions struct {
 	Timeout     time.Duration
 	Linger      time.Duration
 	Stats       bool
-	Impair      string // hidden: "LOSS,REORDER" percent, userspace shim for tests
-	loss        float64
-	reorder     float64
+	Impair      string // active/impair spec for the segments this side sends
+	impairSpec  impair.Spec
+	shim        *impair.Shim
 }
 
 func (o *RdpOptions) impair(t rdp.Transport) rdp.Transport {
-	if o.Impair == "" {
+	if !o.impairSpec.Active() {
 		return t
 	}
-	return rdp.Impair(t, o.loss, o.reorder, time.Millisecond, uint64(time.Now().UnixNano()))
+	if o.shim == nil {
+		o.shim = impair.New(o.impairSpec)
+		o.shim.Log = o.IO.ErrOut
+	}
+	return rdp.Impair(t, o.shim)
 }
 
 // newCmdRdp groups listen and send; their runF hooks replace the runs.
@@ -83,8 +88,7 @@ func rdpFlags(cmd *cobra.Command, o *RdpOptions) {
 	f.StringVar(&o.Pcap, "pcap", "", "record the segments sent and received as raw IPv4 frames (pcap, link type 228)")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up when the peer is silent this long")
 	f.BoolVar(&o.Stats, "stats", false, "print the connection's counters on standard error at the end")
-	f.StringVar(&o.Impair, "impair", "", "testing: drop LOSS% and reorder REORDER% of sent segments (LOSS,REORDER)")
-	f.MarkHidden("impair")
+	f.StringVar(&o.Impair, "impair", "", impair.Usage)
 	cmd.MarkFlagRequired("port")
 }
 
@@ -154,11 +158,11 @@ func (o *RdpOptions) check() error {
 	if o.Timeout <= 0 {
 		return usageErr("--timeout must be positive")
 	}
-	if o.Impair != "" {
-		if _, err := fmt.Sscanf(o.Impair, "%g,%g", &o.loss, &o.reorder); err != nil {
-			return usageErr("--impair %s: want LOSS,REORDER (percent)", o.Impair)
-		}
+	sp, err := impair.Parse(o.Impair)
+	if err != nil {
+		return usageErr("--impair: %v", err)
 	}
+	o.impairSpec = sp
 	switch o.Transport {
 	case "auto":
 		o.Transport = "udp"

@@ -66,8 +66,8 @@ func TestRdpNetns(t *testing.T) {
 				if err := netem(true); err != nil {
 					// Without sch_netem the same impairment comes from the
 					// stacks' userspace shim on both sides (--impair).
-					t.Logf("LOUD: tc netem unavailable (%v); using rdx's userspace shim --impair 5,25 instead", err)
-					shim = []string{"--impair", "5,25"}
+					t.Logf("LOUD: tc netem unavailable (%v); using rdx's userspace shim --impair drop=5%%,reorder=25%%,hold=4ms instead", err)
+					shim = []string{"--impair", "drop=5%,reorder=25%,hold=4ms"}
 				} else {
 					defer netem(false)
 				}

@@ -80,3 +80,44 @@ func TestRdpCLIErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRdpCLIImpairExact puts exactly one fault of each kind on the sender's
+// segments: the transfer still completes byte for byte, the sender says
+// which unit got which fault, and the receiver's capture shows the corrupted
+// segment as a bad RDP checksum where the log says it was put.
+func TestRdpCLIImpairExact(t *testing.T) {
+	up := strconv.Itoa(freeUDPPort(t))
+	trace := t.TempDir() + "/recv.pcap"
+	lio, _, lout, lerr := iostreams.Test()
+	done := make(chan int)
+	go func() {
+		done <- run(lio, []string{"rdp", "listen", "--port", "7", "--transport", "udp", "--udp-port", up, "--unsequenced=false", "--pcap", trace})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	sio, in, _, serr := iostreams.Test()
+	msg := bytes.Repeat([]byte("impaired RDP. "), 800)
+	in.Write(msg)
+	args := []string{"rdp", "send", "127.0.0.1", "--port", "7", "--transport", "udp", "--udp-port", up, "--mss", "500", "-", "--linger", "100ms",
+		"--impair", "drop=3,corrupt=6@12,dup=8,reorder=10"}
+	if code := run(sio, args); code != 0 {
+		t.Fatalf("send exit %d: %s", code, serr)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("listen exit %d: %s", code, lerr)
+	}
+	if !bytes.Equal(lout.Bytes(), msg) {
+		t.Fatalf("got %d octets, want %d", lout.Len(), len(msg))
+	}
+	for _, want := range []string{"impair: unit 3 (", "): drop", "impair: unit 6 (", "corrupted octet 12", "impair: unit 8 (", "): dup", "impair: unit 10 (", "): reorder"} {
+		if !strings.Contains(serr.String(), want) {
+			t.Errorf("sender's log lacks %q:\n%s", want, serr)
+		}
+	}
+	cio, _, cout, cerr := iostreams.Test()
+	if code := run(cio, []string{"read", "-r", trace, "-Y", "rdp.checksum.status == 2", "-T", "fields", "-e", "frame.number"}); code != 0 {
+		t.Fatalf("read exit %d: %s", code, cerr)
+	}
+	if n := strings.Count(cout.String(), "\n"); n != 1 {
+		t.Errorf("%d segments with a bad checksum in the receiver's capture, want the one corrupted: %q", n, cout)
+	}
+}
