@@ -26,8 +26,7 @@ type segment struct {
 }
 
 // conversations splits a capture into its TCP connections' payloads in
-// capture order; rdxPort names rdx's side (its listening port, or 0 when
-// rdx dialled port 7174).
+// capture order; rdxIsServer says which side of port 7174 rdx was.
 func conversations(t *testing.T, path string, rdxIsServer bool) [][]segment {
 	t.Helper()
 	src, err := capture.Open(path)
