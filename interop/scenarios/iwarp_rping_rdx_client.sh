@@ -6,7 +6,9 @@
 # Three runs: plain (rev 2, CRC off), crc (rdx asks for CRCs: siw must use them, RFC 5044),
 # p2p (siw peer_to_peer=1, rdx offers a Read RTR: siw replies with it and waits for
 # rdx's zero-length RDMA Read before it sends).
-# Pass: every run does 10 pings, rdx validates each (-V) and siw's rping printed all 10.
+# Then rdx asks for markers, which siw refuses: the Reply has R set.
+# Pass: every run does 10 pings, rdx validates each (-V) and siw's rping printed all 10;
+# the markers run ends with rdx reporting the reject.
 . /lab/lib.sh
 N=10
 R "modprobe siw && rdma link add siw0 type siw netdev eth1 && rdma link show"
@@ -29,5 +31,17 @@ for mode in plain crc p2p; do
   log "$mode: rdx printed $got, rping served $seen, $(grep rc= $OUT/rping-$mode.out)"
   [ "$got" = $N ] && [ "$seen" = $N ] && grep -q '^rc=0' $OUT/rping-$mode.out || rc=1
 done
+# Markers: siw does not do them and rejects a Request with M=1 (R bit);
+# rdx must report the reject and exit 2.
+log "run markers (siw rejects)"
+RB "rping -s -a $SRVW -S 100 > /tmp/rping-markers.out 2>&1"
+sleep 2
+rdx iwarp rping -c -a $SRVW -C 1 -S 100 --markers -d --timeout 60s > $OUT/rdx-markers.out 2> $OUT/rdx-markers.err
+mrc=$?
+cat $OUT/rdx-markers.err
+log "markers: rdx exit $mrc"
+[ $mrc = 2 ] && grep -q "MPA connection rejected by the responder" $OUT/rdx-markers.err || rc=1
+# the listening rping (its process group, as the driver kills RB jobs) holds siw
+R "kill -- -$(tail -1 /tmp/bgpids) 2>/dev/null; true"
 R "echo 0 > /sys/module/siw/parameters/peer_to_peer; rdma link delete siw0; rmmod siw"
 exit $rc
