@@ -18,7 +18,7 @@ import (
 
 // pair connects a client with cfg c to a server with cfg s over loopback
 // TCP and returns both ends (or the errors of each side's MPA exchange).
-func pair(t *testing.T, c, s Config) (*Conn, *Conn, error, error) {
+func pair(t testing.TB, c, s Config) (*Conn, *Conn, error, error) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
