@@ -7,7 +7,7 @@ BIN      := bin/rdx
 # list, and the module proxy's checksum database still checks the download.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test test-duckdb vet fuzz fuzz-long bench golden clean
+.PHONY: all build demo test test-duckdb vet fuzz fuzz-long bench golden clean interop-rx
 
 all: build
 
@@ -34,6 +34,12 @@ test: vet
 # cgo, rdx does not; the first build links DuckDB's static library).
 test-duckdb:
 	cd export/duckdbtest && CGO_ENABLED=1 $(GO) test -count=1 ./...
+
+# rdx's Rx stack against a real OpenAFS cell (root; scripts/rxlab.sh brings
+# the cell up in a namespace, RXLAB_INSTALL=1 installs the packages). About
+# a minute; `make test` runs it too when root and the packages are there.
+interop-rx:
+	$(GO) test -count=1 -v -run 'TestRxInteropOpenAFS' ./cmd/rdx/
 
 # Every fuzz target, briefly (CI runs this too).
 fuzz:

@@ -84,7 +84,11 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 // Open opens a capture file; "-" means standard input.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenWith(path, nil) }
+
+// OpenWith is Open with wrap, when not nil, between the file and the parser
+// (a progress meter counting the octets read).
+func OpenWith(path string, wrap func(io.Reader) io.Reader) (*Reader, error) {
 	if path == "-" {
 		return NewReader(os.Stdin, "<stdin>")
 	}
@@ -92,7 +96,11 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewReader(f, path)
+	var rd io.Reader = f
+	if wrap != nil {
+		rd = wrap(f)
+	}
+	r, err := NewReader(rd, path)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -815,3 +815,372 @@ func TestPartitionByDate(t *testing.T) {
 		t.Error("--partition-by week accepted")
 	}
 }
+
+// TestProtoTablesAreTFields: each protocol table (--tables) holds, frame
+// by frame, what `rdx read -T fields -e` prints of its columns' fields:
+// as many values (every occurrence, across the frame's PDUs) and the same
+// numbers; and a row per occurrence of the protocol.
+func TestProtoTablesAreTFields(t *testing.T) {
+	cases := map[string][]string{
+		"../pcaps/rx/vos-dump-bulk.pcap":                      {"rx"},
+		"../pcaps/iwarp/nfs3_rdma_iwarp.pcap":                 {"rpc", "rpcrdma", "ddp", "mpa"},
+		"../pcaps/kernel/lossy_nfs3_rdma_roce.pcap":           {"infiniband", "rpcrdma", "rpc"},
+		"../pcaps/kernel/rds_tcp.pcap":                        {"rds"},
+		"../pcaps/rdp/lossy.pcap":                             {"rdp"},
+		"../pcaps/iwarp/wiki_iwarp_rdma__read.pcap":           {"ddp", "mpa"},
+		"../pcaps/ib/roce_atomic_bw.pcap":                     {"infiniband"},
+		"../pcaps/public/the-tcpdump-group+tcpdump__afs.pcap": {"rx"},
+	}
+	// fields a PDU holds twice: Portmap's Program Version is
+	// rpc.programversion too, an Rx ACK's body has the serial it acks,
+	// RPC has a credential's and a verifier's flavor
+	dupes := map[string]bool{"rpc.programversion": true, "rx.serial": true, "rpc.auth.flavor": true}
+	for file, tables := range cases {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Tables: tables})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}}); err != nil {
+				t.Fatal(err)
+			}
+			paths := s.Paths()
+			for ti, name := range tables {
+				protoField := map[string]string{"rpcrdma": "rpcordma", "ddp": "iwarp_ddp_rdmap", "mpa": "iwarp_mpa"}[name]
+				if protoField == "" {
+					protoField = name
+				}
+				fields := append([]string{protoField}, export.ProtoFields(name)...)
+				var out bytes.Buffer
+				if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Out: &out,
+					Print: pipeline.Print{Format: "fields", Fields: append([]string{"frame.number"}, fields...), FieldOpts: []string{"aggregator=|"}}}); err != nil {
+					t.Fatal(err)
+				}
+				path := paths[len(paths)-len(tables)+ti]
+				if !strings.Contains(path, "/"+name+"/") {
+					t.Fatalf("table %s in %s", name, path)
+				}
+				tb := readTable(t, path)
+				if int64(len(tb.rows)) != s.ProtoRows[ti] || len(tb.rows) == 0 {
+					t.Fatalf("%s: %d rows, counted %d", name, len(tb.rows), s.ProtoRows[ti])
+				}
+				// the table's values by frame and column, as -T fields prints them
+				got := map[string][]string{}
+				for i := range tb.rows {
+					num := tb.col(t, i, "frame_number")[0].Uint64()
+					k := strconv.FormatUint(num, 10)
+					if got[k] == nil {
+						got[k] = make([]string, len(fields))
+					}
+					got[k][0] += "x|"
+					for j, fname := range fields[1:] {
+						for _, v := range tb.col(t, i, export.ColumnName(fname)) {
+							got[k][j+1] += valueText(v) + "|"
+						}
+					}
+				}
+				checked, values := 0, 0
+				for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+					want := strings.Split(line, "\t")
+					g := got[want[0]]
+					if want[1] == "" {
+						if g != nil {
+							t.Fatalf("%s frame %s: rows but no %s", name, want[0], protoField)
+						}
+						continue
+					}
+					checked++
+					for j, w := range want[1:] {
+						gs := strings.Split(strings.TrimSuffix(g[j], "|"), "|")
+						ws := strings.Split(w, "|")
+						if w == "" {
+							ws = nil
+						}
+						if g[j] == "" {
+							gs = nil
+						}
+						if len(gs) < len(ws) && dupes[fields[j]] {
+							// the field again later in the PDU: the row has the first, the PDU's own
+							rest := slices.Clone(ws)
+							for _, g := range gs {
+								k := slices.IndexFunc(rest, func(w string) bool { return fmt.Sprint(parseUint(w)) == g })
+								if k < 0 {
+									t.Fatalf("%s frame %s %s: %q, -T fields %q", name, want[0], fields[j], g[j], w)
+								}
+								rest = slices.Delete(rest, k, k+1)
+							}
+							continue
+						}
+						if len(gs) != len(ws) {
+							t.Fatalf("%s frame %s %s: %d values %q, -T fields %d %q", name, want[0], fields[j], len(gs), g[j], len(ws), w)
+						}
+						for k := range ws {
+							if wn, err := strconv.ParseUint(ws[k], 0, 64); err == nil && j > 0 {
+								values++
+								if gn, err := strconv.ParseUint(gs[k], 10, 64); err != nil || gn != wn {
+									t.Fatalf("%s frame %s %s: %q, -T fields %q", name, want[0], fields[j], gs[k], ws[k])
+								}
+							}
+						}
+					}
+				}
+				if checked != len(got) || values == 0 {
+					t.Errorf("%s: %d frames checked of %d with rows, %d numbers", name, checked, len(got), values)
+				}
+			}
+		})
+	}
+}
+
+// valueText is a value as a number when it is one (booleans 1 and 0).
+func valueText(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return "1"
+		}
+		return "0"
+	case parquet.Int32:
+		return strconv.FormatUint(uint64(v.Uint32()), 10)
+	case parquet.Int64:
+		return strconv.FormatUint(v.Uint64(), 10)
+	}
+	return v.String()
+}
+
+func parseUint(s string) uint64 { n, _ := strconv.ParseUint(s, 0, 64); return n }
+
+// callsRows exports file's calls table.
+func callsRows(t *testing.T, file string) (table, pipeline.Result) {
+	t.Helper()
+	s, err := export.New(export.Options{Dir: t.TempDir(), Host: "h", Capture: "c", Calls: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true, Sinks: []pipeline.Sink{s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readTable(t, s.Files()[3]), res
+}
+
+// tfields is `rdx read -T fields -E aggregator=| -e frame.number -e ...`
+// of file by frame number.
+func tfields(t *testing.T, file string, fields ...string) map[uint64][]string {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Out: &out,
+		Print: pipeline.Print{Format: "fields", Fields: append([]string{"frame.number"}, fields...), FieldOpts: []string{"aggregator=|"}}}); err != nil {
+		t.Fatal(err)
+	}
+	m := map[uint64][]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		c := strings.Split(line, "\t")
+		n, _ := strconv.ParseUint(c[0], 10, 64)
+		m[n] = c[1:]
+	}
+	return m
+}
+
+// opt is column name of row i: its number, or -1 for a null.
+func (tb table) opt(t *testing.T, i int, name string) int64 {
+	v := tb.col(t, i, name)
+	if len(v) == 0 {
+		return -1
+	}
+	if v[0].Kind() == parquet.Int32 {
+		return int64(v[0].Uint32())
+	}
+	return v[0].Int64()
+}
+
+// TestCallsRDMA: an RPC-over-RDMA call's row has the credits its call's
+// and its reply's RPC-over-RDMA headers carry (rpcordma.flow_control) and
+// the octets of the call's read chunks and the reply's write and reply
+// chunks (rpcordma.rdma_length under each list's count), as -T fields
+// prints them for the request and the reply frame.
+func TestCallsRDMA(t *testing.T) {
+	for _, file := range []string{"../pcaps/kernel/lossy_nfs3_rdma_roce.pcap", "../pcaps/iwarp/nfs3_rdma_iwarp.pcap",
+		"../pcaps/kernel/nfs42_acl_rdma_roce.pcap"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			calls, _ := callsRows(t, file)
+			tf := tfields(t, file, "rpcordma.flow_control", "rpcordma.reads_count", "rpcordma.writes_count", "rpcordma.reply_count", "rpcordma.rdma_length", "rpcordma.xid")
+			// the frames of each XID's headers, in order
+			byXID := map[uint64][]uint64{}
+			for fr, c := range tf {
+				if c[5] != "" && !strings.Contains(c[5], "|") {
+					byXID[parseUint(c[5])] = append(byXID[parseUint(c[5])], fr)
+				}
+			}
+			for _, frs := range byXID {
+				slices.Sort(frs)
+			}
+			// lists is the octets of each chunk list of a frame's one header, when -T fields tells
+			// (one list with segments); ok false when it does not
+			lists := func(fr uint64) (credits int64, bytes [3]int64, ok bool) {
+				c := tf[fr]
+				if c == nil || c[0] == "" || strings.Contains(c[0], "|") {
+					return 0, bytes, false
+				}
+				credits = int64(parseUint(c[0]))
+				sum := int64(0)
+				for _, l := range strings.Split(c[4], "|") {
+					sum += int64(parseUint(l))
+				}
+				with := -1
+				for k := 0; k < 3; k++ {
+					if parseUint(c[1+k]) != 0 {
+						if with >= 0 {
+							return credits, bytes, false // segments of two lists
+						}
+						with = k
+					}
+				}
+				if with >= 0 {
+					bytes[with] = sum
+				}
+				return credits, bytes, true
+			}
+			rdma, reads, writes, replies := 0, 0, 0, 0
+			for i := range calls.rows {
+				if calls.str(t, i, "protocol") != "rpc" || calls.str(t, i, "rpc_transport") != "rdma" {
+					if calls.opt(t, i, "rdma_credits_granted") != -1 {
+						t.Fatalf("row %d: rdma columns on a call not over RDMA", i)
+					}
+					continue
+				}
+				rdma++
+				req, rep := calls.opt(t, i, "request_frame"), calls.opt(t, i, "reply_frame")
+				// the call's header: its XID's last before the reply frame (the
+				// call's own frame, or before it when the call came in a read chunk)
+				hdr := uint64(0)
+				for _, fr := range byXID[uint64(calls.opt(t, i, "rpc_xid"))] {
+					if fr <= uint64(req) {
+						hdr = fr
+					}
+				}
+				if cr, b, ok := lists(hdr); ok {
+					if got := calls.opt(t, i, "rdma_credits_requested"); got != cr {
+						t.Errorf("calls %d-%d: credits requested %d, -T fields %d (frame %d)", req, rep, got, cr, hdr)
+					}
+					if got := calls.opt(t, i, "rdma_read_bytes"); got != b[0] {
+						t.Errorf("calls %d-%d: read chunks %d, -T fields %d (frame %d)", req, rep, got, b[0], hdr)
+					}
+					reads += min(int(b[0]), 1)
+				}
+				if cr, b, ok := lists(uint64(rep)); ok {
+					if got := calls.opt(t, i, "rdma_credits_granted"); got != cr {
+						t.Errorf("calls %d-%d: credits granted %d, -T fields %d", req, rep, got, cr)
+					}
+					if w, r := calls.opt(t, i, "rdma_write_bytes"), calls.opt(t, i, "rdma_reply_bytes"); w != b[1] || r != b[2] {
+						t.Errorf("calls %d-%d: write chunks %d reply chunk %d, -T fields %d %d", req, rep, w, r, b[1], b[2])
+					}
+					writes += min(int(b[1]), 1)
+					replies += min(int(b[2]), 1)
+				}
+			}
+			t.Logf("%d RPC-over-RDMA calls: %d with read chunks, %d with write chunks, %d with a reply chunk", rdma, reads, writes, replies)
+			if rdma == 0 || reads+writes+replies == 0 {
+				t.Errorf("%d RPC-over-RDMA calls, none with chunks", rdma)
+			}
+		})
+	}
+}
+
+// TestCallsRDSPing: every RDS pong matched to its ping is a calls row,
+// with the round trip rds.ping_rtt gives: rds_tcp.pcap has an MPRDS probe
+// answered and two pings, one answered in the probe pong's frame.
+func TestCallsRDSPing(t *testing.T) {
+	const file = "../pcaps/kernel/rds_tcp.pcap"
+	calls, _ := callsRows(t, file)
+	tf := tfields(t, file, "rds.ping_frame", "rds.ping_rtt")
+	var got []string
+	for i := range calls.rows {
+		if calls.str(t, i, "protocol") != "rds" {
+			continue
+		}
+		req, rep := calls.opt(t, i, "request_frame"), calls.opt(t, i, "reply_frame")
+		rtt := time.Duration(calls.opt(t, i, "response_time"))
+		got = append(got, fmt.Sprintf("%d-%d %s", req, rep, calls.str(t, i, "call")))
+		c := tf[uint64(rep)]
+		if !slices.Contains(strings.Split(c[0], "|"), strconv.FormatInt(req, 10)) ||
+			!slices.Contains(strings.Split(c[1], "|"), fmt.Sprintf("%.9f", rtt.Seconds())) {
+			t.Errorf("row %d-%d rtt %v: -T fields %q", req, rep, rtt, c)
+		}
+	}
+	if want := []string{"31-33 probe", "31-33 ping", "534-536 ping"}; !slices.Equal(got, want) {
+		t.Errorf("RDS calls %q, want %q", got, want)
+	}
+}
+
+// TestCallsRDP: a calls row per RDP connection of -z rdp,conv, from its
+// first to its last frame, with each side's segments, data octets,
+// retransmissions and EACKs.
+func TestCallsRDP(t *testing.T) {
+	for _, file := range []string{"../pcaps/rdp/lossy.pcap", "../pcaps/rdp/clean.pcap"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			calls, res := callsRows(t, file)
+			conv := res.Engine.Stat("rdp,conv")
+			var want, got []string
+			for k := 0; k+1 < len(conv.Rows); k += 2 {
+				a, b := conv.Rows[k], conv.Rows[k+1]
+				want = append(want, strings.Join([]string{a[0], a[11], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5]}, " "))
+			}
+			for i := range calls.rows {
+				if calls.str(t, i, "protocol") != "rdp" {
+					t.Fatalf("row %d: %s", i, calls.str(t, i, "protocol"))
+				}
+				n := func(c string) string { return strconv.FormatInt(calls.opt(t, i, c), 10) }
+				got = append(got, strings.Join([]string{calls.str(t, i, "rdp_a") + " → " + calls.str(t, i, "rdp_b"),
+					n("request_frame") + "-" + n("reply_frame"), n("rdp_segments_ab"), n("rdp_segments_ba"), n("rdp_bytes_ab"), n("rdp_bytes_ba"),
+					n("rdp_retransmits_ab"), n("rdp_retransmits_ba"), n("rdp_eacks_ab"), n("rdp_eacks_ba")}, " "))
+			}
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("calls:\n%s\n-z rdp,conv:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestPruningStatistics: the frames file keeps what engines prune row
+// groups and pages by, numbers and times with min and max in the column
+// chunk and the page index, although the data pages' headers have none;
+// text columns without bounds have none.
+func TestPruningStatistics(t *testing.T) {
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := pf.Metadata().RowGroups[0]
+	for i, c := range rg.Columns {
+		name := c.MetaData.PathInSchema[0]
+		stats := c.MetaData.Statistics
+		switch name {
+		case "frame_number", "frame_time", "frame_len":
+			if len(stats.MinValue) == 0 || len(stats.MaxValue) == 0 {
+				t.Errorf("%s: no min/max in the column chunk", name)
+			}
+			ci := pf.ColumnIndexes()
+			if len(ci) <= i || len(ci[i].MinValues) == 0 {
+				t.Errorf("%s: no page index", name)
+			}
+		case "info", "src", "capture":
+			if len(stats.MinValue) != 0 {
+				t.Errorf("%s: bounds %q", name, stats.MinValue)
+			}
+		}
+	}
+	if n := pf.Metadata().RowGroups[0].NumRows; n != 370 {
+		t.Errorf("%d rows", n)
+	}
+}

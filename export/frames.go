@@ -2,7 +2,7 @@ package export
 
 import (
 	"fmt"
-	"math"
+	"net/netip"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -44,6 +44,10 @@ type frameTable struct {
 	eng   *dissect.Engine
 	chain []byte
 	addr  []byte
+	rows  *typedRows[frameRow] // without -e columns
+	// with rows: the capture column, and the last addresses (src, dst)
+	capture string
+	addrs   [2]addrText
 }
 
 func newFrameTable(fields []string) (*frameTable, error) {
@@ -76,10 +80,18 @@ func newFrameTable(fields []string) (*frameTable, error) {
 	}
 	ft.name = "frames"
 	ft.schema = newSchema("frames", cols)
+	if len(ft.extra) == 0 {
+		ft.rows = newTypedRows[frameRow](ft.schema)
+		ft.fast = ft.rows
+	}
 	return ft, nil
 }
 
 func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture, info []byte) {
+	if ft.rows != nil {
+		ft.addFast(f, info)
+		return
+	}
 	ft.putLevel(0, parquet.ByteArrayValue(capture), 0, 0)
 	ft.putLevel(1, parquet.Int64Value(int64(f.Num)), 0, 0)
 	ft.putLevel(2, parquet.Int64Value(f.TimeNS), 0, 0)
@@ -144,36 +156,66 @@ func (ft *frameTable) addExtra(t *dissect.Tree, first int) {
 			if j > 0 {
 				rep = 1
 			}
-			ft.value(nd, rep, col)
+			ft.table.value(nd, rep, col)
 		}
 	}
 }
 
-// value adds a node's value in its field's column type (fieldNode).
-func (ft *frameTable) value(nd *dissect.Node, rep, col int) {
-	var v parquet.Value
-	switch nd.F.Type {
-	case dissect.TBool:
-		v = parquet.BooleanValue(nd.Value() != 0)
-	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
-		v = parquet.Int32Value(int32(uint32(nd.Value())))
-	case dissect.TUint64, dissect.TFrameNum:
-		v = parquet.Int64Value(int64(nd.Value()))
-	case dissect.TInt16:
-		v = parquet.Int32Value(int32(int16(nd.U)))
-	case dissect.TInt32:
-		v = parquet.Int32Value(int32(nd.U))
-	case dissect.TInt64, dissect.TRelTime, dissect.TAbsTime:
-		v = parquet.Int64Value(int64(nd.U))
-	case dissect.TFloat:
-		v = parquet.DoubleValue(math.Float64frombits(nd.U))
-	case dissect.TBytes:
-		ft.bytes(col, nd.B, rep, 1)
-		return
-	default: // strings and addresses, as -T fields shows them
-		ft.addr = dissect.AppendField(ft.addr[:0], nd)
-		ft.bytes(col, ft.addr, rep, 1)
-		return
+// frameRow is a row of the everyday columns (typedBatch): its tags give
+// frameColumns' types (checked by newTypedRows).
+type frameRow struct {
+	Capture        string `parquet:"capture"`
+	FrameNumber    uint64 `parquet:"frame_number"`
+	FrameTime      int64  `parquet:"frame_time,timestamp(nanosecond:local)"`
+	Src            string `parquet:"src,optional"` // "": null (no IP)
+	Dst            string `parquet:"dst,optional"`
+	SrcPort        uint16 `parquet:"src_port,optional"` // 0: null (no TCP/UDP, or port 0)
+	DstPort        uint16 `parquet:"dst_port,optional"`
+	Protocol       string `parquet:"protocol"`
+	FrameProtocols string `parquet:"frame_protocols"`
+	FrameLen       uint32 `parquet:"frame_len"`
+	FrameCapLen    uint32 `parquet:"frame_cap_len"`
+	Info           string `parquet:"info"`
+}
+
+// addrText is an address and its text in the batch's arena: the rows of
+// one flow in a row reuse it instead of formatting it again.
+type addrText struct {
+	a netip.Addr
+	s string
+}
+
+func (ft *frameTable) addrText(i int, a netip.Addr) string {
+	c := &ft.addrs[i]
+	if c.s == "" || c.a != a {
+		ft.addr = a.AppendTo(ft.addr[:0])
+		c.a, c.s = a, ft.rows.text(ft.addr)
 	}
-	ft.putLevel(col, v, rep, 1)
+	return c.s
+}
+
+func (ft *frameTable) addFast(f *dissect.Frame, info []byte) {
+	ff := ft.rows
+	if ft.n == 0 {
+		ff.arena = ff.arena[:0]
+		ft.addrs = [2]addrText{} // they pointed into the arena
+	}
+	r := &ff.rows[ft.n]
+	r.Capture = ft.capture
+	r.FrameNumber, r.FrameTime = f.Num, f.TimeNS
+	r.Src, r.Dst, r.SrcPort, r.DstPort = "", "", 0, 0 // null
+	n := &f.Net
+	if n.HasIP {
+		r.Src = ft.addrText(0, n.Src)
+		r.Dst = ft.addrText(1, n.Dst)
+		if n.HasL4 {
+			r.SrcPort, r.DstPort = n.SrcPort, n.DstPort
+		}
+	}
+	r.Protocol = f.Proto
+	ft.chain = ft.eng.ProtoChain(ft.chain[:0], f)
+	r.FrameProtocols = ff.text(ft.chain)
+	r.FrameLen, r.FrameCapLen = uint32(f.WireLen), uint32(f.CapLen)
+	r.Info = ff.text(info)
+	ft.end()
 }

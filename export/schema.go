@@ -1,7 +1,6 @@
 package export
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -76,30 +75,8 @@ func ColumnName(abbrev string) string {
 // Every occurrence is kept, so a field is a repeated column (a list);
 // a field without a value (a protocol, a label) is a boolean: present.
 func fieldNode(f *dissect.Field) (parquet.Node, bool) {
-	var n parquet.Node
-	switch f.Type {
-	case dissect.TProtocol, dissect.TNone:
+	if f.Type == dissect.TProtocol || f.Type == dissect.TNone {
 		return parquet.Leaf(parquet.BooleanType), false
-	case dissect.TBool:
-		n = parquet.Leaf(parquet.BooleanType)
-	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
-		n = parquet.Encoded(parquet.Uint(32), dict)
-	case dissect.TUint64, dissect.TFrameNum:
-		n = parquet.Uint(64)
-	case dissect.TInt16, dissect.TInt32:
-		n = parquet.Int(32)
-	case dissect.TInt64, dissect.TRelTime:
-		n = parquet.Int(64)
-	case dissect.TAbsTime:
-		n = timestampNS()
-	case dissect.TFloat:
-		n = parquet.Leaf(parquet.DoubleType)
-	case dissect.TBytes:
-		n = parquet.Leaf(parquet.ByteArrayType)
-	case dissect.TString, dissect.TIPv4, dissect.TIPv6, dissect.TEther:
-		n = dictString()
-	default:
-		panic(fmt.Sprintf("export: field %s: no Parquet type for %v", f.Abbrev, f.Type))
 	}
-	return parquet.Repeated(n), true
+	return parquet.Repeated(fieldLeaf(f)), true
 }

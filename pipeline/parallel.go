@@ -361,6 +361,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	}
 	var err error
 	var pkt capture.Packet // one: the interface call makes it escape
+	prog := r.cfg.Input.Progress
 	for count == 0 || num < count {
 		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 			break
@@ -372,6 +373,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			break
 		}
 		num++
+		if prog != nil {
+			prog.SetFrames(num)
+		}
 		if num == 1 {
 			first, prev = pkt.TimeNS, pkt.TimeNS
 		}

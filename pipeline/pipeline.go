@@ -22,6 +22,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
+	"github.com/rdx-project/rdx/internal/progress"
 )
 
 // Config is one run: where frames come from, how the engine is set up, and
@@ -83,6 +84,9 @@ type Input struct {
 	// pass (frames built in memory, a reader of the caller's), read as a
 	// file is.
 	Open func() (capture.Source, error)
+	// Progress, when set, counts the octets read of File (or Stdin) and
+	// the frames read, for a status line on a terminal.
+	Progress *progress.Part
 }
 
 // Name is how findings and reports name the input.
@@ -120,6 +124,15 @@ type Sink interface {
 type TreeSink interface {
 	Sink
 	NeedsTree() bool
+}
+
+// FieldSink is a TreeSink that reads only some fields of the tree: it
+// adds them to set, and the trees then keep only those and what the other
+// readers want (dissect.Tree.SetWant), unless one of them wants the whole
+// tree (-V, JSON).
+type FieldSink interface {
+	TreeSink
+	WantFields(set *dissect.FieldSet)
 }
 
 // Flusher is a sink that can write out what it buffers when a live source
@@ -452,6 +465,7 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
+	prog := r.cfg.Input.Progress
 	for count == 0 || c.frames < count {
 		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 			break // as at the end of the input: the tables and counts follow
@@ -468,6 +482,9 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 			return c, err
 		}
 		c.frames++
+		if prog != nil {
+			prog.SetFrames(c.frames) // an atomic store; the meter draws it
+		}
 		f := r.eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
 		for i := range f.Findings {
 			c.Add(f.Findings[i].Sev)
@@ -533,13 +550,17 @@ func (in Input) open() (capture.Source, func(), error) {
 		}
 		return l, l.Stop, nil
 	case in.File == "-":
-		src, err := capture.NewReader(in.Stdin, "<stdin>")
+		src, err := capture.NewReader(in.Progress.Open(in.Stdin), "<stdin>")
 		if err != nil {
 			return nil, nil, err
 		}
 		return src, nil, nil
 	default:
-		src, err := capture.Open(in.File)
+		var wrap func(io.Reader) io.Reader
+		if in.Progress != nil {
+			wrap = in.Progress.Open
+		}
+		src, err := capture.OpenWith(in.File, wrap)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -91,12 +91,16 @@ func (pr *printer) needsTree() bool { return pr.p.Verbose || pr.p.Format != "tex
 // filter reads (dissect.Tree.SetWant), so asking for 4 fields costs 4
 // fields and not a whole tree.
 func treeWant(cfg Config, pr *printer, flt *filter.Filter) *dissect.FieldSet {
+	set := &dissect.FieldSet{}
 	for _, s := range cfg.Sinks {
 		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
-			return nil
+			fs, ok := s.(FieldSink)
+			if !ok {
+				return nil
+			}
+			fs.WantFields(set)
 		}
 	}
-	set := &dissect.FieldSet{}
 	if !cfg.Quiet && pr.needsTree() {
 		if pr.fw == nil {
 			return nil
@@ -214,8 +218,23 @@ type statsSink struct {
 	skipEmpty bool   // leave out tables without rows
 	format    string // "json" for one JSON document, else text tables
 	file      string
+	files     []string // rdx stats over many files (WriteStats)
 	out       io.Writer
 	eng       *dissect.Engine
+}
+
+// WriteStats prints the -z tables names of eng as the end of a run does
+// (text tables, or with format "json" one document naming the files):
+// rdx stats and flows over many files print their engines' tables, merged
+// (dissect.Engine.Merge), with it.
+func WriteStats(out io.Writer, eng *dissect.Engine, names []string, skipEmpty bool, format string, files ...string) error {
+	s := &statsSink{names: names, skipEmpty: skipEmpty, format: format, out: out, eng: eng}
+	if len(files) == 1 {
+		s.file = files[0]
+	} else {
+		s.files = files
+	}
+	return s.End(nil)
 }
 
 func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
@@ -255,8 +274,9 @@ type statTable struct {
 func (s *statsSink) json() error {
 	out := struct {
 		File   string      `json:"file,omitempty"`
+		Files  []string    `json:"files,omitempty"`
 		Tables []statTable `json:"tables"`
-	}{File: s.file, Tables: []statTable{}}
+	}{File: s.file, Files: s.files, Tables: []statTable{}}
 	for _, z := range s.names {
 		t := s.eng.Stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {

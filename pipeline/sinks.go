@@ -330,11 +330,13 @@ func mergeChecks(rows, from []CheckRow) {
 // prints the report at the end, "" only fills Result.Checks.
 type CheckReport struct {
 	Format string
+	Style  *render.Style // text: a failing check's row in Style.Failed (nil: plain)
 }
 
 // checkSink tallies f.Checks per registered check.
 type checkSink struct {
 	format string
+	style  *render.Style
 	in     Input
 	out    io.Writer
 	res    *Result
@@ -347,7 +349,7 @@ func newCheckSink(c *CheckReport, in Input, out io.Writer, res *Result) (*checkS
 	}
 	all := dissect.Checks()
 	res.Checks = make([]CheckRow, len(all))
-	s := &checkSink{format: c.Format, in: in, out: out, res: res, byID: map[int]int{}}
+	s := &checkSink{format: c.Format, style: c.Style, in: in, out: out, res: res, byID: map[int]int{}}
 	for i, c := range all {
 		res.Checks[i] = CheckRow{Check: c.Name, Proto: c.Proto, Desc: c.Desc, Frames: []uint64{}}
 		s.byID[c.ID()] = i
@@ -419,6 +421,7 @@ func (s *checkSink) End(error) error {
 		fmt.Fprintf(s.out, "%s\n", b)
 	case "text":
 		var tab [][]string
+		var mark []string
 		idle := 0
 		for _, r := range rows {
 			_, skipped := r.notChecked()
@@ -432,9 +435,18 @@ func (s *checkSink) End(error) error {
 			}
 			tab = append(tab, []string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
 				strconv.FormatUint(r.Failed, 10), strconv.FormatUint(skipped, 10), strings.Join(fr, " ")})
+			if s.style != nil && r.Failed > 0 {
+				mark = append(mark, s.style.Failed)
+			} else {
+				mark = append(mark, "")
+			}
 		}
 		if idle < len(rows) {
-			if err := render.Table(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab); err != nil {
+			reset := ""
+			if s.style != nil {
+				reset = s.style.Reset
+			}
+			if err := render.TableMarked(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, mark, reset); err != nil {
 				return err
 			}
 		}

@@ -8,17 +8,29 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/rdx-project/rdx/dissect"
 )
 
-// Style holds the escape sequences for colour output (all empty without colour).
+// Style holds the escape sequences of a Theme in one terminal profile
+// (NewStyle); a nil *Style styles nothing. An empty sequence leaves its
+// class plain.
 type Style struct {
-	Error, Warn, Note, Proto, Reset string
+	Error, Warn, Note string // the Info of a frame (or a tree's expert line) by its worst finding
+	Retrans, Dup      string // ... whose notes are about a retransmission or a duplicate
+	Proto             string // the Protocol column (a protos entry wins)
+	Failed            string // a failing check's row in rdx check's table
+	Reset             string
+	protos            []protoSeq // the theme's proto.NAME rules
 }
 
-// Colors is the style used when colour is on.
-var Colors = Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Proto: "\x1b[1m", Reset: "\x1b[0m"}
+type protoSeq struct{ name, seq string }
+
+// Colors is the default theme in the 16 ANSI colours.
+var Colors = *NewStyle(DefaultTheme(), colorprofile.ANSI)
 
 // Summary appends a tshark-like one-line summary of f: number, time since the
 // first frame, source, destination, protocol, length, info.
@@ -61,14 +73,17 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 		dst = append(dst, "-                     → -                    "...)
 	}
 	dst = append(dst, ' ')
-	sev := worst(f)
-	if st != nil && st.Proto != "" {
-		dst = append(dst, st.Proto...)
+	var proto, info string
+	if st != nil {
+		proto, info = st.proto(f.Proto), st.info(f)
+	}
+	if proto != "" {
+		dst = append(dst, proto...)
 	}
 	start := len(dst)
 	dst = appendUpper(dst, f.Proto)
 	dst = pad(dst, start, 5)
-	if st != nil && st.Proto != "" {
+	if proto != "" {
 		dst = append(dst, st.Reset...)
 	}
 	dst = append(dst, ' ')
@@ -78,11 +93,11 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 		dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
 	}
 	dst = append(dst, ' ')
-	if st != nil && sev != 0 {
-		dst = append(dst, st.color(sev)...)
+	if info != "" {
+		dst = append(dst, info...)
 	}
 	dst = appendInfo(dst, f)
-	if st != nil && sev != 0 {
+	if info != "" {
 		dst = append(dst, st.Reset...)
 	}
 	return append(dst, '\n')
@@ -209,7 +224,41 @@ func nil0() []byte {
 	return b[:0]
 }
 
-func (s *Style) color(sev dissect.Severity) string {
+// proto is the Protocol column's sequence for protocol name.
+func (s *Style) proto(name string) string {
+	for i := range s.protos {
+		if s.protos[i].name == name {
+			return s.protos[i].seq
+		}
+	}
+	return s.Proto
+}
+
+// info is the sequence of a frame's Info, by its findings as Wireshark's
+// default rules go by expert severity: an error, else a warning, else a
+// note about a retransmission or duplicate (dim), else any note.
+func (s *Style) info(f *dissect.Frame) string {
+	var sev dissect.Severity
+	repeat, isRepeat := "", false
+	for i := range f.Findings {
+		fd := &f.Findings[i]
+		sev = max(sev, fd.Sev)
+		if fd.Sev == dissect.Note && !isRepeat {
+			abbrev := ""
+			if fd.Field != nil {
+				abbrev = fd.Field.Abbrev
+			}
+			repeat, isRepeat = s.repeat(fd.Group, abbrev, fd.Msg)
+		}
+	}
+	if sev >= dissect.Warn || !isRepeat {
+		return s.expert(sev)
+	}
+	return repeat
+}
+
+// expert is the sequence of a finding's severity.
+func (s *Style) expert(sev dissect.Severity) string {
 	switch sev {
 	case dissect.Error:
 		return s.Error
@@ -221,14 +270,29 @@ func (s *Style) color(sev dissect.Severity) string {
 	return ""
 }
 
-func worst(f *dissect.Frame) dissect.Severity {
-	var w dissect.Severity
-	for i := range f.Findings {
-		if s := f.Findings[i].Sev; s > w && s != dissect.Note {
-			w = s
+// repeat tells whether a finding (its group, field and message) is about
+// a retransmission or a duplicate, and that class's sequence.
+func (s *Style) repeat(g dissect.Group, field, msg string) (string, bool) {
+	if g != dissect.GroupSequence {
+		return "", false
+	}
+	switch {
+	case strings.Contains(field, "dup") || strings.Contains(msg, "uplicate"):
+		return s.Dup, true
+	case strings.Contains(field, "retrans") || strings.Contains(msg, "etransmi"):
+		return s.Retrans, true
+	}
+	return "", false
+}
+
+// treeLine is the sequence of a tree's expert line.
+func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg string) string {
+	if sev == dissect.Note {
+		if seq, ok := s.repeat(g, field, msg); ok {
+			return seq
 		}
 	}
-	return w
+	return s.expert(sev)
 }
 
 // appendInfo appends the PDUs' summaries, separated by "; ", then the

@@ -93,9 +93,22 @@ func TestSummaryColour(t *testing.T) {
 	if got := string(render.Summary(nil, f, 1e9, c)); !strings.Contains(got, c.Warn+"DATA") {
 		t.Errorf("info not in the warning colour: %q", got)
 	}
-	f.Findings = f.Findings[:1] // a Note alone colours nothing
-	if got := string(render.Summary(nil, f, 1e9, c)); strings.Contains(got, c.Note) || !strings.HasSuffix(got, "FetchData\n") {
-		t.Errorf("a note coloured the info: %q", got)
+	f.Findings = f.Findings[:1] // a Note alone: the note colour (Wireshark's cyan for notes and chat)
+	if got := string(render.Summary(nil, f, 1e9, c)); !strings.HasSuffix(got, c.Note+"DATA seq 1; RENDERTEST2 FetchData"+c.Reset+"\n") {
+		t.Errorf("info not in the note colour: %q", got)
+	}
+	// A note about a retransmission or duplicate is dim, an error still red.
+	f.Findings = []dissect.Finding{{Sev: dissect.Note, Group: dissect.GroupSequence, Msg: "retransmission of seq 4"}}
+	if got := string(render.Summary(nil, f, 1e9, c)); !strings.Contains(got, c.Retrans+"DATA") || c.Retrans != "\x1b[2m" {
+		t.Errorf("retransmission not dim: %q", got)
+	}
+	f.Findings = append(f.Findings, dissect.Finding{Sev: dissect.Error, Msg: "bad"})
+	if got := string(render.Summary(nil, f, 1e9, c)); !strings.Contains(got, c.Error+"DATA") {
+		t.Errorf("an error with a retransmission note not red: %q", got)
+	}
+	f.Findings = nil // no finding: the info plain
+	if got := string(render.Summary(nil, f, 1e9, c)); !strings.HasSuffix(got, " DATA seq 1; RENDERTEST2 FetchData\n") {
+		t.Errorf("a frame without findings coloured: %q", got)
 	}
 	// Colour off (nil style, as NO_COLOR or a pipe make it): no escape at all.
 	f = ipFrame()
@@ -319,6 +332,20 @@ func BenchmarkSummaryLine(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf = render.Summary(buf[:0], f, 1e9, nil)
+	}
+}
+
+// BenchmarkSummaryLineColour: the summary line with the default theme on
+// a frame with findings (the Info and Protocol coloured): styling copies
+// sequences made once, so it allocates nothing either.
+func BenchmarkSummaryLineColour(b *testing.B) {
+	f := ipFrame()
+	f.Num = 123456
+	buf := make([]byte, 0, 256)
+	st := &render.Colors
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = render.Summary(buf[:0], f, 1e9, st)
 	}
 }
 

@@ -34,6 +34,14 @@ const TableWidth = 100
 // numbers right-aligned, no wider than TableWidth. Every table rdx prints
 // is set up here.
 func Table(w io.Writer, style TableStyle, header []string, rows [][]string) error {
+	return TableMarked(w, style, header, rows, nil, "")
+}
+
+// TableMarked is Table with each row i whose mark[i] is not "" drawn in
+// that escape sequence, ended by reset (rdx check's failing checks). The
+// sequences go in after the table's layout is decided, and tablewriter
+// measures cells without them, so the table is Table's.
+func TableMarked(w io.Writer, style TableStyle, header []string, rows [][]string, mark []string, reset string) error {
 	header, rows, num := NormTable(header, rows)
 	if tableWidth(header, rows, false) > TableWidth {
 		// first the headers over two or more lines ("Packets\nA→B"), then,
@@ -48,14 +56,14 @@ func Table(w io.Writer, style TableStyle, header []string, rows [][]string) erro
 		for i, row := range rows {
 			r[i] = pick(row, cols)
 		}
-		if err := table(w, style, h, r, pickBool(num, cols)); err != nil {
+		if err := table(w, style, h, r, pickBool(num, cols), mark, reset); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func table(w io.Writer, style TableStyle, header []string, rows [][]string, num []bool) error {
+func table(w io.Writer, style TableStyle, header []string, rows [][]string, num []bool, mark []string, reset string) error {
 	sym := tw.StyleASCII
 	if style == TableLight {
 		sym = tw.StyleLight
@@ -79,7 +87,16 @@ func table(w io.Writer, style TableStyle, header []string, rows [][]string, num 
 		h[i] = s
 	}
 	t.Header(h...)
-	for _, r := range rows {
+	for i, r := range rows {
+		if i < len(mark) && mark[i] != "" {
+			m := make([]string, len(r))
+			for j, c := range r {
+				if c != "" {
+					m[j] = mark[i] + c + reset
+				}
+			}
+			r = m
+		}
 		if err := t.Append(r); err != nil {
 			return err
 		}

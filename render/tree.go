@@ -36,12 +36,13 @@ func VerboseOnly(dst []byte, t *dissect.Tree, st *Style, only []string) []byte {
 		}
 		generated := n.Off < 0 && n.Len == 0 && n.F != nil && n.F.Type != dissect.TProtocol
 		if n.IsExpert() {
-			sev, _, _, _ := n.ExpertParts()
+			seq := ""
 			if st != nil {
-				dst = append(dst, st.color(sev)...)
+				seq = st.treeLine(n.ExpertParts())
 			}
+			dst = append(dst, seq...)
 			dst = dissect.AppendDisplay(dst, n)
-			if st != nil {
+			if seq != "" {
 				dst = append(dst, st.Reset...)
 			}
 			if _, _, field, _ := n.ExpertParts(); field != "" {

@@ -119,11 +119,7 @@ func buildMPA(o Options) []capture.Packet {
 
 	// A Read Request (queue 1) and the server's Read Responses into the
 	// client's sink buffer.
-	rr := binary.BigEndian.AppendUint32(nil, stagSink)
-	rr = binary.BigEndian.AppendUint64(rr, 0x20000)
-	rr = binary.BigEndian.AppendUint32(rr, uint32(size))
-	rr = binary.BigEndian.AppendUint32(rr, stagSource)
-	rr = binary.BigEndian.AppendUint64(rr, 0x30000)
+	rr := ddp.EncodeReadRequest(nil, stagSink, 0x20000, uint32(size), stagSource, 0x30000)
 	c.sendSegs(true, untagged(true, ddp.OpReadRequest, 1, 1, rr)...)
 	c.sendSegs(false, tagged(false, ddp.OpReadResponse, stagSink, 0x20000, pattern(size, 60))...)
 

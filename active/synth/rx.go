@@ -94,9 +94,9 @@ func buildRx(corrupt string) []capture.Packet {
 	if corrupt == "jumbo-flag" {
 		sub1 &^= rx.FlagJumbo
 	}
-	j = append(j, sub1, 0, 0, 0)
+	j = rx.AppendJumboHeader(j, sub1, 0)
 	j = append(j, rest[rx.JumboLen:2*rx.JumboLen]...)
-	j = append(j, rx.FlagClientInitiated|rx.FlagLastPacket|rx.FlagRequestAck, 0, 0, 0)
+	j = rx.AppendJumboHeader(j, rx.FlagClientInitiated|rx.FlagLastPacket|rx.FlagRequestAck, 0)
 	j = append(j, rest[2*rx.JumboLen:]...)
 	add(true, j)
 
@@ -128,18 +128,10 @@ func buildRx(corrupt string) []capture.Packet {
 	return pkts
 }
 
-// ack builds an ACK body with the four trailer words OpenAFS sends.
+// ack builds an ACK body (reason: requested) with the four trailer words
+// OpenAFS sends.
 func ack(first, prev, serial uint32, acks []byte) []byte {
-	b := binary.BigEndian.AppendUint16(nil, 32) // buffer space
-	b = binary.BigEndian.AppendUint16(b, 0)     // max skew
-	b = binary.BigEndian.AppendUint32(b, first)
-	b = binary.BigEndian.AppendUint32(b, prev)
-	b = binary.BigEndian.AppendUint32(b, serial)
-	b = append(b, 1, byte(len(acks))) // reason: requested
-	b = append(b, acks...)
-	b = append(b, 0, 0, 0)                          // pad
-	for _, w := range []uint32{1444, 1444, 32, 4} { // max MTU, interface MTU, window, max jumbo packets
-		b = binary.BigEndian.AppendUint32(b, w)
-	}
-	return b
+	a := rx.AckFields{BufferSpace: 32, First: first, Prev: prev, Serial: serial, Reason: rx.AckRequested, Acks: acks,
+		Trailer: true, MaxMTU: 1444, IfMTU: 1444, Window: 32, MaxJumbo: 4}
+	return a.Encode(nil)
 }

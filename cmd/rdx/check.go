@@ -94,7 +94,7 @@ func checkRun(o *CheckOptions) error {
 	defer out.Close()
 	in := pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, ErrOut: o.IO.ErrOut}
 	res, err := pipeline.Run(pipeline.Config{Input: in, Engine: eo, Out: out, Stop: intr, Count: o.Count, Quiet: true,
-		Check: &pipeline.CheckReport{Format: o.Format}, Workers: nw})
+		Check: &pipeline.CheckReport{Format: o.Format, Style: o.IO.Style()}, Workers: nw})
 	printCounts(o.IO, res, err)
 	if err != nil {
 		return err // after the tally of what was read: an input error wins over failed checks

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
-	"time"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/export"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/progress"
 	"github.com/rdx-project/rdx/pipeline"
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
@@ -31,6 +31,7 @@ type ExportOptions struct {
 	Calls     bool     // --calls: the calls table
 	Flows     bool     // --flows: the flows table
 	Partition []string // --partition-by: host, date
+	Tables    []string // --tables: per-protocol tables
 	EngineFlags
 }
 
@@ -57,13 +58,24 @@ results as zstd-compressed Parquet files, Hive-partitioned by host:
                                         rpc_procedure, rpc_replystat, rpc_state_accept,
                                         rpc_transport (rdma, tcp, udp),
                                         rx_cid, rx_callnumber, rx_serviceid,
-                                        rx_server_port, rx_opcode, rx_abort_code
+                                        rx_server_port, rx_opcode, rx_abort_code;
+                                        over RDMA rdma_credits_requested, _granted,
+                                        rdma_read_bytes, _write_bytes, _reply_bytes;
+                                        RDS pongs matched to pings (protocol rds);
+                                        RDP connections (protocol rdp: first to last
+                                        frame, rdp_a, rdp_b, per-side counts)
   DIR/flows/host=H/CAPTURE.parquet      with --flows, written at the end: one row per
                                         conversation (kind ip, tcp, udp, ib, rdp, rx, rds:
                                         -z conv,KIND) and per InfiniBand flow (kind qp:
                                         -z infiniband,flows, with psn_gaps, dup_psns, acks,
                                         coalesced_acks, naks, rnr_naks, ecn_ce, fecn, becn,
                                         cnps)
+  DIR/TABLE/host=H/CAPTURE.parquet      with --tables rx,rpc,...: one row per PDU of
+                                        the protocol (a frame may carry several):
+                                        capture, frame_number, then the protocol's
+                                        fields an analysis filters on, named and typed
+                                        as -e columns (rx_seq, infiniband_bth_destqp);
+                                        tables: ` + strings.Join(export.ProtoTables(), ", ") + `
 
 H is --host, else the capture's file name up to its first '.'. With
 --partition-by date,host each table's files are DIR/TABLE/date=YYYY-MM-DD/host=H/
@@ -101,9 +113,10 @@ the exit status is 2.`,
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to add as a frames column, e.g. -e rx.seq (repeatable)")
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter: only matching frames (and their findings and checks) are written")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after N frames of each file")
-	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA) and Rx (AFS) reply with its request (reads every frame's tree: slower)")
+	f.BoolVar(&o.Calls, "calls", false, "also write the calls table: every ONC RPC (NFS, MOUNT, ...; also over RDMA, with credits and chunk sizes) and Rx (AFS) reply with its request, RDS pings, RDP connections (reads every frame's tree: slower)")
 	f.StringSliceVar(&o.Partition, "partition-by", []string{"host"}, "Hive partitions of the path, outermost first: host, date (UTC day of the row's frame) or both, e.g. date,host")
 	f.BoolVar(&o.Flows, "flows", false, "also write the flows table: conversations and InfiniBand flows with their counters (PSN gaps, NAKs, CNPs, ...)")
+	f.StringSliceVar(&o.Tables, "tables", nil, "also write per-protocol tables, one row per PDU: "+strings.Join(export.ProtoTables(), ", "))
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace files a former export of the same capture and host wrote")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
@@ -111,72 +124,6 @@ the exit status is 2.`,
 	f.Lookup("jobs").Usage = "export N files at once, one engine each (the files and lines as with -j 1)"
 	f.Lookup("max-mem").Usage = "memory each file's decode aims for (K, M, G; default 256M), whatever -j is, so the files written do not depend on -j; reassembly and tracking state get half of it"
 	return cmd
-}
-
-// progressEvery is how often the status line is redrawn.
-var progressEvery = 500 * time.Millisecond
-
-// exportProgress is the status line of an export on a terminal: files
-// done of all, and the time taken.
-type exportProgress struct {
-	io    *iostreams.IO
-	n     int
-	start time.Time
-	mu    sync.Mutex
-	shown bool
-	ndone int
-	quit  chan struct{}
-	ended chan struct{}
-}
-
-func (o *ExportOptions) progress(n int) *exportProgress {
-	p := &exportProgress{io: o.IO, n: n, start: time.Now()}
-	if !o.IO.IsStderrTTY() {
-		return p
-	}
-	p.quit, p.ended = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(p.ended)
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case <-t.C:
-				p.mu.Lock()
-				fmt.Fprintf(p.io.ErrOut, "\r\033[Kexport: %d of %d captures done, %s", p.ndone, p.n, time.Since(p.start).Round(time.Second))
-				p.shown = true
-				p.mu.Unlock()
-			}
-		}
-	}()
-	return p
-}
-
-// clear takes the line away before another is printed.
-func (p *exportProgress) clear() {
-	p.mu.Lock()
-	if p.shown {
-		fmt.Fprint(p.io.ErrOut, "\r\033[K")
-		p.shown = false
-	}
-	p.mu.Unlock()
-}
-
-func (p *exportProgress) done(k int) {
-	p.mu.Lock()
-	p.ndone = k
-	p.mu.Unlock()
-}
-
-func (p *exportProgress) stop() {
-	if p.quit != nil {
-		close(p.quit)
-		<-p.ended
-		p.quit = nil
-	}
-	p.clear()
 }
 
 func exportRun(o *ExportOptions) error {
@@ -206,7 +153,7 @@ func exportRun(o *ExportOptions) error {
 			host = export.HostOf(name)
 		}
 		s, err := export.New(export.Options{Dir: o.Dir, Host: host, Capture: name,
-			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition})
+			Fields: o.Fields, Overwrite: o.Overwrite, Calls: o.Calls, Flows: o.Flows, PartitionBy: o.Partition, Tables: o.Tables})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -247,7 +194,18 @@ func exportRun(o *ExportOptions) error {
 	}
 	setMemoryLimit(share*int64(nw), 1)
 
-	intr := notifyInterrupt(o.IO.ErrOut)
+	// The status line on a terminal: captures done, frames, position in
+	// all the files; errOut erases it before each line printed.
+	prog, pio := newProgress(o.IO, true, "export")
+	parts := make([]*progress.Part, len(o.Files))
+	for i, file := range o.Files {
+		parts[i] = prog.Part(fileSize(file))
+	}
+	prog.Items(0, len(o.Files), "captures")
+	prog.Start()
+	defer prog.Stop()
+	errOut := pio.ErrOut
+	intr := notifyInterrupt(errOut)
 	defer intr.Release()
 	// nw workers take the files in order, one file each at a time; the
 	// lines are printed in the files' order, so the output is -j 1's.
@@ -279,7 +237,7 @@ func exportRun(o *ExportOptions) error {
 		go func() {
 			for i := range next {
 				file, s := o.Files[i], sinks[i]
-				res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
+				res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file, Stdin: o.IO.In, ErrOut: errOut, Progress: parts[i]},
 					Engine: eos[i], Stop: intr, Count: o.Count, Filter: o.Filter, Quiet: true, TwoPass: twoPass, SinglePass: !twoPass,
 					Sinks: []pipeline.Sink{s}})
 				if res.Ran {
@@ -290,35 +248,36 @@ func exportRun(o *ExportOptions) error {
 					if o.Flows {
 						calls += fmt.Sprintf(", %d flows", s.Rows[4])
 					}
+					for k, name := range o.Tables {
+						calls += fmt.Sprintf(", %d %s", s.ProtoRows[k], name)
+					}
 					outs[i].line = fmt.Sprintf("rdx: %s: %d frames, %d findings, %d check results%s → %s\n",
 						file, s.Rows[0], s.Rows[1], s.Rows[2], calls, o.Dir)
 				}
 				outs[i].err = err
+				parts[i].Done()
 				sinks[i] = nil // its buffers go with it
 				close(outs[i].done)
 			}
 		}()
 	}
-	prog := o.progress(len(o.Files))
 	var errs []error
 	for i := range o.Files {
 		<-outs[i].done
 		if outs[i].skipped {
 			break
 		}
-		prog.clear()
-		fmt.Fprint(o.IO.ErrOut, outs[i].line)
+		fmt.Fprint(errOut, outs[i].line)
 		if err := outs[i].err; err != nil {
 			if len(o.Files) == 1 {
-				prog.stop()
 				return err
 			}
-			fmt.Fprintln(o.IO.ErrOut, "rdx:", err)
+			fmt.Fprintln(errOut, "rdx:", err)
 			errs = append(errs, err)
 		}
-		prog.done(i + 1)
+		prog.Items(i+1, len(o.Files), "captures")
 	}
-	prog.stop()
+	prog.Stop()
 	if len(errs) > 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (their files hold what was read)",
 			len(errs), len(o.Files))}

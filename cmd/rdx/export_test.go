@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/progress"
 )
 
 func TestExportFlags(t *testing.T) {
@@ -119,9 +120,9 @@ func TestExportParallel(t *testing.T) {
 	os.WriteFile(cut, b[:len(b)-10], 0o666)
 	files = append(files[:3:3], append([]string{cut}, files[3:]...)...)
 
-	old := progressEvery
-	progressEvery = time.Millisecond
-	defer func() { progressEvery = old }()
+	old := progress.Every
+	progress.Every = time.Millisecond
+	defer func() { progress.Every = old }()
 	export := func(j string, tty bool) (string, map[string][]byte) {
 		dir := t.TempDir()
 		io, _, _, errOut := iostreams.Test()
@@ -156,7 +157,7 @@ func TestExportParallel(t *testing.T) {
 		t.Errorf("-j 1 printed %q", lines1)
 	}
 	// the status line, each time taken away before a line
-	status := regexp.MustCompile("\r\x1b\\[Kexport: [0-9]+ of 15 captures done, [0-9]+s")
+	status := regexp.MustCompile("\r\x1b\\[Kexport: [0-9]+% of [0-9.]+ [kMG]?B, [0-9]+ of 15 captures, [0-9]+ frames[^\r]*")
 	if !status.MatchString(lines3) {
 		t.Errorf("no status line on a terminal: %q", lines3)
 	}

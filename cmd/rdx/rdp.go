@@ -301,33 +301,20 @@ func (o *RdpOptions) printEndpointStats(s rdp.EndpointStats) {
 	}
 }
 
-// progress shows a status line on a terminal only.
+// progress shows a status line on a terminal only; the returned func
+// erases it (and may be called again).
 func (o *RdpOptions) progress(c *rdp.Conn, verb string) func() {
-	if !o.IO.IsStderrTTY() {
-		return func() {}
-	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				fmt.Fprint(o.IO.ErrOut, "\r\033[K")
-				return
-			case <-t.C:
-				s, st := c.Stats(), c.Status()
-				n := s.BytesSent
-				if verb == "received" {
-					n = s.BytesRcvd
-				}
-				fmt.Fprintf(o.IO.ErrOut, "\r\033[K%s %d KiB, %s, unacked %d, retransmits %d, rtt %v", verb, n>>10, st.State, st.Unacked, s.Retransmits, st.SRTT.Round(time.Microsecond))
-			}
+	m, _ := newProgress(o.IO, true, verb)
+	m.Status(func() string {
+		s, st := c.Stats(), c.Status()
+		n := s.BytesSent
+		if verb == "received" {
+			n = s.BytesRcvd
 		}
-	}()
-	return func() { close(stop); <-done }
+		return fmt.Sprintf("%s %d KiB, %s, unacked %d, retransmits %d, rtt %v", verb, n>>10, st.State, st.Unacked, s.Retransmits, st.SRTT.Round(time.Microsecond))
+	})
+	m.Start()
+	return m.Stop
 }
 
 // interruptCtx is a context that SIGINT and SIGTERM cancel; the stack's

@@ -33,7 +33,6 @@ type ReadOptions struct {
 	Fields     []string
 	FieldOpts  []string
 	Count      int
-	Color      string
 	SinglePass bool
 	TwoPass    bool // -2
 	Quiet      bool
@@ -154,7 +153,6 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.StringVarP(&o.Filter, "display-filter", "Y", "", "display filter, e.g. 'rx.type == ack && rx.reason == 8' (frames not matching are decoded but not shown)")
 	f.StringArrayVarP(&o.DecodeAs, "decode-as", "d", nil, "decode-as rule TABLE==KEY,PROTO, e.g. udp.port==7000,rx, tcp.port==4000-4010,mpa, rx.service==52,afs_vl or infiniband.destqp==0x11,rpcordma (-d help lists the tables)")
 	addPrefFlags(f, &o.EngineFlags)
-	f.StringVar(&o.Color, "color", "auto", "colour: auto (terminal and no NO_COLOR), always, never")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "decode every frame but print only the closing counts (as tshark -q)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
@@ -193,11 +191,6 @@ func (o *ReadOptions) checkFlags(f *pflag.FlagSet) error {
 		return usageErr("-F %s: says the format of a -w file, and there is no -w", o.WriteFmt)
 	case o.Verbose && o.Format == "fields":
 		return usageErr("-V prints the protocol tree and -T fields prints columns: give one of them")
-	}
-	switch o.Color {
-	case "auto", "always", "never":
-	default:
-		return usageErr("--color %s: want auto, always or never", o.Color)
 	}
 	return nil
 }
@@ -371,28 +364,32 @@ func readRun(o *ReadOptions) error {
 	default:
 		return usageErr("-u %s: want s or hms", o.Seconds)
 	}
-	var style *render.Style
-	if o.IO.SetColor(o.Color) {
-		style = &render.Colors
-	}
 	stats, plots, err := zPlots(o.Stats) // -z io,stat,INTERVAL,plot=FILE (plot.go)
 	if err != nil {
 		return err
 	}
+	// A status line while a file is read, on a terminal: not with -q, nor
+	// when the frames print to that terminal (it would be drawn among them).
+	printsFrames := o.Write == "" || o.Write == "-" || o.Print
+	m, rio := newProgress(o.IO, !o.Quiet && o.Iface == "" && (!o.IO.IsStdoutTTY() || !printsFrames), "read")
+	m.Rounds("pass")
+	m.Start()
+	defer m.Stop()
 	cfg := pipeline.Config{
-		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: o.IO.ErrOut},
+		Input: pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: rio.ErrOut,
+			Progress: m.Part(fileSize(o.File))},
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
-			Style: style, Time: tf, HMS: hms, Only: only},
+			Style: o.IO.Style(), Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats:   stats,
 		Workers: nw,
 	}
 	addZPlots(&cfg, plots, cfg.Input.Name())
-	err = runPipeline(o.IO, cfg, o.MemProfile, o.LineFlush)
-	return errors.Join(err, writeZPlots(o.IO, plots, err))
+	err = runPipeline(rio, cfg, o.MemProfile, o.LineFlush)
+	return errors.Join(err, writeZPlots(rio, plots, err))
 }
 
 // runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as

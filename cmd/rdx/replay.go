@@ -96,7 +96,12 @@ func replayRun(o *ReplayOptions) error {
 	} else {
 		src.Close()
 	}
-	open := func() (capture.Source, error) { return capture.Open(o.File) }
+	// The status line on a terminal (not among --dry-run's lines on it):
+	// each loop's position in the file, frames sent, rate.
+	prog, pio := newProgress(o.IO, !o.DryRun || !o.IO.IsStdoutTTY(), "replay")
+	prog.Rounds("loop")
+	part := prog.Part(fileSize(o.File))
+	open := func() (capture.Source, error) { return capture.OpenWith(o.File, part.Open) }
 
 	var send replay.Sender
 	out := newTimedOut(o.IO.Out, 64<<10) // --dry-run lines show as frames go, even at --pps 1
@@ -122,9 +127,20 @@ func replayRun(o *ReplayOptions) error {
 		defer s.Close()
 		send = s
 	}
-	intr := notifyInterrupt(o.IO.ErrOut)
+	if prog != nil {
+		shown := each
+		each = func(n uint64, at time.Duration, b []byte, why replay.Reason) {
+			part.SetFrames(n)
+			if shown != nil {
+				shown(n, at, b, why)
+			}
+		}
+	}
+	intr := notifyInterrupt(pio.ErrOut)
 	defer intr.Release()
+	prog.Start()
 	st, err := replay.Run(open, send, ro, each, intr.Done())
+	prog.Stop()
 	intr.Ack()
 	verb := "sent"
 	if o.DryRun {

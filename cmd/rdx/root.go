@@ -46,6 +46,7 @@ func newRoot(io *iostreams.IO) *cobra.Command {
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
+	addColorFlags(root, io)
 	root.AddCommand(newCmdRead(io, nil), newCmdFields(io, nil))
 	for _, v := range verbs {
 		root.AddCommand(v(io))

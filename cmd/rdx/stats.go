@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/spf13/cobra"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/internal/iostreams"
+	"github.com/rdx-project/rdx/internal/progress"
 	"github.com/rdx-project/rdx/pipeline"
 )
 
@@ -15,6 +20,8 @@ func init() { verbs = append(verbs, verb(newCmdStats), verb(newCmdFlows)) }
 type StatsOptions struct {
 	IO     *iostreams.IO
 	File   string
+	Files  []string // all of them: more than one are read in parallel and their tables merged
+	Verb   string   // stats or flows
 	Filter string
 	Stats  []string // the tables the verb picked
 	Format string   // text or json
@@ -22,21 +29,29 @@ type StatsOptions struct {
 }
 
 func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool, runF func(*StatsOptions) error) *cobra.Command {
-	o := &StatsOptions{IO: io}
+	o := &StatsOptions{IO: io, Verb: use}
 	cmd := &cobra.Command{
-		Use:   use + " FILE",
+		Use:   use + " FILE...",
 		Short: short,
+		Long: short + `.
+
+Over several files each is read by its own engine, -j N files at once
+(default one per core; flows do not cross files), and the tables printed
+are the engines' merged as -j merges a capture's workers: a conversation
+seen in two files is one row with both files' counts; frame numbers in
+them are each file's own. A damaged or missing file is reported and the
+others are counted all the same (exit status 2).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.tableHelp() {
 				return nil // -d help needs no capture
 			}
-			return cobra.ExactArgs(1)(cmd, args)
+			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.tableHelp() {
 				return writeTables(io.Out)
 			}
-			o.File = args[0]
+			o.File, o.Files = args[0], args
 			for _, n := range pipeline.StatNames() {
 				if pick(n) {
 					o.Stats = append(o.Stats, n)
@@ -59,6 +74,9 @@ func statVerb(io *iostreams.IO, use, short string, pick func(name string) bool, 
 func statsRun(o *StatsOptions) error {
 	if o.Format != "text" && o.Format != "json" {
 		return usageErr("-T %s: want text or json", o.Format)
+	}
+	if len(o.Files) > 1 {
+		return statsMany(o)
 	}
 	eo, err := engineOptions(&o.EngineFlags, o.File)
 	if err != nil {
@@ -84,4 +102,121 @@ func newCmdStats(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Comman
 func newCmdFlows(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Command {
 	return statVerb(io, "flows", "Print the conversations (IP, TCP, UDP, InfiniBand QPs, RDP and Rx connections, RDS paths) of a capture",
 		flows.IsFlow, runF)
+}
+
+// statsMany is rdx stats|flows over several files: nw workers take the
+// files in order, one engine each (with one file's budget), and the
+// engines are merged in the files' order as each is done, so the tables
+// are the same whatever -j is. At most 2*nw engines wait to be merged.
+func statsMany(o *StatsOptions) error {
+	nw, err := o.workers()
+	if err != nil {
+		return err
+	}
+	nw = min(nw, len(o.Files))
+	eos := make([]dissect.Options, len(o.Files))
+	one := o.EngineFlags
+	one.Workers = 1
+	for i, file := range o.Files {
+		if eos[i], err = engineOptions(&one, file); err != nil {
+			return err
+		}
+	}
+	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
+	// the status line on a terminal (export's): captures done, frames,
+	// position in all the files; errOut erases it before each line printed
+	prog, pio := newProgress(o.IO, true, o.Verb)
+	parts := make([]*progress.Part, len(o.Files))
+	for i, file := range o.Files {
+		parts[i] = prog.Part(fileSize(file))
+	}
+	prog.Items(0, len(o.Files), "captures")
+	prog.Start()
+	defer prog.Stop()
+	errOut := pio.ErrOut
+	intr := notifyInterrupt(errOut)
+	defer intr.Release()
+	type outcome struct {
+		res  pipeline.Result
+		err  error
+		done chan struct{}
+	}
+	outs := make([]outcome, len(o.Files))
+	for i := range outs {
+		outs[i].done = make(chan struct{})
+	}
+	next := make(chan int)
+	room := make(chan struct{}, 2*nw) // a token per engine not yet merged
+	go func() {
+		defer close(next)
+		for i := range o.Files {
+			room <- struct{}{}
+			if intr.Stopped() {
+				for j := i; j < len(outs); j++ {
+					close(outs[j].done)
+				}
+				return
+			}
+			next <- i
+		}
+	}()
+	for w := 0; w < nw; w++ {
+		go func() {
+			for i := range next {
+				// the tables are counted by the engine and printed once, merged
+				outs[i].res, outs[i].err = pipeline.Run(pipeline.Config{
+					Input:  pipeline.Input{File: o.Files[i], Stdin: o.IO.In, ErrOut: errOut, Progress: parts[i]},
+					Engine: eos[i], Filter: o.Filter, Quiet: true, Stop: intr,
+					Stats: o.Stats, SkipEmptyStats: true, Out: io.Discard, Workers: 1,
+				})
+				close(outs[i].done)
+			}
+		}()
+	}
+	var all *dissect.Engine
+	var total pipeline.Result
+	var errs []error
+	for i, file := range o.Files {
+		<-outs[i].done
+		r := outs[i].res
+		if err := outs[i].err; err != nil {
+			fmt.Fprintf(errOut, "rdx: %s: %v\n", file, err)
+			errs = append(errs, err)
+		}
+		if r.Ran && r.Engine != nil {
+			if all == nil {
+				all = r.Engine
+			} else {
+				all.Merge(r.Engine)
+			}
+			total.Ran = true
+			total.Frames += r.Frames
+			total.Errors += r.Errors
+			total.Warnings += r.Warnings
+			total.Notes += r.Notes
+		}
+		outs[i].res = pipeline.Result{} // the engine is merged: let it go
+		<-room
+		prog.Items(i+1, len(o.Files), "captures")
+	}
+	prog.Stop()
+	if all != nil {
+		for _, f := range all.MergeFindings() { // tables the merge took past their limits
+			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %s\n", f.Proto, f.Msg)
+		}
+		out := newTimedOut(o.IO.Out, 256<<10)
+		err := pipeline.WriteStats(out, all, o.Stats, true, o.Format, o.Files...)
+		if e := out.Close(); err == nil {
+			err = e
+		}
+		if err != nil {
+			return err
+		}
+	}
+	printCounts(o.IO, total, nil)
+	if len(errs) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (the tables hold what was read)",
+			len(errs), len(o.Files))}
+	}
+	return nil
 }

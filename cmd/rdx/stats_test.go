@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,5 +84,125 @@ func TestStatsFlowsJSON(t *testing.T) {
 		if code := run(io, []string{c.verb, "-T", "xml", c.file}); code != 2 {
 			t.Errorf("%s -T xml: exit %d, want 2", c.verb, code)
 		}
+	}
+}
+
+// TestStatsManyFiles: rdx stats and flows over several files count what
+// each file alone counts, added up: the frames and findings of the closing
+// line, the protocol hierarchy's frames and bytes per protocol, Rx calls
+// and aborts per call; a conversation in two files is one row with both
+// counts. The output is the same with -j 1 and -j 3.
+func TestStatsManyFiles(t *testing.T) {
+	files := []string{"../../pcaps/rx/bos-queries.pcap", "../../pcaps/rx/pts-ops.pcap", "../../pcaps/kernel/rds_tcp.pcap",
+		"../../pcaps/rx/bos-queries.pcap"}
+	type doc struct {
+		Files  []string `json:"files"`
+		Tables []struct {
+			Name string  `json:"name"`
+			Rows [][]any `json:"rows"`
+		} `json:"tables"`
+	}
+	// run is rdx stats (with stats, the tables to count) -T json over files
+	runStats := func(stats []string, jobs string, files ...string) (doc, string) {
+		t.Helper()
+		io, _, out, errOut := iostreams.Test()
+		o := &StatsOptions{IO: io, File: files[0], Files: files, Verb: "stats", Stats: stats, Format: "json"}
+		o.Workers, _ = strconv.Atoi(jobs)
+		if err := statsRun(o); err != nil {
+			t.Fatalf("%v: %v", files, err)
+		}
+		var d doc
+		if err := json.Unmarshal(out.Bytes(), &d); err != nil {
+			t.Fatalf("%v: %v\n%s", files, err, out)
+		}
+		return d, errOut.String()
+	}
+	stats := []string{"io,phs", "rx,srt", "conv,udp"}
+	// sums is a table's numeric cells added up per key (the first cells
+	// up to nkey), of every document
+	sums := func(name string, nkey int, ds ...doc) map[string][]float64 {
+		m := map[string][]float64{}
+		for _, d := range ds {
+			for _, tb := range d.Tables {
+				if tb.Name != name {
+					continue
+				}
+				for _, r := range tb.Rows {
+					k := fmt.Sprint(r[:nkey]...)
+					if m[k] == nil {
+						m[k] = make([]float64, len(r)-nkey)
+					}
+					for j, c := range r[nkey:] {
+						if f, ok := c.(float64); ok {
+							m[k][j] += f
+						}
+					}
+				}
+			}
+		}
+		return m
+	}
+	var alone []doc
+	frames, notes := 0, 0
+	for _, f := range files {
+		d, line := runStats(stats, "1", f)
+		alone = append(alone, d)
+		var n, e, w, nn int
+		if _, err := fmt.Sscanf(line, "rdx: %d frames; findings: %d errors, %d warnings, %d notes", &n, &e, &w, &nn); err != nil {
+			t.Fatalf("%s: %q", f, line)
+		}
+		frames, notes = frames+n, notes+nn
+	}
+	all, line := runStats(stats, "3", files...)
+	if want := fmt.Sprintf("rdx: %d frames; findings: 0 errors, 0 warnings, %d notes\n", frames, notes); line != want {
+		t.Errorf("closing line %q, want %q", line, want)
+	}
+	if !slices.Equal(all.Files, files) {
+		t.Errorf("files %v", all.Files)
+	}
+	for _, c := range []struct {
+		name string
+		nkey int
+		cols []int // the cells that add up (of those after the key)
+	}{{"io,phs", 1, []int{0, 1}}, {"rx,srt", 3, []int{0, 1}}, {"conv,udp", 2, []int{0, 1, 2, 3}}} {
+		got, want := sums(c.name, c.nkey, all), sums(c.name, c.nkey, alone...)
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("%s: %d rows, the files alone %d", c.name, len(got), len(want))
+		}
+		for k, w := range want {
+			for _, j := range c.cols {
+				if g := got[k]; g == nil || g[j] != w[j] {
+					t.Errorf("%s %s: %v, the files alone add up to %v", c.name, k, got[k], w)
+					break
+				}
+			}
+		}
+	}
+	// a conversation of two files (bos-queries twice) is one row, twice the packets
+	if r := sums("conv,udp", 2, all); len(r) != len(sums("conv,udp", 2, alone[:3]...)) {
+		t.Errorf("conv,udp: %d rows, want one per conversation", len(r))
+	}
+	one, _ := runStats(stats, "1", files...)
+	if a, b := fmt.Sprint(one), fmt.Sprint(all); a != b {
+		t.Errorf("-j 1 and -j 3 differ:\n%s\n%s", a, b)
+	}
+
+	// rdx flows too: pts-ops.pcap's conversation is one row with twice
+	// its packets when the file is given twice
+	io, _, out, errOut := iostreams.Test()
+	if code := run(io, []string{"flows", "-j", "2", files[1], files[1]}); code != 0 {
+		t.Fatalf("flows: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "| 127.0.0.1:52090 | 127.1.0.1:7002 |      48 |  8584 |      24 |  5088 |") {
+		t.Errorf("flows over the file twice:\n%s", out)
+	}
+
+	// a missing file among them: reported, the others counted, exit 2
+	io, _, out, errOut = iostreams.Test()
+	if code := run(io, []string{"stats", files[0], "no-such.pcap", files[1]}); code != 2 {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut.String(), "no-such.pcap") || !strings.Contains(out.String(), "PR NewUser") || !strings.Contains(out.String(), "BOS GetLog") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }

@@ -123,6 +123,11 @@ func synthRun(o *SynthOptions) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	o.Build.Corrupt = o.Corrupt
+	// the status line on a terminal (not when the capture goes to it):
+	// frames while they are built, then the share written
+	prog, pio := newProgress(o.IO, o.File != "-" || !o.IO.IsStdoutTTY(), "synth")
+	prog.Start()
+	defer prog.Stop()
 	pkts, err := s.BuildWith(o.Build)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -144,12 +149,16 @@ func synthRun(o *SynthOptions) error {
 	if err == nil {
 		_, err = pw.AddInterface(capture.LinkEthernet, capture.DefaultSnaplen, "synth")
 	}
+	prog.Frames(len(pkts))
+	part := prog.Part(0)
 	for i := range pkts {
 		if err != nil {
 			break
 		}
 		err = pw.WritePacket(&pkts[i])
+		part.SetFrames(uint64(i + 1))
 	}
+	prog.Stop()
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -159,10 +168,10 @@ func synthRun(o *SynthOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	fmt.Fprintf(o.IO.ErrOut, "rdx: wrote %d frames of scenario %s", len(pkts), s.Name)
+	fmt.Fprintf(pio.ErrOut, "rdx: wrote %d frames of scenario %s", len(pkts), s.Name)
 	if o.Corrupt != "" {
-		fmt.Fprintf(o.IO.ErrOut, " (defect %s)", o.Corrupt)
+		fmt.Fprintf(pio.ErrOut, " (defect %s)", o.Corrupt)
 	}
-	fmt.Fprintln(o.IO.ErrOut)
+	fmt.Fprintln(pio.ErrOut)
 	return nil
 }

@@ -150,6 +150,73 @@ func EncodeUntagged(dst []byte, last bool, op uint8, rsvd, qn, msn, mo uint32, p
 	return append(dst, payload...)
 }
 
+// EncodeReadRequest appends an RDMA Read Request message (RFC 5040 §4.4):
+// data sink STag and TO, size, data source STag and TO.
+func EncodeReadRequest(dst []byte, sink uint32, sinkTO uint64, size uint32, src uint32, srcTO uint64) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, sink)
+	dst = binary.BigEndian.AppendUint64(dst, sinkTO)
+	dst = binary.BigEndian.AppendUint32(dst, size)
+	dst = binary.BigEndian.AppendUint32(dst, src)
+	return binary.BigEndian.AppendUint64(dst, srcTO)
+}
+
+// Terminate layers and error types (RFC 5040 §4.8, RFC 6581 for the LLP
+// codes 5-7), as the Terminate Control field carries them.
+const (
+	TermRDMA = 0 // layer
+	TermDDP  = 1
+	TermLLP  = 2
+
+	TermRDMARemoteProt = 1 // RDMA error type: Remote Protection
+	TermRDMARemoteOp   = 2 // Remote Operation
+	TermDDPTagged      = 1 // DDP error type: Tagged Buffer
+	TermDDPUntagged    = 2 // Untagged Buffer
+	TermMPA            = 0 // LLP error type
+
+	TermInvalidSTag = 0x00 // RDMA and DDP tagged codes
+	TermBounds      = 0x01
+	TermAccess      = 0x02 // RDMA only
+	TermUnexpectOp  = 0x06 // RDMA Remote Operation: unexpected opcode
+	TermInvalidQN   = 0x01 // DDP untagged codes
+	TermNoBuffer    = 0x02
+	TermInvalidMSN  = 0x03
+	TermInvalidMO   = 0x04
+	TermTooLong     = 0x05
+	TermCRC         = 0x02 // LLP (MPA) codes
+	TermMarker      = 0x03
+	TermBadStartup  = 0x04
+	TermNoIRD       = 0x06
+	TermNoRTR       = 0x07
+
+	HdrctM = 0x80 // Terminate hdrct: DDP Segment Length valid
+	HdrctD = 0x40 // terminated DDP header included
+	HdrctR = 0x20 // terminated RDMAP header included
+)
+
+// EncodeTerminate appends a Terminate message body (RFC 5040 §4.8): the
+// control word (layer, error type, code, hdrct), then, when the terminated
+// segment's DDP header ddpHdr is given, its DDP Segment Length segLen and
+// the header (hdrct M and D), then the terminated RDMAP header rdmaHdr (a
+// Read Request's 28 octets; hdrct R) when given.
+func EncodeTerminate(dst []byte, layer, etype, code uint8, ddpHdr []byte, segLen int, rdmaHdr []byte) []byte {
+	var hdrct uint8
+	if len(ddpHdr) > 0 {
+		hdrct = HdrctM | HdrctD
+	}
+	if len(rdmaHdr) > 0 {
+		hdrct |= HdrctR
+	}
+	dst = append(dst, layer<<4|etype&15, code, hdrct, 0)
+	if len(ddpHdr) > 0 {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(segLen))
+		dst = append(dst, ddpHdr...)
+	}
+	return append(dst, rdmaHdr...)
+}
+
+// TermText names the error a Terminate's control word t (4 octets) reports.
+func TermText(t []byte) string { return termText(t) }
+
 type readKey struct {
 	k    tcp.FlowKey
 	dir  tcp.Dir // direction the responses travel

@@ -2,7 +2,6 @@ package mpa_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"strings"
 	"testing"
@@ -23,18 +22,11 @@ const terminatePcap = "../../pcaps/iwarp/synth_terminate.pcap"
 func buildTerminate() []byte {
 	w := newPcap()
 	c := startConn(w, 40004, 7000, 9000, mpa.FlagC)
-	rr := make([]byte, ddp.ReadReqLen)
-	binary.BigEndian.PutUint32(rr, 0x1234)           // sink STag
-	binary.BigEndian.PutUint64(rr[4:], 0x10000)      // sink TO
-	binary.BigEndian.PutUint32(rr[12:], 4096)        // size
-	binary.BigEndian.PutUint32(rr[16:], 0xdead)      // source STag
-	binary.BigEndian.PutUint64(rr[20:], 0x7f00_0000) // source TO
+	rr := ddp.EncodeReadRequest(nil, 0x1234, 0x10000, 4096, 0xdead, 0x7f00_0000)
 	req := ddp.EncodeUntagged(nil, true, ddp.OpReadRequest, 0, 1, 1, 0, rr)
 	c.send(0, mpa.EncodeFPDU(nil, req, 0, false, true))
-	term := []byte{0x01, 0x00, 0xe0, 0x00} // layer 0 RDMAP, etype 1 remote protection, code 0 invalid STag; M D R
-	term = binary.BigEndian.AppendUint16(term, uint16(len(req)))
-	term = append(term, req[:ddp.UntaggedLen]...)
-	term = append(term, rr...)
+	// RDMAP layer, remote protection error, invalid STag; M D R
+	term := ddp.EncodeTerminate(nil, ddp.TermRDMA, ddp.TermRDMARemoteProt, ddp.TermInvalidSTag, req[:ddp.UntaggedLen], len(req), rr)
 	t := ddp.EncodeUntagged(nil, true, ddp.OpTerminate, 0, 2, 1, 0, term)
 	c.send(1, mpa.EncodeFPDU(nil, t, 0, false, true))
 	return w.b.Bytes()

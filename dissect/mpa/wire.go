@@ -8,7 +8,9 @@ package mpa
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"strconv"
 )
 
 // Wire constants (RFC 5044 §6-7).
@@ -239,4 +241,107 @@ func markerPtr(mk []byte, le bool) int {
 		return int(binary.LittleEndian.Uint16(mk[2:]))
 	}
 	return int(binary.BigEndian.Uint16(mk[2:]))
+}
+
+// EncodeIRDORD appends the RFC 6581 §9.1 enhanced connection data word:
+// IRD with the peer-to-peer (P) and zero-length-Send RTR (Z) bits, ORD
+// with the zero-length Write (W) and Read (R) RTR bits. ird and ord are
+// cut to 14 bits.
+func EncodeIRDORD(dst []byte, ird, ord uint16, ctrlIRD, ctrlORD uint16) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, ird&IRDORDMask|ctrlIRD&^IRDORDMask)
+	return binary.BigEndian.AppendUint16(dst, ord&IRDORDMask|ctrlORD&^IRDORDMask)
+}
+
+// IRDORD reads the enhanced connection data word at the start of private
+// data p (len(p) >= 4): the two 14-bit values and the control bits.
+func IRDORD(p []byte) (ird, ord, ctrlIRD, ctrlORD uint16) {
+	i, o := binary.BigEndian.Uint16(p), binary.BigEndian.Uint16(p[2:])
+	return i & IRDORDMask, o & IRDORDMask, i &^ IRDORDMask, o &^ IRDORDMask
+}
+
+// MULPDU is the largest ULPDU a sender hands DDP for an effective MSS of
+// emss (RFC 5044 §8.1): EMSS − (6 + 4·⌈EMSS/512⌉ + EMSS mod 4) with
+// markers, EMSS − (6 + EMSS mod 4) without, never below 128 nor above
+// MaxULPDU.
+func MULPDU(emss int, markers bool) int {
+	m := emss - (6 + emss%4)
+	if markers {
+		m -= 4 * ((emss + MarkerInterval - 1) / MarkerInterval)
+	}
+	return max(128, min(m, MaxULPDU))
+}
+
+// WireLen returns the wire length of the FPDU at the head of b, whose first
+// octet is at rel (see Layout), and false when b is too short to tell
+// (fewer octets than the leading marker and ULPDU_Length).
+func WireLen(b []byte, rel uint32, markers bool) (int, bool) {
+	lead := 0
+	if markers && rel%MarkerInterval == 0 {
+		lead = MarkerLen
+	}
+	if len(b) < lead+2 {
+		return 0, false
+	}
+	n := LogicalLen(int(binary.BigEndian.Uint16(b[lead:])))
+	if !markers {
+		return n, true
+	}
+	w, _ := Layout(rel, n, nil)
+	return w, true
+}
+
+// FrameError is what Unframe found wrong with an FPDU: the error an MPA
+// receiver answers with a Terminate (RFC 5044 §8: LLP error codes 2 and 3).
+type FrameError struct {
+	Marker bool   // a marker's FPDUPTR is wrong (else the CRC)
+	Offset int    // the bad marker's offset in the FPDU
+	Got    uint32 // the wire CRC or FPDUPTR
+	Want   uint32
+}
+
+func (e *FrameError) Error() string {
+	if e.Marker {
+		return "MPA marker at FPDU offset " + strconv.Itoa(e.Offset) + " has FPDUPTR " + strconv.Itoa(int(e.Got)) +
+			", expected " + strconv.Itoa(int(e.Want))
+	}
+	return "bad MPA CRC: computed 0x" + strconv.FormatUint(uint64(e.Want), 16) + ", FPDU carries 0x" + strconv.FormatUint(uint64(e.Got), 16)
+}
+
+// Unframe checks the wire octets fp of one whole FPDU (len(fp) is its
+// WireLen) whose first octet is at rel: every marker points back at the
+// FPDU's start and, when crc is set, the CRC verifies. It appends the ULPDU,
+// markers removed, to dst.
+func Unframe(dst, fp []byte, rel uint32, markers, crc bool) ([]byte, error) {
+	if w, ok := WireLen(fp, rel, markers); !ok || w != len(fp) {
+		return dst, errors.New("MPA FPDU of " + strconv.Itoa(len(fp)) + " octets does not match its ULPDU_Length")
+	}
+	if crc {
+		if want, got := CRC(fp[:len(fp)-CRCLen]), binary.LittleEndian.Uint32(fp[len(fp)-CRCLen:]); want != got {
+			return dst, &FrameError{Got: got, Want: want}
+		}
+	}
+	lead := 0
+	var marks []int32
+	if markers {
+		if rel%MarkerInterval == 0 {
+			lead = MarkerLen
+		}
+		_, marks = Layout(rel, LogicalLen(int(binary.BigEndian.Uint16(fp[lead:]))), nil)
+	}
+	start := len(dst)
+	prev := 0
+	for _, m := range marks {
+		want := 0
+		if m != 0 {
+			want = int(m) - lead
+		}
+		if ptr := markerPtr(fp[m:], false); ptr&^3 != want {
+			return dst[:start], &FrameError{Marker: true, Offset: int(m), Got: uint32(ptr), Want: uint32(want)}
+		}
+		dst = append(dst, fp[prev:m]...)
+		prev = int(m) + MarkerLen
+	}
+	dst = append(dst, fp[prev:len(fp)-CRCLen]...)
+	ulen := int(binary.BigEndian.Uint16(dst[start:]))
+	return append(dst[:start], dst[start+2:start+2+ulen]...), nil
 }

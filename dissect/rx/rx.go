@@ -169,10 +169,7 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 // last; seq and serial count up from the full header's.
 func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int, detached bool) {
 	rest := data[HeaderLen:]
-	n := 1
-	for l := len(rest); l > JumboLen+JumboHdrLen; l -= JumboLen + JumboHdrLen {
-		n++
-	}
+	n := JumboCount(len(rest))
 	p := first
 	pos := HeaderLen
 	for k := 0; k < n; k++ {

@@ -563,3 +563,193 @@ func atScale(t *testing.T, ctx context.Context, db *sql.DB, bin string, captures
 		t.Errorf("At scale 3: %d rows, rdx check counts %d CRC failures:\n%s", len(answers[2]), failed, strings.Join(answers[2], "\n"))
 	}
 }
+
+// TestDuckDBProtocolTables exports the per-protocol tables (--tables) of
+// real captures and holds DuckDB's counts against `rdx read -T fields`:
+// a row per occurrence of the protocol, and per value of a key column as
+// many rows as -T fields prints that value (PSNs per QP, RPC procedures,
+// Rx packet types, ...).
+func TestDuckDBProtocolTables(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	files := []string{"../../pcaps/rx/vos-dump-bulk.pcap", "../../pcaps/iwarp/nfs3_rdma_iwarp.pcap",
+		"../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap", "../../pcaps/kernel/rds_tcp.pcap", "../../pcaps/rdp/lossy.pcap"}
+	run(t, bin, append([]string{"export", "-w", dir, "--tables", "rx,rpc,rpcrdma,infiniband,rds,rdp,ddp,mpa"}, files...)...)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	cases := []struct{ table, proto, field string }{
+		{"rx", "rx", "rx.type"},
+		{"rx", "rx", "rx.callnumber"},
+		{"rpc", "rpc", "rpc.procedure"},
+		{"rpc", "rpc", "rpc.xid"},
+		{"rpcrdma", "rpcordma", "rpcordma.flow_control"},
+		{"rpcrdma", "rpcordma", "rpcordma.msg_type"},
+		{"infiniband", "infiniband", "infiniband.bth.destqp"},
+		{"infiniband", "infiniband", "infiniband.bth.opcode"},
+		{"rds", "rds", "rds.sport"},
+		{"rdp", "rdp", "rdp.seq"},
+		{"ddp", "iwarp_ddp_rdmap", "iwarp_rdma.opcode"},
+		{"mpa", "iwarp_mpa", "iwarp_mpa.ulpdulength"},
+	}
+	for _, c := range cases {
+		q := "CREATE OR REPLACE VIEW " + c.table + " AS SELECT * FROM read_parquet('" + filepath.Join(dir, c.table) + "/*/*.parquet', hive_partitioning = true)"
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		total := 0
+		for _, file := range files {
+			// -T fields: the protocol's occurrences and the field's values
+			want := map[uint64]int{}
+			protos := 0
+			for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-E", "aggregator=|", "-e", c.proto, "-e", c.field, file), "\n") {
+				p, v, _ := strings.Cut(line, "\t")
+				if p != "" {
+					protos += len(strings.Split(p, "|"))
+				}
+				if v == "" {
+					continue
+				}
+				for _, s := range strings.Split(v, "|") {
+					n, err := strconv.ParseUint(s, 0, 64)
+					if err != nil {
+						t.Fatalf("%s %s: %q", file, c.field, s)
+					}
+					want[n]++
+				}
+			}
+			var rows int
+			col := strings.ReplaceAll(c.field, ".", "_")
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+c.table+" WHERE capture = ?", filepath.Base(file)).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != protos {
+				t.Errorf("%s %s: DuckDB %d rows, -T fields %d %s", filepath.Base(file), c.table, rows, protos, c.proto)
+			}
+			got := map[uint64]int{}
+			r, err := db.QueryContext(ctx, "SELECT "+col+", count(*) FROM "+c.table+" WHERE capture = ? AND "+col+" IS NOT NULL GROUP BY ALL", filepath.Base(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+				var v uint64
+				var n int
+				if err := r.Scan(&v, &n); err != nil {
+					t.Fatal(err)
+				}
+				got[v] = n
+			}
+			r.Close()
+			if !maps.Equal(got, want) {
+				t.Errorf("%s %s.%s: DuckDB %v, -T fields %v", filepath.Base(file), c.table, col, got, want)
+			}
+			total += rows
+		}
+		if total == 0 {
+			t.Errorf("%s: no rows in any capture", c.table)
+		}
+	}
+	// the types engines see
+	var typ string
+	if err := db.QueryRowContext(ctx, "SELECT column_type FROM (DESCRIBE infiniband) WHERE column_name = 'infiniband_bth_psn'").Scan(&typ); err != nil || typ != "UINTEGER" {
+		t.Errorf("infiniband_bth_psn: %s %v", typ, err)
+	}
+}
+
+// TestDuckDBCalls: the calls table's RDS, RDP and RPC-over-RDMA rows in
+// DuckDB: a row per pong rdx matched (rds.ping_rtt), per RDP connection of
+// `rdx flows`' rdp,conv with its segments and data octets, and per
+// RPC-over-RDMA reply the credits its header grants (as -T fields prints
+// rpcordma.flow_control of the reply frame).
+func TestDuckDBCalls(t *testing.T) {
+	bin := rdx(t)
+	dir := t.TempDir()
+	const rdsf, rdpf, rdmaf = "../../pcaps/kernel/rds_tcp.pcap", "../../pcaps/rdp/lossy.pcap", "../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap"
+	run(t, bin, "export", "--calls", "-w", dir, rdsf, rdpf, rdmaf)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE VIEW calls AS SELECT * FROM read_parquet('"+filepath.Join(dir, "calls")+"/*/*.parquet', hive_partitioning = true)"); err != nil {
+		t.Fatal(err)
+	}
+	query := func(q string, args ...any) []string {
+		t.Helper()
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		var out []string
+		for rows.Next() {
+			v := make([]any, len(cols))
+			for j := range v {
+				v[j] = new(any)
+			}
+			if err := rows.Scan(v...); err != nil {
+				t.Fatal(err)
+			}
+			var r []string
+			for _, x := range v {
+				r = append(r, fmt.Sprint(*x.(*any)))
+			}
+			out = append(out, strings.Join(r, "|"))
+		}
+		return out
+	}
+
+	// RDS: a row per rds.ping_rtt, at its frame
+	var want []string
+	for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-E", "aggregator=|", "-e", "frame.number", "-e", "rds.ping_frame", "-Y", "rds.ping_rtt", rdsf), "\n") {
+		if fr, pings, ok := strings.Cut(line, "\t"); ok {
+			for _, p := range strings.Split(pings, "|") {
+				want = append(want, p+"|"+fr)
+			}
+		}
+	}
+	slices.Sort(want)
+	got := query("SELECT request_frame, reply_frame FROM calls WHERE capture = ? AND protocol = 'rds' ORDER BY ALL", filepath.Base(rdsf))
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("RDS calls %v, -T fields %v", got, want)
+	}
+
+	// RDP: rdp,conv's connections
+	want = nil
+	conv := statRows(t, bin, "flows", rdpf, "rdp,conv")
+	for k := 0; k+1 < len(conv); k += 2 {
+		a, b := conv[k], conv[k+1]
+		want = append(want, strings.Join([]string{a.str(0), strings.ReplaceAll(a.str(11), "-", "|"), a.str(2), b.str(2), a.str(3), b.str(3)}, "|"))
+	}
+	got = query(`SELECT rdp_a || ' → ' || rdp_b, request_frame, reply_frame, rdp_segments_ab, rdp_segments_ba, rdp_bytes_ab, rdp_bytes_ba
+		FROM calls WHERE capture = ? AND protocol = 'rdp' ORDER BY request_frame`, filepath.Base(rdpf))
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("RDP calls %v, rdp,conv %v", got, want)
+	}
+
+	// RPC-over-RDMA: the credits of each reply's header
+	fc := map[string]string{}
+	for _, line := range strings.Split(run(t, bin, "read", "-T", "fields", "-e", "frame.number", "-e", "rpcordma.flow_control", "-Y", "rpcordma", rdmaf), "\n") {
+		if fr, c, ok := strings.Cut(line, "\t"); ok && !strings.Contains(c, ",") {
+			fc[fr] = c
+		}
+	}
+	n := 0
+	for _, r := range query("SELECT reply_frame, rdma_credits_granted FROM calls WHERE capture = ? AND rpc_transport = 'rdma'", filepath.Base(rdmaf)) {
+		fr, c, _ := strings.Cut(r, "|")
+		if w, ok := fc[fr]; ok {
+			n++
+			if c != w {
+				t.Errorf("reply frame %s: credits %s, -T fields %s", fr, c, w)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no RPC-over-RDMA reply checked")
+	}
+}
