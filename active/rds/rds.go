@@ -133,6 +133,7 @@ type peer struct {
 	addr netip.Addr
 	dial netip.AddrPort // where to dial (zero: the peer dials us)
 
+	amu     sync.Mutex // held while an accepted connection takes a path
 	mu      sync.Mutex
 	npaths  int // 0 until the handshake
 	gen     uint32
@@ -160,6 +161,7 @@ type path struct {
 	p   *peer
 	idx int
 
+	dmu     sync.Mutex // held while dialling
 	xmu     sync.Mutex // orders transmissions: a reconnect's resends before new messages
 	mu      sync.Mutex // conn, written, unacked, queued, nextTx; held while writing
 	conn    net.Conn
@@ -170,7 +172,7 @@ type path struct {
 	nextTx  uint64
 	nextRx  uint64 // next sequence expected (kept across reconnects)
 	lastRx  uint64 // highest sequence received on this connection, for h_ack
-	hdr     []byte
+	wasUp   bool   // under xmu: a later connection is a reconnect
 	spaceC  chan struct{}
 }
 
@@ -276,6 +278,15 @@ func (ep *Endpoint) logf(format string, a ...any) {
 // connect dials path i (again) and starts it: reader, congestion map, then
 // the messages still unacknowledged, flagged as retransmissions.
 func (p *peer) connect(ctx context.Context, i int) error {
+	t := p.paths[i]
+	t.dmu.Lock() // one dial per path at a time: Send and Flush may both find it down
+	defer t.dmu.Unlock()
+	t.mu.Lock()
+	up := t.conn != nil
+	t.mu.Unlock()
+	if up {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.ep.cfg.Timeout)
 	defer cancel()
 	var d net.Dialer
@@ -283,7 +294,7 @@ func (p *peer) connect(ctx context.Context, i int) error {
 	for {
 		c, err := d.DialContext(ctx, "tcp", p.dial.String())
 		if err == nil {
-			p.up(p.paths[i], c)
+			p.up(t, c)
 			return nil
 		}
 		select {
@@ -307,10 +318,20 @@ func (p *peer) up(t *path, c net.Conn) {
 	t.written, t.lastRx = 0, 0
 	resend := slices.Clone(t.unacked)
 	t.mu.Unlock()
-	p.mu.Lock()
-	if p.everUp && len(resend) > 0 || p.everUp && p.dial.IsValid() {
+	// Close sets closed before it takes the paths down: either it sees this
+	// connection or this sees closed
+	ep.mu.Lock()
+	closed := ep.closed
+	ep.mu.Unlock()
+	if closed {
+		t.down(gen, net.ErrClosed)
+		return
+	}
+	if t.wasUp {
 		ep.st.reconnects.Add(1)
 	}
+	t.wasUp = true
+	p.mu.Lock()
 	p.everUp = true
 	p.nUp++
 	p.mu.Unlock()
@@ -576,6 +597,9 @@ func (ep *Endpoint) Recv(ctx context.Context) (Message, error) {
 	}
 }
 
+// Messages is the queue Recv takes from, for a select.
+func (ep *Endpoint) Messages() <-chan Message { return ep.recv }
+
 // PeersDown returns a channel closed when, after some peer connected, no path
 // of any peer is up any more (the peers closed their connections).
 func (ep *Endpoint) PeersDown() <-chan struct{} {
@@ -663,23 +687,46 @@ func (ep *Endpoint) acceptLoop() {
 			c.Close()
 			continue
 		}
-		// rds_tcp_accept_one_path: the first path not up
-		var t *path
-		for _, x := range p.paths[:max(p.numPaths(), 1)] {
-			x.mu.Lock()
-			free := x.conn == nil
-			x.mu.Unlock()
+		ep.wg.Add(1)
+		go p.accept(c)
+	}
+}
+
+// acceptWait is how long an accepted connection waits for a path to be free:
+// a peer that dials again after losing a connection may be quicker than the
+// end of the old one reaching us.
+const acceptWait = 2 * time.Second
+
+// accept gives c the first path not up (rds_tcp_accept_one_path), waiting
+// for one while all are up.
+func (p *peer) accept(c net.Conn) {
+	ep := p.ep
+	defer ep.wg.Done()
+	deadline := time.Now().Add(acceptWait)
+	for {
+		p.amu.Lock()
+		for _, t := range p.paths[:p.numPaths()] {
+			t.mu.Lock()
+			free := t.conn == nil
+			t.mu.Unlock()
 			if free {
-				t = x
-				break
+				p.up(t, c)
+				p.amu.Unlock()
+				return
 			}
 		}
-		if t == nil {
-			ep.logf("rds: refusing a connection from %s: all %d paths up", a, p.numPaths())
+		p.amu.Unlock()
+		if time.Now().After(deadline) {
+			ep.logf("rds: refusing a connection from %s: all %d paths up", p.addr, p.numPaths())
 			c.Close()
-			continue
+			return
 		}
-		p.up(t, c)
+		select {
+		case <-ep.done:
+			c.Close()
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
