@@ -59,3 +59,12 @@ golden:
 
 clean:
 	rm -rf bin
+
+# Interop with the Linux kernel's own stacks in two qemu guests (minutes
+# under TCG; not part of `make test` or CI): builds the guest (kernel .deb,
+# debootstrap, initramfs with a static rdx), runs interop/scenarios/*.sh (or
+# SCENARIOS=a,b) and fails if any scenario fails. See interop/README.md.
+.PHONY: interop
+interop:
+	bash interop/build-guest.sh
+	bash interop/run.sh $(SCENARIOS)
