@@ -71,9 +71,9 @@ type Config struct {
 	Impair  *impair.Shim  // faults on sent units (a unit = one RDS message written to TCP)
 	Log     io.Writer     // events: reconnects, retransmissions, duplicates dropped, congestion (nil: none)
 
-	// cutAt (tests) closes a path's TCP connection once it has written this
-	// many octets in all, in the middle of a message, to force a reconnect.
-	cutAt int64
+	// CutAt (testing) closes the first path whose TCP stream reaches this
+	// many octets, there (in the middle of a message), to force a reconnect.
+	CutAt int64
 }
 
 func (c *Config) norm() {
@@ -125,7 +125,7 @@ type Endpoint struct {
 	st    stats
 	lcong []byte // my congestion map (under mu)
 	wg    sync.WaitGroup
-	cut   atomic.Int64 // Config.cutAt, taken once
+	cut   atomic.Int64 // Config.CutAt, taken once
 }
 
 type peer struct {
@@ -180,7 +180,7 @@ func newEndpoint(cfg Config) *Endpoint {
 	cfg.norm()
 	ep := &Endpoint{cfg: cfg, peers: map[netip.Addr]*peer{}, recv: make(chan Message, RecvQueue),
 		done: make(chan struct{}), lcong: make([]byte, wire.CongMapLen)}
-	ep.cut.Store(cfg.cutAt)
+	ep.cut.Store(cfg.CutAt)
 	return ep
 }
 

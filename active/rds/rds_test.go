@@ -142,7 +142,7 @@ func TestReconnectRetransmit(t *testing.T) {
 	for _, cut := range []int64{200000, 1_500_000} {
 		t.Run(fmt.Sprint(cut), func(t *testing.T) {
 			ln, addr := listen(t, Config{})
-			c, err := Dial(context.Background(), addr, Config{NPaths: 1, cutAt: cut + wire.CongMapLen + 2*wire.HeaderLen})
+			c, err := Dial(context.Background(), addr, Config{NPaths: 1, CutAt: cut + wire.CongMapLen + 2*wire.HeaderLen})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,6 +44,7 @@ type RdsOptions struct {
 	Timeout time.Duration
 	Stats   bool
 	Impair  string
+	Cut     int64 // hidden: cut a path's TCP connection at this stream offset (tests)
 
 	sizes []int
 	spec  impair.Spec
@@ -74,6 +75,8 @@ func rdsFlags(cmd *cobra.Command, o *RdsOptions) {
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up a connect, a congested port or unacknowledged data after this; listen: exit after this long without a message")
 	f.BoolVar(&o.Stats, "stats", false, "print the endpoint's counters on standard error at the end")
 	f.StringVar(&o.Impair, "impair", "", "faults on sent RDS messages (a unit = one message written to TCP): "+impair.Usage)
+	f.Int64Var(&o.Cut, "test-cut", 0, "testing: close a path's TCP connection once it has carried N octets (mid-message), to force a reconnect")
+	f.MarkHidden("test-cut")
 }
 
 func newCmdRdsListen(io *iostreams.IO, runF func(*RdsOptions) error) *cobra.Command {
@@ -129,7 +132,7 @@ func newCmdRdsSend(io *iostreams.IO, runF func(*RdsOptions) error) *cobra.Comman
 	rdsFlags(cmd, o)
 	f := cmd.Flags()
 	f.IntVar(&o.Size, "size", rdswire.MaxMsgLen, "octets per message (up to 1048576, RDS_MAX_MSG_SIZE)")
-	f.StringVar(&o.Sizes, "sizes", "", "message sizes in turn, comma-separated (repeated until the input ends); overrides --size")
+	f.StringVar(&o.Sizes, "sizes", "", "message sizes in turn, comma-separated (repeated until the input ends; a 0 is sent while input remains); overrides --size")
 	f.IntVar(&o.Sport, "sport", 4001, "source RDS port (the port an RDS socket is bound to)")
 	f.IntVar(&o.Dport, "dport", 4000, "destination RDS port")
 	return cmd
@@ -178,7 +181,7 @@ func (o *RdsOptions) check() error {
 }
 
 func (o *RdsOptions) config() rds.Config {
-	cfg := rds.Config{NPaths: o.Paths, Timeout: o.Timeout, Log: o.IO.ErrOut}
+	cfg := rds.Config{NPaths: o.Paths, Timeout: o.Timeout, Log: o.IO.ErrOut, CutAt: o.Cut}
 	if o.spec.Active() {
 		cfg.Impair = impair.New(o.spec)
 		cfg.Impair.Log = o.IO.ErrOut
@@ -326,13 +329,15 @@ func rdsSend(o *RdsOptions) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("rds send: %w", err)}
 	}
 	buf := make([]byte, rdswire.MaxMsgLen)
+	br := bufio.NewReaderSize(in, 64<<10)
 	n := 0
 	for i := 0; ; i++ {
-		size := o.sizes[i%len(o.sizes)]
-		k, rerr := io.ReadFull(in, buf[:size])
-		if rerr == io.EOF && size > 0 {
+		// the input's end ends the messages, even before a size 0 turn
+		if _, err := br.Peek(1); err == io.EOF {
 			break
 		}
+		size := o.sizes[i%len(o.sizes)]
+		k, rerr := io.ReadFull(br, buf[:size])
 		if rerr != nil && rerr != io.ErrUnexpectedEOF && rerr != io.EOF {
 			c.Endpoint().Close()
 			return &exitError{code: exitUsage, err: rerr}
