@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
 // TestRdsLoopback: rdx rds send to rdx rds listen over 127.0.0.1 with the
@@ -231,4 +233,29 @@ func lastLines(s string, n int) string {
 		ls = append([]string{fmt.Sprintf("(%d lines before)", len(ls)-n)}, ls[len(ls)-n:]...)
 	}
 	return strings.Join(ls, "\n")
+}
+
+// TestRdsFlags: the verbs' flags reach RdsOptions, and bad values are usage
+// errors (exit 2) before anything is sent.
+func TestRdsFlags(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	var so *RdsOptions
+	if c := execCmd(newCmdRds(io, nil, hook(&so)), []string{"send", "192.0.2.1", "--sizes", "0,1,1048576", "--sport", "7", "--impair", "drop=3", "f"}); c != 0 || so == nil {
+		t.Fatalf("send: exit %d", c)
+	}
+	if so.Host != "192.0.2.1" || so.File != "f" || !slices.Equal(so.sizes, []int{0, 1, 1048576}) || so.Sport != 7 || so.Port != 16385 || !so.spec.Active() {
+		t.Errorf("send parsed as %+v", so)
+	}
+	var lo *RdsOptions
+	if c := execCmd(newCmdRds(io, hook(&lo), nil), []string{"listen", "--count", "3", "-o", "x"}); c != 0 || lo == nil || lo.Count != 3 || lo.Output != "x" {
+		t.Fatalf("listen: exit %d, %+v", c, lo)
+	}
+	for _, args := range [][]string{
+		{"send", "h", "--sizes", "1,x"}, {"send", "h", "--sizes", "1048577"}, {"send", "h", "--size", "0"},
+		{"send", "h", "--sport", "0"}, {"send", "h", "--paths", "9"}, {"listen", "--port", "0"}, {"listen", "--impair", "drop"},
+	} {
+		if c := execCmd(newCmdRds(io, hook(&lo), hook(&so)), args); c != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, c, exitUsage)
+		}
+	}
 }
