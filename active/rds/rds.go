@@ -861,8 +861,9 @@ func (t *path) handle(h wire.Header, data []byte) bool {
 		}
 		ep.st.pings.Add(1)
 		if h.IsProbe() {
-			p.handshake(h)
+			// the pong first, then the peer's extensions, as recv.c
 			t.sendCtl(wire.HeaderFields{Sport: 0, Dport: h.Sport(), Ext: wire.ProbeExt(uint16(ep.cfg.NPaths), ep.cfg.Gen)}, nil)
+			p.handshake(h)
 		} else {
 			t.sendCtl(wire.HeaderFields{Sport: 0, Dport: h.Sport()}, nil)
 		}
@@ -912,12 +913,18 @@ func (p *peer) handshake(h wire.Header) {
 	}
 	p.mu.Unlock()
 	if restarted {
-		p.ep.logf("rds: %s restarted (generation %d): sequence numbers start over", p.addr, gen)
+		// rds_conn_peer_gen_update: both sequence spaces start over and the
+		// messages waiting for an ack from the old incarnation are flushed
+		flushed := 0
 		for _, t := range p.paths {
 			t.mu.Lock()
-			t.nextRx = 0
+			t.nextRx, t.nextTx = 0, 1
+			flushed += len(t.unacked)
+			clear(t.unacked)
+			t.unacked, t.queued = t.unacked[:0], 0
 			t.mu.Unlock()
 		}
+		p.ep.logf("rds: %s restarted (generation %d): sequence numbers start over, %d unacknowledged messages flushed", p.addr, gen, flushed)
 	}
 }
 

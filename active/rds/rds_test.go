@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -291,4 +292,86 @@ func TestBadLength(t *testing.T) {
 	}
 	exchange(t, d, ln, []sent{{3, []byte("after")}})
 
+}
+
+// TestPeerRestart: a new generation number in a peer's probe resets the
+// sequence spaces of all its paths (rds_conn_peer_gen_update). Path 1 has
+// seen seqs 1-3 from the old incarnation; the new one's seq 1 there, flagged
+// RDS_FLAG_RETRANSMITTED, is delivered after the reset (without it, it would
+// be dropped as a duplicate); the same message under the old generation is
+// dropped.
+func TestPeerRestart(t *testing.T) {
+	for _, c := range []struct {
+		gen2    uint32
+		deliver bool
+	}{{200, true}, {100, false}} {
+		t.Run(fmt.Sprint(c.gen2), func(t *testing.T) {
+			ln, addr := listen(t, Config{NPaths: 2})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			dial := func() net.Conn {
+				cn, err := net.Dial("tcp", addr.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return cn
+			}
+			probe := func(cn net.Conn, gen uint32) {
+				f := wire.HeaderFields{Seq: 1, Sport: wire.ProbePort, Ext: wire.ProbeExt(2, gen)}
+				cn.Write(f.Encode(nil))
+				hdr := make(wire.Header, wire.HeaderLen)
+				for !hdr.IsProbePong() { // the pong: the probe was handled
+					if _, err := io.ReadFull(cn, hdr); err != nil {
+						t.Fatal(err)
+					}
+					io.CopyN(io.Discard, cn, int64(hdr.Len()))
+				}
+			}
+			data := func(cn net.Conn, seq uint64, flags uint8, p string) {
+				f := wire.HeaderFields{Seq: seq, Sport: 5, Dport: 6, Flags: flags, Len: uint32(len(p))}
+				cn.Write(append(f.Encode(nil), p...))
+			}
+			a := dial()
+			probe(a, 100)
+			b := dial() // path 1
+			for i := range uint64(3) {
+				data(b, i+1, 0, "old")
+			}
+			for range 3 {
+				if m, err := ln.Recv(ctx); err != nil || m.Path != 1 {
+					t.Fatalf("old incarnation: path %d %v", m.Path, err)
+				}
+			}
+			a.Close()
+			b.Close()
+			time.Sleep(100 * time.Millisecond) // both ends reach the listener
+			a = dial()
+			defer a.Close()
+			probe(a, c.gen2)
+			b = dial()
+			defer b.Close()
+			data(b, 1, wire.FlagRetrans, "new")
+			data(b, 2, 0, "end")
+			want := []string{"new", "end"}
+			if !c.deliver {
+				want = want[1:]
+			}
+			var got []string
+			for range want {
+				m, err := ln.Recv(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(m.Data))
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("generation %d: delivered %q, want %q", c.gen2, got, want)
+			}
+			select {
+			case m := <-ln.Messages():
+				t.Fatalf("extra message %q", m.Data)
+			case <-time.After(100 * time.Millisecond):
+			}
+		})
+	}
 }
