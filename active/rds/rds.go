@@ -133,18 +133,17 @@ type peer struct {
 	addr netip.Addr
 	dial netip.AddrPort // where to dial (zero: the peer dials us)
 
-	amu     sync.Mutex // held while an accepted connection takes a path
-	mu      sync.Mutex
-	npaths  int // 0 until the handshake
-	gen     uint32
-	fcong   []byte // the peer's congestion map
-	congC   chan struct{}
-	hs      chan struct{} // closed at the pong
-	hsDone  bool
-	paths   [wire.MaxPaths]*path
-	everUp  bool
-	nUp     int
-	lastErr error
+	amu    sync.Mutex // held while an accepted connection takes a path
+	mu     sync.Mutex
+	npaths int // 0 until the handshake
+	gen    uint32
+	fcong  []byte // the peer's congestion map
+	congC  chan struct{}
+	hs     chan struct{} // closed at the pong
+	hsDone bool
+	paths  [wire.MaxPaths]*path
+	everUp bool
+	nUp    int
 }
 
 type outMsg struct {
@@ -364,7 +363,6 @@ func (t *path) down(gen int, err error) {
 	p := t.p
 	p.mu.Lock()
 	p.nUp--
-	p.lastErr = err
 	p.mu.Unlock()
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		p.ep.logf("rds: %s path %d down: %v", p.addr, t.idx, err)
