@@ -172,7 +172,10 @@ type path struct {
 	nextRx  uint64 // next sequence expected (kept across reconnects)
 	lastRx  uint64 // highest sequence received on this connection, for h_ack
 	wasUp   bool   // under xmu: a later connection is a reconnect
-	spaceC  chan struct{}
+	// cutMid: the last connection ended inside a message, so the peer has
+	// that message unacknowledged and will dial again to resend it
+	cutMid atomic.Bool
+	spaceC chan struct{}
 }
 
 func newEndpoint(cfg Config) *Endpoint {
@@ -334,6 +337,7 @@ func (p *peer) up(t *path, c net.Conn) {
 	p.everUp = true
 	p.nUp++
 	p.mu.Unlock()
+	t.cutMid.Store(false) // after nUp counts this path: PeersDown never sees neither
 	ep.wg.Add(1)
 	go t.readLoop(c, gen)
 	// rds_connect_path_complete queues the congestion map on every path
@@ -599,7 +603,9 @@ func (ep *Endpoint) Recv(ctx context.Context) (Message, error) {
 func (ep *Endpoint) Messages() <-chan Message { return ep.recv }
 
 // PeersDown returns a channel closed when, after some peer connected, no path
-// of any peer is up any more (the peers closed their connections).
+// of any peer is up any more (the peers closed their connections). A path
+// whose connection ended inside a message counts as up: its peer will dial
+// again to resend that message.
 func (ep *Endpoint) PeersDown() <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
@@ -612,6 +618,11 @@ func (ep *Endpoint) PeersDown() <-chan struct{} {
 				seen = seen || p.everUp
 				up += p.nUp
 				p.mu.Unlock()
+				for _, t := range p.paths {
+					if t.cutMid.Load() {
+						up++ // coming back
+					}
+				}
 			}
 			ep.mu.Unlock()
 			if seen && up == 0 {
@@ -795,7 +806,8 @@ func (t *path) readLoop(c net.Conn, gen int) {
 	br := bufio.NewReaderSize(c, 64<<10)
 	hdr := make(wire.Header, wire.HeaderLen)
 	for {
-		if _, err := io.ReadFull(br, hdr); err != nil {
+		if n, err := io.ReadFull(br, hdr); err != nil {
+			t.cutMid.Store(n > 0)
 			t.down(gen, err)
 			return
 		}
@@ -807,6 +819,7 @@ func (t *path) readLoop(c net.Conn, gen int) {
 		}
 		data := make([]byte, hdr.Len())
 		if n, err := io.ReadFull(br, data); err != nil {
+			t.cutMid.Store(true)
 			t.down(gen, fmt.Errorf("message seq %d cut after %d of %d payload octets: %w", hdr.Seq(), n, hdr.Len(), err))
 			return
 		}
@@ -859,9 +872,11 @@ func (t *path) handle(h wire.Header, data []byte) bool {
 		}
 		ep.st.pings.Add(1)
 		if h.IsProbe() {
-			// the pong first, then the peer's extensions, as recv.c
-			t.sendCtl(wire.HeaderFields{Sport: 0, Dport: h.Sport(), Ext: wire.ProbeExt(uint16(ep.cfg.NPaths), ep.cfg.Gen)}, nil)
+			// the peer's extensions before the pong (recv.c queues the pong
+			// first, but sends it later): a peer answering the pong on
+			// another path must find the paths count and a restart's reset
 			p.handshake(h)
+			t.sendCtl(wire.HeaderFields{Sport: 0, Dport: h.Sport(), Ext: wire.ProbeExt(uint16(ep.cfg.NPaths), ep.cfg.Gen)}, nil)
 		} else {
 			t.sendCtl(wire.HeaderFields{Sport: 0, Dport: h.Sport()}, nil)
 		}

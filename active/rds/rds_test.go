@@ -375,3 +375,44 @@ func TestPeerRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestPeersDownWaitsForCut: a connection that ends inside a message is a
+// peer that will dial again (to resend it), not a peer that finished: the
+// listener waits for it; after a clean close it does not.
+func TestPeersDownWaitsForCut(t *testing.T) {
+	ln, addr := listen(t, Config{NPaths: 1})
+	gone := ln.PeersDown()
+	msg := func(seq uint64, flags uint8, p string) []byte {
+		f := wire.HeaderFields{Seq: seq, Sport: 5, Dport: 6, Flags: flags, Len: uint32(len(p))}
+		return append(f.Encode(nil), p...)
+	}
+	// FIN after what we send, then read what the listener sent until it
+	// closes: a close with unread data would be a RST, which may discard
+	// what the listener has not read yet
+	send := func(b []byte) {
+		c, err := net.Dial("tcp", addr.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write(b)
+		c.(*net.TCPConn).CloseWrite()
+		io.Copy(io.Discard, c)
+	}
+	m := msg(1, 0, "hello")
+	send(m[:len(m)-2]) // the end of the payload never goes
+	select {
+	case <-gone:
+		t.Fatal("listener gave up on a peer whose connection was cut mid-message")
+	case <-time.After(300 * time.Millisecond):
+	}
+	send(msg(1, wire.FlagRetrans, "hello"))
+	select {
+	case <-gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no PeersDown after the peer closed cleanly")
+	}
+	if m, err := ln.Recv(context.Background()); err != nil || string(m.Data) != "hello" {
+		t.Fatalf("delivered %q %v", m.Data, err)
+	}
+}
