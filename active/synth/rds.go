@@ -59,21 +59,14 @@ func buildRDS(o Options) []capture.Packet {
 	// The congestion map: ports 4000 and 4001 congested (bit per port,
 	// little-endian 64-bit words).
 	cong := make([]byte, rds.CongMapLen)
-	for _, p := range []int{rdsSrcPort, rdsDstPort} {
-		w := binary.LittleEndian.Uint64(cong[p/64*8:]) | 1<<(p%64)
-		binary.LittleEndian.PutUint64(cong[p/64*8:], w)
-	}
+	rds.CongSet(cong, rdsSrcPort, true)
+	rds.CongSet(cong, rdsDstPort, true)
 	c.send(true, msg(true, rds.HeaderFields{Flags: rds.FlagCongBitmap}, cong))
 
 	// The probe: from RDS port 1 to 0, NPATHS 8 and the generation number;
 	// the pong comes back from 0 to 1 with the server's.
-	var ext [rds.ExtLen]byte
-	ext[0], ext[2] = rds.ExtNPaths, 8
-	ext[3] = rds.ExtGenNum
-	binary.BigEndian.PutUint32(ext[4:], rdsGen)
-	c.send(true, msg(true, rds.HeaderFields{Sport: rds.ProbePort, Dport: 0, Ext: ext}, nil))
-	binary.BigEndian.PutUint32(ext[4:], rdsGen+1)
-	c.send(false, msg(false, rds.HeaderFields{Sport: 0, Dport: rds.ProbePort, Ext: ext}, nil))
+	c.send(true, msg(true, rds.HeaderFields{Sport: rds.ProbePort, Dport: 0, Ext: rds.ProbeExt(rds.MaxPaths, rdsGen)}, nil))
+	c.send(false, msg(false, rds.HeaderFields{Sport: 0, Dport: rds.ProbePort, Ext: rds.ProbeExt(rds.MaxPaths, rdsGen+1)}, nil))
 
 	// Ping (to port 0) and pong (from port 0).
 	c.send(true, msg(true, rds.HeaderFields{Sport: rdsSrcPort, Dport: 0}, nil))
