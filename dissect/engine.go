@@ -129,6 +129,9 @@ type Options struct {
 	// whole-capture tables (zstats.go: expert, io,phs, io,stat,
 	// endpoints); the rest need nothing from it.
 	ZStats []string
+	// ZFilter compiles the FILTER of a -z table (conv,TYPE,FILTER,
+	// io,stat,INTERVAL,FILTER...); nil: such tables are refused.
+	ZFilter func(string) (Matcher, error)
 	// MaxMem is the memory budget in octets that all reassembly and
 	// tracking state shares (--max-mem); 0 means budget.DefaultLimit.
 	MaxMem int64
@@ -235,6 +238,7 @@ type Engine struct {
 	mergedStream  tcp.Stats
 	mergeFindings []Finding
 	tly           *tally // -z expert, io,phs, io,stat (zstats.go); nil unless asked
+	convEth       bool   // count Ethernet conversations (-z conv,eth, endpoints,eth)
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -242,11 +246,18 @@ func NewEngine(opts Options) *Engine {
 	if os.Getenv(StrictEnv) == "1" {
 		opts.Strict = true
 	}
-	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem), tly: newTally(opts.ZStats)}
+	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem)}
+	e.tly = newTally(e, opts.ZStats)
 	for _, z := range opts.ZStats {
 		if strings.HasPrefix(z, "endpoints,") { // made from the conversations
 			e.Opts.Conversations = true
 		}
+		if strings.HasPrefix(z, "conv,eth") || strings.HasPrefix(z, "endpoints,eth") {
+			e.convEth = true // Ethernet conversations only when asked (rdx export's flows leave them out)
+		}
+	}
+	if e.tly != nil && len(e.tly.convs) > 0 {
+		e.convs.Logging = true // the filtered tables count a frame's units after its tree (CountFiltered)
 	}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
@@ -332,6 +343,12 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 
 	e.given = pkt.Streams
+	if e.convs.Logging {
+		e.convs.StartFrame()
+	}
+	if e.convEth && e.Opts.Conversations && linkType == LinkTypeEthernet && len(data) >= 14 {
+		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
+	}
 	if i := e.tLink.dense[linkType]; i != 0 {
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f

@@ -49,5 +49,8 @@ func (e *Engine) Stat(name string) *StatTable {
 			}
 		}
 	}
+	if b, _, err := e.paramStat(name); b != nil && err == nil {
+		return b()
+	}
 	return nil
 }

@@ -255,7 +255,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	for i, w := range p.w {
 		w.in = make(chan *round, cap(p.free))
 		done[i] = make(chan struct{})
-		go w.run(r, p, n, len(sinks) > 0, pr != nil, direct, done[i])
+		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, done[i])
 	}
 	go func() {
 		frames, readErr = p.read(r, src, order, direct, n)
@@ -453,6 +453,9 @@ func (w *worker) batch(r *runner, b *batch, data []byte, pass int, emit, print b
 			if r.tree {
 				t = &w.t
 				w.eng.BuildTree(t, f)
+				if r.zf {
+					w.eng.CountFiltered(f, t)
+				}
 				shown = w.flt == nil || w.flt.Match(t)
 			}
 			if shown {
