@@ -247,7 +247,6 @@ func NewEngine(opts Options) *Engine {
 		opts.Strict = true
 	}
 	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem)}
-	e.tly = newTally(e, opts.ZStats)
 	for _, z := range opts.ZStats {
 		if strings.HasPrefix(z, "endpoints,") { // made from the conversations
 			e.Opts.Conversations = true
@@ -255,9 +254,6 @@ func NewEngine(opts Options) *Engine {
 		if strings.HasPrefix(z, "conv,eth") || strings.HasPrefix(z, "endpoints,eth") {
 			e.convEth = true // Ethernet conversations only when asked (rdx export's flows leave them out)
 		}
-	}
-	if e.tly != nil && len(e.tly.convs) > 0 {
-		e.convs.Logging = true // the filtered tables count a frame's units after its tree (CountFiltered)
 	}
 	regsMu.Lock()
 	e.regs = append(e.regs, regs...)
@@ -267,6 +263,10 @@ func NewEngine(opts Options) *Engine {
 		e.inst[i] = e.regs[i].New(e)
 	}
 	e.buildTables()
+	e.tly = newTally(e, opts.ZStats).addParamCounters(e, opts.ZStats) // after the dissectors: they keep some
+	if e.tly != nil && len(e.tly.convs) > 0 {
+		e.convs.Logging = true // the filtered tables count a frame's units after its tree (CountFiltered)
+	}
 	e.first[LinkTypeEthernet] = layers.LayerTypeEthernet
 	e.first[LinkTypeLinuxSLL] = layers.LayerTypeLinuxSLL
 	e.first[LinkTypeLinuxSLL2] = layers.LayerTypeLinuxSLL2

@@ -49,8 +49,8 @@ func (e *Engine) Stat(name string) *StatTable {
 			}
 		}
 	}
-	if b, _, err := e.paramStat(name); b != nil && err == nil {
-		return b()
+	if pt, _, err := e.paramStat(name); pt.Build != nil && err == nil {
+		return pt.Build()
 	}
 	return nil
 }

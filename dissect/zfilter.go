@@ -20,6 +20,7 @@ import (
 type Matcher interface {
 	Match(t *Tree) bool
 	Want(s *FieldSet)
+	String() string
 }
 
 // filtConv is one FILTER of the conv and endpoints tables: the
@@ -165,7 +166,7 @@ func (e *Engine) NeedsTree() bool {
 	if t == nil {
 		return false
 	}
-	if len(t.convs) > 0 {
+	if len(t.convs) > 0 || len(t.params) > 0 {
 		return true
 	}
 	for i := range t.io {
@@ -185,6 +186,11 @@ func (e *Engine) WantZ(s *FieldSet) {
 	for _, fc := range t.convs {
 		if fc.m != nil {
 			fc.m.Want(s)
+		}
+	}
+	for _, p := range t.params {
+		if p.m != nil {
+			p.m.Want(s)
 		}
 	}
 	for i := range t.io {
@@ -208,6 +214,11 @@ func (e *Engine) CountFiltered(f *Frame, t *Tree) {
 	for _, fc := range z.convs {
 		if fc.m == nil || fc.m.Match(t) {
 			fc.convs.CountLogged(&e.convs)
+		}
+	}
+	for _, p := range z.params {
+		if p.m == nil || p.m.Match(t) {
+			p.c.CountFrame(f)
 		}
 	}
 	rel := f.TimeNS - e.firstTime
@@ -265,30 +276,78 @@ func (e *Engine) filteredTable(name string) *StatTable {
 }
 
 // ParamStatsProvider is implemented by dissectors whose -z tables take
-// parameters (rpc,srt,PROGRAM,VERSION). ParamStat reports whether name is
-// one of them (mine), an error for a bad parameter, and the table's
-// builder.
+// parameters (rpc,srt,PROGRAM,VERSION[,FILTER]). ParamStat reports whether
+// name is one of them (mine) and an error for a bad parameter.
 type ParamStatsProvider interface {
-	ParamStat(name string) (build func() *StatTable, mine bool, err error)
+	ParamStat(name string) (t ParamTable, mine bool, err error)
+}
+
+// ParamTable is a parameterised -z table: Build makes it, or, for a table
+// with a FILTER, Counter makes the engine's counter of it (once per
+// engine, which makes the dissector log what the counter needs).
+type ParamTable struct {
+	Build   func() *StatTable
+	Filter  string
+	Counter func() FrameCounter
+}
+
+// FrameCounter is a -z table with a FILTER that a dissector fills: the
+// engine calls CountFrame for the frames the filter matches, after their
+// tree (CountFiltered), on the output pass.
+type FrameCounter interface {
+	CountFrame(f *Frame)
+	Table() *StatTable
+	Merge(from FrameCounter) // the same table of another engine (-j)
+	Reset()                  // a second pass counts again
+}
+
+// paramCounter is one -z table with a FILTER a dissector keeps.
+type paramCounter struct {
+	name string
+	m    Matcher
+	c    FrameCounter
 }
 
 // paramStat finds the dissector that owns a parameterised -z name.
-func (e *Engine) paramStat(name string) (build func() *StatTable, mine bool, err error) {
+func (e *Engine) paramStat(name string) (t ParamTable, mine bool, err error) {
 	for _, d := range e.inst {
 		if p, ok := d.(ParamStatsProvider); ok {
-			if b, mine, err := p.ParamStat(name); mine {
-				return b, true, err
+			if t, mine, err := p.ParamStat(name); mine {
+				return t, true, err
 			}
 		}
 	}
-	return nil, false, nil
+	return ParamTable{}, false, nil
 }
 
 // checkParam checks a parameterised -z name (handled: false when no
 // dissector takes it).
 func (e *Engine) checkParam(name string) (handled bool, err error) {
-	_, mine, err := e.paramStat(name)
+	t, mine, err := e.paramStat(name)
+	if err == nil && t.Counter != nil {
+		_, err = e.compileZ(name, t.Filter)
+	}
 	return mine, err
+}
+
+// addParamCounters makes the counters of the parameterised -z tables with
+// a FILTER (after the dissectors exist).
+func (t *tally) addParamCounters(e *Engine, names []string) *tally {
+	for _, n := range names {
+		pt, mine, err := e.paramStat(n)
+		if !mine || err != nil || pt.Counter == nil {
+			continue
+		}
+		m, err := e.compileZ(n, pt.Filter)
+		if err != nil {
+			continue
+		}
+		if t == nil {
+			t = &tally{}
+		}
+		t.params = append(t.params, paramCounter{name: n, m: m, c: pt.Counter()})
+	}
+	return t
 }
 
 // ZMatchers lists the compiled filters of the -z tables (for the pipeline
@@ -302,6 +361,11 @@ func (e *Engine) ZMatchers() []Matcher {
 	for _, fc := range t.convs {
 		if fc.m != nil {
 			out = append(out, fc.m)
+		}
+	}
+	for _, p := range t.params {
+		if p.m != nil {
+			out = append(out, p.m)
 		}
 	}
 	for i := range t.io {

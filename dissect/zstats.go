@@ -20,7 +20,8 @@ type tally struct {
 	expert *flows.Expert
 	phs    *flows.PHS
 	io     []ioTally
-	convs  []*filtConv // conv,TYPE,FILTER and endpoints,TYPE,FILTER (zfilter.go)
+	convs  []*filtConv    // conv,TYPE,FILTER and endpoints,TYPE,FILTER (zfilter.go)
+	params []paramCounter // a dissector's tables with a FILTER (rpc,srt,PROGRAM,VERSION,FILTER)
 }
 
 type ioTally struct {
@@ -60,7 +61,7 @@ func parseIOStat(name string) (int64, error) {
 
 // statTemplates are the -z names with a parameter, as `-z help` lists them.
 var statTemplates = []string{"io,stat,INTERVAL", "io,stat,INTERVAL,FILTER...", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER",
-	"rpc,srt,PROGRAM,VERSION"}
+	"rpc,srt,PROGRAM,VERSION", "rpc,srt,PROGRAM,VERSION,FILTER"}
 
 // StatHelp lists the -z tables for -z help: every name StatNames lists and
 // the forms with a parameter, sorted.
@@ -179,6 +180,9 @@ func (t *tally) reset() {
 	for _, fc := range t.convs {
 		fc.convs.Reset()
 	}
+	for _, p := range t.params {
+		p.c.Reset()
+	}
 }
 
 // merge adds from's counts (the same names asked).
@@ -205,6 +209,11 @@ func (t *tally) merge(from *tally) {
 	for i, fc := range t.convs {
 		if i < len(from.convs) && from.convs[i].filter == fc.filter {
 			fc.convs.Merge(&from.convs[i].convs)
+		}
+	}
+	for i, p := range t.params {
+		if i < len(from.params) && from.params[i].name == p.name {
+			p.c.Merge(from.params[i].c)
 		}
 	}
 }
@@ -252,6 +261,13 @@ func (e *Engine) tallyTable(name string) *StatTable {
 	t := e.tly
 	if t == nil {
 		return nil
+	}
+	for _, p := range t.params {
+		if p.name == name {
+			tab := p.c.Table()
+			tab.Title += " (filter: " + p.m.String() + ")"
+			return tab
+		}
 	}
 	switch {
 	case name == "expert" && t.expert != nil:

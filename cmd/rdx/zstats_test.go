@@ -107,3 +107,30 @@ func TestZFilteredWorkers(t *testing.T) {
 		t.Errorf("conv,ib with a FILTER counted nothing:\n%s", outs[0])
 	}
 }
+
+// -z rpc,srt,PROGRAM,VERSION,FILTER counts the replies in the frames FILTER
+// matches: tshark -z 'rpc,srt,100003,3,frame.len<200' on this capture has
+// exactly these six procedures (NULL 2, GETATTR 9, READDIRPLUS 3, FSSTAT 1,
+// FSINFO 4, PATHCONF 2); the same with -j 2 and in two passes (-2).
+func TestZRPCSRTFilter(t *testing.T) {
+	var outs []string
+	for _, args := range [][]string{{"-j", "1"}, {"-j", "2"}, {"-2"}} {
+		io, _, out, errOut := iostreams.Test()
+		a := append(append([]string{"read", "-q"}, args...), "-z", "rpc,srt,100003,3,frame.len<200", "../../pcaps/kernel/nfs3_rdma_roce.pcap")
+		if code := run(io, a); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var rows []string
+		for _, m := range regexp.MustCompile(`(?m)^\| +(\d+) \| (\S+) +\| +(\d+) \|`).FindAllStringSubmatch(out.String(), -1) {
+			rows = append(rows, m[1]+" "+m[2]+" "+m[3])
+		}
+		got := strings.Join(rows, ";")
+		if want := "0 NULL 2;1 GETATTR 9;17 READDIRPLUS 3;18 FSSTAT 1;19 FSINFO 4;20 PATHCONF 2"; got != want {
+			t.Errorf("%v: rows %q, want %q:\n%s", args, got, want, out)
+		}
+		outs = append(outs, out.String())
+	}
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		t.Errorf("-j 1, -j 2 and -2 differ:\n%s\n%s\n%s", outs[0], outs[1], outs[2])
+	}
+}
