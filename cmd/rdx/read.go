@@ -142,7 +142,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f := cmd.Flags()
 	f.StringVarP(&o.File, "read-file", "r", "", "capture file to read (- for standard input)")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print the protocol tree of every frame")
-	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame")
+	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame (-T json: tshark's \"_raw\" members, [hex, offset, length, bitmask, type])")
 	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text, json, jsonl or fields")
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
 	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
