@@ -324,6 +324,7 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 	n := &f.Net
 	seq, ack, win, now := t.Seq, t.Ack, t.Window, f.TimeNS
 	seglen := e.tcpSegLen(n)
+	n.TCPSegLen = seglen
 	ctl := t.SYN || t.FIN || t.RST
 	var an uint16
 	known := fwd.has&hasNext != 0
@@ -409,6 +410,7 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 		}
 	}
 
+	n.tcpInfo = an
 	an &= tcpAnalysisShown
 	n.TCPAnalysis = an
 	if an == 0 {
@@ -486,6 +488,20 @@ var tcpAnalyses = [...]struct {
 	{TCPLostSegment, fTCPAnLost, Warn, "Previous segment(s) not captured (common at capture start)", "tcp.analysis.lost_segment"},
 	{TCPDuplicateAck, fTCPAnDupAck, Note, "", "tcp.analysis.duplicate_ack"},
 	{TCPKeepAlive, fTCPAnKeepAlive, Note, "This is a TCP keep-alive segment", "tcp.analysis.keep_alive"},
+}
+
+// IsTCPAnalysis reports whether fd is one of tshark's TCP analysis
+// findings (the summary's TCP Info names them in its "[TCP ...]" prefix).
+func IsTCPAnalysis(fd *Finding) bool {
+	if fd.Field == nil || fd.Proto != "tcp" {
+		return false
+	}
+	for i := range tcpAnalyses {
+		if tcpAnalyses[i].field == fd.Field {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) tcpCount(an uint16) {

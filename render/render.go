@@ -259,8 +259,17 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		}
 		last = a
 	}
+	// A TCP segment nothing above decoded: tshark's Info, whose "[TCP ...]"
+	// prefixes already say what the analysis found.
+	tcpInfo := len(dst) == start && f.Net.HasL4 && f.Net.IPProto == dissect.IPProtoTCP
+	if tcpInfo {
+		dst = f.AppendTransportInfo(dst)
+	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
+		if tcpInfo && dissect.IsTCPAnalysis(fd) {
+			continue
+		}
 		if fd.Sev >= dissect.Warn {
 			dst = append(dst, " ["...)
 			dst = append(dst, fd.Msg...)
