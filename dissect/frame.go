@@ -83,6 +83,8 @@ type Net struct {
 	// TCPSegLen is tcp.len: the segment's length on the wire (from the IP
 	// header: more than PayloadLen in a frame cut by the snapshot length).
 	TCPSegLen int
+	// TCPBytesInFlight is tcp.analysis.bytes_in_flight (0: none).
+	TCPBytesInFlight uint32
 	// tcpInfo is every analysis flag of the segment, the internal ones
 	// (window update, keep-alive ACK) too: the Info column shows them.
 	tcpInfo uint16
