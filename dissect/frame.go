@@ -27,6 +27,10 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// Link names the ends of a frame without IP where a protocol below
+	// it says who they are (native InfiniBand, RoCEv1): the Source and
+	// Destination columns, as tshark's.
+	Link LinkAddrs
 	// Streams, when Given, are the frame's tcp.stream and udp.stream as
 	// numbered over the whole capture (Engine.NumberStreams on the -j
 	// reader, which sees every frame): the engine shows them instead of
@@ -134,6 +138,10 @@ type Frame struct {
 	Proto string
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// Link names the ends of a frame without IP where a protocol below
+	// it says who they are (native InfiniBand, RoCEv1): the Source and
+	// Destination columns, as tshark's.
+	Link LinkAddrs
 
 	eng *Engine // the engine that owns this frame (for transport info)
 	// A packet quoted in an ICMP error is being decoded (quoted.go); the
@@ -146,6 +154,43 @@ type Frame struct {
 	seq uint64
 	// arena holds Keep's and Alloc's copies (pool.go).
 	arena arena
+}
+
+// Kinds of LinkAddrs.
+const (
+	LinkNone uint8 = iota
+	LinkLID        // InfiniBand local IDs (an LRH without a GRH)
+	LinkGID        // InfiniBand global IDs (a GRH)
+)
+
+// LinkAddrs are a frame's ends below IP (Frame.Link).
+type LinkAddrs struct {
+	Kind       uint8 // LinkNone, LinkLID, LinkGID
+	SLID, DLID uint16
+	SGID, DGID netip.Addr
+}
+
+// AppendLinkAddr appends the Source (src) or Destination column of a frame
+// whose ends are LinkAddrs, as tshark writes them ("LID: 18", "GID:
+// fe80::1"); nothing for LinkNone.
+func (l *LinkAddrs) AppendLinkAddr(dst []byte, src bool) []byte {
+	switch l.Kind {
+	case LinkLID:
+		v := l.DLID
+		if src {
+			v = l.SLID
+		}
+		dst = append(dst, "LID: "...)
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case LinkGID:
+		a := l.DGID
+		if src {
+			a = l.SGID
+		}
+		dst = append(dst, "GID: "...)
+		return a.AppendTo(dst)
+	}
+	return dst
 }
 
 // AppendTransportInfo appends what the transport layer says when no
@@ -351,6 +396,7 @@ func (f *Frame) reset() {
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
+	f.Link = LinkAddrs{}
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil
