@@ -240,6 +240,9 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	if cfg.Write != "" {
 		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
+		if cfg.Input.Iface != "" { // the file says how much of each packet it keeps
+			w.snaplen = cfg.Input.Snaplen
+		}
 		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
 			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
 		}

@@ -229,7 +229,7 @@ func TestReplayCaptureVeth(t *testing.T) {
 	t.Run("all", func(t *testing.T) {
 		want := expected(t, rws, nil)
 		out := filepath.Join(dir, "all.pcapng")
-		capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-w", out, "-c", strconv.Itoa(len(want)))
+		capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-s", "9000", "-w", out, "-c", strconv.Itoa(len(want)))
 		args := []string{"netns", "exec", l.nsA, l.bin, "replay", ptsOps, "-i", l.ifA, "--topspeed"}
 		for _, r := range rws {
 			args = append(args, "--rewrite", r)
@@ -247,6 +247,12 @@ func TestReplayCaptureVeth(t *testing.T) {
 			t.Errorf("sent %d, captured %d (received %d, dropped %d), want %d everywhere and 0 drops", sent[0], cnt[0], cnt[1], cnt[2], len(want))
 		}
 		compareFrames(t, readFrames(t, out), want)
+		// -s is the snapshot length the interface block records
+		if b, err := os.ReadFile(out); err != nil || len(b) < 32 {
+			t.Errorf("%s: %d octets, %v", out, len(b), err)
+		} else if shb := binary.LittleEndian.Uint32(b[4:]); int(shb)+16 > len(b) || binary.LittleEndian.Uint32(b[shb+12:]) != 9000 {
+			t.Errorf("the interface block does not record -s 9000: % x", b[shb:min(int(shb)+16, len(b))])
+		}
 	})
 
 	t.Run("filter", func(t *testing.T) {
