@@ -407,3 +407,33 @@ func TestCaptureNotPermitted(t *testing.T) {
 		}
 	}
 }
+
+// replay --dry-run does not wait out the capture's timing (cell-bringup
+// spans 40 s) unless a rate is asked; -L stops after N packets, as
+// tcpreplay's; bad counts are usage errors.
+func TestReplayDryRunLimit(t *testing.T) {
+	const cell = "../../pcaps/rx/cell-bringup.pcap"
+	io, _, out, errOut := iostreams.Test()
+	start := time.Now()
+	if code := run(io, []string{"replay", cell, "--dry-run", "-L", "7"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("--dry-run took %v: it waited for the capture's timing", d)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 7 || !strings.Contains(errOut.String(), "would send 7 packets") {
+		t.Errorf("-L 7: %d lines, %q", n, errOut)
+	}
+	io, _, _, errOut = iostreams.Test()
+	code := run(io, []string{"replay", cell, "--dry-run", "--pps", "100", "-L", "3"})
+	m := regexp.MustCompile(`would send 3 packets, \d+ bytes in (\d+\.\d+) s`).FindStringSubmatch(errOut.String())
+	if secs, _ := strconv.ParseFloat(append(m, "", "")[1], 64); code != 0 || secs < 0.019 {
+		t.Errorf("--dry-run --pps 100 -L 3: exit %d, %q (3 packets at 100/s take 0.02 s)", code, errOut)
+	}
+	for _, bad := range [][]string{{"-L", "-1"}, {"--stats", "-2"}} {
+		io, _, _, errOut := iostreams.Test()
+		if code := run(io, append([]string{"replay", cell, "--dry-run"}, bad...)); code != 2 {
+			t.Errorf("%v: exit %d, %q", bad, code, errOut)
+		}
+	}
+}
