@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"os"
@@ -324,6 +325,12 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	num, timeNS, capLen, wireLen, linkType, data := pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
 	f = &e.frame // named: a recovered panic still returns the frame
 	f.reset()
+	f.recTimeNS, f.recWireLen = timeNS, wireLen
+	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
+		if t, c, w, ok := erfRecord(data); ok {
+			timeNS, capLen, wireLen = t, c, w
+		}
+	}
 	e.frames++
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
@@ -823,4 +830,24 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		p.Tree(t, f)
 	}
 	t.SetBase(0, false)
+}
+
+// erfRecord reads an ERF record header as tshark does: the time (64-bit
+// fixed point, seconds in the high half), and the packet's lengths on the
+// wire (wlen) and captured (the record after its header and extension
+// headers, at most wlen). ok is false for a header that does not fit.
+func erfRecord(data []byte) (timeNS int64, capLen, wireLen int, ok bool) {
+	const hdr = 16
+	if len(data) < hdr {
+		return 0, 0, 0, false
+	}
+	ts := binary.LittleEndian.Uint64(data)
+	frac := (ts&0xffffffff*1_000_000_000 + 1<<31) >> 32 // rounded to the nearest nanosecond
+	timeNS = int64(ts>>32)*1_000_000_000 + int64(frac)
+	hl := hdr
+	for ext := data[8]&0x80 != 0; ext && hl+8 <= len(data); hl += 8 {
+		ext = data[hl]&0x80 != 0
+	}
+	wireLen = int(binary.BigEndian.Uint16(data[14:]))
+	return timeNS, min(len(data)-hl, wireLen), wireLen, true
 }

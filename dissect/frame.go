@@ -27,6 +27,11 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// recTimeNS and recWireLen are the capture record's time and original
+	// length where the frame's own header gives other ones (ERF): what -w
+	// writes back.
+	recTimeNS  int64
+	recWireLen int
 	// Link names the ends of a frame without IP where a protocol below
 	// it says who they are (native InfiniBand, RoCEv1): the Source and
 	// Destination columns, as tshark's.
@@ -138,6 +143,11 @@ type Frame struct {
 	Proto string
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// recTimeNS and recWireLen are the capture record's time and original
+	// length where the frame's own header gives other ones (ERF): what -w
+	// writes back.
+	recTimeNS  int64
+	recWireLen int
 	// Link names the ends of a frame without IP where a protocol below
 	// it says who they are (native InfiniBand, RoCEv1): the Source and
 	// Destination columns, as tshark's.
@@ -154,6 +164,16 @@ type Frame struct {
 	seq uint64
 	// arena holds Keep's and Alloc's copies (pool.go).
 	arena arena
+}
+
+// Record returns the capture record's time and original length, for
+// writing the frame back: they differ from TimeNS and WireLen where the
+// frame carries a header of its own that says them (ERF).
+func (f *Frame) Record() (timeNS int64, wireLen int) {
+	if f.recWireLen == 0 && f.recTimeNS == 0 {
+		return f.TimeNS, f.WireLen
+	}
+	return f.recTimeNS, f.recWireLen
 }
 
 // Kinds of LinkAddrs.

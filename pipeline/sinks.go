@@ -86,7 +86,8 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 		}
 		s.ifaces[f.LinkType] = id
 	}
-	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
+	t, wire := f.Record() // the record as read (an ERF frame's header says other lengths)
+	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire,
 		LinkType: f.LinkType, Iface: id})
 }
 
@@ -98,7 +99,8 @@ func (s *pcapngSink) pcapFrame(f *dissect.Frame) error {
 	if f.LinkType != s.pcapLT {
 		return fmt.Errorf("frame %d has link type %d, but a pcap file holds one link type (%d, the first frame's): use -F pcapng", f.Num, f.LinkType, s.pcapLT)
 	}
-	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen, LinkType: f.LinkType})
+	t, wire := f.Record()
+	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire, LinkType: f.LinkType})
 }
 
 // snaplenOr is the snapshot length the file records: the live capture's

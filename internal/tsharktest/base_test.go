@@ -29,12 +29,7 @@ var baseKnown = []Known{
 // tshark's error; the others are rdx gaps, each named with the work that
 // would close it.
 var baseKnownIn = map[string][]Known{
-	// The ERF records carry InfiniBand: rdx counts the 16-octet ERF header
-	// in frame.len and keeps microseconds of the ERF timestamp (issue 14,
-	// "ERF: frame.len without the ERF header, nanosecond timestamps kept"),
-	// shows no erf layer in frame.protocols nor the ERF interface as
-	// frame.interface_id, and does not hand IP over InfiniBand datagrams
-	// (infiniband_erf.pcap's ARP, IPv4/UDP and ICMPv6 frames) to IP.
+	// The ERF records carry InfiniBand (erfGaps).
 	"ib2_erf.pcap":        erfGaps,
 	"infiniband_erf.pcap": erfGaps,
 	// A fuzzed capture (tcpdump's test suite). Frame 1's UDP length (8093)
@@ -65,7 +60,19 @@ var (
 	// file is pcapng).
 	pcapngIface   = Known{Field: "frame.interface_id", Reason: "rdx gap: interface 0 of a pcapng file not shown"}
 	ipv6IPVersion = Known{Field: "ip.version", Reason: "rdx gap: no hidden ip.version in IPv6 headers"}
-	erfGaps       = []Known{{Field: "*", Reason: "rdx gap: ERF header counted in frame.len, ERF timestamps cut to microseconds, no IP over InfiniBand"}}
+	// erfGaps: frame.len, frame.cap_len and the times are the ERF
+	// header's, as tshark's; left are the layers tshark decodes and rdx
+	// does not: the erf layer itself, its interface as frame.interface_id,
+	// and IP over InfiniBand (infiniband_erf.pcap's ARP, IPv4/UDP, ICMPv6).
+	erfGaps = []Known{
+		{Field: "frame.protocols", Reason: "rdx gap: no erf layer in frame.protocols, no IP over InfiniBand in ERF records"},
+		{Field: "*", Reason: "rdx gap: no IP over InfiniBand in ERF records, no ERF interface as frame.interface_id",
+			Match: func(_ uint64, rdx, _ string) bool { return rdx == "" }},
+		{Field: "*", Reason: "rdx gap: IP over InfiniBand in ERF records: tshark's Source and Destination are the IP ends, rdx's the LIDs or GIDs",
+			Match: func(_ uint64, rdx, tshark string) bool {
+				return (strings.HasPrefix(rdx, "GID: ") || strings.HasPrefix(rdx, "LID: ")) && !strings.Contains(tshark, "ID: ")
+			}},
+	}
 )
 
 // synAckIRTT accepts tshark's initial_rtt on a SYN/ACK: tshark -2 shows

@@ -176,8 +176,7 @@ var phsBase = map[string]bool{"eth": true, "vlan": true, "sll": true, "null": tr
 // zstatsKnown are the differences from tshark's tables, by capture and
 // table, with the reason.
 var zstatsKnown = map[string]string{
-	"ib_infiniband_erf.pcap io":                                "ERF: rdx's frame.len still counts the ERF record header (issue 14's ERF item)",
-	"ib_ib2_erf.pcap io":                                       "ERF: rdx's frame.len still counts the ERF record header (issue 14's ERF item)",
+	"ib_infiniband_erf.pcap io":                                "IP over InfiniBand in ERF records: io,stat's udp FILTER columns count no frame of it",
 	"ib_infiniband_erf.pcap endpoints,ip":                      "IP over InfiniBand in ERF records: the engine counts no IP conversations for it (conv,ip neither)",
 	"ib_infiniband_erf.pcap endpoints,ipv6":                    "IP over InfiniBand in ERF records: the engine counts no IP conversations for it (conv,ip neither)",
 	"ib_infiniband_erf.pcap endpoints,udp":                     "IP over InfiniBand in ERF records: the engine counts no IP conversations for it (conv,ip neither)",
