@@ -832,6 +832,18 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 	t.SetBase(0, false)
 }
 
+// FrameTimeNS is the time Decode gives a frame of a capture record made at
+// recTime: an ERF record's own header time, else recTime (the -j reader
+// gives the workers the first and previous frames' times with it).
+func FrameTimeNS(linkType uint16, data []byte, capLen, wireLen int, recTime int64) int64 {
+	if linkType == LinkTypeERF && capLen <= wireLen {
+		if t, _, _, ok := erfRecord(data); ok {
+			return t
+		}
+	}
+	return recTime
+}
+
 // erfRecord reads an ERF record header as tshark does: the time (64-bit
 // fixed point, seconds in the high half), and the packet's lengths on the
 // wire (wlen) and captured (the record after its header and extension

@@ -372,8 +372,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			break
 		}
 		num++
+		shown := dissect.FrameTimeNS(pkt.LinkType, pkt.Data, pkt.CapLen, pkt.WireLen, pkt.TimeNS) // an ERF record's own time
 		if num == 1 {
-			first, prev = pkt.TimeNS, pkt.TimeNS
+			first, prev = shown, shown
 		}
 		if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
 			send()
@@ -397,7 +398,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			p.streams.NumberStreams(&dp)
 			b.pkts[len(b.pkts)-1].streams = dp.Streams
 		}
-		prev = pkt.TimeNS
+		prev = shown
 		rd.ids = append(rd.ids, uint8(w))
 		if len(rd.ids) == p.frames {
 			send()
