@@ -339,12 +339,15 @@ func recordLimit(snaplen uint32) (uint32, string) {
 }
 
 // TimeDigits is the decimals the file's timestamps carry: 9 for a
-// nanosecond pcap, the first interface's if_tsresol (at most 9) for
+// nanosecond pcap or one of ERF records, the first interface's if_tsresol (at most 9) for
 // pcapng, else 6. The summary's Time column shows that many, as tshark's
 // automatic precision does.
+// linkTypeERF is LINKTYPE_ERF: each record starts with an ERF header.
+const linkTypeERF = 197
+
 func (r *Reader) TimeDigits() int {
 	if r.format == formatPcap {
-		if r.nanos {
+		if r.nanos || r.linkType == linkTypeERF { // ERF records carry their own nanosecond times
 			return 9
 		}
 		return 6

@@ -185,6 +185,7 @@ var (
 	fTCPAnAcksFrame   = Register(&Field{Abbrev: "tcp.analysis.acks_frame", Name: "This is an ACK to the segment in frame", Type: TFrameNum})
 	fTCPAnAckRTT      = Register(&Field{Abbrev: "tcp.analysis.ack_rtt", Name: "The RTT to ACK the segment was", Type: TRelTime})
 	fTCPAnIRTT        = Register(&Field{Abbrev: "tcp.analysis.initial_rtt", Name: "iRTT", Type: TRelTime, Desc: "from the SYN to the ACK that ends the handshake; shown from that ACK on"})
+	fTCPAnBIF         = Register(&Field{Abbrev: "tcp.analysis.bytes_in_flight", Name: "Bytes in flight", Type: TUint32, Desc: "of a segment with data: its end past the peer's last acknowledgment"})
 	fTCPTimeRel       = Register(&Field{Abbrev: "tcp.time_relative", Name: "Time since first frame in this TCP stream", Type: TRelTime})
 	fTCPTimeDelta     = Register(&Field{Abbrev: "tcp.time_delta", Name: "Time since previous frame in this TCP stream", Type: TRelTime})
 	fTCPAnKeepAlive   = Register(&Field{Abbrev: "tcp.analysis.keep_alive", Name: "Keep-Alive", Type: TNone, Desc: "zero or one octet one below the next expected sequence number"})
@@ -363,10 +364,9 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 					}
 				}
 			}
-			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 {
+			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 || n.TCPBytesInFlight > 0 {
 				// tshark's SEQ/ACK analysis node, shown when something is in it
-				// (tshark also shows it, with the iRTT, on a data segment: for
-				// its bytes in flight, which rdx does not count)
+				// (on a data segment, with the iRTT: for its bytes in flight)
 				t.Uint(fTCPAnalysis, -1, 0, 0)
 				t.Open()
 				if ta.acksFrame != 0 {
@@ -375,6 +375,9 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 				}
 				if irtt > 0 {
 					t.Int(fTCPAnIRTT, -1, 0, irtt)
+				}
+				if n.TCPBytesInFlight > 0 {
+					t.Uint(fTCPAnBIF, -1, 0, uint64(n.TCPBytesInFlight))
 				}
 				if an&TCPDuplicateAck != 0 {
 					t.Uint(fTCPAnDupAck, -1, 0, 0)

@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"os"
@@ -129,6 +130,9 @@ type Options struct {
 	// whole-capture tables (zstats.go: expert, io,phs, io,stat,
 	// endpoints); the rest need nothing from it.
 	ZStats []string
+	// ZFilter compiles the FILTER of a -z table (conv,TYPE,FILTER,
+	// io,stat,INTERVAL,FILTER...); nil: such tables are refused.
+	ZFilter func(string) (Matcher, error)
 	// MaxMem is the memory budget in octets that all reassembly and
 	// tracking state shares (--max-mem); 0 means budget.DefaultLimit.
 	MaxMem int64
@@ -235,6 +239,7 @@ type Engine struct {
 	mergedStream  tcp.Stats
 	mergeFindings []Finding
 	tly           *tally // -z expert, io,phs, io,stat (zstats.go); nil unless asked
+	convEth       bool   // count Ethernet conversations (-z conv,eth, endpoints,eth)
 }
 
 // NewEngine creates an engine with every registered dissector.
@@ -242,10 +247,13 @@ func NewEngine(opts Options) *Engine {
 	if os.Getenv(StrictEnv) == "1" {
 		opts.Strict = true
 	}
-	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem), tly: newTally(opts.ZStats)}
+	e := &Engine{Opts: opts, budget: budget.New(opts.MaxMem)}
 	for _, z := range opts.ZStats {
 		if strings.HasPrefix(z, "endpoints,") { // made from the conversations
 			e.Opts.Conversations = true
+		}
+		if strings.HasPrefix(z, "conv,eth") || strings.HasPrefix(z, "endpoints,eth") {
+			e.convEth = true // Ethernet conversations only when asked (rdx export's flows leave them out)
 		}
 	}
 	regsMu.Lock()
@@ -256,6 +264,10 @@ func NewEngine(opts Options) *Engine {
 		e.inst[i] = e.regs[i].New(e)
 	}
 	e.buildTables()
+	e.tly = newTally(e, opts.ZStats).addParamCounters(e, opts.ZStats) // after the dissectors: they keep some
+	if e.tly != nil && len(e.tly.convs) > 0 {
+		e.convs.Logging = true // the filtered tables count a frame's units after its tree (CountFiltered)
+	}
 	e.first[LinkTypeEthernet] = layers.LayerTypeEthernet
 	e.first[LinkTypeLinuxSLL] = layers.LayerTypeLinuxSLL
 	e.first[LinkTypeLinuxSLL2] = layers.LayerTypeLinuxSLL2
@@ -313,6 +325,12 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	num, timeNS, capLen, wireLen, linkType, data := pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
 	f = &e.frame // named: a recovered panic still returns the frame
 	f.reset()
+	f.recTimeNS, f.recWireLen = timeNS, wireLen
+	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
+		if t, c, w, ok := erfRecord(data); ok {
+			timeNS, capLen, wireLen = t, c, w
+		}
+	}
 	e.frames++
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
@@ -332,6 +350,12 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	}
 
 	e.given = pkt.Streams
+	if e.convs.Logging {
+		e.convs.StartFrame()
+	}
+	if e.convEth && e.Opts.Conversations && linkType == LinkTypeEthernet && len(data) >= 14 {
+		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
+	}
 	if i := e.tLink.dense[linkType]; i != 0 {
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f
@@ -806,4 +830,36 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		p.Tree(t, f)
 	}
 	t.SetBase(0, false)
+}
+
+// FrameTimeNS is the time Decode gives a frame of a capture record made at
+// recTime: an ERF record's own header time, else recTime (the -j reader
+// gives the workers the first and previous frames' times with it).
+func FrameTimeNS(linkType uint16, data []byte, capLen, wireLen int, recTime int64) int64 {
+	if linkType == LinkTypeERF && capLen <= wireLen {
+		if t, _, _, ok := erfRecord(data); ok {
+			return t
+		}
+	}
+	return recTime
+}
+
+// erfRecord reads an ERF record header as tshark does: the time (64-bit
+// fixed point, seconds in the high half), and the packet's lengths on the
+// wire (wlen) and captured (the record after its header and extension
+// headers, at most wlen). ok is false for a header that does not fit.
+func erfRecord(data []byte) (timeNS int64, capLen, wireLen int, ok bool) {
+	const hdr = 16
+	if len(data) < hdr {
+		return 0, 0, 0, false
+	}
+	ts := binary.LittleEndian.Uint64(data)
+	frac := (ts&0xffffffff*1_000_000_000 + 1<<31) >> 32 // rounded to the nearest nanosecond
+	timeNS = int64(ts>>32)*1_000_000_000 + int64(frac)
+	hl := hdr
+	for ext := data[8]&0x80 != 0; ext && hl+8 <= len(data); hl += 8 {
+		ext = data[hl]&0x80 != 0
+	}
+	wireLen = int(binary.BigEndian.Uint16(data[14:]))
+	return timeNS, min(len(data)-hl, wireLen), wireLen, true
 }

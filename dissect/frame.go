@@ -27,6 +27,15 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// recTimeNS and recWireLen are the capture record's time and original
+	// length where the frame's own header gives other ones (ERF): what -w
+	// writes back.
+	recTimeNS  int64
+	recWireLen int
+	// Link names the ends of a frame without IP where a protocol below
+	// it says who they are (native InfiniBand, RoCEv1): the Source and
+	// Destination columns, as tshark's.
+	Link LinkAddrs
 	// Streams, when Given, are the frame's tcp.stream and udp.stream as
 	// numbered over the whole capture (Engine.NumberStreams on the -j
 	// reader, which sees every frame): the engine shows them instead of
@@ -80,6 +89,14 @@ type Net struct {
 	// shift (0-14), or -1 unknown, -2 not used (tcp.window_size_scalefactor).
 	TCPStream   uint32
 	TCPWinScale int8
+	// TCPSegLen is tcp.len: the segment's length on the wire (from the IP
+	// header: more than PayloadLen in a frame cut by the snapshot length).
+	TCPSegLen int
+	// TCPBytesInFlight is tcp.analysis.bytes_in_flight (0: none).
+	TCPBytesInFlight uint32
+	// tcpInfo is every analysis flag of the segment, the internal ones
+	// (window update, keep-alive ACK) too: the Info column shows them.
+	tcpInfo uint16
 	// TCP is the segment's header when IPProto is IPProtoTCP and HasL4.
 	TCP TCPHeader
 }
@@ -126,6 +143,15 @@ type Frame struct {
 	Proto string
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
+	// recTimeNS and recWireLen are the capture record's time and original
+	// length where the frame's own header gives other ones (ERF): what -w
+	// writes back.
+	recTimeNS  int64
+	recWireLen int
+	// Link names the ends of a frame without IP where a protocol below
+	// it says who they are (native InfiniBand, RoCEv1): the Source and
+	// Destination columns, as tshark's.
+	Link LinkAddrs
 
 	eng *Engine // the engine that owns this frame (for transport info)
 	// A packet quoted in an ICMP error is being decoded (quoted.go); the
@@ -138,6 +164,53 @@ type Frame struct {
 	seq uint64
 	// arena holds Keep's and Alloc's copies (pool.go).
 	arena arena
+}
+
+// Record returns the capture record's time and original length, for
+// writing the frame back: they differ from TimeNS and WireLen where the
+// frame carries a header of its own that says them (ERF).
+func (f *Frame) Record() (timeNS int64, wireLen int) {
+	if f.recWireLen == 0 && f.recTimeNS == 0 {
+		return f.TimeNS, f.WireLen
+	}
+	return f.recTimeNS, f.recWireLen
+}
+
+// Kinds of LinkAddrs.
+const (
+	LinkNone uint8 = iota
+	LinkLID        // InfiniBand local IDs (an LRH without a GRH)
+	LinkGID        // InfiniBand global IDs (a GRH)
+)
+
+// LinkAddrs are a frame's ends below IP (Frame.Link).
+type LinkAddrs struct {
+	Kind       uint8 // LinkNone, LinkLID, LinkGID
+	SLID, DLID uint16
+	SGID, DGID netip.Addr
+}
+
+// AppendLinkAddr appends the Source (src) or Destination column of a frame
+// whose ends are LinkAddrs, as tshark writes them ("LID: 18", "GID:
+// fe80::1"); nothing for LinkNone.
+func (l *LinkAddrs) AppendLinkAddr(dst []byte, src bool) []byte {
+	switch l.Kind {
+	case LinkLID:
+		v := l.DLID
+		if src {
+			v = l.SLID
+		}
+		dst = append(dst, "LID: "...)
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case LinkGID:
+		a := l.DGID
+		if src {
+			a = l.SGID
+		}
+		dst = append(dst, "GID: "...)
+		return a.AppendTo(dst)
+	}
+	return dst
 }
 
 // AppendTransportInfo appends what the transport layer says when no
@@ -159,43 +232,180 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 		return dst
 	}
 	n := &f.Net
+	if n.IPProto == IPProtoTCP {
+		dst = appendTCPAnalysisInfo(dst, n)
+	}
 	dst = strconv.AppendUint(dst, uint64(n.SrcPort), 10)
 	dst = append(dst, " → "...)
 	dst = strconv.AppendUint(dst, uint64(n.DstPort), 10)
 	switch n.IPProto {
 	case IPProtoTCP:
-		t := &n.TCP
-		dst = append(dst, " ["...)
-		first := true
-		for _, fl := range [...]struct {
-			bit  uint16
-			name string
-		}{{TCPFlagSYN, "SYN"}, {TCPFlagFIN, "FIN"}, {TCPFlagRST, "RST"}, {TCPFlagPSH, "PSH"}, {TCPFlagACK, "ACK"}, {TCPFlagURG, "URG"}, {TCPFlagECE, "ECE"}, {TCPFlagCWR, "CWR"}} {
-			if t.Flags&fl.bit != 0 {
-				if !first {
-					dst = append(dst, ", "...)
-				}
-				dst = append(dst, fl.name...)
-				first = false
-			}
-		}
-		dst = append(dst, "] Seq="...)
-		dst = strconv.AppendUint(dst, uint64(n.RelSeq), 10)
-		if t.Flags&TCPFlagACK != 0 {
-			dst = append(dst, " Ack="...)
-			if n.HasRelAck {
-				dst = strconv.AppendUint(dst, uint64(n.RelAck), 10)
-			} else {
-				dst = strconv.AppendUint(dst, uint64(t.Ack), 10) // the peer's start is unknown: raw
-			}
-		}
-		dst = append(dst, " Win="...)
-		dst = strconv.AppendUint(dst, uint64(t.Window), 10)
-		dst = append(dst, " Len="...)
-		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
+		dst = f.appendTCPInfo(dst)
 	case IPProtoUDP:
 		dst = append(dst, " Len="...)
 		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
+	}
+	return dst
+}
+
+// tcpInfoFlags are the flag names of tshark's TCP Info, in its order.
+var tcpInfoFlags = [...]struct {
+	bit  uint16
+	name string
+}{{TCPFlagFIN, "FIN"}, {TCPFlagSYN, "SYN"}, {TCPFlagRST, "RST"}, {TCPFlagPSH, "PSH"}, {TCPFlagACK, "ACK"},
+	{TCPFlagURG, "URG"}, {TCPFlagECE, "ECE"}, {TCPFlagCWR, "CWR"}, {TCPFlagNS, "AE"}, {0xe00, "Reserved"}}
+
+// appendTCPAnalysisInfo appends the "[TCP ...] " prefixes tshark puts
+// before a TCP segment's Info for its analysis flags.
+func appendTCPAnalysisInfo(dst []byte, n *Net) []byte {
+	an := n.tcpInfo
+	switch {
+	case an&TCPFastRetransmission != 0:
+		dst = append(dst, "[TCP Fast Retransmission] "...)
+	case an&TCPSpuriousRetransmission != 0:
+		dst = append(dst, "[TCP Spurious Retransmission] "...)
+	case an&TCPRetransmission != 0:
+		dst = append(dst, "[TCP Retransmission] "...)
+	}
+	if an&TCPOutOfOrder != 0 {
+		dst = append(dst, "[TCP Out-Of-Order] "...)
+	}
+	if an&TCPLostSegment != 0 {
+		dst = append(dst, "[TCP Previous segment not captured] "...)
+	}
+	if an&TCPKeepAlive != 0 {
+		dst = append(dst, "[TCP Keep-Alive] "...)
+	}
+	if an&tcpWindowUpdate != 0 {
+		dst = append(dst, "[TCP Window Update] "...)
+	}
+	if an&tcpKeepAliveAck != 0 {
+		dst = append(dst, "[TCP Keep-Alive ACK] "...)
+	}
+	if an&TCPDuplicateAck != 0 {
+		dst = append(dst, "[TCP Dup ACK "...)
+		dst = strconv.AppendUint(dst, n.DupAckFrame, 10)
+		dst = append(dst, '#')
+		dst = strconv.AppendUint(dst, uint64(n.DupAckNum), 10)
+		dst = append(dst, "] "...)
+	}
+	if an&tcpZeroWindowProbe != 0 {
+		dst = append(dst, "[TCP ZeroWindowProbe] "...)
+	}
+	return dst
+}
+
+// appendTCPInfo appends the rest of a TCP segment's Info as tshark's:
+// flags, relative numbers, the window scaled as the handshake said (not
+// on a SYN), Urg when URG is set, the length on the wire, then the
+// options in their order (MSS=1460 WS=128 SACK_PERM TSval=... TSecr=...
+// SLE=... SRE=...).
+func (f *Frame) appendTCPInfo(dst []byte) []byte {
+	n := &f.Net
+	t := &n.TCP
+	h := f.tcpHeader()
+	flags := t.Flags
+	if len(h) >= 14 {
+		flags |= uint16(h[12]&0x0e) << 8 // the reserved bits
+	}
+	dst = append(dst, " ["...)
+	first := true
+	for _, fl := range tcpInfoFlags {
+		if flags&fl.bit != 0 {
+			if !first {
+				dst = append(dst, ", "...)
+			}
+			dst = append(dst, fl.name...)
+			first = false
+		}
+	}
+	dst = append(dst, "] Seq="...)
+	dst = strconv.AppendUint(dst, uint64(n.RelSeq), 10)
+	if t.Flags&TCPFlagACK != 0 {
+		dst = append(dst, " Ack="...)
+		if n.HasRelAck {
+			dst = strconv.AppendUint(dst, uint64(n.RelAck), 10)
+		} else {
+			dst = strconv.AppendUint(dst, uint64(t.Ack), 10) // the peer's start is unknown: raw
+		}
+	}
+	dst = append(dst, " Win="...)
+	win := uint64(t.Window)
+	if t.Flags&TCPFlagSYN == 0 && n.TCPWinScale >= 0 {
+		win <<= uint(n.TCPWinScale)
+	}
+	dst = strconv.AppendUint(dst, win, 10)
+	var urg uint16
+	if len(h) >= 20 {
+		urg = uint16(h[18])<<8 | uint16(h[19])
+	}
+	if t.Flags&TCPFlagURG != 0 {
+		dst = append(dst, " Urg="...)
+		dst = strconv.AppendUint(dst, uint64(urg), 10)
+	}
+	dst = append(dst, " Len="...)
+	dst = strconv.AppendInt(dst, int64(max(n.PayloadLen, n.TCPSegLen)), 10)
+	if len(h) > 20 {
+		dst = appendTCPOptionsInfo(dst, n, h[20:])
+	}
+	return dst
+}
+
+// tcpHeader is the frame's TCP header with its options (what of it was
+// captured), nil if none.
+func (f *Frame) tcpHeader() []byte {
+	n := &f.Net
+	if !n.HasL4 || n.L4Off < 0 || n.L4Off >= len(f.Data) {
+		return nil
+	}
+	h := f.Data[n.L4Off:]
+	return h[:min(len(h), max(n.TCP.HdrLen, 0))]
+}
+
+// appendTCPOptionsInfo appends the options tshark's Info names; a bad
+// option length ends the list, as it ends tshark's.
+func appendTCPOptionsInfo(dst []byte, n *Net, opts []byte) []byte {
+	for i := 0; i < len(opts); {
+		kind := opts[i]
+		if kind == 0 {
+			break
+		}
+		if kind == 1 {
+			i++
+			continue
+		}
+		if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
+			break
+		}
+		l := int(opts[i+1])
+		o := opts[i : i+l]
+		switch {
+		case kind == 2 && l == 4:
+			dst = append(dst, " MSS="...)
+			dst = strconv.AppendUint(dst, uint64(o[2])<<8|uint64(o[3]), 10)
+		case kind == 3 && l == 3:
+			dst = append(dst, " WS="...)
+			dst = strconv.AppendUint(dst, 1<<min(o[2], wsMax), 10)
+		case kind == 4 && l == 2:
+			dst = append(dst, " SACK_PERM"...)
+		case kind == 8 && l == 10:
+			dst = append(dst, " TSval="...)
+			dst = strconv.AppendUint(dst, uint64(be32(o[2:])), 10)
+			dst = append(dst, " TSecr="...)
+			dst = strconv.AppendUint(dst, uint64(be32(o[6:])), 10)
+		case kind == 5 && l >= 10 && (l-2)%8 == 0:
+			var base uint32 // edges relative to the peer's start, as tcp.ack
+			if n.HasRelAck {
+				base = n.TCP.Ack - n.RelAck
+			}
+			for j := 2; j+8 <= l; j += 8 {
+				dst = append(dst, " SLE="...)
+				dst = strconv.AppendUint(dst, uint64(be32(o[j:])-base), 10)
+				dst = append(dst, " SRE="...)
+				dst = strconv.AppendUint(dst, uint64(be32(o[j+4:])-base), 10)
+			}
+		}
+		i += l
 	}
 	return dst
 }
@@ -206,6 +416,7 @@ func (f *Frame) reset() {
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
+	f.Link = LinkAddrs{}
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil

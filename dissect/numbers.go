@@ -14,6 +14,7 @@ const (
 	LinkTypeIPv4      uint16 = 228
 	LinkTypeIPv6      uint16 = 229
 	LinkTypeIPoIB     uint16 = 242 // IP over InfiniBand (RFC 4391), 44-octet pseudo-header
+	LinkTypeERF       uint16 = 197 // Endace ERF records: a 16-octet header (and extensions) before the packet
 	LinkTypeLinuxSLL2 uint16 = 276 // Linux cooked v2
 )
 

@@ -49,5 +49,8 @@ func (e *Engine) Stat(name string) *StatTable {
 			}
 		}
 	}
+	if pt, _, err := e.paramStat(name); pt.Build != nil && err == nil {
+		return pt.Build()
+	}
 	return nil
 }

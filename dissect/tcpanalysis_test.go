@@ -131,9 +131,10 @@ func TestTCPAnalysisFindings(t *testing.T) {
 		t.Errorf("findings %s\nwant %s", got, want)
 	}
 	// frames 2 and 3: data after the handshake's ACK (the iRTT, SYN to
-	// frame 2); 4: acknowledges frame 2 (3 repeats it); 5: a duplicate ACK
-	wantF := "tcp.analysis.initial_rtt " +
-		"tcp.analysis.initial_rtt tcp.analysis.flags tcp.analysis.retransmission " +
+	// frame 2, and the bytes in flight); 4: acknowledges frame 2 (3 repeats
+	// it); 5: a duplicate ACK
+	wantF := "tcp.analysis.initial_rtt tcp.analysis.bytes_in_flight " +
+		"tcp.analysis.initial_rtt tcp.analysis.bytes_in_flight tcp.analysis.flags tcp.analysis.retransmission " +
 		"tcp.analysis.acks_frame tcp.analysis.ack_rtt tcp.analysis.initial_rtt " +
 		"tcp.analysis.initial_rtt tcp.analysis.duplicate_ack tcp.analysis.duplicate_ack_num tcp.analysis.duplicate_ack_frame tcp.analysis.flags tcp.analysis.duplicate_ack"
 	if got := strings.Join(fields, " "); got != wantF {

@@ -75,7 +75,10 @@ type tcpDir struct {
 	synTime     int64  // of the last SYN (not SYN+ACK) of this direction
 	firstRTT    int64  // SYN to the first ACK of the handshake, once known
 	window      uint16
-	has         uint8  // hasNext, hasAck, hasWin, wasKeepAlive
+	has         uint8  // hasNext, hasAck, hasWin, wasKeepAlive, ...
+	unacked     uint32 // with hasUnacked: where the segments not yet acknowledged start
+	unackedEnd  uint32 // and where the highest of them ends
+	sacked      uint32 // octets in the first three SACK blocks of this side's latest segment (tshark's bytes in flight)
 	peerBase    uint32 // the peer's base while the peer is unseen: its first ACK less one, as tshark
 	wscale      int8   // window shift this side announced (tcp.window_size_scalefactor): wsUnknown, wsNone or 0-14
 	stream      uint32
@@ -95,6 +98,8 @@ const (
 	wasKeepAlive
 	hasSyn
 	hasPeerBase
+	hasUnacked // unacked holds the lowest sequence number not yet acknowledged
+	noBif      // a segment was lost: no bytes in flight until the peer ACKs again (as tshark)
 )
 
 // tcpDirCost is what one tracked direction costs the budget: its entry,
@@ -324,6 +329,7 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 	n := &f.Net
 	seq, ack, win, now := t.Seq, t.Ack, t.Window, f.TimeNS
 	seglen := e.tcpSegLen(n)
+	n.TCPSegLen = seglen
 	ctl := t.SYN || t.FIN || t.RST
 	var an uint16
 	known := fwd.has&hasNext != 0
@@ -375,6 +381,54 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 		fwd.nextSeq, fwd.nextSeqTime = nxt, now
 		fwd.has |= hasNext
 	}
+	// tshark's bytes in flight: of a segment with data, the span from the
+	// lowest sequence number the peer has not acknowledged to the highest
+	// sent; none after a lost segment until the peer ACKs again, nor for
+	// nonsense values.
+	if seglen > 0 || t.SYN || t.FIN {
+		end := seq + uint32(seglen)
+		if t.SYN || t.FIN {
+			end++
+		}
+		switch {
+		case fwd.has&hasUnacked == 0:
+			fwd.unacked, fwd.unackedEnd = seq, end
+			fwd.has |= hasUnacked
+		case seqGT(fwd.unacked, seq):
+			fwd.unacked = seq
+		}
+		if seqGT(end, fwd.unackedEnd) {
+			fwd.unackedEnd = end
+		}
+	}
+	if an&TCPLostSegment != 0 {
+		fwd.has |= noBif
+	}
+	n.TCPBytesInFlight = 0
+	if seglen > 0 && fwd.has&(hasUnacked|noBif) == hasUnacked {
+		bif := fwd.unackedEnd - fwd.unacked
+		if rev != nil {
+			bif -= rev.sacked // what the peer said it holds already
+		}
+		if bif > 0 && bif < 2_000_000_000 {
+			if t.SYN || t.FIN {
+				bif-- // counted in the end, but not an octet
+			}
+			n.TCPBytesInFlight = bif
+		}
+	}
+	fwd.sacked = sackedOctets(f.tcpHeader()) // for the peer's next segments: tshark reads options after
+
+	if t.ACK && rev != nil { // what this ACK acknowledges of the peer's
+		rev.has &^= noBif
+		if rev.has&hasUnacked != 0 {
+			if !seqGT(rev.unackedEnd, ack) {
+				rev.has &^= hasUnacked
+			} else if seqGT(ack, rev.unacked) {
+				rev.unacked = ack
+			}
+		}
+	}
 	if !sameAck {
 		// A new ACK ends a run of duplicates (a window update or data with
 		// the same ACK does not: tshark keeps counting across them).
@@ -409,6 +463,7 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 		}
 	}
 
+	n.tcpInfo = an
 	an &= tcpAnalysisShown
 	n.TCPAnalysis = an
 	if an == 0 {
@@ -488,6 +543,20 @@ var tcpAnalyses = [...]struct {
 	{TCPKeepAlive, fTCPAnKeepAlive, Note, "This is a TCP keep-alive segment", "tcp.analysis.keep_alive"},
 }
 
+// IsTCPAnalysis reports whether fd is one of tshark's TCP analysis
+// findings (the summary's TCP Info names them in its "[TCP ...]" prefix).
+func IsTCPAnalysis(fd *Finding) bool {
+	if fd.Field == nil || fd.Proto != "tcp" {
+		return false
+	}
+	for i := range tcpAnalyses {
+		if tcpAnalyses[i].field == fd.Field {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) tcpCount(an uint16) {
 	for i, a := range tcpAnalyses {
 		if an&a.flag != 0 {
@@ -519,4 +588,35 @@ func (e *Engine) tcpAnalysisTable() *StatTable {
 		t.Rows = append(t.Rows, []string{"(directions forgotten: table limit or --max-mem)", strconv.FormatUint(e.tcpTab.drops, 10), ""})
 	}
 	return t
+}
+
+// sackedOctets sums the first three blocks of a TCP header's SACK option
+// (tshark keeps three for its bytes in flight), 0 without one.
+func sackedOctets(h []byte) (sum uint32) {
+	if len(h) <= 20 {
+		return 0
+	}
+	opts := h[20:]
+	for i := 0; i < len(opts); {
+		kind := opts[i]
+		if kind == 0 {
+			break
+		}
+		if kind == 1 {
+			i++
+			continue
+		}
+		if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
+			break
+		}
+		l := int(opts[i+1])
+		if kind == 5 {
+			for j, n := i+2, 0; j+8 <= i+l && n < 3; j, n = j+8, n+1 {
+				sum += be32(opts[j+4:]) - be32(opts[j:])
+			}
+			return sum
+		}
+		i += l
+	}
+	return 0
 }

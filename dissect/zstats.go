@@ -20,11 +20,14 @@ type tally struct {
 	expert *flows.Expert
 	phs    *flows.PHS
 	io     []ioTally
+	convs  []*filtConv    // conv,TYPE,FILTER and endpoints,TYPE,FILTER (zfilter.go)
+	params []paramCounter // a dissector's tables with a FILTER (rpc,srt,PROGRAM,VERSION,FILTER)
 }
 
 type ioTally struct {
 	name string
-	s    flows.IOStat
+	s    flows.IOStat // every frame: the intervals
+	cols []ioCol      // FILTER columns (zfilter.go); none: s's frames and bytes
 }
 
 // ParseIOStat parses "io,stat,INTERVAL" (seconds, decimals allowed; 0: one
@@ -44,10 +47,7 @@ func parseIOStat(name string) (int64, error) {
 	if !ok {
 		return 0, errors.New("not io,stat")
 	}
-	iv, filters, _ := strings.Cut(rest, ",")
-	if filters != "" {
-		return 0, fmt.Errorf("-z %s: io,stat filters (columns per FILTER) are not supported yet; use io,stat,%s", name, iv)
-	}
+	iv, _, _ := strings.Cut(rest, ",")
 	v, err := strconv.ParseFloat(iv, 64)
 	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v > 1e9 {
 		return 0, fmt.Errorf("-z %s: the interval must be a number of seconds, e.g. io,stat,0.1", name)
@@ -60,7 +60,8 @@ func parseIOStat(name string) (int64, error) {
 }
 
 // statTemplates are the -z names with a parameter, as `-z help` lists them.
-var statTemplates = []string{"io,stat,INTERVAL"}
+var statTemplates = []string{"io,stat,INTERVAL", "io,stat,INTERVAL,FILTER...", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER",
+	"rpc,srt,PROGRAM,VERSION", "rpc,srt,PROGRAM,VERSION,FILTER"}
 
 // StatHelp lists the -z tables for -z help: every name StatNames lists and
 // the forms with a parameter, sorted.
@@ -77,7 +78,16 @@ var tallyNames = []string{"expert", "io,phs"}
 // StatNames lists, or io,stat,INTERVAL.
 func (e *Engine) CheckStat(name string) error {
 	if strings.HasPrefix(name, "io,stat,") {
-		_, _, err := ParseIOStat(name)
+		if _, _, err := ParseIOStat(name); err != nil {
+			return err
+		}
+		_, err := e.parseIOCols(name, ioCols(name))
+		return err
+	}
+	if ok, err := e.checkFiltered(name); ok {
+		return err
+	}
+	if ok, err := e.checkParam(name); ok {
 		return err
 	}
 	for _, n := range e.StatNames() {
@@ -88,7 +98,17 @@ func (e *Engine) CheckStat(name string) error {
 	return fmt.Errorf("-z %s: unknown statistics (known: %s)", name, strings.Join(e.StatNames(), ", "))
 }
 
-func newTally(names []string) *tally {
+// ioCols are the columns of an io,stat name after its interval.
+func ioCols(name string) []string {
+	rest, _ := strings.CutPrefix(name, "io,stat,")
+	_, cols, ok := strings.Cut(rest, ",")
+	if !ok {
+		return nil
+	}
+	return strings.Split(cols, ",")
+}
+
+func newTally(e *Engine, names []string) *tally {
 	var t *tally
 	get := func() *tally {
 		if t == nil {
@@ -107,7 +127,18 @@ func newTally(names []string) *tally {
 			if err != nil { // the caller checks names (CheckStat) first
 				continue
 			}
-			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv, Prec: prec}})
+			cols, err := e.parseIOCols(n, ioCols(n))
+			if err != nil {
+				continue
+			}
+			for i := range cols {
+				cols[i].s = flows.IOStat{Interval: iv, Prec: prec}
+			}
+			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv, Prec: prec}, cols: cols})
+		default:
+			if _, flt, ok := splitZ(n); ok {
+				get().filtered(e, flt)
+			}
 		}
 	}
 	return t
@@ -142,6 +173,15 @@ func (t *tally) reset() {
 	}
 	for i := range t.io {
 		t.io[i].s.Reset()
+		for j := range t.io[i].cols {
+			t.io[i].cols[j].s.Reset()
+		}
+	}
+	for _, fc := range t.convs {
+		fc.convs.Reset()
+	}
+	for _, p := range t.params {
+		p.c.Reset()
 	}
 }
 
@@ -159,6 +199,21 @@ func (t *tally) merge(from *tally) {
 	for i := range t.io {
 		if i < len(from.io) && from.io[i].name == t.io[i].name {
 			t.io[i].s.Merge(&from.io[i].s)
+			for j := range t.io[i].cols {
+				if j < len(from.io[i].cols) {
+					t.io[i].cols[j].s.Merge(&from.io[i].cols[j].s)
+				}
+			}
+		}
+	}
+	for i, fc := range t.convs {
+		if i < len(from.convs) && from.convs[i].filter == fc.filter {
+			fc.convs.Merge(&from.convs[i].convs)
+		}
+	}
+	for i, p := range t.params {
+		if i < len(from.params) && from.params[i].name == p.name {
+			p.c.Merge(from.params[i].c)
 		}
 	}
 }
@@ -197,12 +252,22 @@ var sevNames = []string{"", Note.String(), Warn.String(), Error.String()}
 
 // tallyTable builds a table of the tally by name, nil if none.
 func (e *Engine) tallyTable(name string) *StatTable {
+	if t := e.filteredTable(name); t != nil {
+		return t
+	}
 	if strings.HasPrefix(name, "endpoints,") {
 		return e.convs.Endpoints(name)
 	}
 	t := e.tly
 	if t == nil {
 		return nil
+	}
+	for _, p := range t.params {
+		if p.name == name {
+			tab := p.c.Table()
+			tab.Title += " (filter: " + p.m.String() + ")"
+			return tab
+		}
 	}
 	switch {
 	case name == "expert" && t.expert != nil:
@@ -211,8 +276,13 @@ func (e *Engine) tallyTable(name string) *StatTable {
 		return t.phs.Table()
 	}
 	for i := range t.io {
-		if t.io[i].name == name {
-			return t.io[i].s.Table()
+		if io := &t.io[i]; io.name == name {
+			cols := make([]flows.IOColumn, len(io.cols))
+			for j := range io.cols {
+				c := &io.cols[j]
+				cols[j] = flows.IOColumn{Legend: c.text, Fn: c.fn, S: &c.s}
+			}
+			return io.s.TableWith(cols)
 		}
 	}
 	return nil

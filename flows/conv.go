@@ -25,20 +25,26 @@ const (
 	RDP uint8 = 0xF2 // RDP connections: RDP port pairs
 	Rx  uint8 = 0xF3 // Rx connections: epoch and connection ID
 	RDS uint8 = 0xF4 // RDS paths: the TCP connection carrying them
+	Eth uint8 = 0xF0 // Ethernet: MAC address pairs (MACEndpoint), counted only when a table asks
 )
 
 // kinds names each kind's -z table (conv,NAME) and what it counts.
+// fam keeps IPv4 (4) or IPv6 (6) rows only, as tshark's conv,ip and
+// conv,ipv6; 0 keeps both.
 var kinds = []struct {
 	kind        uint8
+	fam         uint8
 	name, title string
 }{
-	{IP, "ip", "Conversations (ip)"},
-	{TCP, "tcp", "Conversations (tcp)"},
-	{UDP, "udp", "Conversations (udp)"},
-	{IB, "ib", "Conversations (ib: InfiniBand QPs, packets)"},
-	{RDP, "rdp", "Conversations (rdp: RDP connections, segments)"},
-	{Rx, "rx", "Conversations (rx: Rx connections, datagrams)"},
-	{RDS, "rds", "Conversations (rds: RDS paths over TCP, messages and message octets)"},
+	{Eth, 0, "eth", "Conversations (eth)"},
+	{IP, 4, "ip", "Conversations (ip)"},
+	{IP, 6, "ipv6", "Conversations (ipv6)"},
+	{TCP, 0, "tcp", "Conversations (tcp)"},
+	{UDP, 0, "udp", "Conversations (udp)"},
+	{IB, 0, "ib", "Conversations (ib: InfiniBand QPs, packets)"},
+	{RDP, 0, "rdp", "Conversations (rdp: RDP connections, segments)"},
+	{Rx, 0, "rx", "Conversations (rx: Rx connections, datagrams)"},
+	{RDS, 0, "rds", "Conversations (rds: RDS paths over TCP, messages and message octets)"},
 }
 
 // MaxConversations bounds the table (all kinds together); later
@@ -58,10 +64,51 @@ type Endpoint struct {
 	QP   uint32
 }
 
+// MACEndpoint is the endpoint of an Ethernet conversation: the MAC address
+// in the last six octets of an IPv6 address (one key type for every kind).
+func MACEndpoint(mac []byte) Endpoint {
+	var a [16]byte
+	copy(a[10:], mac[:6])
+	return Endpoint{Addr: netip.AddrPortFrom(netip.AddrFrom16(a), 0)}
+}
+
+// mac formats a MACEndpoint's address as tshark does (aa:bb:cc:dd:ee:ff).
+func mac(a netip.Addr) string {
+	const hexd = "0123456789abcdef"
+	b := a.As16()
+	out := make([]byte, 0, 17)
+	for i, x := range b[10:] {
+		if i > 0 {
+			out = append(out, ':')
+		}
+		out = append(out, hexd[x>>4], hexd[x&15])
+	}
+	return string(out)
+}
+
+// fits reports whether a conversation's address a is of family fam (4,
+// 6, or 0: either).
+func fits(a netip.Addr, fam uint8) bool {
+	switch fam {
+	case 4:
+		return a.Unmap().Is4()
+	case 6:
+		return !a.Unmap().Is4()
+	}
+	return true
+}
+
 type key struct {
 	kind uint8
 	a, b Endpoint
 	conn uint64 // tells apart conversations between the same endpoints (Rx: epoch<<32 | CID)
+}
+
+type unit struct {
+	k     key
+	n     int
+	t     int64
+	frame uint64
 }
 
 type stat struct {
@@ -75,6 +122,12 @@ type stat struct {
 // The zero value is ready; it is not safe for concurrent use.
 type Conversations struct {
 	m map[key]*stat
+	// Logging keeps what the current frame counted (StartFrame clears it)
+	// for the -z conv tables with a FILTER, which count a frame's units
+	// once the filter has seen its tree (CountLogged). It grows to the most
+	// units one frame carries, not with the input.
+	Logging bool
+	log     []unit
 	// The frame that last began a conversation and how many it began: which
 	// conversations a full table keeps depends on the order they were met,
 	// and Merge must keep the same ones.
@@ -110,7 +163,22 @@ func (c *Conversations) Between(kind uint8, src, dst Endpoint, conn uint64, n in
 	c.add(key{kind: kind, a: src, b: dst, conn: conn}, n, timeNS, frame)
 }
 
+// StartFrame forgets the units the previous frame counted (Logging).
+func (c *Conversations) StartFrame() { c.log = c.log[:0] }
+
+// CountLogged counts in c what from counted in its current frame
+// (from.Logging must be set).
+func (c *Conversations) CountLogged(from *Conversations) {
+	for i := range from.log {
+		u := &from.log[i]
+		c.add(u.k, u.n, u.t, u.frame)
+	}
+}
+
 func (c *Conversations) add(k key, n int, timeNS int64, frame uint64) {
+	if c.Logging {
+		c.log = append(c.log, unit{k, n, timeNS, frame})
+	}
 	if c.m == nil {
 		c.m = map[key]*stat{}
 	}
@@ -160,10 +228,12 @@ var Header = []string{"A", "B", "Packets A→B", "Bytes A→B", "Packets B→A",
 // seen first, then by endpoints: the same input gives the same order (it
 // did not when only bytes were compared). Rx rows start with the connection
 // (epoch and ID).
-func (c *Conversations) Rows(kind uint8) [][]string {
+func (c *Conversations) Rows(kind uint8) [][]string { return c.rows(kind, 0) }
+
+func (c *Conversations) rows(kind, fam uint8) [][]string {
 	var keys []key
 	for k := range c.m {
-		if k.kind == kind {
+		if k.kind == kind && fits(k.a.Addr.Addr(), fam) {
 			keys = append(keys, k)
 		}
 	}
@@ -179,6 +249,8 @@ func (c *Conversations) Rows(kind uint8) [][]string {
 	})
 	ep := func(e Endpoint) string {
 		switch kind {
+		case Eth:
+			return mac(e.Addr.Addr())
 		case IP:
 			return e.Addr.Addr().String()
 		case IB:
@@ -227,7 +299,7 @@ func IsConv(name string) bool {
 func (c *Conversations) Table(name string) *Table {
 	for _, k := range kinds {
 		if name == "conv,"+k.name {
-			t := &Table{Title: k.title, Header: Header, Rows: c.Rows(k.kind)}
+			t := &Table{Title: k.title, Header: Header, Rows: c.rows(k.kind, k.fam)}
 			if k.kind == Rx {
 				t.Header = append([]string{"Connection"}, Header...)
 			}
@@ -247,9 +319,9 @@ func pad(s string, n int) string {
 	return s
 }
 
-// EndpointNames lists the -z endpoints tables: tshark's ip, ipv6, tcp and
-// udp, and rdx's ib (InfiniBand address and QP).
-var EndpointNames = []string{"endpoints,ip", "endpoints,ipv6", "endpoints,tcp", "endpoints,udp", "endpoints,ib"}
+// EndpointNames lists the -z endpoints tables: tshark's eth, ip, ipv6, tcp
+// and udp, and rdx's ib (InfiniBand address and QP).
+var EndpointNames = []string{"endpoints,eth", "endpoints,ip", "endpoints,ipv6", "endpoints,tcp", "endpoints,udp", "endpoints,ib"}
 
 // Endpoints builds the -z endpoints table named name ("endpoints,ip"),
 // nil if name is none: per endpoint of the conversations of the kind, the
@@ -261,6 +333,8 @@ func (c *Conversations) Endpoints(name string) *Table {
 	want := func(a netip.Addr) bool { return a.Unmap().Is4() }
 	title := "IPv4 endpoints"
 	switch name {
+	case "endpoints,eth":
+		kind, want, title = Eth, func(netip.Addr) bool { return true }, "Ethernet endpoints"
 	case "endpoints,ip":
 	case "endpoints,ipv6":
 		want, title = func(a netip.Addr) bool { return !a.Unmap().Is4() }, "IPv6 endpoints"
@@ -323,6 +397,8 @@ func (c *Conversations) Endpoints(name string) *Table {
 		x := m[e]
 		row := []string{e.Addr.Addr().Unmap().String()}
 		switch kind {
+		case Eth:
+			row[0] = mac(e.Addr.Addr())
 		case TCP, UDP:
 			row = append(row, strconv.Itoa(int(e.Addr.Port())))
 		case IB:

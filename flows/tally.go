@@ -321,6 +321,20 @@ func (s *IOStat) Add(rel int64, n int) (full bool) {
 	return false
 }
 
+// AddValue counts, for a COUNT(FIELD) or SUM(FIELD) column, a frame at
+// rel ns that adds v to its interval's value (kept where Add keeps bytes).
+func (s *IOStat) AddValue(rel int64, v uint64) {
+	if s.Add(rel, 0) {
+		s.overB += v
+		return
+	}
+	i := int64(0)
+	if s.Interval > 0 {
+		i = max(rel, 0) / s.Interval
+	}
+	s.bytes[i] += v
+}
+
 // Merge adds o's counts (the same interval and first frame time).
 func (s *IOStat) Merge(o *IOStat) {
 	for i := range o.frames {
@@ -353,7 +367,22 @@ func (s *IOStat) Reset() {
 // ending at the capture's duration ("Dur" for a whole-second interval).
 // An interval of 0, or one longer than the capture, is one row over the
 // whole capture with three decimals, as tshark clamps it.
-func (s *IOStat) Table() *Table {
+func (s *IOStat) Table() *Table { return s.TableWith(nil) }
+
+// IOColumn is a column of an io,stat table with FILTER columns: Legend is
+// the column as given (FILTER, or COUNT(FIELD)FILTER...), Fn "" for frames
+// and bytes, "COUNT" or "SUM" for one value (AddValue); S counts on the
+// same intervals as the table's own IOStat.
+type IOColumn struct {
+	Legend, Fn string
+	S          *IOStat
+}
+
+// TableWith builds the io,stat table with cols in place of the frames and
+// bytes of every frame, as tshark's -z io,stat,INTERVAL,COLUMN...: s (every
+// frame) gives the intervals. Columns are headed "N: Frames" and "N:
+// Bytes" (or "N: COUNT"...), N numbering them in the title's legend.
+func (s *IOStat) TableWith(cols []IOColumn) *Table {
 	iv, prec := s.Interval, s.Prec
 	one := iv <= 0 || iv > s.last
 	if one {
@@ -361,6 +390,20 @@ func (s *IOStat) Table() *Table {
 	}
 	t := &Table{Title: "IO statistics (interval " + secs(iv, prec) + " s, duration " + secs(s.last, 3) + " s)",
 		Header: []string{"Interval", "Frames", "Bytes"}}
+	if len(cols) > 0 {
+		t.Header = t.Header[:1]
+		var legend []string
+		for i, c := range cols {
+			n := strconv.Itoa(i + 1)
+			legend = append(legend, n+": "+c.Legend)
+			if c.Fn == "" {
+				t.Header = append(t.Header, n+": Frames", n+": Bytes")
+			} else {
+				t.Header = append(t.Header, n+": "+c.Fn)
+			}
+		}
+		t.Title = strings.TrimSuffix(t.Title, ")") + "; columns " + strings.Join(legend, ", ") + ")"
+	}
 	n := int64(len(s.frames))
 	if one {
 		n = min(n, 1)
@@ -376,21 +419,48 @@ func (s *IOStat) Table() *Table {
 				end = "Dur"
 			}
 		}
-		var fr, by uint64
-		if one { // every frame
-			for j := range s.frames {
-				fr += s.frames[j]
-				by += s.bytes[j]
-			}
-		} else if i < int64(len(s.frames)) {
-			fr, by = s.frames[i], s.bytes[i]
+		row := []string{secs(from, prec) + " <> " + end}
+		if len(cols) == 0 {
+			fr, by := s.at(i, one)
+			row = append(row, U(fr), U(by))
 		}
-		t.Rows = append(t.Rows, []string{secs(from, prec) + " <> " + end, U(fr), U(by)})
+		for _, c := range cols {
+			fr, by := c.S.at(i, one)
+			if c.Fn == "" {
+				row = append(row, U(fr))
+			}
+			row = append(row, U(by))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	if s.over > 0 {
-		t.Rows = append(t.Rows, []string{"(later: the table keeps " + strconv.Itoa(MaxIOIntervals) + " intervals)", U(s.over), U(s.overB)})
+		row := []string{"(later: the table keeps " + strconv.Itoa(MaxIOIntervals) + " intervals)"}
+		if len(cols) == 0 {
+			row = append(row, U(s.over), U(s.overB))
+		}
+		for _, c := range cols {
+			if c.Fn == "" {
+				row = append(row, U(c.S.over))
+			}
+			row = append(row, U(c.S.overB))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// at is the frames and bytes (or value) of interval i; one: of every
+// interval.
+func (s *IOStat) at(i int64, one bool) (fr, by uint64) {
+	if one {
+		for j := range s.frames {
+			fr += s.frames[j]
+			by += s.bytes[j]
+		}
+	} else if i < int64(len(s.frames)) {
+		fr, by = s.frames[i], s.bytes[i]
+	}
+	return fr, by
 }
 
 // secs formats ns as seconds with prec decimals.

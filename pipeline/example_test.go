@@ -21,7 +21,7 @@ func ExampleRun() {
 	}
 	fmt.Printf("%d frames; findings: %d errors, %d warnings, %d notes\n", res.Frames, res.Errors, res.Warnings, res.Notes)
 	// Output:
-	//      1 0.000000 127.0.0.1:46913       → 127.1.0.1:7002        AFS      94 DATA call 1 seq 1 ser 1 <CI,LAST>; AFS PR NewEntry request
-	//      2 0.000598 127.1.0.1:7002        → 127.0.0.1:46913       AFS      74 DATA call 1 seq 1 ser 1 <LAST>; AFS PR NewEntry reply (request in frame 1, 0.000598s)
+	//      1 0.000000 127.0.0.1:46913       → 127.1.0.1:7002        AFS (RX)      94 DATA call 1 seq 1 ser 1 <CI,LAST>; AFS PR NewEntry request
+	//      2 0.000598 127.1.0.1:7002        → 127.0.0.1:46913       AFS (RX)      74 DATA call 1 seq 1 ser 1 <LAST>; AFS PR NewEntry reply (request in frame 1, 0.000598s)
 	// 2 frames; findings: 0 errors, 0 warnings, 0 notes
 }

@@ -67,8 +67,9 @@ type outcome struct {
 }
 
 // mergeZStats are the engine's own -z tables the merge tests ask for (the
-// ones after the first two are not in StatNames: they take a parameter).
-var mergeZStats = []string{"expert", "io,phs", "io,stat,0.01", "io,stat,1", "io,stat,0"}
+// ones after the first three are not in StatNames: they take a parameter;
+// conv,eth turns on the Ethernet conversations, counted only when asked).
+var mergeZStats = []string{"expert", "io,phs", "conv,eth", "io,stat,0.01", "io,stat,1", "io,stat,0"}
 
 // decodeSharded decodes pkts on n engines, each getting the frames the
 // shard key gives it, in order and with their real numbers, each with its
@@ -116,7 +117,7 @@ func decodeSharded(t *testing.T, name string, pkts []capture.Packet, n int) outc
 	}
 
 	o.rows = map[string]int{}
-	names := append(e.StatNames(), mergeZStats[2:]...)
+	names := append(e.StatNames(), mergeZStats[3:]...)
 	for _, z := range names {
 		o.rows[z] = len(e.Stat(z).Rows)
 	}

@@ -255,7 +255,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	for i, w := range p.w {
 		w.in = make(chan *round, cap(p.free))
 		done[i] = make(chan struct{})
-		go w.run(r, p, n, len(sinks) > 0, pr != nil, direct, done[i])
+		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, done[i])
 	}
 	go func() {
 		frames, readErr = p.read(r, src, order, direct, n)
@@ -376,8 +376,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		if prog != nil {
 			prog.SetFrames(num)
 		}
+		shown := dissect.FrameTimeNS(pkt.LinkType, pkt.Data, pkt.CapLen, pkt.WireLen, pkt.TimeNS) // an ERF record's own time
 		if num == 1 {
-			first, prev = pkt.TimeNS, pkt.TimeNS
+			first, prev = shown, shown
 		}
 		if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
 			send()
@@ -401,7 +402,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			p.streams.NumberStreams(&dp)
 			b.pkts[len(b.pkts)-1].streams = dp.Streams
 		}
-		prev = pkt.TimeNS
+		prev = shown
 		rd.ids = append(rd.ids, uint8(w))
 		if len(rd.ids) == p.frames {
 			send()
@@ -457,6 +458,9 @@ func (w *worker) batch(r *runner, b *batch, data []byte, pass int, emit, print b
 			if r.tree {
 				t = &w.t
 				w.eng.BuildTree(t, f)
+				if r.zf {
+					w.eng.CountFiltered(f, t)
+				}
 				shown = w.flt == nil || w.flt.Match(t)
 			}
 			if shown {

@@ -15,7 +15,7 @@ import (
 // summary, -q, -z, check, stats and flows read once. -2 (TwoPass) forces
 // the second pass, --single-pass (SinglePass) forbids it; standard input
 // and live captures can be read only once.
-func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
+func twoPasses(cfg *Config, pr *printer, flt *filter.Filter, zflt []dissect.Matcher) (bool, error) {
 	if cfg.TwoPass && cfg.SinglePass {
 		return false, errors.New("-2 and --single-pass ask for opposite things")
 	}
@@ -31,6 +31,11 @@ func twoPasses(cfg *Config, pr *printer, flt *filter.Filter) (bool, error) {
 	for _, s := range cfg.Sinks {
 		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
 			return true, nil // a tree of its own: it may show anything
+		}
+	}
+	for _, m := range zflt { // a -z FILTER on a field known only later
+		if f, ok := m.(*filter.Filter); ok && f.Later() {
+			return true, nil
 		}
 	}
 	return false, nil

@@ -205,6 +205,7 @@ func Run(cfg Config) (res Result, err error) {
 		}
 	}
 	eo.ZStats = cfg.Stats
+	eo.ZFilter = func(src string) (dissect.Matcher, error) { return filter.Compile(src) }
 	nw := parallelWorkers(cfg)
 	// tcp.stream and udp.stream count the whole capture's flows: shown on
 	// -j workers, the reader numbers them (dissect.Engine.NumberStreams)
@@ -215,10 +216,15 @@ func Run(cfg Config) (res Result, err error) {
 		no.Conversations = false
 		numberer = dissect.NewEngine(no)
 	}
+	whole := eo
 	if nw > 1 && eo.MaxMem > 0 { // a budget given is shared; unset, each engine gets the default
 		eo.MaxMem = workerShare(eo.MaxMem, nw)
 	}
 	eng := dissect.NewEngine(eo)
+	if numberer == nil && nw > 1 && zGlobal(eng.ZMatchers()) { // a -z FILTER on tcp.stream...
+		whole.Conversations, whole.ZStats = false, nil
+		numberer = dissect.NewEngine(whole)
+	}
 	res.Engine, res.Workers = eng, nw
 	if len(cfg.Stats) > 0 {
 		known := eng.StatNames() // built afresh on each call: ask once
@@ -247,6 +253,9 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	if cfg.Write != "" {
 		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
+		if cfg.Input.Iface != "" { // the file says how much of each packet it keeps
+			w.snaplen = cfg.Input.Snaplen
+		}
 		if g, ok := cfg.Stop.(interface{ OnGiveUp(func()) }); ok {
 			g.OnGiveUp(w.GiveUp) // cmd/rdx's interrupt: keep what was written
 		}
@@ -262,22 +271,27 @@ func Run(cfg Config) (res Result, err error) {
 	for _, s := range cfg.Sinks {
 		add(s, true)
 	}
-	needTree := flt != nil || (!cfg.Quiet && pr.needsTree())
+	// -z tables with a FILTER count a frame once its tree is built.
+	zf := eng.NeedsTree()
+	needTree := flt != nil || zf || (!cfg.Quiet && pr.needsTree())
 	for _, s := range cfg.Sinks {
 		if ts, ok := s.(TreeSink); ok && ts.NeedsTree() {
 			needTree = true
 		}
 	}
 
-	two, err := twoPasses(&cfg, pr, flt)
+	two, err := twoPasses(&cfg, pr, flt, eng.ZMatchers())
 	if err != nil {
 		return res, err
 	}
 	if err := checkWriteTarget(cfg); err != nil {
 		return res, err
 	}
-	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree}
+	r := &runner{cfg: cfg, eng: eng, flt: flt, tree: needTree, zf: zf}
 	want := treeWant(cfg, pr, flt)
+	if want != nil && zf {
+		eng.WantZ(want)
+	}
 	r.t.SetWant(want) // only what -T fields and -Y read
 	if nw > 1 {
 		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
@@ -379,6 +393,7 @@ type runner struct {
 	eng  *dissect.Engine
 	flt  *filter.Filter
 	tree bool
+	zf   bool // -z tables with a FILTER: every frame of the output pass is counted with its tree
 	t    dissect.Tree
 	pre  *opened   // the input opened before the first pass (preopen)
 	par  *parallel // -j N: the workers decode (parallel.go)
@@ -489,7 +504,7 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		for i := range f.Findings {
 			c.Add(f.Findings[i].Sev)
 		}
-		if len(sinks) > 0 {
+		if len(sinks) > 0 || r.zf && n != 1 {
 			r.emit(f, sinks)
 		}
 	}
@@ -516,6 +531,9 @@ func (r *runner) emit(f *dissect.Frame, sinks []Sink) {
 	if r.tree {
 		t = &r.t
 		r.eng.BuildTree(t, f)
+		if r.zf {
+			r.eng.CountFiltered(f, t)
+		}
 		if r.flt != nil && !r.flt.Match(t) {
 			return
 		}
@@ -566,4 +584,16 @@ func (in Input) open() (capture.Source, func(), error) {
 		}
 		return src, nil, nil
 	}
+}
+
+// zGlobal reports whether a -z table's filter reads a field numbered over
+// the whole capture (tcp.stream): -j workers then have the reader number
+// them.
+func zGlobal(ms []dissect.Matcher) bool {
+	for _, m := range ms {
+		if f, ok := m.(*filter.Filter); ok && f.Global() {
+			return true
+		}
+	}
+	return false
 }

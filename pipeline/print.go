@@ -163,11 +163,15 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 				buf = append(buf, '\n')
 			}
 		}
-	case "json":
-		buf = render.JSON(buf, t, f.TimeNS, true)
-	case "jsonl":
-		buf = render.JSON(buf, t, f.TimeNS, false)
-		buf = append(buf, '\n')
+	case "json", "jsonl":
+		var raw []byte // -x: tshark's "_raw" members
+		if pr.p.Hex {
+			raw = f.Data
+		}
+		buf = render.JSONRaw(buf, t, f.TimeNS, pr.p.Format == "json", raw)
+		if pr.p.Format == "jsonl" {
+			buf = append(buf, '\n')
+		}
 	case "fields":
 		pr.fw.SetFrameClock(f, pr.clock(f)) // for _ws.col.* columns
 		buf = pr.fw.Row(buf, t)

@@ -34,6 +34,7 @@ type pcapngSink struct {
 	// pcap) or "nsecpcap"; a pcap holds one link type, the first frame's,
 	// and its header waits for that frame.
 	format  string
+	snaplen int // recorded in the file (0: capture.MaxRecord); a live capture's -s
 	pw      *capture.PcapWriter
 	pcapLT  uint16
 	closed  bool
@@ -80,12 +81,13 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	}
 	id, ok := s.ifaces[f.LinkType]
 	if !ok {
-		if id, s.err = s.w.AddInterface(f.LinkType, capture.MaxRecord, ""); s.err != nil {
+		if id, s.err = s.w.AddInterface(f.LinkType, s.snaplenOr(), ""); s.err != nil {
 			return
 		}
 		s.ifaces[f.LinkType] = id
 	}
-	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen,
+	t, wire := f.Record() // the record as read (an ERF frame's header says other lengths)
+	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire,
 		LinkType: f.LinkType, Iface: id})
 }
 
@@ -97,13 +99,23 @@ func (s *pcapngSink) pcapFrame(f *dissect.Frame) error {
 	if f.LinkType != s.pcapLT {
 		return fmt.Errorf("frame %d has link type %d, but a pcap file holds one link type (%d, the first frame's): use -F pcapng", f.Num, f.LinkType, s.pcapLT)
 	}
-	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: f.TimeNS, CapLen: f.CapLen, WireLen: f.WireLen, LinkType: f.LinkType})
+	t, wire := f.Record()
+	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire, LinkType: f.LinkType})
+}
+
+// snaplenOr is the snapshot length the file records: the live capture's
+// (-i with -s), else the largest record rdx reads.
+func (s *pcapngSink) snaplenOr() int {
+	if s.snaplen > 0 {
+		return s.snaplen
+	}
+	return capture.MaxRecord
 }
 
 // pcapHeader writes the pcap file header once, for link type lt.
 func (s *pcapngSink) pcapHeader(lt uint16) (err error) {
 	if s.pw == nil {
-		s.pw, err = capture.NewPcapWriter(s.bw, lt, capture.MaxRecord, s.format == "nsecpcap")
+		s.pw, err = capture.NewPcapWriter(s.bw, lt, s.snaplenOr(), s.format == "nsecpcap")
 		s.pcapLT = lt
 	}
 	return err

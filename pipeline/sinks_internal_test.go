@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -85,5 +86,41 @@ func TestPcapngSinkGiveUp(t *testing.T) {
 	(&pcapngSink{path: filepath.Join(dir, "never.pcapng")}).GiveUp() // not started: nothing to do, no panic
 	if _, err := os.Stat(filepath.Join(dir, "never.pcapng")); err == nil {
 		t.Error("a sink that never started created its file")
+	}
+}
+
+// TestPcapngSinkSnaplen: a -w file of a live capture records its -s in the
+// pcapng interface block and the pcap header (tshark: the snapshot length
+// of the capture); without one, the largest record rdx reads.
+func TestPcapngSinkSnaplen(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		format  string
+		snaplen int
+		want    uint32
+	}{{"", 128, 128}, {"pcap", 96, 96}, {"", 0, capture.MaxRecord}} {
+		target := filepath.Join(dir, "out"+c.format)
+		s := &pcapngSink{path: target, format: c.format, snaplen: c.snaplen}
+		if err := s.Start(nil); err != nil {
+			t.Fatal(err)
+		}
+		writeFrames(t, s, 1)
+		if err := s.End(nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(target)
+		if err != nil || len(b) < 40 {
+			t.Fatal(len(b), err)
+		}
+		var got uint32
+		if c.format == "pcap" {
+			got = binary.LittleEndian.Uint32(b[16:])
+		} else { // the IDB follows the section header block
+			shb := binary.LittleEndian.Uint32(b[4:])
+			got = binary.LittleEndian.Uint32(b[shb+12:])
+		}
+		if got != c.want {
+			t.Errorf("-F %q -s %d: the file records snaplen %d, want %d", c.format, c.snaplen, got, c.want)
+		}
 	}
 }

@@ -128,8 +128,8 @@ func (w *Fields) SetFrame(f *dissect.Frame, first int64) {
 func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) { w.frame, w.clock = f, *c }
 
 // appendColumn appends one summary column of f as the summary line shows it
-// (no padding): addresses without ports, a MAC address when the frame has
-// no IP header.
+// (no padding): addresses without ports; without an IP header, the LIDs
+// or GIDs of InfiniBand (Frame.Link), else a MAC address.
 func appendColumn(dst []byte, c wsCol, f *dissect.Frame, clock *Clock) []byte {
 	switch c {
 	case colNo:
@@ -143,6 +143,9 @@ func appendColumn(dst []byte, c wsCol, f *dissect.Frame, clock *Clock) []byte {
 			}
 			return n.Dst.AppendTo(dst)
 		}
+		if f.Link.Kind != dissect.LinkNone {
+			return f.Link.AppendLinkAddr(dst, c == colSource)
+		}
 		if f.LinkType == dissect.LinkTypeEthernet && len(f.Data) >= 14 {
 			if c == colSource {
 				return dissect.AppendHexBytes(dst, f.Data[6:12], ':')
@@ -151,7 +154,7 @@ func appendColumn(dst []byte, c wsCol, f *dissect.Frame, clock *Clock) []byte {
 		}
 		return dst
 	case colProto:
-		return appendUpper(dst, f.Proto)
+		return appendProtoColumn(dst, f)
 	case colLength:
 		return strconv.AppendInt(dst, int64(f.WireLen), 10)
 	case colInfo:

@@ -69,6 +69,12 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 		dst = ac.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
 		dst = append(dst, " → "...)
 		dst = ac.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
+	} else if f.Link.Kind != dissect.LinkNone {
+		start := len(dst)
+		dst = pad(f.Link.AppendLinkAddr(dst, true), start, 21)
+		dst = append(dst, " → "...)
+		start = len(dst)
+		dst = pad(f.Link.AppendLinkAddr(dst, false), start, 21)
 	} else {
 		dst = append(dst, "-                     → -                    "...)
 	}
@@ -81,8 +87,8 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 		dst = append(dst, proto...)
 	}
 	start := len(dst)
-	dst = appendUpper(dst, f.Proto)
-	dst = pad(dst, start, 5)
+	dst = appendProtoColumn(dst, f)
+	dst = pad(dst, start, protoWidth)
 	if proto != "" {
 		dst = append(dst, st.Reset...)
 	}
@@ -323,8 +329,17 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		}
 		last = a
 	}
+	// A TCP segment nothing above decoded: tshark's Info, whose "[TCP ...]"
+	// prefixes already say what the analysis found.
+	tcpInfo := len(dst) == start && f.Net.HasL4 && f.Net.IPProto == dissect.IPProtoTCP
+	if tcpInfo {
+		dst = f.AppendTransportInfo(dst)
+	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
+		if tcpInfo && dissect.IsTCPAnalysis(fd) {
+			continue
+		}
 		if fd.Sev >= dissect.Warn {
 			dst = append(dst, " ["...)
 			dst = append(dst, fd.Msg...)
@@ -341,6 +356,44 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		}
 	}
 	return dst
+}
+
+// protoWidth is the Protocol column's width: the longest name
+// appendProtoColumn writes ("InfiniBand"); a longer one pushes the line on.
+const protoWidth = 10
+
+// appendProtoColumn appends the Protocol column: tshark's name for the
+// protocol where rdx's upper-case abbreviation differs from it, and for
+// InfiniBand (and its CM) the encapsulation's, as tshark's: "RRoCE" over
+// UDP, "RoCE" over Ethernet, "InfiniBand" native.
+func appendProtoColumn(dst []byte, f *dissect.Frame) []byte {
+	switch f.Proto {
+	case "infiniband", "ibcm":
+		switch {
+		case f.Net.HasL4:
+			return append(dst, "RRoCE"...)
+		case f.Net.EtherType == 0x8915:
+			return append(dst, "RoCE"...)
+		}
+		return append(dst, "InfiniBand"...)
+	case "iwarp_ddp_rdmap":
+		return append(dst, "DDP/RDMA"...)
+	case "iwarp_mpa":
+		return append(dst, "MPA"...)
+	case "rpcordma":
+		return append(dst, "RPCoRDMA"...)
+	case "afs":
+		return append(dst, "AFS (RX)"...)
+	case "ip":
+		return append(dst, "IPv4"...)
+	case "ipv6":
+		return append(dst, "IPv6"...)
+	case "icmpv6":
+		return append(dst, "ICMPv6"...)
+	case "portmap":
+		return append(dst, "Portmap"...)
+	}
+	return appendUpper(dst, f.Proto)
 }
 
 func appendUpper(dst []byte, s string) []byte {

@@ -53,7 +53,7 @@ func TestSummaryLine(t *testing.T) {
 	// protocol upper-cased in 5, length in 5, then the info: PDU summaries
 	// joined by "; " (an empty one leaves no separator; a change of protocol
 	// is named), then the first warning or error in brackets.
-	want := fmt.Sprintf("%6d %s %-21s → %-21s %-5s %5d %s\n", 3, "1.234567", "198.51.100.1:7000", "198.51.100.2:7001",
+	want := fmt.Sprintf("%6d %s %-21s → %-21s %-10s %5d %s\n", 3, "1.234567", "198.51.100.1:7000", "198.51.100.2:7001",
 		"RENDERTEST2", 98, "DATA seq 1; RENDERTEST2 FetchData [first warning]")
 	if got := string(render.Summary(nil, f, 1e9, nil)); got != want {
 		t.Errorf("summary\n got %q\nwant %q", got, want)
@@ -66,14 +66,14 @@ func TestSummaryLine(t *testing.T) {
 	// No IP: dashes for the addresses; no PDU and no transport: the
 	// first finding (a Note too) is the info.
 	f = &dissect.Frame{Num: 12, TimeNS: 5e9, WireLen: 60, Proto: "eth", Findings: []dissect.Finding{{Sev: dissect.Note, Msg: "fragment held"}}}
-	want = fmt.Sprintf("%6d %s %-21s → %-21s %-5s %5d %s\n", 12, "4.000000", "-", "-", "ETH", 60, "fragment held")
+	want = fmt.Sprintf("%6d %s %-21s → %-21s %-10s %5d %s\n", 12, "4.000000", "-", "-", "ETH", 60, "fragment held")
 	if got := string(render.Summary(nil, f, 1e9, nil)); got != want {
 		t.Errorf("summary without IP\n got %q\nwant %q", got, want)
 	}
 	// IP without a transport: addresses without ports.
 	f = &dissect.Frame{Num: 1, WireLen: 20, Proto: "ip", Net: dissect.Net{HasIP: true,
 		Src: netip.MustParseAddr("2001:db8::1"), Dst: netip.MustParseAddr("198.51.100.9")}}
-	want = fmt.Sprintf("%6d %s %-21s → %-21s %-5s %5d \n", 1, "0.000000", "2001:db8::1", "198.51.100.9", "IP", 20)
+	want = fmt.Sprintf("%6d %s %-21s → %-21s %-10s %5d \n", 1, "0.000000", "2001:db8::1", "198.51.100.9", "IPv4", 20)
 	if got := string(render.Summary(nil, f, 0, nil)); got != want {
 		t.Errorf("summary without ports\n got %q\nwant %q", got, want)
 	}

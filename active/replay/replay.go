@@ -19,6 +19,12 @@ type Options struct {
 	Mbps     float64
 	Loop     int // times to send the file; 0 means 1
 	Rewrites []Rewrite
+	// Limit stops after sending that many packets (tcpreplay -L); 0: no limit.
+	Limit uint64
+	// StatsEvery calls Progress with the counts so far that often while
+	// sending (tcpreplay --stats); 0: never.
+	StatsEvery time.Duration
+	Progress   func(Stats)
 }
 
 // Sender puts a frame on the wire.
@@ -68,6 +74,7 @@ func Run(open func() (capture.Source, error), send Sender, o Options, each func(
 	}
 	loops := max(o.Loop, 1)
 	start := time.Now()
+	lastStats := start
 	var bits float64 // sent so far, for --mbps
 	var buf []byte
 	skip := func(n uint64, why Reason, frame []byte) {
@@ -140,6 +147,18 @@ func Run(open func() (capture.Source, error), send Sender, o Options, each func(
 			bits += float64(len(buf)) * 8
 			if each != nil {
 				each(n, time.Since(start), buf, OK)
+			}
+			if o.StatsEvery > 0 && o.Progress != nil {
+				if now := time.Now(); now.Sub(lastStats) >= o.StatsEvery {
+					lastStats = now
+					st.Elapsed = now.Sub(start)
+					o.Progress(st)
+				}
+			}
+			if o.Limit > 0 && st.Packets >= o.Limit {
+				src.Close()
+				st.Elapsed = time.Since(start)
+				return st, nil
 			}
 		}
 		src.Close()

@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -344,4 +345,21 @@ func TestRunSkipsTooBig(t *testing.T) {
 		t.Fatalf("sent %d, skipped as too big %d (%v), want 112 in all and some of each", st.Packets, st.Skipped[TooBig], skipped)
 	}
 	t.Logf("pts-ops.pcap at MTU 200: %d sent, %d skipped as too big", st.Packets, st.Skipped[TooBig])
+}
+
+// Limit stops after that many packets sent, across loops (tcpreplay -L);
+// StatsEvery calls Progress while sending (tcpreplay --stats).
+func TestLimitAndStats(t *testing.T) {
+	open := func() (capture.Source, error) { return capture.Open(ptsOps) }
+	st, err := Run(open, DryRun{}, Options{TopSpeed: true, Loop: 3, Limit: 150}, nil, nil)
+	if err != nil || st.Packets != 150 {
+		t.Errorf("-L 150 over 3×112: %d packets, %v", st.Packets, err)
+	}
+	var calls []uint64
+	st, _ = Run(open, DryRun{}, Options{PPS: 2000, Limit: 60, StatsEvery: 10 * time.Millisecond,
+		Progress: func(s Stats) { calls = append(calls, s.Packets) }}, nil, nil)
+	// 60 packets at 2000/s take 30 ms: two or three reports, counts rising
+	if st.Packets != 60 || len(calls) < 2 || len(calls) > 4 || !slices.IsSorted(calls) || calls[len(calls)-1] > 60 {
+		t.Errorf("--stats every 10 ms over %v: reports %v", st.Elapsed, calls)
+	}
 }

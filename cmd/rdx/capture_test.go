@@ -229,7 +229,7 @@ func TestReplayCaptureVeth(t *testing.T) {
 	t.Run("all", func(t *testing.T) {
 		want := expected(t, rws, nil)
 		out := filepath.Join(dir, "all.pcapng")
-		capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-w", out, "-c", strconv.Itoa(len(want)))
+		capCmd, _, capErr := l.start(t, l.nsB, "capturing on", "capture", "-i", l.ifB, "-Q", "in", "-s", "9000", "-w", out, "-c", strconv.Itoa(len(want)))
 		args := []string{"netns", "exec", l.nsA, l.bin, "replay", ptsOps, "-i", l.ifA, "--topspeed"}
 		for _, r := range rws {
 			args = append(args, "--rewrite", r)
@@ -247,6 +247,12 @@ func TestReplayCaptureVeth(t *testing.T) {
 			t.Errorf("sent %d, captured %d (received %d, dropped %d), want %d everywhere and 0 drops", sent[0], cnt[0], cnt[1], cnt[2], len(want))
 		}
 		compareFrames(t, readFrames(t, out), want)
+		// -s is the snapshot length the interface block records
+		if b, err := os.ReadFile(out); err != nil || len(b) < 32 {
+			t.Errorf("%s: %d octets, %v", out, len(b), err)
+		} else if shb := binary.LittleEndian.Uint32(b[4:]); int(shb)+16 > len(b) || binary.LittleEndian.Uint32(b[shb+12:]) != 9000 {
+			t.Errorf("the interface block does not record -s 9000: % x", b[shb:min(int(shb)+16, len(b))])
+		}
 	})
 
 	t.Run("filter", func(t *testing.T) {
@@ -398,6 +404,36 @@ func TestCaptureNotPermitted(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "lo: not permitted: packet sockets need root or CAP_NET_RAW") {
 			t.Errorf("rdx %v as nobody: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// replay --dry-run does not wait out the capture's timing (cell-bringup
+// spans 40 s) unless a rate is asked; -L stops after N packets, as
+// tcpreplay's; bad counts are usage errors.
+func TestReplayDryRunLimit(t *testing.T) {
+	const cell = "../../pcaps/rx/cell-bringup.pcap"
+	io, _, out, errOut := iostreams.Test()
+	start := time.Now()
+	if code := run(io, []string{"replay", cell, "--dry-run", "-L", "7"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("--dry-run took %v: it waited for the capture's timing", d)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 7 || !strings.Contains(errOut.String(), "would send 7 packets") {
+		t.Errorf("-L 7: %d lines, %q", n, errOut)
+	}
+	io, _, _, errOut = iostreams.Test()
+	code := run(io, []string{"replay", cell, "--dry-run", "--pps", "100", "-L", "3"})
+	m := regexp.MustCompile(`would send 3 packets, \d+ bytes in (\d+\.\d+) s`).FindStringSubmatch(errOut.String())
+	if secs, _ := strconv.ParseFloat(append(m, "", "")[1], 64); code != 0 || secs < 0.019 {
+		t.Errorf("--dry-run --pps 100 -L 3: exit %d, %q (3 packets at 100/s take 0.02 s)", code, errOut)
+	}
+	for _, bad := range [][]string{{"-L", "-1"}, {"--stats", "-2"}} {
+		io, _, _, errOut := iostreams.Test()
+		if code := run(io, append([]string{"replay", cell, "--dry-run"}, bad...)); code != 2 {
+			t.Errorf("%v: exit %d, %q", bad, code, errOut)
 		}
 	}
 }

@@ -142,7 +142,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f := cmd.Flags()
 	f.StringVarP(&o.File, "read-file", "r", "", "capture file to read (- for standard input)")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print the protocol tree of every frame")
-	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame")
+	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame (-T json: tshark's \"_raw\" members, [hex, offset, length, bitmask, type])")
 	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text, json, jsonl or fields")
 	f.StringArrayVarP(&o.Fields, "field", "e", nil, "field to print with -T fields (repeatable)")
 	f.StringArrayVarP(&o.FieldOpts, "field-option", "E", nil, "-T fields option: header=y, separator=/t|,|..., aggregator=X, quote=d|s|n")
@@ -171,6 +171,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 	f.BoolVarP(&o.NoResolve, "no-resolve", "n", false, "no name resolution (as tshark -n; rdx never resolves names: addresses and ports print as numbers)")
 	f.StringVarP(&o.Resolve, "resolve", "N", "", "name resolution flags of tshark (mnNtdv): accepted, and nothing is resolved")
 	f.BoolVarP(&o.LineFlush, "line-buffered", "l", false, "write every frame out as soon as it is printed (as tshark -l; decodes on one core)")
+	addReadCompletions(cmd)
 	return cmd
 }
 

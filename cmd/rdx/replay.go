@@ -26,6 +26,9 @@ type ReplayOptions struct {
 	Loop     int
 	Rewrite  []string
 	DryRun   bool
+	Limit    int
+	Stats    int
+	timed    bool // a rate flag was given: --dry-run keeps the timing
 }
 
 func newCmdReplay(io *iostreams.IO, runF func(*ReplayOptions) error) *cobra.Command {
@@ -47,10 +50,14 @@ in the closing summary.`,
 		Example: `  rdx replay pcaps/rx/pts-ops.pcap -i veth0 --topspeed
   rdx replay FILE -i veth0 --speed 2 --loop 3
   rdx replay FILE -i veth0 --pps 1000 --rewrite ip.dst=198.51.100.2 --rewrite udp.dstport=7000
-  rdx replay FILE --dry-run --rewrite eth.dst=02:00:00:00:00:02`,
+  rdx replay FILE --dry-run --rewrite eth.dst=02:00:00:00:00:02
+  rdx replay FILE -i veth0 -L 100 --stats 1 --pps 10`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
+			for _, n := range []string{"topspeed", "speed", "pps", "mbps"} {
+				o.timed = o.timed || cmd.Flags().Changed(n)
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -65,7 +72,9 @@ in the closing summary.`,
 	f.Float64VarP(&o.Mbps, "mbps", "M", 0, "send at N megabits per second")
 	f.IntVarP(&o.Loop, "loop", "l", 1, "send the file N times")
 	f.StringArrayVar(&o.Rewrite, "rewrite", nil, "FIELD=VALUE, FIELD one of "+strings.Join(replay.RewriteFields, ", ")+" (repeatable)")
-	f.BoolVarP(&o.DryRun, "dry-run", "n", false, "print what would be sent, send nothing")
+	f.BoolVarP(&o.DryRun, "dry-run", "n", false, "print what would be sent, send nothing; at once unless --speed, --pps or --mbps is given")
+	f.IntVarP(&o.Limit, "limit", "L", 0, "send at most N packets (as tcpreplay -L)")
+	f.IntVar(&o.Stats, "stats", 0, "print the counts every N seconds while sending (as tcpreplay --stats)")
 	return cmd
 }
 
@@ -82,7 +91,20 @@ func replayRun(o *ReplayOptions) error {
 	if o.Speed <= 0 || o.PPS < 0 || o.Mbps < 0 || o.Loop < 1 {
 		return usageErr("--speed, --pps and --mbps must be positive, --loop at least 1")
 	}
-	ro := replay.Options{TopSpeed: o.TopSpeed, Speed: o.Speed, PPS: o.PPS, Mbps: o.Mbps, Loop: o.Loop}
+	if o.Limit < 0 || o.Stats < 0 {
+		return usageErr("-L and --stats want a count of at least 0")
+	}
+	ro := replay.Options{TopSpeed: o.TopSpeed, Speed: o.Speed, PPS: o.PPS, Mbps: o.Mbps, Loop: o.Loop, Limit: uint64(o.Limit)}
+	if o.DryRun && !o.timed { // nothing goes on the wire: no reason to wait out the capture
+		ro.TopSpeed = true
+	}
+	if o.Stats > 0 {
+		ro.StatsEvery = time.Duration(o.Stats) * time.Second
+		ro.Progress = func(st replay.Stats) {
+			fmt.Fprintf(o.IO.ErrOut, "rdx: %d packets, %d bytes in %.3f s so far (%.0f packets/s, %.2f Mbit/s)\n",
+				st.Packets, st.Bytes, st.Elapsed.Seconds(), st.PPS(), st.Mbps())
+		}
+	}
 	for _, r := range o.Rewrite {
 		rw, err := replay.ParseRewrite(r)
 		if err != nil {

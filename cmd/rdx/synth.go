@@ -71,6 +71,7 @@ func newCmdSynth(io *iostreams.IO, runF func(*SynthOptions) error) *cobra.Comman
 	f.Int64Var(&o.Build.Seed, "seed", 1, "seed of the --loss draw: the same seed gives the same capture")
 	f.BoolVar(&o.Markers, "markers", true, "MPA markers (mpa; --markers=false turns them off)")
 	f.BoolVar(&o.CRC, "crc", true, "MPA CRCs (mpa; --crc=false turns them off)")
+	cmd.ValidArgsFunction = completeScenarios
 	return cmd
 }
 

@@ -15,7 +15,9 @@ func TestZHelpWithoutFile(t *testing.T) {
 	if code := run(io, []string{"read", "-z", "help"}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, name := range []string{"expert", "io,phs", "io,stat,INTERVAL", "endpoints,ip", "endpoints,tcp", "conv,ip", "rpc,srt"} {
+	for _, name := range []string{"expert", "io,phs", "io,stat,INTERVAL", "endpoints,ip", "endpoints,tcp", "conv,ip", "rpc,srt",
+		"endpoints,eth", "conv,eth", "conv,ipv6", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER", "io,stat,INTERVAL,FILTER...",
+		"rpc,srt,PROGRAM,VERSION"} {
 		if !strings.Contains("\n"+out.String(), "\n"+name+"\n") {
 			t.Errorf("-z help lacks %s:\n%s", name, out)
 		}
@@ -39,10 +41,96 @@ func TestZWholeCaptureTables(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
-	for _, bad := range []string{"io,stat,x", "io,stat,-1", "io,stat,1,rx", "endpoints,nope"} {
+	for _, bad := range []string{"io,stat,x", "io,stat,-1", "io,stat,1,rx.nope", "endpoints,nope", "conv,tcp,tcp.nope==1",
+		"conv,bogus,tcp", "io,stat,1,MAX(tcp.len)tcp", "io,stat,1,SUM(tcp.flags.str)tcp", "rpc,srt,100003", "rpc,srt,x,3"} {
 		io, _, _, errOut := iostreams.Test()
 		if code := run(io, []string{"read", "-q", "-z", bad, "../../pcaps/rx/cell-bringup.pcap"}); code != 2 || !strings.Contains(errOut.String(), bad) {
 			t.Errorf("-z %s: exit %d %q", bad, code, errOut)
 		}
+	}
+}
+
+// -z rpc,srt,PROGRAM,VERSION: one program version's procedures with the
+// calls tshark counts (tshark -z rpc,srt,100003,3 on this capture: NULL
+// 2, GETATTR 9, LOOKUP 23, WRITE 24, COMMIT 1; its READ counts 20, each
+// reply twice: see TestRPCSRTOnce), other programs left out; the same with
+// -j 2.
+func TestZRPCSRTProgram(t *testing.T) {
+	for _, j := range []string{"1", "2"} {
+		io, _, out, errOut := iostreams.Test()
+		if code := run(io, []string{"read", "-q", "-j", j, "-z", "rpc,srt,100003,3", "../../pcaps/kernel/nfs3_rdma_roce.pcap"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, want := range []string{`of NFS version 3`, `\| +0 \| NULL +\| +2 \|`, `\| +1 \| GETATTR +\| +9 \|`,
+			`\| +3 \| LOOKUP +\| +23 \|`, `\| +7 \| WRITE +\| +24 \|`, `\| +21 \| COMMIT +\| +1 \|`} {
+			if !regexp.MustCompile(want).MatchString(out.String()) {
+				t.Errorf("-j %s: no %q in:\n%s", j, want, out)
+			}
+		}
+		if strings.Contains(out.String(), "GETPORT") || strings.Contains(out.String(), "MNT") {
+			t.Errorf("-j %s: other programs in:\n%s", j, out)
+		}
+	}
+}
+
+// The -z tables with a FILTER print the same with -j 1 and -j 2 (each
+// worker counts its frames, Engine.Merge adds them), with -Y not changing
+// them (tshark's tables see every frame), and the Ethernet tables.
+func TestZFilteredWorkers(t *testing.T) {
+	args := func(j string) []string {
+		return []string{"read", "-q", "-j", j, "-Y", "arp", "-z", "conv,tcp,tcp.len>0", "-z", "endpoints,udp,frame.len>100",
+			"-z", "conv,ib,infiniband.bth.opcode==4", "-z", "io,stat,0.5,tcp,udp,COUNT(tcp.len)tcp.len>0,SUM(udp.length)udp",
+			"-z", "endpoints,eth", "-z", "conv,eth", "../../pcaps/kernel/nfs3_rdma_roce.pcap"}
+	}
+	var outs []string
+	for _, j := range []string{"1", "2"} {
+		io, _, out, errOut := iostreams.Test()
+		if code := run(io, args(j)); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		outs = append(outs, out.String())
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("-j 1 and -j 2 differ:\n%s\n----\n%s", outs[0], outs[1])
+	}
+	// numbers from tshark -z endpoints,eth and -z io,stat,0.5,...,SUM(udp.length)udp.length>0 on the capture
+	for _, want := range []string{"Ethernet endpoints", `Conversations \(ib: InfiniBand QPs, packets\) \(filter: infiniband.bth.opcode==4\)`,
+		`\| 0.0 <> 0.5 +\| +22 \| +1820 \| +73 \| +10226 \| +6 \| +7744 \|`,
+		`\| 2.5 <> 3.0 +\| +0 \| +0 \| +1148 \| +1063992 \| +0 \| +1024960 \|`,
+		`1: Frames \| 1: Bytes \| 2: Frames \| 2: Bytes \| 3: COUNT \| +4: SUM`,
+		`\| 52:54:00:00:00:01 \| +4043 \| +3449442 \| +2497 \| +2283822 \| +1546 \| +1165620 \|`} {
+		if !regexp.MustCompile(want).MatchString(outs[0]) {
+			t.Errorf("no %q in:\n%s", want, outs[0])
+		}
+	}
+	if regexp.MustCompile(`filter: infiniband.bth.opcode==4\)\n\(none\)`).MatchString(outs[0]) {
+		t.Errorf("conv,ib with a FILTER counted nothing:\n%s", outs[0])
+	}
+}
+
+// -z rpc,srt,PROGRAM,VERSION,FILTER counts the replies in the frames FILTER
+// matches: tshark -z 'rpc,srt,100003,3,frame.len<200' on this capture has
+// exactly these six procedures (NULL 2, GETATTR 9, READDIRPLUS 3, FSSTAT 1,
+// FSINFO 4, PATHCONF 2); the same with -j 2 and in two passes (-2).
+func TestZRPCSRTFilter(t *testing.T) {
+	var outs []string
+	for _, args := range [][]string{{"-j", "1"}, {"-j", "2"}, {"-2"}} {
+		io, _, out, errOut := iostreams.Test()
+		a := append(append([]string{"read", "-q"}, args...), "-z", "rpc,srt,100003,3,frame.len<200", "../../pcaps/kernel/nfs3_rdma_roce.pcap")
+		if code := run(io, a); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var rows []string
+		for _, m := range regexp.MustCompile(`(?m)^\| +(\d+) \| (\S+) +\| +(\d+) \|`).FindAllStringSubmatch(out.String(), -1) {
+			rows = append(rows, m[1]+" "+m[2]+" "+m[3])
+		}
+		got := strings.Join(rows, ";")
+		if want := "0 NULL 2;1 GETATTR 9;17 READDIRPLUS 3;18 FSSTAT 1;19 FSINFO 4;20 PATHCONF 2"; got != want {
+			t.Errorf("%v: rows %q, want %q:\n%s", args, got, want, out)
+		}
+		outs = append(outs, out.String())
+	}
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		t.Errorf("-j 1, -j 2 and -2 differ:\n%s\n%s\n%s", outs[0], outs[1], outs[2])
 	}
 }

@@ -231,6 +231,31 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	default:
 		d.native(f, data, off, nil)
 	}
+	if !f.Net.HasIP {
+		linkAddrs(f)
+	}
+}
+
+// linkAddrs sets the frame's Source and Destination columns from its
+// InfiniBand packet's headers, as tshark's: the GIDs of a GRH, else the
+// LIDs of the LRH.
+func linkAddrs(f *dissect.Frame) {
+	for i := len(f.PDUs) - 1; i >= 0; i-- {
+		p, ok := f.PDUs[i].(*Packet)
+		if !ok || p.encap == EncRoCEv2 {
+			continue
+		}
+		switch {
+		case p.grh >= 0 && p.grh+GRHLen <= len(p.data):
+			g := GRH(p.data[p.grh:])
+			f.Link = dissect.LinkAddrs{Kind: dissect.LinkGID, SGID: netip.AddrFrom16([16]byte(g.SGID())),
+				DGID: netip.AddrFrom16([16]byte(g.DGID()))}
+		case p.lrh >= 0 && p.lrh+LRHLen <= len(p.data):
+			l := LRH(p.data[p.lrh:])
+			f.Link = dissect.LinkAddrs{Kind: dissect.LinkLID, SLID: l.SLID(), DLID: l.DLID()}
+		}
+		return
+	}
 }
 
 func (d *State) malformed(f *dissect.Frame, p *Packet, fld *dissect.Field, msg string) {

@@ -131,7 +131,7 @@ func run(t *testing.T, frames [][]byte, opts dissect.Options) []frameOut {
 				continue
 			}
 			o := frameOut{fields: map[string][]string{}, checks: map[string][2]int{}}
-			o.info = infoOf(string(render.Summary(nil, f, 0, nil)), f)
+			o.info = string(render.Info(nil, f))
 			o.protos = string(eng.ProtoChain(nil, f))
 			for _, fd := range f.Findings {
 				o.findings = append(o.findings, fd.Msg)

@@ -3,7 +3,6 @@ package icmp_test
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -137,7 +136,7 @@ func decodeInfo(path string, opts dissect.Options) (map[uint64]string, error) {
 			p.Pass = pass
 			f := eng.Decode(p)
 			if pass == 2 {
-				out[p.Num] = infoOf(string(render.Summary(nil, f, 0, nil)), f)
+				out[p.Num] = string(render.Info(nil, f))
 			}
 			return nil
 		})
@@ -147,16 +146,4 @@ func decodeInfo(path string, opts dissect.Options) (map[uint64]string, error) {
 		eng.Rewind()
 	}
 	return out, nil
-}
-
-// infoOf cuts the Info column out of a summary line.
-func infoOf(line string, f *dissect.Frame) string {
-	col := " " + strings.ToUpper(f.Proto) + " "
-	i := strings.Index(line, col)
-	if i < 0 {
-		return line
-	}
-	rest := strings.TrimLeft(line[i+len(col):], " ")
-	rest = strings.TrimPrefix(rest, strconv.Itoa(f.WireLen)+" ")
-	return strings.TrimSuffix(rest, "\n")
 }

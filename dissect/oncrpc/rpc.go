@@ -137,6 +137,11 @@ type State struct {
 	srt     flows.SRT[srtKey]
 	bufs    recBuffers     // record buffers charged to the budget
 	pv      ProgramVersion // the rpc.program context
+	// -z rpc,srt,PROGRAM,VERSION,FILTER (stats.go): the replies of the
+	// current frame, counted in each filtered table whose filter matches.
+	filt     []*filtSRT
+	frameLog []loggedSRT
+	logFrame uint64
 }
 
 func newState() *State {
@@ -267,6 +272,7 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		m.gss, m.gssProc, m.gssSvc = true, ci.gssProc, ci.gssSvc
 		m.gssWrap()
 	}
+	d.logSRT(&ci, m.rtt, f.Num) // in every pass: -z rpc,srt,...,FILTER counts on the output pass
 	if f.Pass != 2 {
 		d.addSRT(&ci, m.rtt, f.Num)
 	}

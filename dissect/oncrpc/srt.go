@@ -26,11 +26,13 @@ func (d *State) addSRT(ci *CallInfo, rtt int64, frame uint64) {
 // procedure seen so far (each reply counted once, in the first pass of a
 // two-pass read), sorted by program, version, procedure (tests reach it
 // with e.Instance(oncrpc.Name).(*oncrpc.State).SRT()).
-func (d *State) SRT() []ProcStat {
-	out := make([]ProcStat, 0, d.srt.Len())
-	for _, k := range d.srt.Keys() {
+func (d *State) SRT() []ProcStat { return procStats(&d.srt) }
+
+func procStats(srt *flows.SRT[srtKey]) []ProcStat {
+	out := make([]ProcStat, 0, srt.Len())
+	for _, k := range srt.Keys() {
 		out = append(out, ProcStat{Prog: k.prog, Vers: k.vers, Proc: k.proc, Program: ProgramName(k.prog),
-			Procedure: ProcName(k.prog, k.vers, k.proc), Times: *d.srt.Get(k)})
+			Procedure: ProcName(k.prog, k.vers, k.proc), Times: *srt.Get(k)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -173,6 +173,9 @@ func (r *Reasm) Summary(dst []byte) []byte {
 	dst = strconv.AppendInt(dst, int64(len(r.data)), 10)
 	dst = append(dst, " octets from "...)
 	dst = strconv.AppendInt(dst, int64(len(r.frames)), 10)
+	if len(r.frames) == 1 {
+		return append(dst, " frame"...)
+	}
 	return append(dst, " frames"...)
 }
 
