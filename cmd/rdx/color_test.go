@@ -61,13 +61,13 @@ func TestColorEndToEnd(t *testing.T) {
 		t.Error("--color never wrote an escape")
 	}
 	got := outOf("read", "--color", "always", "--colors", theme)
-	for _, want := range []string{"\x1b[38;2;255;0;0mTCP  \x1b[m", "\x1b[1mIWARP_MPA\x1b[m", "\x1b[4;38;2;0;255;0;4mMPA Reply"} {
+	for _, want := range []string{"\x1b[38;2;255;0;0mTCP       \x1b[m", "\x1b[1mMPA       \x1b[m", "\x1b[4;38;2;0;255;0;4mMPA Reply"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("--color always lacks %q:\n%q", want, got)
 		}
 	}
 	t.Setenv("COLORTERM", "") // 256 colours from TERM
-	if got := outOf("read", "--color", "always", "--colors", theme); !strings.Contains(got, "\x1b[38;5;196mTCP  \x1b[m") {
+	if got := outOf("read", "--color", "always", "--colors", theme); !strings.Contains(got, "\x1b[38;5;196mTCP       \x1b[m") {
 		t.Errorf("ANSI256: %q", got)
 	}
 }
