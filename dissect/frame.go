@@ -27,11 +27,6 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
-	// recTimeNS and recWireLen are the capture record's time and original
-	// length where the frame's own header gives other ones (ERF): what -w
-	// writes back.
-	recTimeNS  int64
-	recWireLen int
 	// Link names the ends of a frame without IP where a protocol below
 	// it says who they are (native InfiniBand, RoCEv1): the Source and
 	// Destination columns, as tshark's.

@@ -33,7 +33,6 @@ type srtKind struct {
 	ms      map[string][]float64 // procedure -> response times, ms
 	n       int
 	dropped int
-	procs   int
 }
 
 func newSRT(*Options) (kind, error) { return &srtKind{ms: map[string][]float64{}}, nil }
