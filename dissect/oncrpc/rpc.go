@@ -272,7 +272,7 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		m.gss, m.gssProc, m.gssSvc = true, ci.gssProc, ci.gssSvc
 		m.gssWrap()
 	}
-	if f.Pass != 2 {
+	if f.Pass != 2 && f.ProtoStats() {
 		d.addSRT(&ci, m.rtt, f.Num)
 	}
 	if f.Pass == 1 {
