@@ -126,17 +126,31 @@ type ProtoInfo struct {
 	Name   string // "RX Protocol"
 	Note   string // said in `rdx fields`, e.g. that rdx's rdp is RFC 908, not Remote Desktop
 	Field  *Field // the protocol's own node field
+	// Upper is Abbrev in capitals ("RX"), as the summary line names the
+	// protocol: made once here, not letter by letter on every frame.
+	Upper string
 }
 
 // RegisterProto declares a protocol and returns its info (with a TProtocol field
 // of the same abbreviation, so `-e rx` and JSON keys work).
 func RegisterProto(abbrev, name, note string) *ProtoInfo {
-	p := &ProtoInfo{Abbrev: abbrev, Name: name, Note: note}
+	p := &ProtoInfo{Abbrev: abbrev, Name: name, Note: note, Upper: asciiUpper(abbrev)}
 	p.Field = Register(&Field{Abbrev: abbrev, Name: name, Type: TProtocol})
 	regMu.Lock()
 	protos[abbrev] = p
 	regMu.Unlock()
 	return p
+}
+
+// asciiUpper capitalises a-z only, as the summary always has.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // Register adds fields to the registry and returns the first. A duplicate

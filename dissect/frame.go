@@ -425,6 +425,11 @@ func (f *Frame) Reset() {
 	f.seq++
 }
 
+// ProtoStats reports whether the dissectors' own -z tables are wanted
+// (Options.NoProtoStats unset, or no engine): counting for them is skipped
+// otherwise.
+func (f *Frame) ProtoStats() bool { return f.eng == nil || !f.eng.Opts.NoProtoStats }
+
 // AddPDU appends a PDU and returns its index.
 func (f *Frame) AddPDU(p PDU) int {
 	f.PDUs = append(f.PDUs, p)

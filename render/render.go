@@ -316,9 +316,14 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		}
 		// name the protocol when it changes after something was printed
 		// ("...; AFS FS FetchData request")
-		a := p.Proto().Abbrev
+		pi := p.Proto()
+		a := pi.Abbrev
 		if a != last && last != "" {
-			dst = appendUpper(dst, a)
+			if pi.Upper != "" {
+				dst = append(dst, pi.Upper...)
+			} else { // a ProtoInfo not made by RegisterProto
+				dst = appendUpper(dst, a)
+			}
 			dst = append(dst, ' ')
 		}
 		before := len(dst)

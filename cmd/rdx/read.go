@@ -389,6 +389,9 @@ func readRun(o *ReadOptions) error {
 		Workers: nw,
 	}
 	addZPlots(&cfg, plots, cfg.Input.Name())
+	// nothing reads a dissector's -z table after this run (not even a
+	// -z plot sink): skip their per-frame counting
+	cfg.Engine.NoProtoStats = len(cfg.Stats) == 0 && len(cfg.Sinks) == 0
 	err = runPipeline(rio, cfg, o.MemProfile, o.LineFlush)
 	return errors.Join(err, writeZPlots(rio, plots, err))
 }

@@ -213,8 +213,14 @@ func (d *State) Rewind() {
 
 func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
 	p, _ := d.pool.Get(f)
-	*p = Packet{d: d, off: off, lrh: -1, grh: -1, bth: -1, icrcOff: -1, vcrcOff: -1,
-		icrcStatus: dissect.StatusUnverified, vcrcStatus: dissect.StatusUnverified}
+	// field by field: the composite literal built the 200-octet Packet in
+	// a temporary and copied it (86 instructions a frame)
+	p.d, p.idx, p.encap, p.data, p.off, p.erf = d, 0, 0, nil, off, nil
+	p.lrh, p.grh, p.bth, p.ext, p.exts = -1, -1, -1, [numExt]int16{}, 0
+	p.payOff, p.payLen, p.padLen = 0, 0, 0
+	p.icrcOff, p.icrcWire, p.icrcCalc, p.icrcStatus = -1, 0, 0, dissect.StatusUnverified
+	p.vcrcOff, p.vcrcWire, p.vcrcCalc, p.vcrcStatus, p.vcrcSwapped = -1, 0, 0, dissect.StatusUnverified, false
+	p.short, p.psnExpected, p.psnBroken, p.psnDup = false, 0, false, false
 	return p
 }
 

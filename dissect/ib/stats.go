@@ -102,6 +102,9 @@ func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 		c.Between(flows.IB, flows.Endpoint{Addr: netip.AddrPortFrom(src, 0), QP: sqp},
 			flows.Endpoint{Addr: netip.AddrPortFrom(dst, 0), QP: h.DestQP()}, 0, f.WireLen, f.TimeNS, f.Num)
 	}
+	if !f.ProtoStats() {
+		return // no -z infiniband,flows to print
+	}
 	s := d.flows.get(flowKey{src: src, dst: dst, qp: h.DestQP()}, f.Num)
 	if s == nil {
 		return

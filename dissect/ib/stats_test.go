@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
 )
 
@@ -49,5 +50,27 @@ func TestFlowStats(t *testing.T) {
 		if got := get(1, h); got != want {
 			t.Errorf("responder flow %s = %s, want %s (%v)", h, got, want, strings.Join(tab.Rows[1], " "))
 		}
+	}
+}
+
+// With Options.NoProtoStats (rdx read without -z) the flow counters are not
+// kept, so the per-frame cost goes; the frame's own decode is the same.
+func TestFlowStatsOff(t *testing.T) {
+	on, off := newSynth(), newSynth()
+	off.eng = dissect.NewEngine(dissect.Options{NoProtoStats: true})
+	for psn := uint32(1); psn <= 3; psn++ {
+		p := (&ib.BTHFields{Opcode: 0x04, PKey: 0xFFFF, DestQP: 0x42, PSN: psn}).Encode(nil)
+		frame := roceV2(false, 0, append(p, make([]byte, 16)...))
+		s1, _, _ := on.decode(append([]byte(nil), frame...))
+		s2, _, _ := off.decode(frame)
+		if s1 != s2 {
+			t.Fatalf("summary with stats %q, without %q", s1, s2)
+		}
+	}
+	if tab := on.eng.Stat("infiniband,flows"); tab == nil || len(tab.Rows) != 1 {
+		t.Fatalf("stats on: table %+v", tab)
+	}
+	if tab := off.eng.Stat("infiniband,flows"); tab != nil && len(tab.Rows) != 0 {
+		t.Fatalf("NoProtoStats: table has rows %v", tab.Rows)
 	}
 }

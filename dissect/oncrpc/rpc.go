@@ -131,8 +131,11 @@ type CallInfo struct {
 
 // State is the per-engine RPC state.
 type State struct {
-	pool    dissect.Pool[Msg]
-	calls   flows.Matcher[callKey, CallInfo] // outstanding calls; Learned: call frame -> reply, from pass 1
+	pool  dissect.Pool[Msg]
+	calls flows.Matcher[callKey, CallInfo] // outstanding calls; Learned: call frame -> reply, from pass 1
+	// made is the entry match just made for a call, for callExtra to fill
+	// in without hashing the key again (nil after a reply).
+	made    *flows.Pending[callKey, CallInfo]
 	streams map[streamKey]*stream
 	srt     flows.SRT[srtKey]
 	bufs    recBuffers     // record buffers charged to the budget
@@ -221,7 +224,7 @@ func (d *State) DissectMessage(f *dissect.Frame, data []byte, off int, ctx *Cont
 				v.Validate(f, idx, m)
 			}
 			if ce, ok := p.(CallExtractor); ok && m.Type == Call {
-				d.SetCallExtra(f, m, ce.CallExtra(m))
+				d.callExtra(f, m, ce.CallExtra(m))
 			}
 		}
 	}
@@ -246,6 +249,7 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 	k := callKeyOf(f, m)
 	if m.Type == Call {
 		p, dropped := d.calls.Call(k, f.Num, f.TimeNS)
+		d.made = p
 		p.V = CallInfo{Prog: m.Prog, Vers: m.Vers, Proc: m.Proc, gss: m.gss, gssProc: m.gssProc, gssSvc: m.gssSvc}
 		if dropped != "" {
 			f.AddFinding(m.idx, dissect.Warn, dissect.GroupReassembly, nil, Name, "RPC call table full ("+
@@ -257,6 +261,7 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		}
 		return
 	}
+	d.made = nil
 	// answered: the matcher forgets the call, so it holds only outstanding
 	// calls (a retransmitted reply then shows as unmatched)
 	req, ci, ans, ok := d.calls.Reply(k, f.Num, f.TimeNS)
@@ -272,8 +277,10 @@ func (d *State) match(f *dissect.Frame, m *Msg) {
 		m.gss, m.gssProc, m.gssSvc = true, ci.gssProc, ci.gssSvc
 		m.gssWrap()
 	}
-	d.logSRT(&ci, m.rtt, f.Num) // in every pass: -z rpc,srt,...,FILTER counts on the output pass
-	if f.Pass != 2 {
+	if f.ProtoStats() {
+		d.logSRT(&ci, m.rtt, f.Num) // in every pass: -z rpc,srt,...,FILTER counts on the output pass
+	}
+	if f.Pass != 2 && f.ProtoStats() {
 		d.addSRT(&ci, m.rtt, f.Num)
 	}
 	if f.Pass == 1 {
@@ -287,6 +294,18 @@ func (d *State) SetCallExtra(f *dissect.Frame, m *Msg, v uint64) {
 	if p := d.calls.Outstanding(callKeyOf(f, m)); p != nil && p.Frame == f.Num {
 		p.V.Extra = v
 	}
+}
+
+// callExtra is SetCallExtra for the call match has just registered: its
+// entry is at hand. Were the entry dropped since (the memory budget), it
+// waits unused for reuse, which sets all of V: writing Extra there is
+// harmless, as SetCallExtra finding nothing is.
+func (d *State) callExtra(f *dissect.Frame, m *Msg, v uint64) {
+	if p := d.made; p != nil && p.Frame == f.Num {
+		p.V.Extra = v
+		return
+	}
+	d.SetCallExtra(f, m, v)
 }
 
 // Msg is one RPC call or reply.

@@ -268,8 +268,12 @@ func (m *Message) Congested() ([]uint16, int) { return m.cong, m.congN }
 
 func (d *State) newMsg(f *dissect.Frame) *Message {
 	m, _ := d.pool.Get(f)
-	fr, cg := m.frames[:0], m.cong[:0]
-	*m = Message{d: d, frames: fr, cong: cg, off: -1, csum: dissect.StatusUnverified}
+	// field by field: the composite literal built the Message in a
+	// temporary and copied it (about 100 instructions a message)
+	m.d, m.hdr, m.kind, m.segment, m.hidden, m.trunc = d, [HeaderLen]byte{}, 0, false, false, false
+	m.have, m.missing, m.off, m.idx, m.sOff = 0, 0, -1, 0, 0
+	m.frames, m.cong, m.congN, m.csum, m.probs = m.frames[:0], m.cong[:0], 0, dissect.StatusUnverified, 0
+	m.retransOf, m.ackFrame, m.ackLatency, m.pingFrame, m.pingRTT, m.pongFrame = 0, 0, 0, 0, 0, 0
 	return m
 }
 

@@ -453,7 +453,7 @@ func (d *State) message(f *dissect.Frame, data []byte, off int, frames []uint64,
 		}
 	}
 	h := d.newHdr(f)
-	*h = Hdr{d: d, data: data, hdr: h.hdr, off: off}
+	h.reset(d, data, off)
 	if off < 0 {
 		h.data = f.Keep(data) // assembled from several packets: not in this frame
 	}

@@ -509,7 +509,9 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 		}
 	}
 	Services.Call(f, uint64(cl.ServiceID), cl)
-	d.srt(cl)
+	if f.ProtoStats() {
+		d.srt(cl)
+	}
 	// The call stays in the table after its reply: a retransmitted reply must
 	// be recognised as one, not taken for a reply without request. The table's
 	// generations bound it.
