@@ -27,10 +27,6 @@ type Packet struct {
 	Data     []byte // valid for the call only
 	// Pass is 1 during the first pass of a two-pass read, else 0 or 2.
 	Pass int
-	// Link names the ends of a frame without IP where a protocol below
-	// it says who they are (native InfiniBand, RoCEv1): the Source and
-	// Destination columns, as tshark's.
-	Link LinkAddrs
 	// Streams, when Given, are the frame's tcp.stream and udp.stream as
 	// numbered over the whole capture (Engine.NumberStreams on the -j
 	// reader, which sees every frame): the engine shows them instead of
@@ -411,7 +407,7 @@ func (f *Frame) reset() {
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
-	f.Link = LinkAddrs{}
+	f.Link.Kind = LinkNone // the rest is read only with a Kind
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil
