@@ -608,6 +608,19 @@ func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 b
 
 func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
 
+// tcpOptLen is the length of the TCP option at opts[i]: 1 for End of
+// Option List and No-Operation, else its length octet; ok is false when that
+// length does not fit the options (the walks stop there, as tshark's).
+func tcpOptLen(opts []byte, i int) (l int, ok bool) {
+	if opts[i] <= 1 {
+		return 1, true
+	}
+	if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
+		return 0, false
+	}
+	return int(opts[i+1]), true
+}
+
 // tcpOptionsTree adds the TCP options in opts (at off in the frame): one
 // node per option with its kind, length and values, as tshark shows them.
 // A length that does not fit ends the walk with the rest as one unknown
@@ -619,15 +632,12 @@ func (e *Engine) tcpOptionsTree(t *Tree, off int, opts []byte) {
 	defer t.Close()
 	for i := 0; i < len(opts); {
 		kind := opts[i]
-		l := 1
-		if kind > 1 {
-			if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
-				t.Bytes(fTCPOptUnknown, off+i, len(opts)-i, opts[i:])
-				t.Finding(&Finding{Sev: Warn, Group: GroupMalformed, Field: fTCPOptLen, Proto: "tcp", PDU: -1,
-					Msg: "TCP option of kind " + strconv.Itoa(int(kind)) + " at header offset " + strconv.Itoa(20+i) + ": its length does not fit the options"})
-				return
-			}
-			l = int(opts[i+1])
+		l, ok := tcpOptLen(opts, i)
+		if !ok {
+			t.Bytes(fTCPOptUnknown, off+i, len(opts)-i, opts[i:])
+			t.Finding(&Finding{Sev: Warn, Group: GroupMalformed, Field: fTCPOptLen, Proto: "tcp", PDU: -1,
+				Msg: "TCP option of kind " + strconv.Itoa(int(kind)) + " at header offset " + strconv.Itoa(20+i) + ": its length does not fit the options"})
+			return
 		}
 		o := opts[i : i+l]
 		fo := tcpOptFields[kind]

@@ -358,17 +358,10 @@ func (f *Frame) tcpHeader() []byte {
 func appendTCPOptionsInfo(dst []byte, n *Net, opts []byte) []byte {
 	for i := 0; i < len(opts); {
 		kind := opts[i]
-		if kind == 0 {
+		l, ok := tcpOptLen(opts, i)
+		if kind == 0 || !ok {
 			break
 		}
-		if kind == 1 {
-			i++
-			continue
-		}
-		if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
-			break
-		}
-		l := int(opts[i+1])
 		o := opts[i : i+l]
 		switch {
 		case kind == 2 && l == 4:

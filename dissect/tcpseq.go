@@ -599,17 +599,10 @@ func sackedOctets(h []byte) (sum uint32) {
 	opts := h[20:]
 	for i := 0; i < len(opts); {
 		kind := opts[i]
-		if kind == 0 {
+		l, ok := tcpOptLen(opts, i)
+		if kind == 0 || !ok {
 			break
 		}
-		if kind == 1 {
-			i++
-			continue
-		}
-		if i+1 >= len(opts) || opts[i+1] < 2 || i+int(opts[i+1]) > len(opts) {
-			break
-		}
-		l := int(opts[i+1])
 		if kind == 5 {
 			for j, n := i+2, 0; j+8 <= i+l && n < 3; j, n = j+8, n+1 {
 				sum += be32(opts[j+4:]) - be32(opts[j:])

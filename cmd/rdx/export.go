@@ -11,7 +11,6 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/export"
 	"github.com/rdx-project/rdx/internal/iostreams"
-	"github.com/rdx-project/rdx/internal/progress"
 	"github.com/rdx-project/rdx/pipeline"
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
@@ -173,13 +172,11 @@ func exportRun(o *ExportOptions) error {
 	// rdx read -j 1's default), whatever -j is: a smaller share would
 	// evict, and so write, differently from -j 1 (at 64M 1M Rx frames took
 	// 1.4x the CPU). The process is then up to -j such engines.
-	eos := make([]dissect.Options, len(o.Files))
-	one := o.EngineFlags
-	one.Workers = 1
-	for i, file := range o.Files {
-		if eos[i], err = engineOptions(&one, file); err != nil {
-			return err
-		}
+	eos, err := fileEngines(o.EngineFlags, o.Files)
+	if err != nil {
+		return err
+	}
+	for i := range eos {
 		eos[i].Conversations = eos[i].Conversations || o.Flows
 		if eos[i].MaxMem == 0 {
 			eos[i].MaxMem = exportLimit
@@ -196,13 +193,7 @@ func exportRun(o *ExportOptions) error {
 
 	// The status line on a terminal: captures done, frames, position in
 	// all the files; errOut erases it before each line printed.
-	prog, pio := newProgress(o.IO, true, "export")
-	parts := make([]*progress.Part, len(o.Files))
-	for i, file := range o.Files {
-		parts[i] = prog.Part(fileSize(file))
-	}
-	prog.Items(0, len(o.Files), "captures")
-	prog.Start()
+	prog, parts, pio := newFilesProgress(o.IO, "export", o.Files)
 	defer prog.Stop()
 	errOut := pio.ErrOut
 	intr := notifyInterrupt(errOut)

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/internal/progress"
 )
@@ -30,4 +31,34 @@ func fileSize(name string) int64 {
 		return fi.Size()
 	}
 	return 0
+}
+
+// newFilesProgress is the status line of a verb that reads several files,
+// each in its own engine (export, stats, flows): captures done, frames and
+// the position in every file. The returned IO's standard error erases the
+// line before each line printed; Start is called, Stop is the caller's.
+func newFilesProgress(io *iostreams.IO, label string, files []string) (*progress.Meter, []*progress.Part, *iostreams.IO) {
+	prog, pio := newProgress(io, true, label)
+	parts := make([]*progress.Part, len(files))
+	for i, file := range files {
+		parts[i] = prog.Part(fileSize(file))
+	}
+	prog.Items(0, len(files), "captures")
+	prog.Start()
+	return prog, parts, pio
+}
+
+// fileEngines is the engine options of each file of a verb that gives every
+// file its own engine with one file's budget, whatever -j is (-j says how
+// many files run at once, not how a file is split).
+func fileEngines(ef EngineFlags, files []string) ([]dissect.Options, error) {
+	ef.Workers = 1
+	eos := make([]dissect.Options, len(files))
+	for i, file := range files {
+		var err error
+		if eos[i], err = engineOptions(&ef, file); err != nil {
+			return nil, err
+		}
+	}
+	return eos, nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/internal/iostreams"
-	"github.com/rdx-project/rdx/internal/progress"
 	"github.com/rdx-project/rdx/pipeline"
 )
 
@@ -114,24 +113,14 @@ func statsMany(o *StatsOptions) error {
 		return err
 	}
 	nw = min(nw, len(o.Files))
-	eos := make([]dissect.Options, len(o.Files))
-	one := o.EngineFlags
-	one.Workers = 1
-	for i, file := range o.Files {
-		if eos[i], err = engineOptions(&one, file); err != nil {
-			return err
-		}
+	eos, err := fileEngines(o.EngineFlags, o.Files)
+	if err != nil {
+		return err
 	}
 	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
 	// the status line on a terminal (export's): captures done, frames,
 	// position in all the files; errOut erases it before each line printed
-	prog, pio := newProgress(o.IO, true, o.Verb)
-	parts := make([]*progress.Part, len(o.Files))
-	for i, file := range o.Files {
-		parts[i] = prog.Part(fileSize(file))
-	}
-	prog.Items(0, len(o.Files), "captures")
-	prog.Start()
+	prog, parts, pio := newFilesProgress(o.IO, o.Verb, o.Files)
 	defer prog.Stop()
 	errOut := pio.ErrOut
 	intr := notifyInterrupt(errOut)
