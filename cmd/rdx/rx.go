@@ -118,6 +118,17 @@ func parseRxTarget(s string) (netip.AddrPort, error) {
 }
 
 // endpoint opens the verb's Rx endpoint with its impairment and recording.
+// client is a client verb's endpoint on any local port, and the context
+// its exchange has (--timeout).
+func (o *RxOptions) client(cfg rx.Config) (*rx.Endpoint, context.Context, context.CancelFunc, error) {
+	e, err := o.endpoint(":0", cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
+	return e, ctx, cancel, nil
+}
+
 func (o *RxOptions) endpoint(laddr string, cfg rx.Config) (*rx.Endpoint, error) {
 	sp, err := impair.Parse(o.Impair)
 	if err != nil {
@@ -183,11 +194,10 @@ func newCmdRxVersion(io *iostreams.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := o.endpoint(":0", rx.Config{})
+			e, ctx, cancel, err := o.client(rx.Config{})
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
 			defer cancel()
 			v, err := e.Version(ctx, to)
 			ferr := o.finish(e)
@@ -230,11 +240,10 @@ it prints the server's basic statistics and its interesting connections
 			if err != nil {
 				return err
 			}
-			e, err := o.endpoint(":0", rx.Config{})
+			e, ctx, cancel, err := o.client(rx.Config{})
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
 			defer cancel()
 			d := &rxDebugger{e: e, to: to, ctx: ctx, w: io.Out}
 			if version {
@@ -472,11 +481,10 @@ service defaults to the one on the port: 7000 FS (1), 7002 PR (73), 7003 VL
 			if service < 0 {
 				svc = rxPortService(to.Port())
 			}
-			e, err := o.endpoint(":0", rx.Config{})
+			e, ctx, cancel, err := o.client(rx.Config{})
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
 			defer cancel()
 			c, err := e.Dial(to, svc)
 			if err == nil {
@@ -813,11 +821,10 @@ func rxCall(o *RxOptions, to netip.AddrPort, svc uint16, req []byte, raw, known 
 	// a fileserver calls its new clients back (RXAFSCB on the client's
 	// port, service 1) before it answers; a client that cannot answer
 	// gets RX_CALL_DEAD
-	e, err := o.endpoint(":0", rx.Config{Handler: afsCallback, Services: []uint16{1}})
+	e, ctx, cancel, err := o.client(rx.Config{Handler: afsCallback, Services: []uint16{1}})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
 	defer cancel()
 	var rep []byte
 	c, err := e.Dial(to, svc)
