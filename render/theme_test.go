@@ -208,3 +208,24 @@ func TestTableMarked(t *testing.T) {
 		t.Errorf("%d bold rows, %d other lines with escapes:\n%s", bold, other, fmt.Sprint(marked.String()))
 	}
 }
+
+// FuzzParseTheme: a --colors file is user input; any text gives a theme or
+// an error naming the line, never a panic, and a theme always renders under
+// every profile.
+func FuzzParseTheme(f *testing.F) {
+	f.Add("error = red bold\nproto.rx = #88c0d0 # comment\nnote = 208 on blue\n")
+	f.Add("retransmission = dim\ncheck.failed = bright-red underline\nwarning = none\n")
+	f.Add("= \nerror red\nerror = #12\nerror = 999\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		th, err := render.ParseTheme("fuzz.colors", strings.NewReader(text))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.colors") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, p := range []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.Ascii} {
+			render.NewStyle(th, p)
+		}
+	})
+}
