@@ -638,6 +638,16 @@ func (ep *Endpoint) PeersDown() <-chan struct{} {
 	return ch
 }
 
+// peersLocked copies the peer set (ep.mu held) so that paths can be locked
+// and written to after ep.mu is released.
+func (ep *Endpoint) peersLocked() []*peer {
+	peers := make([]*peer, 0, len(ep.peers))
+	for _, p := range ep.peers {
+		peers = append(peers, p)
+	}
+	return peers
+}
+
 // Close closes the listener and every path.
 func (ep *Endpoint) Close() error {
 	ep.mu.Lock()
@@ -647,10 +657,7 @@ func (ep *Endpoint) Close() error {
 	}
 	ep.closed = true
 	close(ep.done)
-	peers := make([]*peer, 0, len(ep.peers))
-	for _, p := range ep.peers {
-		peers = append(peers, p)
-	}
+	peers := ep.peersLocked()
 	ep.mu.Unlock()
 	if ep.ln != nil {
 		ep.ln.Close()
@@ -752,10 +759,7 @@ func (ep *Endpoint) ackLoop() {
 		case <-tk.C:
 		}
 		ep.mu.Lock()
-		peers := make([]*peer, 0, len(ep.peers))
-		for _, p := range ep.peers {
-			peers = append(peers, p)
-		}
+		peers := ep.peersLocked()
 		ep.mu.Unlock()
 		for _, p := range peers {
 			for _, t := range p.paths {
@@ -946,10 +950,7 @@ func (p *peer) handshake(h wire.Header) {
 func (ep *Endpoint) setCong(port uint16, on bool) {
 	ep.mu.Lock()
 	wire.CongSet(ep.lcong, port, on)
-	peers := make([]*peer, 0, len(ep.peers))
-	for _, p := range ep.peers {
-		peers = append(peers, p)
-	}
+	peers := ep.peersLocked()
 	ep.mu.Unlock()
 	for _, p := range peers {
 		for _, t := range p.paths {
