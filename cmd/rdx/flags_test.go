@@ -73,6 +73,24 @@ func TestResolveAndVersionFlags(t *testing.T) {
 	}
 }
 
+// The exit statuses are said in rdx --help, and a bad field is the same
+// usage error (2) as a bad flag.
+func TestExitStatusHelp(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	if code := run(io, []string{"--help"}); code != 0 {
+		t.Fatalf("rdx --help: exit %d", code)
+	}
+	for _, want := range []string{"Exit status", "1  check found", "2  a usage error", "128+N"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("rdx --help lacks %q:\n%s", want, out)
+		}
+	}
+	io, _, _, errOut := iostreams.Test()
+	if code := run(io, []string{"read", "-T", "fields", "-e", "no.such.field", "../../pcaps/rx/bos-queries.pcap"}); code != exitUsage || !strings.Contains(errOut.String(), "no.such.field") {
+		t.Errorf("bad -e field: exit %d, %q; want %d naming the field", code, errOut, exitUsage)
+	}
+}
+
 // Flags rdx used to ignore are refused with exit 2 and a message naming
 // them; their good values still work.
 func TestRejectIgnoredFlags(t *testing.T) {

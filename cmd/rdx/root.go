@@ -34,8 +34,19 @@ func usageErr(format string, a ...any) error {
 
 func newRoot(io *iostreams.IO) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "rdx",
-		Short:         "Dissect and analyze Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP traffic",
+		Use:   "rdx",
+		Short: "Dissect and analyze Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP traffic",
+		Long: `Dissect and analyze Rx/AFS, RDS, RPC-over-RDMA, iWARP, InfiniBand/RoCE and RDP traffic.
+
+Exit status, the same for every verb:
+  0  done (findings in a capture do not change it, except in check)
+  1  check found a failure (rx call: the server aborted the call)
+  2  a usage error (bad flag, value, field, filter or preference) or an input
+     error (missing, unreadable or damaged file, frame named); what was read
+     before a damaged record is still printed
+  128+N  stopped by a second signal N
+tshark exits 1 for a bad flag or field; rdx keeps 1 for "check failed" alone so
+that a script can tell a failing capture from a mistyped command.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
