@@ -56,6 +56,7 @@ func TableMarked(w io.Writer, style TableStyle, header []string, rows [][]string
 		for i, row := range rows {
 			r[i] = pick(row, cols)
 		}
+		wrapWide(h, r, pickBool(num, cols))
 		if err := table(w, style, h, r, pickBool(num, cols), mark, reset); err != nil {
 			return err
 		}
@@ -291,10 +292,42 @@ func colWidth(header []string, rows [][]string, j int, words bool) int {
 	}
 	for _, r := range rows {
 		if j < len(r) {
-			w = max(w, utf8.RuneCountInString(r[j]))
+			for _, l := range strings.Split(r[j], "\n") {
+				w = max(w, utf8.RuneCountInString(l))
+			}
 		}
 	}
 	return w
+}
+
+// wrapWide breaks the cells of the widest text column over lines when a
+// table split as far as it goes is still wider than TableWidth: a key
+// column and one long message ("Previous segment(s) not captured (common
+// at capture start)") cannot be split apart.
+func wrapWide(header []string, rows [][]string, num []bool) {
+	for range header {
+		over := tableWidth(header, rows, false) - TableWidth
+		if over <= 0 {
+			return
+		}
+		wj, ww := -1, 0
+		for j := 1; j < len(header); j++ {
+			if w := colWidth(header, rows, j, false); !num[j] && w > ww {
+				wj, ww = j, w
+			}
+		}
+		if wj < 0 || ww-over < 16 {
+			return // nothing left worth wrapping: wider it is
+		}
+		for _, r := range rows {
+			if wj < len(r) {
+				r[wj] = wrapHeader(r[wj], ww-over)
+			}
+		}
+		if colWidth(header, rows, wj, false) >= ww {
+			return // one long word: wrapping cannot help
+		}
+	}
 }
 
 func tableWidth(header []string, rows [][]string, words bool) int {

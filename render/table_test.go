@@ -76,3 +76,39 @@ func TestPlural(t *testing.T) {
 		t.Error(Plural(1, "note"), Plural(0, "note"))
 	}
 }
+
+// A key column and a message too long to sit beside it in TableWidth are
+// not split apart: the message wraps at a space, every word kept, and a
+// message of one long word is left whole rather than cut.
+func TestTableWrapsLongText(t *testing.T) {
+	msg := "Previous segment(s) not captured (common at capture start) and then some more words to wrap"
+	var b bytes.Buffer
+	if err := Table(&b, TableASCII, []string{"Flag", "Expert message"}, [][]string{{"tcp.analysis.spurious_retransmission", msg}, {"x", "short"}}); err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	lines := 0
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if n := utf8.RuneCountInString(l); n > TableWidth {
+			t.Errorf("line of %d columns: %s", n, l)
+		}
+		if f := strings.Split(l, "|"); len(f) == 4 && strings.Contains(b.String(), "spurious") {
+			words = append(words, strings.Fields(f[2])...)
+		}
+		lines++
+	}
+	if got := strings.Join(words, " "); !strings.Contains(got, msg) {
+		t.Errorf("message words lost or reordered: %q\n%s", got, &b)
+	}
+	if lines != 7 {
+		t.Errorf("%d lines, want 7 (the message over two):\n%s", lines, &b)
+	}
+	long := strings.Repeat("x", 120)
+	b.Reset()
+	if err := Table(&b, TableASCII, []string{"K", "V"}, [][]string{{"k", long}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), long) {
+		t.Errorf("a single long word was cut:\n%s", &b)
+	}
+}
