@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -22,10 +23,7 @@ const digits2 = "000102030405060708091011121314151617181920212223242526272829303
 // few (PSN, MSN, length), and strconv's copy through a buffer cost more
 // than the rest of the line.
 func appendDec(dst []byte, v uint32) []byte {
-	n := 1
-	for x := v; x >= 10; x /= 10 {
-		n++
-	}
+	n := decDigits(v)
 	l := len(dst)
 	dst = slices.Grow(dst, n)[:l+n]
 	b := dst[l:]
@@ -43,6 +41,21 @@ func appendDec(dst []byte, v uint32) []byte {
 		b[0] = byte('0' + v)
 	}
 	return dst
+}
+
+// pow10 holds 10^i for decDigits.
+var pow10 = [10]uint32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// decDigits is the number of decimal digits of v without a loop (a PSN has
+// seven, and counting them by division cost as much as writing them):
+// with t = bits.Len32*1233>>12, v has t digits below 10^t, else t+1 (|1:
+// 0 has one digit).
+func decDigits(v uint32) int {
+	t := bits.Len32(v|1) * 1233 >> 12
+	if v|1 < pow10[t] {
+		return t
+	}
+	return t + 1
 }
 
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
