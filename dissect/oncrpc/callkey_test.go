@@ -1,0 +1,61 @@
+package oncrpc
+
+import (
+	"net/netip"
+	"reflect"
+	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
+)
+
+// The call table's key is plain memory: no pointer (netip.Addr has one)
+// and no padding, so the map hashes and compares it as one block.
+func TestCallKeyPlainMemory(t *testing.T) {
+	typ := reflect.TypeFor[callKey]()
+	var sum uintptr
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		sum += f.Type.Size()
+		switch f.Type.Kind() {
+		case reflect.Array, reflect.Uint32, reflect.Uint64:
+			if f.Type.Kind() == reflect.Array && f.Type.Elem().Kind() != reflect.Uint8 {
+				t.Errorf("field %s is %s, not plain octets", f.Name, f.Type)
+			}
+		default:
+			t.Errorf("field %s is %s, not plain memory", f.Name, f.Type)
+		}
+	}
+	if sum != typ.Size() {
+		t.Errorf("callKey has %d octets of padding", typ.Size()-sum)
+	}
+}
+
+// Either direction gives one key; an IPv4 pair and the same addresses
+// mapped into IPv6 stay apart; a dropped call still names its addresses as
+// the frame had them.
+func TestCallKeyAddresses(t *testing.T) {
+	key := func(src, dst string, xid uint32) callKey {
+		f := testFrame(dissect.Frame{})
+		f.Net.Src, f.Net.Dst = netip.MustParseAddr(src), netip.MustParseAddr(dst)
+		return callKeyOf(f, &Msg{XID: xid})
+	}
+	if key("192.0.2.1", "192.0.2.2", 5) != key("192.0.2.2", "192.0.2.1", 5) {
+		t.Error("the two directions of an IPv4 pair have different keys")
+	}
+	if key("192.0.2.1", "192.0.2.2", 5) == key("192.0.2.1", "192.0.2.2", 6) {
+		t.Error("two XIDs share a key")
+	}
+	if key("192.0.2.1", "192.0.2.2", 5) == key("::ffff:192.0.2.1", "::ffff:192.0.2.2", 5) {
+		t.Error("IPv4 and IPv4-mapped IPv6 share a key")
+	}
+	for _, c := range []struct{ src, dst, want string }{
+		{"192.0.2.2", "192.0.2.1", "between 192.0.2.1 and 192.0.2.2"},
+		{"2001:db8::2", "2001:db8::1", "between 2001:db8::1 and 2001:db8::2"},
+		{"::ffff:192.0.2.1", "::ffff:192.0.2.2", "between ::ffff:192.0.2.1 and ::ffff:192.0.2.2"},
+	} {
+		got := describeCall(key(c.src, c.dst, 0x2a), &CallInfo{Prog: 100003})
+		if want := "RPC call XID 0x2a (program 100003) " + c.want; got != want {
+			t.Errorf("describeCall = %q, want %q", got, want)
+		}
+	}
+}
