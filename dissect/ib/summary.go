@@ -58,6 +58,39 @@ func decDigits(v uint32) int {
 	return t + 1
 }
 
+// summaryHead is each opcode's summary up to the QP's digits, "RC SEND
+// Only QP 0x" (one append instead of five per packet).
+var summaryHead = func() (t [256]string) {
+	for i := range t {
+		op := &Ops[i]
+		switch {
+		case i == OpCNP:
+			t[i] = "CNP"
+		case op.Known:
+			t[i] = op.Transport.String() + " " + op.Name
+		default:
+			t[i] = op.Transport.String() + " opcode " + string(appendHex(nil, uint64(i), 2))
+		}
+		t[i] += " QP 0x"
+	}
+	return
+}()
+
+// appendHex6 appends a 24-bit QP number as six hex digits, written in
+// place.
+func appendHex6(dst []byte, v uint32) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 6)[:l+6]
+	b := dst[l : l+6]
+	for i := 5; i >= 0; i-- {
+		b[i] = hexDigit[v&0xf]
+		v >>= 4
+	}
+	return dst
+}
+
+const hexDigit = "0123456789abcdef"
+
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
 func (p *Packet) Summary(dst []byte) []byte {
 	h := p.BTH()
@@ -79,20 +112,8 @@ func (p *Packet) Summary(dst []byte) []byte {
 		return dst
 	}
 	op := &Ops[h.Opcode()]
-	if h.Opcode() == OpCNP {
-		dst = append(dst, "CNP"...)
-	} else {
-		dst = append(dst, op.Transport.String()...)
-		dst = append(dst, ' ')
-		if op.Known {
-			dst = append(dst, op.Name...)
-		} else {
-			dst = append(dst, "opcode "...)
-			dst = appendHex(dst, uint64(h.Opcode()), 2)
-		}
-	}
-	dst = append(dst, " QP "...)
-	dst = appendHex(dst, uint64(h.DestQP()), 6)
+	dst = append(dst, summaryHead[h.Opcode()]...)
+	dst = appendHex6(dst, h.DestQP())
 	dst = append(dst, " PSN "...)
 	dst = appendDec(dst, h.PSN())
 	if h.FECN() {
