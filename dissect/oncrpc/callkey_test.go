@@ -59,3 +59,25 @@ func TestCallKeyAddresses(t *testing.T) {
 		}
 	}
 }
+
+// ProcName's flat table names every procedure programs lists, and nothing
+// else.
+func TestProcNameTable(t *testing.T) {
+	n := 0
+	for prog, pi := range programs {
+		for vers, procs := range pi.procs {
+			for proc := range uint32(40) {
+				if got, want := ProcName(prog, vers, proc), procs[proc]; got != want {
+					t.Errorf("ProcName(%d, %d, %d) = %q, want %q", prog, vers, proc, got, want)
+				}
+			}
+			n++
+		}
+		if got := ProcName(prog, 99, 0); got != "" {
+			t.Errorf("ProcName(%d, 99, 0) = %q for an unknown version", prog, got)
+		}
+	}
+	if n == 0 || ProcName(100003, 3, 1) != "GETATTR" || ProcName(1, 1, 0) != "" {
+		t.Errorf("NFSv3 proc 1 is %q; unknown program's is %q", ProcName(100003, 3, 1), ProcName(1, 1, 0))
+	}
+}
