@@ -81,3 +81,31 @@ func TestProcNameTable(t *testing.T) {
 		t.Errorf("NFSv3 proc 1 is %q; unknown program's is %q", ProcName(100003, 3, 1), ProcName(1, 1, 0))
 	}
 }
+
+// parse reads the fixed header words without xdr.Reader: every prefix of a
+// call and of a reply is an RPC message exactly when the fixed words are
+// all there (24 octets of a call, 12 of a reply), short when the rest is
+// cut, and the words read are the message's.
+func TestParsePrefixes(t *testing.T) {
+	for _, c := range []struct {
+		b     []byte
+		fixed int
+	}{{callBytes(0x1234), 24}, {replyBytes(0x1234), 12}} {
+		for n := range len(c.b) + 1 {
+			m := &Msg{data: c.b[:n]}
+			ok := m.parse()
+			if ok != (n >= c.fixed) {
+				t.Fatalf("%d of %d octets (type %d): parse %v", n, len(c.b), m.Type, ok)
+			}
+			if !ok {
+				continue
+			}
+			if m.XID != 0x1234 || m.short != (n < len(c.b)) {
+				t.Errorf("%d of %d octets: XID %#x short %v", n, len(c.b), m.XID, m.short)
+			}
+			if m.Type == Call && (m.Prog != 100005 || m.Vers != 3 || m.Proc != 1 || m.RPCVers != 2) {
+				t.Errorf("%d octets: call prog %d vers %d proc %d", n, m.Prog, m.Vers, m.Proc)
+			}
+		}
+	}
+}
