@@ -1,11 +1,13 @@
 package oncrpc
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"reflect"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/xdr"
 )
 
 // The call table's key is plain memory: no pointer (netip.Addr has one)
@@ -106,6 +108,24 @@ func TestParsePrefixes(t *testing.T) {
 			if m.Type == Call && (m.Prog != 100005 || m.Vers != 3 || m.Proc != 1 || m.RPCVers != 2) {
 				t.Errorf("%d octets: call prog %d vers %d proc %d", n, m.Prog, m.Vers, m.Proc)
 			}
+		}
+	}
+}
+
+// An auth body longer than RFC 5531's 400 octets, or one whose padding is
+// cut, leaves the message short, as xdr.Reader.Opaque would.
+func TestReadAuthLimits(t *testing.T) {
+	for _, c := range []struct {
+		n, have int
+		ok      bool
+	}{{400, 400, true}, {401, 404, false}, {5, 8, true}, {5, 5, false}, {0, 0, true}} {
+		b := binary.BigEndian.AppendUint32(nil, AuthSys)
+		b = binary.BigEndian.AppendUint32(b, uint32(c.n))
+		b = append(b, make([]byte, c.have)...)
+		r := xdr.NewReader(b)
+		var a auth
+		if ok := readAuth(&r, &a); ok != c.ok || ok && (a.length != c.n || r.Off != len(b) || a.flavor != AuthSys) {
+			t.Errorf("body %d of %d octets: ok %v length %d off %d", c.n, c.have, ok, a.length, r.Off)
 		}
 	}
 }

@@ -481,6 +481,16 @@ func (m *Msg) parse() bool {
 
 func readAuth(r *xdr.Reader, a *auth) bool {
 	a.off = r.Off
+	// The usual case read directly: flavor, length and the padded body all
+	// there (a call has two of these, a reply one).
+	if o, b := r.Off, r.B; r.Err() == nil && o+8 <= len(b) {
+		n := int(binary.BigEndian.Uint32(b[o+4:]))
+		if end := o + 8 + (n+3)&^3; n <= maxAuth && end <= len(b) {
+			a.flavor, a.body, a.length = int(binary.BigEndian.Uint32(b[o:])), b[o+8:o+8+n], n
+			r.Off = end
+			return true
+		}
+	}
 	a.flavor = int(r.U32())
 	a.body = r.Opaque(maxAuth)
 	a.length = len(a.body)
