@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -176,8 +177,18 @@ const hexDigits = "0123456789abcdef"
 // AppendHexDigits appends v as exactly digits lowercase hex digits (no 0x),
 // the low ones when v is wider.
 func AppendHexDigits(dst []byte, v uint64, digits int) []byte {
-	for s := (digits - 1) * 4; s >= 0; s -= 4 {
-		dst = append(dst, hexDigits[v>>uint(s)&0xf])
+	if digits <= 0 {
+		return dst
+	}
+	// Grown once and written in place, lowest digit last: an append per
+	// digit checked the capacity each time (summary lines carry several
+	// QPs, XIDs and handles).
+	l := len(dst)
+	dst = slices.Grow(dst, digits)[:l+digits]
+	b := dst[l:]
+	for i := digits - 1; i >= 0; i-- {
+		b[i] = hexDigits[v&0xf]
+		v >>= 4
 	}
 	return dst
 }

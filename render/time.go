@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -148,10 +149,23 @@ func appendFrac(dst []byte, frac uint64, digits int) []byte {
 
 // appendUintPad0 appends v with leading zeros to width digits.
 func appendUintPad0(dst []byte, v uint64, width int) []byte {
+	// Two digits at a time from the end: once v is used up the pairs are
+	// "00", so the leading zeros need no pass of their own (the Time
+	// column's nine decimals are on every summary line).
+	n := max(decDigits(v), width)
 	l := len(dst)
-	dst = appendUintPad(dst, v, width)
-	for i := l; i < len(dst) && dst[i] == ' '; i++ {
-		dst[i] = '0'
+	dst = slices.Grow(dst, n)[:l+n]
+	b := dst[l:]
+	i := n
+	for i >= 2 {
+		q := v / 100
+		d := (v - q*100) * 2
+		b[i-2], b[i-1] = digits2[d], digits2[d+1]
+		i -= 2
+		v = q
+	}
+	if i == 1 {
+		b[0] = byte('0' + v)
 	}
 	return dst
 }

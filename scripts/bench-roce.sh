@@ -7,6 +7,10 @@
 # memory. Whole-command times (start-up included, file in page cache).
 # PACKETS, MTU and FLOWS (client hosts, interleaved packet by packet, for
 # rdx read -j N) set the capture; HALF=0 skips the constant-memory run.
+# -j N shards by host pair (a connection's two QPs, its RPC calls and
+# replies and its RDMA READs share state), so one client's frames are all
+# one worker's: the -j rows run again on a capture of JFLOWS clients
+# (default 64; JFLOWS=0 skips them), where the workers share the work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/libcpu.sh
@@ -27,6 +31,17 @@ for j in $(jflags); do
   timecpu "rdx read -q -j $j"         bin/rdx read -q -j "$j" "$cap"
   timecpu "rdx read -j $j (summary)"  bin/rdx read -j "$j" "$cap"
 done
+if [ "${JFLOWS:-64}" != 0 ] && [ -n "$(jflags)" ]; then
+  jcap=$dir/roce-clients.pcap
+  go run ./internal/cmd/genroce -n "$PACKETS" -mtu "$MTU" -flows "${JFLOWS:-64}" -o "$jcap" >/dev/null
+  cat "$jcap" >/dev/null
+  echo "capture: $jcap (${JFLOWS:-64} clients)"
+  for j in $(jflags); do
+    timecpu "rdx read -q -j $j, ${JFLOWS:-64} clients"        bin/rdx read -q -j "$j" "$jcap"
+    timecpu "rdx read -j $j, ${JFLOWS:-64} clients (summary)" bin/rdx read -j "$j" "$jcap"
+  done
+  rm -f "$jcap"
+fi
 if command -v tshark >/dev/null 2>&1; then
   # RoCEv2 (UDP 4791) and RPC-over-RDMA over it are tshark defaults
   timecpu "tshark -r (summary)" tshark -r "$cap"

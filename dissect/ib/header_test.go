@@ -143,6 +143,12 @@ func TestAppendDec(t *testing.T) {
 	for v := uint32(1); v < 1e9; v = v*7 + 3 {
 		vs = append(vs, v, v-1)
 	}
+	for p := uint32(10); p <= 1e9; p *= 10 { // where the digit count changes
+		vs = append(vs, p-1, p, p+1)
+	}
+	for b := range 32 { // and where bits.Len32 does
+		vs = append(vs, 1<<b, 1<<b-1)
+	}
 	for _, v := range vs {
 		got := string(appendDec([]byte("x"), v))
 		if want := "x" + strconv.FormatUint(uint64(v), 10); got != want {

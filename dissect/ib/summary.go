@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -22,10 +23,7 @@ const digits2 = "000102030405060708091011121314151617181920212223242526272829303
 // few (PSN, MSN, length), and strconv's copy through a buffer cost more
 // than the rest of the line.
 func appendDec(dst []byte, v uint32) []byte {
-	n := 1
-	for x := v; x >= 10; x /= 10 {
-		n++
-	}
+	n := decDigits(v)
 	l := len(dst)
 	dst = slices.Grow(dst, n)[:l+n]
 	b := dst[l:]
@@ -44,6 +42,54 @@ func appendDec(dst []byte, v uint32) []byte {
 	}
 	return dst
 }
+
+// pow10 holds 10^i for decDigits.
+var pow10 = [10]uint32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// decDigits is the number of decimal digits of v without a loop (a PSN has
+// seven, and counting them by division cost as much as writing them):
+// with t = bits.Len32*1233>>12, v has t digits below 10^t, else t+1 (|1:
+// 0 has one digit).
+func decDigits(v uint32) int {
+	t := bits.Len32(v|1) * 1233 >> 12
+	if v|1 < pow10[t] {
+		return t
+	}
+	return t + 1
+}
+
+// summaryHead is each opcode's summary up to the QP's digits, "RC SEND
+// Only QP 0x" (one append instead of five per packet).
+var summaryHead = func() (t [256]string) {
+	for i := range t {
+		op := &Ops[i]
+		switch {
+		case i == OpCNP:
+			t[i] = "CNP"
+		case op.Known:
+			t[i] = op.Transport.String() + " " + op.Name
+		default:
+			t[i] = op.Transport.String() + " opcode " + string(appendHex(nil, uint64(i), 2))
+		}
+		t[i] += " QP 0x"
+	}
+	return
+}()
+
+// appendHex6 appends a 24-bit QP number as six hex digits, written in
+// place.
+func appendHex6(dst []byte, v uint32) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 6)[:l+6]
+	b := dst[l : l+6]
+	for i := 5; i >= 0; i-- {
+		b[i] = hexDigit[v&0xf]
+		v >>= 4
+	}
+	return dst
+}
+
+const hexDigit = "0123456789abcdef"
 
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
 func (p *Packet) Summary(dst []byte) []byte {
@@ -66,20 +112,8 @@ func (p *Packet) Summary(dst []byte) []byte {
 		return dst
 	}
 	op := &Ops[h.Opcode()]
-	if h.Opcode() == OpCNP {
-		dst = append(dst, "CNP"...)
-	} else {
-		dst = append(dst, op.Transport.String()...)
-		dst = append(dst, ' ')
-		if op.Known {
-			dst = append(dst, op.Name...)
-		} else {
-			dst = append(dst, "opcode "...)
-			dst = appendHex(dst, uint64(h.Opcode()), 2)
-		}
-	}
-	dst = append(dst, " QP "...)
-	dst = appendHex(dst, uint64(h.DestQP()), 6)
+	dst = append(dst, summaryHead[h.Opcode()]...)
+	dst = appendHex6(dst, h.DestQP())
 	dst = append(dst, " PSN "...)
 	dst = appendDec(dst, h.PSN())
 	if h.FECN() {

@@ -45,7 +45,32 @@ var programs = map[uint32]progInfo{
 func ProgramName(prog uint32) string { return programs[prog].name }
 
 // ProcName names a procedure of a program version ("" if unknown).
-func ProcName(prog, vers, proc uint32) string { return programs[prog].procs[vers][proc] }
+func ProcName(prog, vers, proc uint32) string {
+	if t := procTable[uint64(prog)<<32|uint64(vers)]; proc < uint32(len(t)) {
+		return t[proc]
+	}
+	return ""
+}
+
+// procTable is programs' procedure names flat: program<<32|version to the
+// names indexed by procedure, one map lookup where programs takes three
+// (every summary line of an RPC message names its procedure).
+var procTable = func() map[uint64][]string {
+	t := map[uint64][]string{}
+	for prog, pi := range programs {
+		for vers, procs := range pi.procs {
+			var names []string
+			for proc, n := range procs {
+				if int(proc) >= len(names) {
+					names = append(names, make([]string, int(proc)+1-len(names))...)
+				}
+				names[proc] = n
+			}
+			t[uint64(prog)<<32|uint64(vers)] = names
+		}
+	}
+	return t
+}()
 
 // Program decodes the arguments and results of one RPC program version.
 type Program interface {

@@ -127,7 +127,15 @@ var (
 func Parse(b []byte, h *Header) (int, error) {
 	r := xdr.NewReader(b)
 	reads, writes, reply := h.Reads[:0], h.Writes[:0], h.Reply[:0]
-	*h = Header{XID: r.U32(), Vers: r.U32(), Credit: r.U32(), Proc: r.U32()}
+	if len(b) >= 16 {
+		// the four fixed words after one length check (xdr.Reader.U32 is
+		// a call each: it is too large to inline)
+		*h = Header{XID: binary.BigEndian.Uint32(b), Vers: binary.BigEndian.Uint32(b[4:]),
+			Credit: binary.BigEndian.Uint32(b[8:]), Proc: binary.BigEndian.Uint32(b[12:])}
+		r.Off = 16
+	} else {
+		*h = Header{XID: r.U32(), Vers: r.U32(), Credit: r.U32(), Proc: r.U32()}
+	}
 	h.Reads, h.Writes, h.Reply = reads, writes, reply
 	if err := r.Err(); err != nil {
 		return 0, err
@@ -227,9 +235,11 @@ func countErr(what string, b []byte, o, before int) error {
 // present reads an XDR optional-data discriminator (RFC 4506 §4.19), which
 // links the chunk lists: 1, an item follows; 0, the list ends.
 func present(r *xdr.Reader) (bool, error) {
-	d := r.U32()
-	if err := r.Err(); err != nil {
-		return false, err
+	var d uint32
+	if o := r.Off; o+4 <= len(r.B) && r.Err() == nil {
+		d, r.Off = binary.BigEndian.Uint32(r.B[o:]), o+4
+	} else if d = r.U32(); r.Err() != nil {
+		return false, r.Err()
 	}
 	if d > 1 {
 		return false, errList

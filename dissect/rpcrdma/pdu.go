@@ -37,11 +37,20 @@ func (h *Hdr) payOff() int {
 // Proto implements dissect.PDU.
 func (h *Hdr) Proto() *dissect.ProtoInfo { return PRPCoRDMA }
 
+// procName is procNames as an array for the summary (a map lookup per
+// message cost more than the rest of the proc's text).
+var procName = func() (t [ERROR + 1]string) {
+	for i := range t {
+		t[i] = procNames[uint64(i)]
+	}
+	return
+}()
+
 // Summary implements dissect.PDU: "RDMA_MSG XID 0x... credits 128 read 2 write 0 reply 0".
 func (h *Hdr) Summary(dst []byte) []byte {
 	hd := &h.hdr
-	if n := procNames[uint64(hd.Proc)]; n != "" {
-		dst = append(dst, n...)
+	if hd.Proc < uint32(len(procName)) {
+		dst = append(dst, procName[hd.Proc]...)
 	} else {
 		dst = append(dst, "proc "...)
 		dst = strconv.AppendUint(dst, uint64(hd.Proc), 10)
