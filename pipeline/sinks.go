@@ -45,6 +45,17 @@ type pcapngSink struct {
 	mu sync.Mutex
 }
 
+// NewWriteSink is the -w sink of cfg (Write, WriteOut, WriteFormat) for a
+// caller that writes the frames of several runs into one file
+// (Config.WriteSink): it starts it, hands it frames in the order they are
+// to be written, and ends it. Its GiveUp keeps what was written.
+func NewWriteSink(cfg Config) interface {
+	Sink
+	GiveUp()
+} {
+	return &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
+}
+
 func (s *pcapngSink) Start(*dissect.Engine) error {
 	s.ifaces = map[uint16]int{}
 	out := s.stdout

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdx-project/rdx/internal/iostreams"
+)
+
+// manyFiles are captures of several protocols (Rx, RoCE, iWARP, RDS) for
+// rdx read over many files.
+var manyFiles = []string{
+	"../../pcaps/rx/pts-ops.pcap",
+	"../../pcaps/ib/roce_rping.pcap",
+	"../../pcaps/rx/udebug.pcap",
+	"../../pcaps/iwarp/iwarp_rping.pcap",
+	"../../pcaps/rx/bos-queries.pcap",
+}
+
+func runMany(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	io, _, out, errOut := iostreams.Test()
+	code := run(io, args)
+	return out.String(), errOut.String(), code
+}
+
+// TestReadManyPerFile: rdx read FILE... prints each file exactly as rdx
+// read -r FILE prints it alone, in the order given, whatever -j is (1: one
+// after the other; 2 and 5: files ahead of the one printing wait in their
+// spools), for the summary, -V and -T fields; -r repeated is the same.
+func TestReadManyPerFile(t *testing.T) {
+	for _, mode := range [][]string{nil, {"-V"}, {"-T", "fields", "-e", "frame.number", "-e", "frame.time_relative", "-e", "_ws.col.Info"}} {
+		var want strings.Builder
+		for _, f := range manyFiles {
+			out, errOut, code := runMany(t, append(append([]string{"read"}, mode...), f)...)
+			if code != 0 {
+				t.Fatalf("read %s: exit %d: %s", f, code, errOut)
+			}
+			want.WriteString(out)
+		}
+		for _, j := range []string{"1", "2", "5"} {
+			out, errOut, code := runMany(t, append(append([]string{"read", "-j", j}, mode...), manyFiles...)...)
+			if code != 0 {
+				t.Fatalf("%v -j %s: exit %d: %s", mode, j, code, errOut)
+			}
+			if out != want.String() {
+				t.Errorf("%v -j %s: output differs from the files read one by one (%d vs %d bytes)", mode, j, len(out), want.Len())
+			}
+			if !strings.Contains(errOut, "rdx: 299 frames;") {
+				t.Errorf("%v -j %s: closing counts %q, want the files' 299 frames summed", mode, j, errOut)
+			}
+		}
+		args := []string{"read", "-j", "2"}
+		args = append(args, mode...)
+		for _, f := range manyFiles {
+			args = append(args, "-r", f)
+		}
+		if out, _, _ := runMany(t, args...); out != want.String() {
+			t.Errorf("%v with -r repeated: output differs", mode)
+		}
+	}
+}
+
+// TestOrderedOutSpill: a file's output past spoolMem, held while the file
+// before it prints, goes to a temporary file and comes out whole, in order.
+func TestOrderedOutSpill(t *testing.T) {
+	var out bytes.Buffer
+	oo := newOrderedOut(&out, 3)
+	big := bytes.Repeat([]byte("0123456789abcdef"), spoolMem/16+1000)
+	oo.writer(2).Write([]byte("c"))
+	oo.writer(1).Write(big)
+	oo.writer(1).Write([]byte("tail"))
+	oo.writer(0).Write([]byte("a"))
+	if out.String() != "a" {
+		t.Fatalf("head's output not written through: %q", out.String())
+	}
+	if oo.spools[1].f == nil {
+		t.Fatal("output past spoolMem kept in memory")
+	}
+	for i := range 3 {
+		if err := oo.done(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "a" + string(big) + "tail" + "c"
+	if out.String() != want {
+		t.Errorf("got %d bytes, want %d in the files' order", out.Len(), len(want))
+	}
+}
+
+// TestReadManyStatsAndWrite: -z tables are printed once after every
+// file's frames, merged (the same table rdx stats prints over the files);
+// -w writes every frame in the order given; a missing file is reported,
+// the others read, exit 2; a usage error is said once.
+func TestReadManyStatsAndWrite(t *testing.T) {
+	out, errOut, code := runMany(t, append([]string{"read", "-q", "-z", "rx,srt", "-j", "3"}, manyFiles...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	stats, _, _ := runMany(t, append([]string{"stats", "-j", "1"}, manyFiles...)...)
+	i := strings.Index(stats, "\nRx service response time")
+	if i < 0 || !strings.HasPrefix(out, "\nRx service response time") || !strings.HasPrefix(stats[i:], out) {
+		t.Errorf("merged -z rx,srt:\n%s\nwant rdx stats' table:\n%s", out, stats)
+	}
+	if strings.Count(out, "Rx service response time") != 1 {
+		t.Errorf("the table is printed %d times, want once", strings.Count(out, "Rx service response time"))
+	}
+
+	w := filepath.Join(t.TempDir(), "all.pcapng")
+	if _, errOut, code := runMany(t, append([]string{"read", "-j", "3", "-w", w}, manyFiles...)...); code != 0 {
+		t.Fatalf("-w: exit %d: %s", code, errOut)
+	}
+	fields := []string{"read", "-T", "fields", "-e", "frame.time_epoch", "-e", "frame.len", "-e", "frame.protocols"}
+	got, _, _ := runMany(t, append(fields, w)...)
+	var want strings.Builder
+	for _, f := range manyFiles {
+		o, _, _ := runMany(t, append(fields, f)...)
+		want.WriteString(o)
+	}
+	if got != want.String() || strings.Count(got, "\n") != 299 {
+		t.Errorf("-w file holds %d frames, not the files' 299 in order", strings.Count(got, "\n"))
+	}
+
+	out, errOut, code = runMany(t, "read", manyFiles[0], "nosuch.pcap", manyFiles[2])
+	one, _, _ := runMany(t, "read", manyFiles[0])
+	two, _, _ := runMany(t, "read", manyFiles[2])
+	if code != 2 || out != one+two || !strings.Contains(errOut, "nosuch.pcap") || !strings.Contains(errOut, "1 of 3 captures") {
+		t.Errorf("a missing file among three: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runMany(t, "read", "-T", "fields", manyFiles[0], manyFiles[2])
+	if code != 2 || strings.Count(errOut, "needs at least one -e") != 1 {
+		t.Errorf("usage error over two files: exit %d, stderr %q (want it once)", code, errOut)
+	}
+}
