@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/rdx-project/rdx/pipeline"
@@ -60,24 +59,6 @@ func eachFile(n, nw int, stop interface{ Stopped() bool }, run func(i int) (pipe
 		<-room
 	}
 	wg.Wait()
-}
-
-// fileLabels names each file in a frame reference of a table merged over
-// many files (pts-ops.pcap:12): its base name, or the name as given where
-// two base names are the same.
-func fileLabels(files []string) []string {
-	seen := map[string]int{}
-	for _, f := range files {
-		seen[filepath.Base(f)]++
-	}
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = filepath.Base(f)
-		if seen[out[i]] > 1 {
-			out[i] = f
-		}
-	}
-	return out
 }
 
 // spoolMem is how much of a file's output is kept in memory while it waits

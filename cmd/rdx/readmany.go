@@ -107,7 +107,7 @@ func readMany(o *ReadOptions) error {
 			errs = append(errs, err)
 		}
 		if merge {
-			all = mergeRun(all, &total, r)
+			all = mergeRun(all, &total, r, i)
 		} else {
 			addCounts(&total, r)
 		}

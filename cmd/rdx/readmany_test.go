@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,5 +135,63 @@ func TestReadManyStatsAndWrite(t *testing.T) {
 	_, errOut, code = runMany(t, "read", "-T", "fields", manyFiles[0], manyFiles[2])
 	if code != 2 || strings.Count(errOut, "needs at least one -e") != 1 {
 		t.Errorf("usage error over two files: exit %d, stderr %q (want it once)", code, errOut)
+	}
+}
+
+// TestManyFilesFrameRefs: in tables merged over many files (rdx stats,
+// flows, read -z) every frame reference names its file (pts-ops.pcap:30),
+// never a bare number that could be any file's; a conversation seen in two
+// files spans them; one file's tables stay as they were.
+func TestManyFilesFrameRefs(t *testing.T) {
+	files := []string{"../../pcaps/rx/pts-ops.pcap", "../../pcaps/ib/roce_rping.pcap", "../../pcaps/rdp/clean.pcap",
+		"../../pcaps/rdp/lossy.pcap", "../../pcaps/rx/bos-queries.pcap"}
+	ref := regexp.MustCompile(`^[a-z_-]+\.pcap:\d+(-([a-z_-]+\.pcap:)?\d+)?$`)
+	for _, verb := range []string{"stats", "flows"} {
+		out, errOut, code := runMany(t, append([]string{verb, "-T", "json", "-j", "2"}, files...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", verb, code, errOut)
+		}
+		var d struct {
+			Tables []struct {
+				Name    string   `json:"name"`
+				Columns []string `json:"columns"`
+				Rows    [][]any  `json:"rows"`
+			} `json:"tables"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tb := range d.Tables {
+			j := slices.Index(tb.Columns, "Frames")
+			if j < 0 || tb.Name == "tcp,analysis" { // its Frames is a count
+				continue
+			}
+			for _, r := range tb.Rows {
+				if s, _ := r[j].(string); s != "" {
+					n++
+					if !ref.MatchString(s) {
+						t.Errorf("%s %s: frame reference %q does not name its file", verb, tb.Name, s)
+					}
+				}
+			}
+		}
+		if n < 5 || verb == "flows" && n < 20 {
+			t.Errorf("%s: %d frame references checked, want the conv, infiniband,flows and rdp,conv rows'", verb, n)
+		}
+	}
+	out, _, _ := runMany(t, "read", "-q", "-z", "conv,udp", "-z", "conv,ip", "-z", "rdp,conv", files[0], files[2], files[3], files[4])
+	for _, want := range []string{
+		"| 127.0.0.1:52090 | 127.1.0.1:7002 | pts-ops.pcap:30-65 ",              // one file's
+		"| 127.0.0.1    | 127.1.0.1    | pts-ops.pcap:1-bos-queries.pcap:100 |", // in both Rx files: spans them
+		"| 198.51.100.2:4001 → 198.51.100.1:4000 | CLOSE-WAIT | clean.pcap:1-lossy.pcap:239 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("read -z over many files lacks %q:\n%s", want, out)
+		}
+	}
+	one, _, _ := runMany(t, "read", "-q", "-z", "conv,udp", files[0])
+	if !strings.Contains(one, "| 30-65 ") || strings.Contains(one, ".pcap:") {
+		t.Errorf("one file's table changed:\n%s", one)
 	}
 }

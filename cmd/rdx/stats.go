@@ -105,11 +105,12 @@ func newCmdFlows(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Comman
 
 // mergeRun adds r, one file's run, to all (the engine the files' tables
 // are merged into, nil before the first) and its counts to total.
-func mergeRun(all *dissect.Engine, total *pipeline.Result, r pipeline.Result) *dissect.Engine {
+func mergeRun(all *dissect.Engine, total *pipeline.Result, r pipeline.Result, file int) *dissect.Engine {
 	if !r.Ran || r.Engine == nil {
 		return all
 	}
 	addCounts(total, r)
+	r.Engine.TagFrames(file) // frames in the tables say which file they are in
 	if all == nil {
 		return r.Engine
 	}
@@ -167,7 +168,7 @@ func statsMany(o *StatsOptions) error {
 			fmt.Fprintf(errOut, "rdx: %s: %v\n", o.Files[i], err)
 			errs = append(errs, err)
 		}
-		all = mergeRun(all, &total, r)
+		all = mergeRun(all, &total, r, i)
 		prog.Items(i+1, len(o.Files), "captures")
 	})
 	prog.Stop()
