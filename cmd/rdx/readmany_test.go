@@ -195,3 +195,59 @@ func TestManyFilesFrameRefs(t *testing.T) {
 		t.Errorf("one file's table changed:\n%s", one)
 	}
 }
+
+// TestCheckMany: rdx check over many files prints one report, the files'
+// tallies added up, each failing frame named with its file in the files'
+// order (text and JSON); exit 1 on a failed check, 2 when a file is
+// missing; -j does not change it.
+func TestCheckMany(t *testing.T) {
+	reject, crafted := "../../pcaps/iwarp/wiki_iwarp_connect__C00_M00_reject.pcap", "../../pcaps/crafted/base_fields.pcap"
+	out, errOut, code := runMany(t, "check", "-j", "1", reject, crafted)
+	if code != 1 || !strings.Contains(errOut, "rdx: 29 frames;") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the files' 29 frames", code, errOut)
+	}
+	for _, want := range []string{
+		"| tcp.checksum  | tcp   |      23 |      9 |     14 |",
+		"| wiki_iwarp_connect__C00_M00_reject.pcap:6 base_fields.pcap:4 base_fields.pcap:5 base_fields.pcap:6 base_fields.pcap:7 |",
+		"checks applied to 2 captures",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if out2, _, _ := runMany(t, "check", "-j", "2", reject, crafted); out2 != out {
+		t.Errorf("-j 2 report differs from -j 1:\n%s", out2)
+	}
+	js, _, _ := runMany(t, "check", "-T", "json", reject, crafted)
+	var d struct {
+		Files  []string `json:"files"`
+		Checks []struct {
+			Check  string   `json:"check"`
+			Frames []uint64 `json:"first_failing_frames"`
+			Files  []string `json:"first_failing_files"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range d.Checks {
+		if c.Check == "tcp.checksum" {
+			found = true
+			if !slices.Equal(c.Frames, []uint64{6, 4, 5, 6, 7}) || len(c.Files) != 5 || c.Files[0] != "wiki_iwarp_connect__C00_M00_reject.pcap" || c.Files[1] != "base_fields.pcap" {
+				t.Errorf("tcp.checksum: frames %v in files %q", c.Frames, c.Files)
+			}
+		}
+	}
+	if !found || len(d.Files) != 2 {
+		t.Errorf("JSON: files %q, tcp.checksum found %v", d.Files, found)
+	}
+	_, errOut, code = runMany(t, "check", reject, "nosuch.pcap")
+	if code != 2 || !strings.Contains(errOut, "nosuch.pcap") {
+		t.Errorf("a missing file: exit %d, stderr %q", code, errOut)
+	}
+	one, _, _ := runMany(t, "check", crafted)
+	if strings.Contains(one, "base_fields.pcap:") {
+		t.Errorf("one file's report names files in its frames:\n%s", one)
+	}
+}
