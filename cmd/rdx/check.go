@@ -125,6 +125,9 @@ func checkRun(o *CheckOptions) error {
 // (so the first failing frames are the first files'), each frame tagged
 // with its file; one report, one closing count.
 func checkMany(o *CheckOptions) error {
+	if err := checkManyFiles(o.Files); err != nil {
+		return err
+	}
 	nw, err := o.workers()
 	if err != nil {
 		return err

@@ -5,8 +5,18 @@ import (
 	"os"
 	"sync"
 
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/pipeline"
 )
+
+// checkManyFiles refuses more files than a merged table can tell apart
+// (flows.MaxFiles, far more than a command line holds).
+func checkManyFiles(files []string) error {
+	if len(files) > flows.MaxFiles {
+		return usageErr("%d capture files: at most %d are read together", len(files), flows.MaxFiles)
+	}
+	return nil
+}
 
 // eachFile runs run(i) for each of n files, nw at once, started in the
 // files' order, and calls then(i, ...) on the caller's goroutine for every

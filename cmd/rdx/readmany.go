@@ -20,6 +20,9 @@ func readMany(o *ReadOptions) error {
 	case o.MemProfile != "":
 		return usageErr("--memprofile profiles one capture's read: give one file")
 	}
+	if err := checkManyFiles(o.Files); err != nil {
+		return err
+	}
 	nw, err := o.workers()
 	if err != nil {
 		return err
@@ -44,6 +47,7 @@ func readMany(o *ReadOptions) error {
 	}
 	merge := len(base.Stats) > 0 // else no engine is kept past its file
 	prog, parts, pio := filesProgress(o.IO, o.showProgress(), "read", o.Files)
+	prog.Rounds("pass")
 	defer prog.Stop()
 	errOut := pio.ErrOut
 	intr := notifyInterrupt(errOut)

@@ -136,6 +136,9 @@ func addCounts(total *pipeline.Result, r pipeline.Result) {
 // engines are merged in the files' order as each is done, so the tables
 // are the same whatever -j is. At most 2*nw engines wait to be merged.
 func statsMany(o *StatsOptions) error {
+	if err := checkManyFiles(o.Files); err != nil {
+		return err
+	}
 	nw, err := o.workers()
 	if err != nil {
 		return err
