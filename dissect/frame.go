@@ -155,6 +155,9 @@ type Frame struct {
 	seq uint64
 	// arena holds Keep's and Alloc's copies (pool.go).
 	arena arena
+	// states are the FrameState values of dissectors without an instance,
+	// kept as long as the frame (its engine), by slot.
+	states []any
 }
 
 // Record returns the capture record's time and original length, for

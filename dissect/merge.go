@@ -1,6 +1,9 @@
 package dissect
 
-import "github.com/rdx-project/rdx/reassembly/tcp"
+import (
+	"github.com/rdx-project/rdx/flows"
+	"github.com/rdx-project/rdx/reassembly/tcp"
+)
 
 // StatsMerger is implemented by dissectors that keep end-of-run statistics
 // (the -z tables they offer through StatsProvider): MergeStats adds what
@@ -43,6 +46,41 @@ func (e *Engine) Merge(from *Engine) {
 		e.mergeFindings = append(e.mergeFindings, m.MergeStats(from.inst[i])...)
 	}
 	e.mergeFindings = append(e.mergeFindings, from.mergeFindings...)
+}
+
+// FrameTagger is implemented by dissectors whose -z tables keep frame
+// numbers (a row's first and last frame, the first met): TagFrames adds tag
+// to each, as Engine.TagFrames asks.
+type FrameTagger interface {
+	TagFrames(tag uint64)
+}
+
+// TagFrames marks every frame number e's tables keep as file's (the index
+// of e's capture among many, flows.FileShift): merged with the engines of
+// the other files (Merge) their rows then order file by file and a table's
+// frames can name their file (flows.Table.NameFrames). Call it once, after
+// e's input ended, before it is merged or into. Linear in the tables' sizes.
+func (e *Engine) TagFrames(file int) {
+	tag := uint64(file) << flows.FileShift
+	if tag == 0 {
+		return
+	}
+	e.convs.TagFrames(tag)
+	if e.tly != nil {
+		for _, fc := range e.tly.convs {
+			fc.convs.TagFrames(tag)
+		}
+		for _, p := range e.tly.params {
+			if t, ok := p.c.(FrameTagger); ok {
+				t.TagFrames(tag)
+			}
+		}
+	}
+	for _, d := range e.inst {
+		if t, ok := d.(FrameTagger); ok {
+			t.TagFrames(tag)
+		}
+	}
 }
 
 // MergeFindings are the findings raised while merging engines (Merge): a

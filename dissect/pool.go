@@ -1,5 +1,7 @@
 package dissect
 
+import "sync/atomic"
+
 // Frame-owned memory. Everything a dissector puts in a Frame (PDUs, copies of
 // reassembled bytes) must stay valid until the frame is done, and no longer.
 // The engine owns that lifetime: every Decode, and every call of the
@@ -116,3 +118,30 @@ func (f *Frame) Keep(b []byte) []byte {
 // and returns them as an empty slice of capacity n to build a message in
 // with append (appending more than n octets moves it off the arena).
 func (f *Frame) Alloc(n int) []byte { return f.arena.alloc(n) }
+
+// FrameState is state kept per engine by a dissector that has no instance
+// of its own (a handler in another's table, as AFS in rx.service): the
+// engine decodes every packet into one Frame, so a value kept in that
+// Frame lives as long as the engine, and goes with it. A package-level
+// table keyed by Frame would keep every engine ever made alive (rdx read
+// over many files holds one engine per file).
+type FrameState[T any] struct{ slot int }
+
+var frameSlots atomic.Int32
+
+// NewFrameState reserves a slot in every Frame (at package init).
+func NewFrameState[T any]() FrameState[T] { return FrameState[T]{int(frameSlots.Add(1)) - 1} }
+
+// Get returns f's value, new (zero) on the first call for f. Like the
+// frame, it is for the goroutine decoding into f.
+func (s FrameState[T]) Get(f *Frame) *T {
+	if s.slot >= len(f.states) {
+		f.states = append(f.states, make([]any, s.slot+1-len(f.states))...)
+	}
+	v, _ := f.states[s.slot].(*T)
+	if v == nil {
+		v = new(T)
+		f.states[s.slot] = v
+	}
+	return v
+}

@@ -111,3 +111,20 @@ func TestArena(t *testing.T) {
 		t.Fatal("reset did not start the arena over")
 	}
 }
+
+// FrameState: one value per Frame (engine), the same on every call and
+// after the frame is reset for the next packet; another frame has its own.
+func TestFrameState(t *testing.T) {
+	type st struct{ n int }
+	a, b := NewFrameState[st](), NewFrameState[st]()
+	var f, g Frame
+	a.Get(&f).n = 1
+	b.Get(&f).n = 2
+	f.Reset()
+	if a.Get(&f).n != 1 || b.Get(&f).n != 2 || a.Get(&f) == b.Get(&f) {
+		t.Errorf("slots: %d %d", a.Get(&f).n, b.Get(&f).n)
+	}
+	if a.Get(&g).n != 0 || a.Get(&g) == a.Get(&f) {
+		t.Error("another frame shares the value")
+	}
+}

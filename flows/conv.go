@@ -299,9 +299,10 @@ func IsConv(name string) bool {
 func (c *Conversations) Table(name string) *Table {
 	for _, k := range kinds {
 		if name == "conv,"+k.name {
-			t := &Table{Title: k.title, Header: Header, Rows: c.rows(k.kind, k.fam)}
+			t := &Table{Title: k.title, Header: Header, Rows: c.rows(k.kind, k.fam), FrameCols: []int{6}}
 			if k.kind == Rx {
 				t.Header = append([]string{"Connection"}, Header...)
+				t.FrameCols[0]++
 			}
 			return t
 		}

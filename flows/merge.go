@@ -86,6 +86,24 @@ func KeepFirst[T any](s []T, k int, before func(a, b T) bool) []T {
 	return s[:k]
 }
 
+// TagFrames adds tag to every frame number c keeps (its rows' first and
+// last frames): the file's index above them when the tables of many files
+// are merged (dissect.Engine.TagFrames). Linear in the table's size.
+func (c *Conversations) TagFrames(tag uint64) {
+	for _, s := range c.m {
+		s.frame0 += tag
+		s.frN += tag
+	}
+}
+
+// TagFrames adds tag to the frame each call type was first answered in,
+// as Conversations.TagFrames.
+func (s *SRT[K]) TagFrames(tag uint64) {
+	for _, t := range s.m {
+		t.first.Frame += tag
+	}
+}
+
 // Merge adds from's conversations into c. Linear in the two tables' sizes.
 func (c *Conversations) Merge(from *Conversations) {
 	if len(from.m) == 0 {

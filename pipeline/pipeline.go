@@ -50,10 +50,17 @@ type Config struct {
 	PrintToo bool      // -P: print frames while writing
 	// WriteFormat is -F: pcapng (or ""), pcap (microseconds) or nsecpcap.
 	WriteFormat string
+	// WriteSink, with Write, takes the frames -w writes instead of a file
+	// Run opens: rdx read over many files writes them all into one
+	// (NewWriteSink), started and ended by the caller.
+	WriteSink Sink
 
 	Stats          []string // -z tables printed after the frames ("help" lists them)
 	SkipEmptyStats bool     // leave out -z tables without rows
-	StatsFormat    string   // "json": the -z tables as one JSON document (rdx stats/flows -T json)
+	// StatsMerged counts the -z tables but prints none: the caller merges
+	// this run's engine with others' and prints them once (WriteStats).
+	StatsMerged bool
+	StatsFormat string // "json": the -z tables as one JSON document (rdx stats/flows -T json)
 
 	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
 	// with a Format, prints the report at the end.
@@ -165,32 +172,59 @@ func StatNames() []string { return dissect.NewEngine(dissect.Options{}).StatName
 // a parameter (io,stat,INTERVAL).
 func StatHelp() []string { return dissect.NewEngine(dissect.Options{}).StatHelp() }
 
+// Check refuses what Run would refuse of cfg before reading its input (the
+// output options, the display filter, -F, the -z names): a caller about to
+// run cfg over many files says a usage error once.
+func Check(cfg Config) error {
+	if _, _, err := checkConfig(cfg); err != nil {
+		return err
+	}
+	eng := dissect.NewEngine(dissect.Options{ZStats: cfg.Stats})
+	known := eng.StatNames()
+	for _, z := range cfg.Stats {
+		if z != "help" && !slices.Contains(known, z) {
+			if err := eng.CheckStat(z); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkConfig is the printer and display filter of cfg, or why cfg
+// cannot run.
+func checkConfig(cfg Config) (pr *printer, flt *filter.Filter, err error) {
+	if pr, err = newPrinter(cfg); err != nil {
+		return nil, nil, err
+	}
+	if cfg.Filter != "" {
+		if flt, err = filter.Compile(cfg.Filter); err != nil {
+			return nil, nil, err
+		}
+	}
+	switch cfg.WriteFormat {
+	case "", "pcapng", "pcap", "nsecpcap":
+	default:
+		return nil, nil, fmt.Errorf("-F %s: want pcapng, pcap or nsecpcap", cfg.WriteFormat)
+	}
+	return pr, flt, nil
+}
+
 // Run reads cfg.Input through a new engine and into the sinks. Errors are
 // usage or input errors (bad options, unreadable input, a failed write);
 // failed checks are not an error but Result.ChecksFailed. After a bad
 // record the sinks have had every frame before it and their End, and the
 // error names the file and frame.
 func Run(cfg Config) (res Result, err error) {
-	var pr *printer
-	if pr, err = newPrinter(cfg); err != nil {
+	pr, flt, err := checkConfig(cfg)
+	if err != nil {
 		return res, err
-	}
-	var flt *filter.Filter
-	if cfg.Filter != "" {
-		if flt, err = filter.Compile(cfg.Filter); err != nil {
-			return res, err
-		}
 	}
 	var ck *checkSink
 	if cfg.Check != nil {
 		if ck, err = newCheckSink(cfg.Check, cfg.Input, cfg.Out, &res); err != nil {
 			return res, err
 		}
-	}
-	switch cfg.WriteFormat {
-	case "", "pcapng", "pcap", "nsecpcap":
-	default:
-		return res, fmt.Errorf("-F %s: want pcapng, pcap or nsecpcap", cfg.WriteFormat)
 	}
 	eo := cfg.Engine
 	if eo.Source == "" && cfg.Input.File != "" { // findings name the file
@@ -251,7 +285,9 @@ func Run(cfg Config) (res Result, err error) {
 			perFrame = append(perFrame, s)
 		}
 	}
-	if cfg.Write != "" {
+	if cfg.Write != "" && cfg.WriteSink != nil {
+		add(cfg.WriteSink, true)
+	} else if cfg.Write != "" {
 		w := &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
 		if cfg.Input.Iface != "" { // the file says how much of each packet it keeps
 			w.snaplen = cfg.Input.Snaplen
@@ -265,7 +301,7 @@ func Run(cfg Config) (res Result, err error) {
 	if ck != nil {
 		add(ck, true)
 	}
-	if len(cfg.Stats) > 0 { // reads the engine's tables at End only
+	if len(cfg.Stats) > 0 && !cfg.StatsMerged { // reads the engine's tables at End only
 		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out}, false)
 	}
 	for _, s := range cfg.Sinks {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -241,6 +242,16 @@ func WriteStats(out io.Writer, eng *dissect.Engine, names []string, skipEmpty bo
 	return s.End(nil)
 }
 
+// stat builds table z; over many files (WriteStats of engines merged after
+// dissect.Engine.TagFrames) its frames name their file.
+func (s *statsSink) stat(z string) *dissect.StatTable {
+	t := s.eng.Stat(z)
+	if t != nil && len(s.files) > 1 {
+		t.NameFrames(flows.FileLabels(s.files))
+	}
+	return t
+}
+
 func (s *statsSink) Start(e *dissect.Engine) error       { s.eng = e; return nil }
 func (s *statsSink) Frame(*dissect.Frame, *dissect.Tree) {}
 
@@ -249,7 +260,7 @@ func (s *statsSink) End(error) error {
 		return s.json()
 	}
 	for _, z := range s.names {
-		t := s.eng.Stat(z)
+		t := s.stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
 			continue
 		}
@@ -282,7 +293,7 @@ func (s *statsSink) json() error {
 		Tables []statTable `json:"tables"`
 	}{File: s.file, Files: s.files, Tables: []statTable{}}
 	for _, z := range s.names {
-		t := s.eng.Stat(z)
+		t := s.stat(z)
 		if t == nil || s.skipEmpty && len(t.Rows) == 0 {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -43,6 +44,17 @@ type pcapngSink struct {
 	// mu guards the file against GiveUp, which runs on the interrupt's
 	// watchdog goroutine while a frame may be written.
 	mu sync.Mutex
+}
+
+// NewWriteSink is the -w sink of cfg (Write, WriteOut, WriteFormat) for a
+// caller that writes the frames of several runs into one file
+// (Config.WriteSink): it starts it, hands it frames in the order they are
+// to be written, and ends it. Its GiveUp keeps what was written.
+func NewWriteSink(cfg Config) interface {
+	Sink
+	GiveUp()
+} {
+	return &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
 }
 
 func (s *pcapngSink) Start(*dissect.Engine) error {
@@ -263,6 +275,8 @@ type CheckRow struct {
 	Passed  uint64   `json:"passed"`
 	Failed  uint64   `json:"failed"`
 	Frames  []uint64 `json:"first_failing_frames"`
+	// Files says each of Frames' file, over many files (WriteChecks).
+	Files []string `json:"first_failing_files,omitempty"`
 	// Failures a protocol explained with a checksum note on the same PDU
 	// (e.g. an ICRC off by the flow's constant: rewritten addresses), and
 	// the first such note.
@@ -402,11 +416,53 @@ func (s *checkSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 
 // End prints the report, also after an input error: the tally of what was
 // read comes before the error, which names the bad record.
-func (s *checkSink) End(error) error {
-	rows := s.res.Checks
+func (s *checkSink) End(error) error { return writeChecks(s.out, s.format, s.style, s.in, nil, s.res) }
+
+// TagChecks marks rows, the check tally of one file among many
+// (Result.Checks), as file's (flows.FileShift): merged (MergeChecks) the
+// first failing frames order file by file, and WriteChecks names them.
+func TagChecks(rows []CheckRow, file int) {
+	tag := uint64(file) << flows.FileShift
+	for i := range rows {
+		for j := range rows[i].Frames {
+			rows[i].Frames[j] += tag
+		}
+		rows[i].explFrame += tag
+	}
+}
+
+// MergeChecks adds from, the check tally of another file (TagChecks), to
+// rows.
+func MergeChecks(rows, from []CheckRow) { mergeChecks(rows, from) }
+
+// WriteChecks prints the check report of many files (res.Checks, their
+// tallies tagged and merged; res's counts summed) as rdx check prints one
+// file's: each failing frame named with its file (pts-ops.pcap:12); in
+// JSON, first_failing_files says each first_failing_frames' file.
+func WriteChecks(out io.Writer, c *CheckReport, files []string, res *Result) error {
+	return writeChecks(out, c.Format, c.Style, Input{}, files, res)
+}
+
+// writeChecks prints the report of res.Checks, read from in or, over many
+// files, from files.
+func writeChecks(out io.Writer, format string, style *render.Style, in Input, files []string, res *Result) error {
+	var labels []string
+	name := in.Name()
+	if len(files) > 0 {
+		labels = flows.FileLabels(files)
+		name = render.Plural(uint64(len(files)), "capture")
+	}
+	// frame is how the report names frame n: file:n over many files
+	frame := func(n uint64) string {
+		if i := int(n >> flows.FileShift); labels != nil && i < len(labels) {
+			return labels[i] + ":" + strconv.FormatUint(n&(1<<flows.FileShift-1), 10)
+		}
+		return strconv.FormatUint(n, 10)
+	}
+	rows := res.Checks
 	for i := range rows {
 		r := &rows[i]
-		s.res.ChecksFailed = s.res.ChecksFailed || r.Failed > 0
+		res.ChecksFailed = res.ChecksFailed || r.Failed > 0
 		r.NotChecked = nil
 		for k, c := range r.Skipped {
 			if c > 0 {
@@ -416,11 +472,21 @@ func (s *checkSink) End(error) error {
 				r.NotChecked[dissect.SkipNames[k]] = c
 			}
 		}
+		if labels != nil {
+			r.Files = make([]string, len(r.Frames))
+			for j, n := range r.Frames {
+				r.Files[j], r.Frames[j] = labels[min(int(n>>flows.FileShift), len(labels)-1)], n&(1<<flows.FileShift-1)
+			}
+			if f, msg, ok := strings.Cut(r.Explanation, ": "); ok && strings.HasPrefix(f, "frame ") {
+				r.Explanation = "frame " + frame(r.explFrame) + ": " + msg
+			}
+		}
 	}
-	switch s.format {
+	switch format {
 	case "json":
-		out := struct {
+		doc := struct {
 			File     string     `json:"file,omitempty"`
+			Files    []string   `json:"files,omitempty"`
 			Iface    string     `json:"interface,omitempty"`
 			Frames   uint64     `json:"frames"`
 			Checks   []CheckRow `json:"checks"`
@@ -428,9 +494,9 @@ func (s *checkSink) End(error) error {
 			Warnings int        `json:"finding_warnings"`
 			Notes    int        `json:"finding_notes"`
 			OK       bool       `json:"ok"`
-		}{s.in.File, s.in.Iface, s.res.Frames, rows, s.res.Errors, s.res.Warnings, s.res.Notes, !s.res.ChecksFailed && s.res.Errors == 0}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintf(s.out, "%s\n", b)
+		}{in.File, files, in.Iface, res.Frames, rows, res.Errors, res.Warnings, res.Notes, !res.ChecksFailed && res.Errors == 0}
+		b, _ := json.MarshalIndent(doc, "", "  ")
+		fmt.Fprintf(out, "%s\n", b)
 	case "text":
 		var tab [][]string
 		var mark []string
@@ -444,35 +510,38 @@ func (s *checkSink) End(error) error {
 			fr := make([]string, len(r.Frames))
 			for i, n := range r.Frames {
 				fr[i] = strconv.FormatUint(n, 10)
+				if r.Files != nil {
+					fr[i] = r.Files[i] + ":" + fr[i]
+				}
 			}
 			tab = append(tab, []string{r.Check, r.Proto, strconv.FormatUint(r.Checked, 10), strconv.FormatUint(r.Passed, 10),
 				strconv.FormatUint(r.Failed, 10), strconv.FormatUint(skipped, 10), strings.Join(fr, " ")})
-			if s.style != nil && r.Failed > 0 {
-				mark = append(mark, s.style.Failed)
+			if style != nil && r.Failed > 0 {
+				mark = append(mark, style.Failed)
 			} else {
 				mark = append(mark, "")
 			}
 		}
 		if idle < len(rows) {
 			reset := ""
-			if s.style != nil {
-				reset = s.style.Reset
+			if style != nil {
+				reset = style.Reset
 			}
-			if err := render.TableMarked(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, mark, reset); err != nil {
+			if err := render.TableMarked(out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, mark, reset); err != nil {
 				return err
 			}
 		}
 		for _, r := range rows {
 			if why, n := r.notChecked(); n > 0 {
-				fmt.Fprintf(s.out, "%s not checked on %s: %s\n", r.Check, render.Plural(n, "PDU"), why)
+				fmt.Fprintf(out, "%s not checked on %s: %s\n", r.Check, render.Plural(n, "PDU"), why)
 			}
 		}
 		for _, r := range rows {
 			if r.Explained > 0 {
-				fmt.Fprintf(s.out, "%s: %d of %d failures explained, e.g. %s\n", r.Check, r.Explained, r.Failed, r.Explanation)
+				fmt.Fprintf(out, "%s: %d of %d failures explained, e.g. %s\n", r.Check, r.Explained, r.Failed, r.Explanation)
 			}
 		}
-		fmt.Fprintf(s.out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), s.in.Name())
+		fmt.Fprintf(out, "%d of %d checks applied to %s (rdx check -T json lists them all)\n", len(rows)-idle, len(rows), name)
 	}
 	return nil
 }

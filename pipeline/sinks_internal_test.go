@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +124,32 @@ func TestPcapngSinkSnaplen(t *testing.T) {
 		if got != c.want {
 			t.Errorf("-F %q -s %d: the file records snaplen %d, want %d", c.format, c.snaplen, got, c.want)
 		}
+	}
+}
+
+// Check tallies of two files tagged (TagChecks) and merged (MergeChecks)
+// list the first failing frames file by file, and WriteChecks names each
+// frame's file, in the explanation too.
+func TestWriteChecksManyFiles(t *testing.T) {
+	a := []CheckRow{{Check: "infiniband.icrc", Proto: "infiniband", Checked: 4, Failed: 2, Frames: []uint64{7, 9},
+		Explained: 1, Explanation: "frame 9: ICRC off by the flow's constant", explFrame: 9}}
+	b := []CheckRow{{Check: "infiniband.icrc", Proto: "infiniband", Checked: 3, Failed: 2, Frames: []uint64{1, 2},
+		Explained: 1, Explanation: "frame 1: ICRC off by the flow's constant", explFrame: 1}}
+	TagChecks(a, 0)
+	TagChecks(b, 1)
+	MergeChecks(a, b)
+	var out bytes.Buffer
+	res := &Result{Checks: a}
+	if err := WriteChecks(&out, &CheckReport{Format: "text"}, []string{"d/x.pcap", "d/y.pcap"}, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| x.pcap:7 x.pcap:9 y.pcap:1 y.pcap:2 |", "2 of 4 failures explained, e.g. frame x.pcap:9: ICRC off",
+		"checks applied to 2 captures"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !res.ChecksFailed || !slices.Equal(a[0].Frames, []uint64{7, 9, 1, 2}) || !slices.Equal(a[0].Files, []string{"x.pcap", "x.pcap", "y.pcap", "y.pcap"}) {
+		t.Errorf("rows: %+v, failed %v", a[0], res.ChecksFailed)
 	}
 }

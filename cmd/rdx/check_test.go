@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,11 @@ func TestCheckFlags(t *testing.T) {
 	if code := check(io, []string{"check", "x.pcap"}); code != 0 || got == nil || got.File != "x.pcap" || got.Iface != "" {
 		t.Errorf("check FILE: exit %d, %+v", code, got)
 	}
-	for _, args := range [][]string{{"check", "-i", "eth1", "x.pcap"}, {"check"}, {"check", "a.pcap", "b.pcap"}} {
+	got = nil // several files are checked together (issue 15), no more a usage error
+	if code := check(io, []string{"check", "a.pcap", "b.pcap"}); code != 0 || got == nil || !slices.Equal(got.Files, []string{"a.pcap", "b.pcap"}) {
+		t.Errorf("check a.pcap b.pcap: exit %d, %+v", code, got)
+	}
+	for _, args := range [][]string{{"check", "-i", "eth1", "x.pcap"}, {"check"}, {"check", "-i", "eth1", "a.pcap", "b.pcap"}} {
 		got = nil
 		io, _, _, _ = iostreams.Test()
 		if code := check(io, args); code != 2 || got != nil {

@@ -38,7 +38,13 @@ func fileSize(name string) int64 {
 // the position in every file. The returned IO's standard error erases the
 // line before each line printed; Start is called, Stop is the caller's.
 func newFilesProgress(io *iostreams.IO, label string, files []string) (*progress.Meter, []*progress.Part, *iostreams.IO) {
-	prog, pio := newProgress(io, true, label)
+	return filesProgress(io, true, label, files)
+}
+
+// filesProgress is newFilesProgress drawn only when show (rdx read: not
+// among frames printed to the terminal).
+func filesProgress(io *iostreams.IO, show bool, label string, files []string) (*progress.Meter, []*progress.Part, *iostreams.IO) {
+	prog, pio := newProgress(io, show, label)
 	parts := make([]*progress.Part, len(files))
 	for i, file := range files {
 		parts[i] = prog.Part(fileSize(file))

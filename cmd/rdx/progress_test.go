@@ -40,6 +40,7 @@ func TestProgressLine(t *testing.T) {
 		line  string // the line's form
 	}{
 		{"read", []string{"read", "-2", big}, `read: (pass 2, )?[0-9]+% of 3\.5 MB, [0-9]+ frames, [0-9]+ frames/s(, [0-9.]+ [kMG]?B/s)?(, [0-9hms.]+ left)?`},
+		{"read many", []string{"read", "-2", "-j", "2", big, "../../pcaps/rx/pts-ops.pcap", big}, `read: (pass 2, )?[0-9]+% of 7\.[0-9] MB, [0-3] of 3 captures, [0-9]+ frames, [0-9]+ frames/s(, [0-9.]+ [kMG]?B/s)?(, [0-9hms.]+ left)?`},
 		{"synth", []string{"synth", "rdp", "--messages", "20000", "-w", synthOut}, `synth: ([0-9]+%, )?[0-9]+ frames, [0-9]+ frames/s(, [0-9hms.]+ left)?`},
 		{"replay", []string{"replay", "--dry-run", "--pps", "2000", "../../pcaps/rx/pts-ops.pcap"}, `replay: [0-9]+% of [0-9.]+ kB, [0-9]+ frames, [0-9]+ frames/s, [0-9.]+ [kMG]?B/s(, [0-9hms.]+ left)?`},
 	} {
@@ -66,6 +67,12 @@ func TestProgressLine(t *testing.T) {
 	// -q, and frames printing to the terminal: nothing.
 	if _, errOut := runTTY(false, true, "read", "-q", big); strings.Contains(errOut, "\r") {
 		t.Errorf("-q: a status line: %q", errOut)
+	}
+	if _, errOut := runTTY(false, true, "read", "-q", big, big); strings.Contains(errOut, "\r") {
+		t.Errorf("-q over two files: a status line: %q", errOut)
+	}
+	if _, errOut := runTTY(true, true, "read", big, big); strings.Contains(errOut, "\r") {
+		t.Errorf("frames of two files on the terminal: a status line: %q", errOut)
 	}
 	if _, errOut := runTTY(true, true, "read", big); strings.Contains(errOut, "\r") {
 		t.Errorf("frames on the terminal: a status line: %q", errOut)

@@ -27,6 +27,7 @@ import (
 type ReadOptions struct {
 	IO         *iostreams.IO
 	File       string
+	Files      []string // every capture named (-r, repeatable, and arguments): more than one are read in parallel
 	Verbose    bool
 	Hex        bool
 	Format     string // text, json, jsonl, fields
@@ -97,13 +98,24 @@ func writePrefs(w io.Writer) error {
 func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command {
 	o := &ReadOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "read [-r] FILE",
-		Short: "Dissect a capture file (pcap, pcapng, gzip; - for stdin) like tshark -r",
+		Use:   "read [-r] FILE...",
+		Short: "Dissect capture files (pcap, pcapng, gzip; - for stdin) like tshark -r",
+		Long: `read dissects a capture file as tshark -r does.
+
+Over several files (arguments, or -r repeated) each is read by its own
+engine, -j N files at once (default one per core), and printed in the
+order given, each exactly as rdx read -r FILE prints it alone (its own
+frame numbers, times, -c and -T json array). The -z tables and the
+closing counts are printed once, at the end, merged over the files: a
+frame in them is named with its file (pts-ops.pcap:12). -w writes every
+file's frames into one file, in the order given. A damaged or missing
+file is reported and the others are read all the same (exit status 2).`,
 		Example: `  rdx read pcaps/rx/bos-queries.pcap
+  rdx read -q -z conv,udp pcaps/rx/*.pcap
   rdx read -V -r pcaps/rx/pts-ops.pcap -c 4
   rdx read -T fields -e frame.number -e rx.seq -E header=y FILE
   rdx read -d udp.port==4000,rx FILE`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.tableHelp() {
 				return writeTables(io.Out)
@@ -118,11 +130,9 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 				_, err := fmt.Fprintln(io.Out, strings.Join(pipeline.StatHelp(), "\n"))
 				return err
 			}
-			if len(args) == 1 {
-				if o.File != "" && o.File != args[0] {
-					return usageErr("two capture files given (-r %s and %s)", o.File, args[0])
-				}
-				o.File = args[0]
+			o.Files = append(o.Files, args...)
+			if len(o.Files) > 0 {
+				o.File = o.Files[0]
 			}
 			if o.Iface != "" && o.File != "" {
 				return usageErr("give a capture file or -i IFACE, not both")
@@ -140,7 +150,7 @@ func newCmdRead(io *iostreams.IO, runF func(*ReadOptions) error) *cobra.Command 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.File, "read-file", "r", "", "capture file to read (- for standard input)")
+	f.StringArrayVarP(&o.Files, "read-file", "r", nil, "capture file to read (- for standard input); repeat it, or give more arguments, to read several")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print the protocol tree of every frame")
 	f.BoolVarP(&o.Hex, "hex", "x", false, "print a hex dump of every frame (-T json: tshark's \"_raw\" members, [hex, offset, length, bitmask, type])")
 	f.StringVarP(&o.Format, "output-format", "T", "text", "output format: text, json, jsonl or fields")
@@ -333,6 +343,9 @@ func readRun(o *ReadOptions) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if len(o.Files) > 1 {
+		return readMany(o)
+	}
 	eo, err := engineOptions(&o.EngineFlags, o.File)
 	if err != nil {
 		return err
@@ -342,8 +355,37 @@ func readRun(o *ReadOptions) error {
 		return err
 	}
 	setMemoryLimit(eo.MaxMem, nw)
-	if err := checkResolve(o.Resolve); err != nil {
+	cfg, plots, err := readConfig(o, eo, nw)
+	if err != nil {
 		return err
+	}
+	m, rio := newProgress(o.IO, o.showProgress(), "read")
+	m.Rounds("pass")
+	m.Start()
+	defer m.Stop()
+	cfg.Input = pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: rio.ErrOut,
+		Progress: m.Part(fileSize(o.File))}
+	addZPlots(&cfg, plots, cfg.Input.Name())
+	// nothing reads a dissector's -z table after this run (not even a
+	// -z plot sink): skip their per-frame counting
+	cfg.Engine.NoProtoStats = len(cfg.Stats) == 0 && len(cfg.Sinks) == 0
+	err = runPipeline(rio, cfg, o.MemProfile, o.LineFlush)
+	return errors.Join(err, writeZPlots(rio, plots, err))
+}
+
+// showProgress says whether a status line is drawn while files are read
+// (on a terminal): not with -q, nor when the frames print to that
+// terminal (it would be drawn among them).
+func (o *ReadOptions) showProgress() bool {
+	printsFrames := o.Write == "" || o.Write == "-" || o.Print
+	return !o.Quiet && o.Iface == "" && (!o.IO.IsStdoutTTY() || !printsFrames)
+}
+
+// readConfig is o's run of one capture with engine options eo on nw
+// workers, its Input left to the caller, and the -z plots asked for.
+func readConfig(o *ReadOptions, eo dissect.Options, nw int) (pipeline.Config, []zPlot, error) {
+	if err := checkResolve(o.Resolve); err != nil {
+		return pipeline.Config{}, nil, err
 	}
 	if o.LineFlush {
 		nw = 1 // -j's rounds would hold frames back
@@ -355,7 +397,7 @@ func readRun(o *ReadOptions) error {
 	}
 	tf, err := render.ParseTimeFormat(o.TimeFormat)
 	if err != nil {
-		return usageErr("%v", err)
+		return pipeline.Config{}, nil, usageErr("%v", err)
 	}
 	var hms bool
 	switch o.Seconds {
@@ -363,22 +405,13 @@ func readRun(o *ReadOptions) error {
 	case "hms":
 		hms = true
 	default:
-		return usageErr("-u %s: want s or hms", o.Seconds)
+		return pipeline.Config{}, nil, usageErr("-u %s: want s or hms", o.Seconds)
 	}
 	stats, plots, err := zPlots(o.Stats) // -z io,stat,INTERVAL,plot=FILE (plot.go)
 	if err != nil {
-		return err
+		return pipeline.Config{}, nil, err
 	}
-	// A status line while a file is read, on a terminal: not with -q, nor
-	// when the frames print to that terminal (it would be drawn among them).
-	printsFrames := o.Write == "" || o.Write == "-" || o.Print
-	m, rio := newProgress(o.IO, !o.Quiet && o.Iface == "" && (!o.IO.IsStdoutTTY() || !printsFrames), "read")
-	m.Rounds("pass")
-	m.Start()
-	defer m.Stop()
-	cfg := pipeline.Config{
-		Input: pipeline.Input{File: o.File, Stdin: o.IO.In, Iface: o.Iface, CapFilter: o.CapFilter, Snaplen: o.Snaplen, ErrOut: rio.ErrOut,
-			Progress: m.Part(fileSize(o.File))},
+	return pipeline.Config{
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
@@ -387,13 +420,7 @@ func readRun(o *ReadOptions) error {
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats:   stats,
 		Workers: nw,
-	}
-	addZPlots(&cfg, plots, cfg.Input.Name())
-	// nothing reads a dissector's -z table after this run (not even a
-	// -z plot sink): skip their per-frame counting
-	cfg.Engine.NoProtoStats = len(cfg.Stats) == 0 && len(cfg.Sinks) == 0
-	err = runPipeline(rio, cfg, o.MemProfile, o.LineFlush)
-	return errors.Join(err, writeZPlots(rio, plots, err))
+	}, plots, nil
 }
 
 // runPipeline runs cfg on the terminal: SIGINT/SIGTERM end the input as

@@ -103,11 +103,42 @@ func newCmdFlows(io *iostreams.IO, runF func(*StatsOptions) error) *cobra.Comman
 		flows.IsFlow, runF)
 }
 
+// mergeRun adds r, one file's run, to all (the engine the files' tables
+// are merged into, nil before the first) and its counts to total.
+func mergeRun(all *dissect.Engine, total *pipeline.Result, r pipeline.Result, file int) *dissect.Engine {
+	if !r.Ran || r.Engine == nil {
+		return all
+	}
+	addCounts(total, r)
+	r.Engine.TagFrames(file) // frames in the tables say which file they are in
+	if all == nil {
+		return r.Engine
+	}
+	all.Merge(r.Engine)
+	return all
+}
+
+// addCounts adds r's frames and findings to total (the closing counts of
+// many files).
+func addCounts(total *pipeline.Result, r pipeline.Result) {
+	if !r.Ran {
+		return
+	}
+	total.Ran = true
+	total.Frames += r.Frames
+	total.Errors += r.Errors
+	total.Warnings += r.Warnings
+	total.Notes += r.Notes
+}
+
 // statsMany is rdx stats|flows over several files: nw workers take the
 // files in order, one engine each (with one file's budget), and the
 // engines are merged in the files' order as each is done, so the tables
 // are the same whatever -j is. At most 2*nw engines wait to be merged.
 func statsMany(o *StatsOptions) error {
+	if err := checkManyFiles(o.Files); err != nil {
+		return err
+	}
 	nw, err := o.workers()
 	if err != nil {
 		return err
@@ -125,69 +156,24 @@ func statsMany(o *StatsOptions) error {
 	errOut := pio.ErrOut
 	intr := notifyInterrupt(errOut)
 	defer intr.Release()
-	type outcome struct {
-		res  pipeline.Result
-		err  error
-		done chan struct{}
-	}
-	outs := make([]outcome, len(o.Files))
-	for i := range outs {
-		outs[i].done = make(chan struct{})
-	}
-	next := make(chan int)
-	room := make(chan struct{}, 2*nw) // a token per engine not yet merged
-	go func() {
-		defer close(next)
-		for i := range o.Files {
-			room <- struct{}{}
-			if intr.Stopped() {
-				for j := i; j < len(outs); j++ {
-					close(outs[j].done)
-				}
-				return
-			}
-			next <- i
-		}
-	}()
-	for w := 0; w < nw; w++ {
-		go func() {
-			for i := range next {
-				// the tables are counted by the engine and printed once, merged
-				outs[i].res, outs[i].err = pipeline.Run(pipeline.Config{
-					Input:  pipeline.Input{File: o.Files[i], Stdin: o.IO.In, ErrOut: errOut, Progress: parts[i]},
-					Engine: eos[i], Filter: o.Filter, Quiet: true, Stop: intr,
-					Stats: o.Stats, SkipEmptyStats: true, Out: io.Discard, Workers: 1,
-				})
-				close(outs[i].done)
-			}
-		}()
-	}
 	var all *dissect.Engine
 	var total pipeline.Result
 	var errs []error
-	for i, file := range o.Files {
-		<-outs[i].done
-		r := outs[i].res
-		if err := outs[i].err; err != nil {
-			fmt.Fprintf(errOut, "rdx: %s: %v\n", file, err)
+	eachFile(len(o.Files), nw, intr, func(i int) (pipeline.Result, error) {
+		// the tables are counted by the engine and printed once, merged
+		return pipeline.Run(pipeline.Config{
+			Input:  pipeline.Input{File: o.Files[i], Stdin: o.IO.In, ErrOut: errOut, Progress: parts[i]},
+			Engine: eos[i], Filter: o.Filter, Quiet: true, Stop: intr,
+			Stats: o.Stats, SkipEmptyStats: true, Out: io.Discard, Workers: 1,
+		})
+	}, func(i int, r pipeline.Result, err error) {
+		if err != nil {
+			fmt.Fprintf(errOut, "rdx: %s: %v\n", o.Files[i], err)
 			errs = append(errs, err)
 		}
-		if r.Ran && r.Engine != nil {
-			if all == nil {
-				all = r.Engine
-			} else {
-				all.Merge(r.Engine)
-			}
-			total.Ran = true
-			total.Frames += r.Frames
-			total.Errors += r.Errors
-			total.Warnings += r.Warnings
-			total.Notes += r.Notes
-		}
-		outs[i].res = pipeline.Result{} // the engine is merged: let it go
-		<-room
+		all = mergeRun(all, &total, r, i)
 		prog.Items(i+1, len(o.Files), "captures")
-	}
+	})
 	prog.Stop()
 	if all != nil {
 		for _, f := range all.MergeFindings() { // tables the merge took past their limits

@@ -9,7 +9,6 @@ package afs
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/rx"
@@ -232,46 +231,23 @@ func (p *PDU) OpName() string {
 	return p.svc.names[p.Call.Opcode]
 }
 
-// state is the per-engine pool of PDUs. The engine reuses one Frame for
-// every packet, so the Frame pointer identifies the engine; the pool is
-// recycled when a new frame arrives.
+// state is the per-engine pool of PDUs, kept in the engine's Frame
+// (dissect.FrameState): it lives and goes with its engine; the pool is
+// recycled when a new frame arrives. A pool holds the PDUs of one frame (at
+// most one per Rx packet in it) and starts over on the next, so nothing
+// here grows with the input or needs the memory budget; AFS keeps no
+// per-call state of its own (Rx matches the calls).
 type state struct {
-	frame *dissect.Frame
-	num   uint64
-	pass  int
-	used  int
-	pool  []*PDU
+	num  uint64
+	pass int
+	used int
+	pool []*PDU
 }
 
-// maxStates bounds the pools kept, one per engine (Frame), not per call:
-// beyond it all are forgotten, which only costs reallocation. A pool holds
-// the PDUs of one frame (at most one per Rx packet in it) and starts over
-// on the next, so nothing here grows with the input or needs the memory
-// budget; AFS keeps no per-call state of its own (Rx matches the calls).
-const maxStates = 64
-
-var (
-	stMu   sync.Mutex
-	states = map[*dissect.Frame]*state{}
-	last   *state
-)
+var frameState = dissect.NewFrameState[state]()
 
 func stateFor(f *dissect.Frame) *state {
-	st := last
-	if st == nil || st.frame != f {
-		st = states[f]
-		if st == nil {
-			// Forgetting other engines' states is harmless (their PDUs stay
-			// alive through their frames); it bounds the map when a program
-			// makes many engines.
-			if len(states) >= maxStates {
-				clear(states)
-			}
-			st = &state{frame: f, num: f.Num, pass: f.Pass}
-			states[f] = st
-		}
-		last = st
-	}
+	st := frameState.Get(f)
 	if f.Num != st.num || f.Pass != st.pass || st.used > 0 && !hasPDU(f, st.pool[st.used-1]) {
 		st.num, st.pass, st.used = f.Num, f.Pass, 0
 	}
@@ -309,9 +285,7 @@ func dissectService(c *rx.Call, svc *service) bool {
 	if c.Frame == nil {
 		return true
 	}
-	stMu.Lock()
 	p := stateFor(c.Frame).next()
-	stMu.Unlock()
 	p.Call = *c
 	p.svc = svc
 	p.encrypted = false

@@ -165,6 +165,7 @@ func (d *State) flowsTable() *flows.Table {
 			s.transport.String(), u(s.pkts), u(s.payload), u(s.gaps), u(s.dups), u(s.acks), u(s.coalesced),
 			u(s.naks), u(s.rnr), u(s.ce), u(s.fecn), u(s.becn), u(s.cnps), u(s.first) + "-" + u(s.last)})
 	}
+	t.FrameCols = []int{len(t.Header) - 1}
 	return t
 }
 
@@ -177,6 +178,15 @@ func (d *State) flowKeys() []flowKey {
 	at := func(k flowKey) *flowStat { return &d.flows.slab[d.flows.m[k]] }
 	sort.Slice(keys, func(i, j int) bool { return at(keys[i]).first < at(keys[j]).first })
 	return keys
+}
+
+// TagFrames implements dissect.FrameTagger: the flows' first and last
+// frames.
+func (d *State) TagFrames(tag uint64) {
+	for i := range d.flows.slab {
+		d.flows.slab[i].first += tag
+		d.flows.slab[i].last += tag
+	}
 }
 
 // MergeStats implements dissect.StatsMerger: from's flows (another engine's

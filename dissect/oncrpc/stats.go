@@ -31,6 +31,9 @@ func (d *State) srtTable() *flows.Table {
 	return t
 }
 
+// TagFrames implements dissect.FrameTagger.
+func (d *State) TagFrames(tag uint64) { d.srt.TagFrames(tag) }
+
 // MergeStats implements dissect.StatsMerger: from's response times (another
 // engine's calls) are added to d's.
 func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
@@ -118,6 +121,9 @@ type filtSRT struct {
 	prog, vers uint32
 	srt        flows.SRT[srtKey]
 }
+
+// TagFrames implements dissect.FrameTagger.
+func (fs *filtSRT) TagFrames(tag uint64) { fs.srt.TagFrames(tag) }
 
 // CountFrame counts the replies of the program version logged for f.
 func (fs *filtSRT) CountFrame(f *dissect.Frame) {

@@ -32,7 +32,17 @@ func (d *State) connTable() *flows.Table {
 				frames, dur})
 		}
 	}
+	t.FrameCols = []int{11}
 	return t
+}
+
+// TagFrames implements dissect.FrameTagger: the connections' first and
+// last frames.
+func (d *State) TagFrames(tag uint64) {
+	for _, c := range d.conns.All() {
+		c.firstFrame += tag
+		c.lastFrame += tag
+	}
 }
 
 // MergeStats implements dissect.StatsMerger: from's connections (another

@@ -79,6 +79,9 @@ func (d *State) srtTable() *flows.Table {
 	return t
 }
 
+// TagFrames implements dissect.FrameTagger.
+func (d *State) TagFrames(tag uint64) { d.srtTab.TagFrames(tag) }
+
 // MergeStats implements dissect.StatsMerger: from's response times (another
 // engine's calls) are added to d's.
 func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
