@@ -346,7 +346,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.types, e.lazy = e.types[:0], false
+	e.types, e.lazy, e.linkOff = e.types[:0], false, 0
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
 	e.inFrame = true
@@ -428,6 +428,49 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 	}
 	e.decodeLayers(first, data[e.linkOff:]) // errors show as missing layers, noted below
 	e.fillNet(f, bool(e.trunc))
+	return true
+}
+
+// EtherPayload decodes data, which a protocol's header ended with EtherType
+// typ (IP over InfiniBand's 4-octet header in an InfiniBand SEND, RFC 4391
+// 9.1), as the engine decodes an Ethernet frame's payload: IPv4 and IPv6
+// with their transports into f.Net (the columns, conversations and the
+// tables above UDP and TCP), anything else through the ethertype table. off
+// is data's offset in f.Data. It works once per frame, in a frame whose
+// link type a dissector took (no IP decoded yet), and reports whether it
+// decoded data.
+func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
+	e := f.eng
+	if e == nil || f != &e.frame || f.etherAt != 0 || f.Net.HasIP || len(e.types) > 0 || f.inError ||
+		off < 0 || off+len(data) > len(f.Data) {
+		return false
+	}
+	f.etherAt = len(f.PDUs) + 1
+	f.Net.EtherType = typ
+	var first gopacket.LayerType
+	switch typ {
+	case EtherTypeIPv4:
+		first = layers.LayerTypeIPv4
+	case EtherTypeIPv6:
+		first = layers.LayerTypeIPv6
+	default:
+		i := e.tEther.dense[typ]
+		if i == 0 {
+			return false
+		}
+		e.tEther.ents[i-1].d.Dissect(f, data, off)
+		return true
+	}
+	e.linkOff = off // fillNet and the tree count offsets from here
+	e.decodeLayers(first, data)
+	e.fillNet(f, bool(e.trunc))
+	if e.Opts.Checksums {
+		e.verifyChecksums(f, f.Data)
+	}
+	if e.Opts.Conversations {
+		e.countConv(f)
+	}
+	e.dispatch(f, f.Data)
 	return true
 }
 
@@ -831,7 +874,18 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		protocols = string(e.ProtoChain(chain[:0], f))
 	}
 	e.BaseTree(t, f, protocols)
-	for _, p := range f.PDUs {
+	pdus := f.PDUs
+	if f.etherAt > 0 { // the PDUs that handed on the IP layers come first (EtherPayload)
+		k := min(f.etherAt-1, len(pdus))
+		for _, p := range pdus[:k] {
+			t.SetBase(0, false)
+			p.Tree(t, f)
+		}
+		t.SetBase(0, false)
+		e.layersTree(t, f, e.linkOff)
+		pdus = pdus[k:]
+	}
+	for _, p := range pdus {
 		t.SetBase(0, false)
 		p.Tree(t, f)
 	}

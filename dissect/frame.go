@@ -143,6 +143,11 @@ type Frame struct {
 	// it says who they are (native InfiniBand, RoCEv1): the Source and
 	// Destination columns, as tshark's.
 	Link LinkAddrs
+	// etherAt is 1 + the number of PDUs before the frame's IP and
+	// transport layers when a protocol handed the engine an EtherType
+	// payload (EtherPayload: IP over InfiniBand), else 0: frame.protocols
+	// and the tree show those layers after those PDUs, as tshark does.
+	etherAt int
 
 	eng *Engine // the engine that owns this frame (for transport info)
 	// A packet quoted in an ICMP error is being decoded (quoted.go); the
@@ -404,6 +409,7 @@ func (f *Frame) reset() {
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil
+	f.etherAt = 0
 }
 
 // Reset empties f for another frame when dissectors run without an engine

@@ -43,7 +43,7 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pkt.Pass
-	e.types, e.lazy = e.types[:0], false
+	e.types, e.lazy, e.linkOff = e.types[:0], false, 0
 	e.n6ext, e.hbhLen = 0, 0
 	e.given = StreamNumbers{}
 	e.inFrame = true

@@ -103,6 +103,9 @@ var (
 	fFETH      = dissect.Register(&dissect.Field{Abbrev: "infiniband.feth", Name: "FLUSH Extended Transport Header", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fCNPRsv    = dissect.Register(&dissect.Field{Abbrev: "infiniband.cnp.reserved", Name: "CNP Reserved", Type: dissect.TBytes})
 	fPayload   = dissect.Register(&dissect.Field{Abbrev: "infiniband.payload", Name: "Payload", Type: dissect.TBytes})
+	// IP over InfiniBand's encapsulation header, as tshark names it.
+	fIPoIBType = dissect.Register(&dissect.Field{Abbrev: "infiniband.rwh.etype", Name: "Ethertype", Type: dissect.TUint16, Base: dissect.BaseHex})
+	fIPoIBRsv  = dissect.Register(&dissect.Field{Abbrev: "infiniband.reserved", Name: "Reserved", Type: dissect.TBytes})
 	fPayLen    = dissect.Register(&dissect.Field{Abbrev: "infiniband.payload.len", Name: "Payload length", Type: dissect.TUint32})
 	fPad       = dissect.Register(&dissect.Field{Abbrev: "infiniband.pad", Name: "Pad", Type: dissect.TBytes})
 

@@ -55,6 +55,7 @@ type Packet struct {
 	psnExpected        uint32
 	psnBroken          bool
 	psnDup             bool // psnBroken by a repeated PSN, not a gap
+	ipoib              bool // the payload is IP over InfiniBand (handed to the engine)
 }
 
 // Proto implements dissect.PDU.
@@ -220,7 +221,7 @@ func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
 	p.payOff, p.payLen, p.padLen = 0, 0, 0
 	p.icrcOff, p.icrcWire, p.icrcCalc, p.icrcStatus = -1, 0, 0, dissect.StatusUnverified
 	p.vcrcOff, p.vcrcWire, p.vcrcCalc, p.vcrcStatus, p.vcrcSwapped = -1, 0, 0, dissect.StatusUnverified, false
-	p.short, p.psnExpected, p.psnBroken, p.psnDup = false, 0, false, false
+	p.short, p.psnExpected, p.psnBroken, p.psnDup, p.ipoib = false, 0, false, false, false
 	return p
 }
 
@@ -448,12 +449,43 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 	if complete {
 		end = p.vcrcOff - ICRCLen
 	}
-	if !d.transport(f, p, end) || !complete {
+	if !d.transport(f, p, end) {
 		return
 	}
-	p.icrcOff = end
-	crc, ok := icrcNative(&d.crc, data[:end])
-	d.checkICRC(f, p, nil, crc, ok)
+	if complete {
+		p.icrcOff = end
+		crc, ok := icrcNative(&d.crc, data[:end])
+		d.checkICRC(f, p, nil, crc, ok)
+	}
+	d.ipoib(f, p)
+}
+
+// ipoib hands the payload of a native InfiniBand SEND that starts a message
+// and carries IP over InfiniBand (dissect.IPoIBType) to the engine, which
+// decodes the IP, ARP, UDP, TCP... in it, as tshark does ("IBA Payload -
+// appears to be EtherType encapsulated"), unless a protocol above (the CM,
+// RDS, RPC-over-RDMA) took the message. RoCE frames keep their own IP
+// headers in the frame's network layer and are not offered.
+func (d *State) ipoib(f *dissect.Frame, p *Packet) {
+	h := p.BTH()
+	if h == nil || p.idx != len(f.PDUs)-1 || f.InError() {
+		return
+	}
+	switch h.Opcode() & 0x1F { // SEND First and Only, with immediate or invalidate
+	case 0x00, 0x04, 0x05, 0x17:
+	default:
+		return
+	}
+	if t := h.Transport(); t != RC && t != UC && t != UD && t != XRC {
+		return
+	}
+	pay := p.Payload()
+	typ, ok := dissect.IPoIBType(pay)
+	if !ok {
+		return
+	}
+	p.ipoib = true
+	f.EtherPayload(typ, pay[dissect.IPoIBHdrLen:], p.PayloadOffset()+dissect.IPoIBHdrLen)
 }
 
 // The checks rdx check tabulates for InfiniBand.

@@ -87,6 +87,13 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		p.extTree(t)
 		if p.payLen > 0 {
 			t.Bytes(fPayload, p.payOff, p.payLen, d[p.payOff:p.payOff+p.payLen])
+			if p.ipoib { // the IPoIB header's two fields, under the payload as in tshark
+				t.Open()
+				o := p.payOff
+				t.Uint(fIPoIBType, o, 2, uint64(binary.BigEndian.Uint16(d[o:])))
+				t.Bytes(fIPoIBRsv, o+2, 2, d[o+2:o+4])
+				t.Close()
+			}
 		}
 		if p.padLen > 0 {
 			t.Bytes(fPad, p.payOff+p.payLen, p.padLen, d[p.payOff+p.payLen:p.payOff+p.payLen+p.padLen])
