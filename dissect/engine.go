@@ -461,9 +461,7 @@ func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
 		e.tEther.ents[i-1].d.Dissect(f, data, off)
 		return true
 	}
-	e.linkOff = off // fillNet and the tree count offsets from here
-	e.decodeLayers(first, data)
-	e.fillNet(f, bool(e.trunc))
+	e.innerLayers(f, first, data, off)
 	if e.Opts.Checksums {
 		e.verifyChecksums(f, f.Data)
 	}
@@ -471,6 +469,49 @@ func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
 		e.countConv(f)
 	}
 	e.dispatch(f, f.Data)
+	return true
+}
+
+// innerLayers decodes the IP and transport headers of an EtherType payload
+// at frame offset off into f.Net (EtherPayload, linkEther).
+func (e *Engine) innerLayers(f *Frame, first gopacket.LayerType, data []byte, off int) {
+	e.linkOff = off // fillNet and the tree count offsets from here
+	e.decodeLayers(first, data)
+	e.fillNet(f, bool(e.trunc))
+}
+
+// EtherLocator is implemented by a link-type dissector whose frames may
+// carry an EtherType payload it hands the engine (Frame.EtherPayload: IP
+// over InfiniBand). EtherPayloadAt finds that payload, n octets at offset
+// off of data, from the bytes alone, as Dissect would, so that the -j
+// reader (NumberStreams) numbers the conversations in it.
+type EtherLocator interface {
+	EtherPayloadAt(linkType uint16, data []byte) (typ uint16, off, n int, ok bool)
+}
+
+// linkEther decodes into f.Net the IP and transport headers a link-type
+// dissector d would hand on (EtherLocator), and reports whether there were
+// any.
+func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) bool {
+	loc, ok := d.(EtherLocator)
+	if !ok {
+		return false
+	}
+	typ, off, n, ok := loc.EtherPayloadAt(linkType, data)
+	if !ok || off < 0 || n < 0 || off+n > len(data) {
+		return false
+	}
+	var first gopacket.LayerType
+	switch typ {
+	case EtherTypeIPv4:
+		first = layers.LayerTypeIPv4
+	case EtherTypeIPv6:
+		first = layers.LayerTypeIPv6
+	default:
+		return false
+	}
+	f.Net.EtherType = typ
+	e.innerLayers(f, first, data[off:off+n], off)
 	return true
 }
 

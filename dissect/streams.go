@@ -48,8 +48,12 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	e.given = StreamNumbers{}
 	e.inFrame = true
 	defer e.endFrame(f) // a decoder panic and the budget, as in Decode
-	if e.tLink.dense[pkt.LinkType] != 0 || !e.netHeaders(f, pkt.LinkType, pkt.Data) {
-		return // a link dissector's frame has no TCP or UDP layer
+	if i := e.tLink.dense[pkt.LinkType]; i != 0 {
+		if !e.linkEther(f, e.tLink.ents[i-1].d, pkt.LinkType, pkt.Data) {
+			return // a link dissector's frame has no TCP or UDP layer, unless it hands one on (IPoIB)
+		}
+	} else if !e.netHeaders(f, pkt.LinkType, pkt.Data) {
+		return
 	}
 	n := &f.Net
 	s := &pkt.Streams

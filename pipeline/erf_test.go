@@ -4,6 +4,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -43,5 +44,41 @@ func TestWriteERF(t *testing.T) {
 		if subus == 0 || len(ifaces) != 2 {
 			t.Errorf("-j %d: %d times below the microsecond, %d interfaces: the capture should have both", j, subus, len(ifaces))
 		}
+	}
+}
+
+// TestWorkersStreamsIPoIB: TestWorkersStreams's TCP and UDP between 40
+// host pairs, carried as IP over InfiniBand in ERF records, each host pair
+// between its own LIDs (the ICMP errors from a router's): tcp.stream and
+// udp.stream count the whole capture's conversations with -j 3 as with
+// -j 1, though the workers each see the LID pairs the shard key gives them.
+func TestWorkersStreamsIPoIB(t *testing.T) {
+	const hosts = 40
+	var frames [][]byte
+	for _, p := range streamFlows(hosts) {
+		ip := p.Data
+		slid, dlid := uint16(ip[14])<<8|uint16(ip[15]), uint16(ip[18])<<8|uint16(ip[19])
+		frames = append(frames, testpkt.ERFIB(p.TimeNS, 0, slid, dlid, 0x64, 2, 0, testpkt.IPoIB(0x0800, ip)))
+	}
+	path := filepath.Join(t.TempDir(), "ipoib.pcap")
+	testpkt.WriteFrames(t, path, dissect.LinkTypeERF, 1000, frames)
+	cfg := pipeline.Config{Input: pipeline.Input{File: path},
+		Print: pipeline.Print{Format: "fields", Fields: []string{"frame.number", "frame.protocols", "tcp.stream", "udp.stream"}}}
+	_, _, want := sameOnWorkers(t, cfg, 3)
+	tcps, udps := map[string]bool{}, map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 || !strings.HasPrefix(f[1], "erf:infiniband:ethertype:ip") {
+			t.Fatalf("line %q", l)
+		}
+		if f[2] != "" {
+			tcps[f[2]] = true
+		}
+		if f[3] != "" {
+			udps[f[3]] = true
+		}
+	}
+	if len(tcps) != 3*hosts || len(udps) != 7*hosts {
+		t.Errorf("%d tcp.stream and %d udp.stream numbers, want %d and %d", len(tcps), len(udps), 3*hosts, 7*hosts)
 	}
 }

@@ -471,21 +471,83 @@ func (d *State) ipoib(f *dissect.Frame, p *Packet) {
 	if h == nil || p.idx != len(f.PDUs)-1 || f.InError() {
 		return
 	}
-	switch h.Opcode() & 0x1F { // SEND First and Only, with immediate or invalidate
-	case 0x00, 0x04, 0x05, 0x17:
-	default:
-		return
-	}
-	if t := h.Transport(); t != RC && t != UC && t != UD && t != XRC {
-		return
-	}
 	pay := p.Payload()
-	typ, ok := dissect.IPoIBType(pay)
+	typ, ok := ipoibSend(h, pay)
 	if !ok {
 		return
 	}
 	p.ipoib = true
 	f.EtherPayload(typ, pay[dissect.IPoIBHdrLen:], p.PayloadOffset()+dissect.IPoIBHdrLen)
+}
+
+// ipoibSend reports whether the packet with BTH h and payload pay carries
+// IP over InfiniBand, and its EtherType: a SEND that starts a message (First
+// or Only, with immediate or invalidate; RC or UC in connected mode, UD in
+// datagram mode, XRC) whose payload starts with the IPoIB header.
+func ipoibSend(h BTH, pay []byte) (uint16, bool) {
+	switch h.Opcode() & 0x1F {
+	case 0x00, 0x04, 0x05, 0x17:
+	default:
+		return 0, false
+	}
+	if t := h.Transport(); t != RC && t != UC && t != UD && t != XRC {
+		return 0, false
+	}
+	return dissect.IPoIBType(pay)
+}
+
+// EtherPayloadAt implements dissect.EtherLocator: where Dissect finds IP
+// over InfiniBand in a native InfiniBand frame (link type 247 or an ERF
+// record), from the bytes alone, for the -j reader's stream numbering. It
+// walks the headers as native and transport do; it cannot know whether an
+// upper protocol would take the message, which for a payload that starts
+// with an IPoIB header none does.
+func (d *State) EtherPayloadAt(linkType uint16, data []byte) (typ uint16, off, n int, ok bool) {
+	base := 0
+	if linkType == LinkTypeERF {
+		if len(data) < 16 || data[8]&0x7F != ERFTypeIB {
+			return 0, 0, 0, false
+		}
+		base = 16
+		for ext := data[8]&0x80 != 0; ext && base+8 <= len(data); base += 8 {
+			ext = data[base]&0x80 != 0
+		}
+		base = min(base, len(data))
+	}
+	b := data[base:]
+	if len(b) < LRHLen {
+		return 0, 0, 0, false
+	}
+	l := LRH(b)
+	end := len(b)
+	if total := int(l.PktLen()) * 4; total+VCRCLen <= len(b) && total >= LRHLen+ICRCLen {
+		end = total - ICRCLen
+	}
+	pos := LRHLen
+	switch l.LNH() {
+	case LNHGlobal:
+		if len(b) < pos+GRHLen || GRH(b[pos:]).NxtHdr() != GRHNextBTH {
+			return 0, 0, 0, false
+		}
+		pos += GRHLen
+	case LNHLocal:
+	default:
+		return 0, 0, 0, false
+	}
+	if end < pos+BTHLen {
+		return 0, 0, 0, false
+	}
+	h := BTH(b[pos : pos+BTHLen])
+	pos += BTHLen
+	for m := uint16(Ops[h.Opcode()].Ext); m != 0; m &= m - 1 {
+		pos += extLens[bits.TrailingZeros16(m)]
+	}
+	payLen := end - pos - h.PadCnt()
+	if payLen < 0 {
+		return 0, 0, 0, false
+	}
+	typ, ok = ipoibSend(h, b[pos:pos+payLen])
+	return typ, base + pos + dissect.IPoIBHdrLen, payLen - dissect.IPoIBHdrLen, ok
 }
 
 // The checks rdx check tabulates for InfiniBand.
