@@ -76,11 +76,11 @@ func TestIPoIBInERF(t *testing.T) {
 			}
 			vals[nd.F.Abbrev] = string(dissect.AppendField(nil, nd))
 		}
-		if got := strings.Join(order, " "); got != "frame infiniband ip udp" {
+		if got := strings.Join(order, " "); got != "frame erf infiniband ip udp" {
 			t.Errorf("%s: tree protocols %q", c.name, got)
 		}
 		if vals["infiniband.rwh.etype"] != "0x0800" || vals["ip.src"] != "192.0.2.1" || vals["udp.srcport"] != "49501" ||
-			vals["frame.interface_id"] != "0" {
+			vals["frame.interface_id"] != "0" || vals["erf.flags.cap"] != "1" || vals["erf.types.type"] != "21" {
 			t.Errorf("%s: fields %v", c.name, vals)
 		}
 	}

@@ -67,15 +67,15 @@ func TestERFNotIBTreeOffsets(t *testing.T) {
 	enginecheck.Tree(t, fr, &tree)
 	var seen int
 	for _, n := range tree.Nodes {
-		if n.F != nil && n.F.Abbrev == "infiniband.erf.type" {
+		if n.F != nil && n.F.Abbrev == "erf.types.type" {
 			seen++
 			if n.Off != 8 || n.Len != 1 {
-				t.Errorf("infiniband.erf.type at %d length %d, want 8, 1", n.Off, n.Len)
+				t.Errorf("erf.types.type at %d length %d, want 8, 1", n.Off, n.Len)
 			}
 		}
 	}
 	if seen != 1 {
-		t.Errorf("%d infiniband.erf.type nodes", seen)
+		t.Errorf("%d erf.types.type nodes", seen)
 	}
 }
 
