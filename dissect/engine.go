@@ -346,7 +346,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.types, e.lazy, e.linkOff = e.types[:0], false, 0
+	e.types, e.lazy = e.types[:0], false
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
 	e.inFrame = true
@@ -363,6 +363,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
 	}
 	if i := e.tLink.dense[linkType]; i != 0 {
+		e.linkOff = 0 // netHeaders sets it for the others; EtherPayload may here
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f
 	}
