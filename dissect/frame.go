@@ -209,6 +209,14 @@ func (l *LinkAddrs) AppendLinkAddr(dst []byte, src bool) []byte {
 	return dst
 }
 
+// TransportLast reports whether the frame's IP and transport layers came
+// after its PDUs (IP over InfiniBand, Frame.EtherPayload) and no protocol
+// decoded what they carry: the Info column then ends with what the
+// transport says, as it does for an Ethernet frame.
+func (f *Frame) TransportLast() bool {
+	return f.etherAt > 0 && f.etherAt-1 == len(f.PDUs) && f.Net.HasIP
+}
+
 // AppendTransportInfo appends what the transport layer says when no
 // protocol above it did, as tshark's info column does: for TCP the ports,
 // flags, sequence and acknowledgment numbers, window and length; for UDP

@@ -82,3 +82,19 @@ func TestWorkersStreamsIPoIB(t *testing.T) {
 		t.Errorf("%d tcp.stream and %d udp.stream numbers, want %d and %d", len(tcps), len(udps), 3*hosts, 7*hosts)
 	}
 }
+
+// TestIPoIBInfo: the Info of IP over InfiniBand that nothing above UDP or
+// TCP decoded ends with what the transport says, as an Ethernet frame's
+// does (tshark's whole Info there): after the InfiniBand packet's summary.
+func TestIPoIBInfo(t *testing.T) {
+	var out strings.Builder
+	if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: "../pcaps/ib/infiniband_erf.pcap"}, Out: &out,
+		Count: 4}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[2], " UDP ") || !strings.HasSuffix(lines[2], "[VCRC ok]; UDP 49501 → 49501 Len=68") ||
+		strings.Contains(lines[0], "; UDP") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+}
