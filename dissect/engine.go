@@ -434,7 +434,7 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 
 // EtherPayload decodes data, which a protocol's header ended with EtherType
 // typ (IP over InfiniBand's 4-octet header in an InfiniBand SEND, RFC 4391
-// 9.1), as the engine decodes an Ethernet frame's payload: IPv4 and IPv6
+// 6), as the engine decodes an Ethernet frame's payload: IPv4 and IPv6
 // with their transports into f.Net (the columns, conversations and the
 // tables above UDP and TCP), anything else through the ethertype table. off
 // is data's offset in f.Data. It works once per frame, in a frame whose
