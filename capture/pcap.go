@@ -68,7 +68,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 	p.CapLen = int(caplen)
 	p.WireLen = int(wirelen)
 	p.LinkType = r.linkType
-	p.Iface = 0
+	p.Iface = r.iface(data)
 	return nil
 }
 
@@ -99,7 +99,7 @@ func (r *Reader) peekPcap(p *Packet) bool {
 	p.CapLen = int(caplen)
 	p.WireLen = int(wirelen)
 	p.LinkType = r.linkType
-	p.Iface = 0
+	p.Iface = r.iface(p.Data)
 	n := pcapRecordHeaderLen + int(caplen)
 	_, _ = r.br.Discard(n) // cannot fail: the bytes are buffered
 	r.off += int64(n)
@@ -136,7 +136,8 @@ func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, 
 		data := b[pos+pcapRecordHeaderLen : pos+pcapRecordHeaderLen+int(caplen)]
 		offs = append(offs, len(buf))
 		buf = append(buf, data...)
-		pkts = append(pkts, Packet{Data: data, TimeNS: int64(sec)*1e9 + ns, CapLen: int(caplen), WireLen: int(wirelen), LinkType: r.linkType})
+		pkts = append(pkts, Packet{Data: data, TimeNS: int64(sec)*1e9 + ns, CapLen: int(caplen), WireLen: int(wirelen), LinkType: r.linkType,
+			Iface: r.iface(data)})
 		pos += pcapRecordHeaderLen + int(caplen)
 		r.frame++
 	}

@@ -51,6 +51,7 @@ type Reader struct {
 	nanos    bool
 	snaplen  uint32
 	linkType uint16
+	erfIDs   *erfIfaces // LINKTYPE_ERF: interface numbers by ERF port
 
 	// pcapng
 	ifaces    []iface
@@ -338,13 +339,13 @@ func recordLimit(snaplen uint32) (uint32, string) {
 	return MaxRecord, "the maximum record size"
 }
 
+// linkTypeERF is LINKTYPE_ERF: each record starts with an ERF header.
+const linkTypeERF = 197
+
 // TimeDigits is the decimals the file's timestamps carry: 9 for a
 // nanosecond pcap or one of ERF records, the first interface's if_tsresol (at most 9) for
 // pcapng, else 6. The summary's Time column shows that many, as tshark's
 // automatic precision does.
-// linkTypeERF is LINKTYPE_ERF: each record starts with an ERF header.
-const linkTypeERF = 197
-
 func (r *Reader) TimeDigits() int {
 	if r.format == formatPcap {
 		if r.nanos || r.linkType == linkTypeERF { // ERF records carry their own nanosecond times

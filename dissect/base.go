@@ -229,7 +229,7 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	t.Uint(FFrameNumber, -1, 0, f.Num)
 	t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
 	t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
-	if f.Iface != 0 {
+	if f.Iface != 0 || f.LinkType == LinkTypeERF { // tshark names every ERF record's interface
 		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
 	}
 	t.String(FFrameProtos, -1, 0, protocols)
@@ -246,6 +246,14 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 		t.Uint(fIPoIBType, 40, 2, uint64(f.Net.EtherType))
 		off = ipoibLen
 	}
+	if f.etherAt == 0 { // else BuildTree adds them after the PDU that handed them on
+		e.layersTree(t, f, off)
+	}
+}
+
+// layersTree adds the nodes of the link, IP and transport layers the engine
+// decoded in the current frame, the first at frame offset off.
+func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
@@ -690,8 +698,24 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 		}
 		dst = append(dst, s...)
 	}
-	if f.LinkType == LinkTypeIPoIB {
+	switch f.LinkType {
+	case LinkTypeIPoIB:
 		add("ipoib")
+	case LinkTypeERF:
+		add("erf")
+	}
+	var last string
+	pdus := f.PDUs
+	if f.etherAt > 0 { // the PDUs that handed on the IP layers come first (EtherPayload)
+		k := min(f.etherAt-1, len(pdus))
+		for _, p := range pdus[:k] {
+			if a := p.Proto().Abbrev; a != last {
+				add(a)
+				last = a
+			}
+		}
+		add("ethertype")
+		pdus, last = pdus[k:], ""
 	}
 	for _, lt := range e.types {
 		switch lt {
@@ -722,8 +746,7 @@ func (e *Engine) ProtoChain(dst []byte, f *Frame) []byte {
 			add("tcp")
 		}
 	}
-	var last string
-	for _, p := range f.PDUs {
+	for _, p := range pdus {
 		a := p.Proto().Abbrev
 		if a != last {
 			add(a)

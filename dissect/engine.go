@@ -363,6 +363,7 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
 	}
 	if i := e.tLink.dense[linkType]; i != 0 {
+		e.linkOff = 0 // netHeaders sets it for the others; EtherPayload may here
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
 		return f
 	}
@@ -428,6 +429,90 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 	}
 	e.decodeLayers(first, data[e.linkOff:]) // errors show as missing layers, noted below
 	e.fillNet(f, bool(e.trunc))
+	return true
+}
+
+// EtherPayload decodes data, which a protocol's header ended with EtherType
+// typ (IP over InfiniBand's 4-octet header in an InfiniBand SEND, RFC 4391
+// 6), as the engine decodes an Ethernet frame's payload: IPv4 and IPv6
+// with their transports into f.Net (the columns, conversations and the
+// tables above UDP and TCP), anything else through the ethertype table. off
+// is data's offset in f.Data. It works once per frame, in a frame whose
+// link type a dissector took (no IP decoded yet), and reports whether it
+// decoded data.
+func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
+	e := f.eng
+	if e == nil || f != &e.frame || f.etherAt != 0 || f.Net.HasIP || len(e.types) > 0 || f.inError ||
+		off < 0 || off+len(data) > len(f.Data) {
+		return false
+	}
+	f.etherAt = len(f.PDUs) + 1
+	f.Net.EtherType = typ
+	var first gopacket.LayerType
+	switch typ {
+	case EtherTypeIPv4:
+		first = layers.LayerTypeIPv4
+	case EtherTypeIPv6:
+		first = layers.LayerTypeIPv6
+	default:
+		i := e.tEther.dense[typ]
+		if i == 0 {
+			return false
+		}
+		e.tEther.ents[i-1].d.Dissect(f, data, off)
+		return true
+	}
+	e.innerLayers(f, first, data, off)
+	if e.Opts.Checksums {
+		e.verifyChecksums(f, f.Data)
+	}
+	if e.Opts.Conversations {
+		e.countConv(f)
+	}
+	e.dispatch(f, f.Data)
+	return true
+}
+
+// innerLayers decodes the IP and transport headers of an EtherType payload
+// at frame offset off into f.Net (EtherPayload, linkEther).
+func (e *Engine) innerLayers(f *Frame, first gopacket.LayerType, data []byte, off int) {
+	e.linkOff = off // fillNet and the tree count offsets from here
+	e.decodeLayers(first, data)
+	e.fillNet(f, bool(e.trunc))
+}
+
+// EtherLocator is implemented by a link-type dissector whose frames may
+// carry an EtherType payload it hands the engine (Frame.EtherPayload: IP
+// over InfiniBand). EtherPayloadAt finds that payload, n octets at offset
+// off of data, from the bytes alone, as Dissect would, so that the -j
+// reader (NumberStreams) numbers the conversations in it.
+type EtherLocator interface {
+	EtherPayloadAt(linkType uint16, data []byte) (typ uint16, off, n int, ok bool)
+}
+
+// linkEther decodes into f.Net the IP and transport headers a link-type
+// dissector d would hand on (EtherLocator), and reports whether there were
+// any.
+func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) bool {
+	loc, ok := d.(EtherLocator)
+	if !ok {
+		return false
+	}
+	typ, off, n, ok := loc.EtherPayloadAt(linkType, data)
+	if !ok || off < 0 || n < 0 || off+n > len(data) {
+		return false
+	}
+	var first gopacket.LayerType
+	switch typ {
+	case EtherTypeIPv4:
+		first = layers.LayerTypeIPv4
+	case EtherTypeIPv6:
+		first = layers.LayerTypeIPv6
+	default:
+		return false
+	}
+	f.Net.EtherType = typ
+	e.innerLayers(f, first, data[off:off+n], off)
 	return true
 }
 
@@ -831,7 +916,18 @@ func (e *Engine) BuildTree(t *Tree, f *Frame) {
 		protocols = string(e.ProtoChain(chain[:0], f))
 	}
 	e.BaseTree(t, f, protocols)
-	for _, p := range f.PDUs {
+	pdus := f.PDUs
+	if f.etherAt > 0 { // the PDUs that handed on the IP layers come first (EtherPayload)
+		k := min(f.etherAt-1, len(pdus))
+		for _, p := range pdus[:k] {
+			t.SetBase(0, false)
+			p.Tree(t, f)
+		}
+		t.SetBase(0, false)
+		e.layersTree(t, f, e.linkOff)
+		pdus = pdus[k:]
+	}
+	for _, p := range pdus {
 		t.SetBase(0, false)
 		p.Tree(t, f)
 	}

@@ -143,6 +143,11 @@ type Frame struct {
 	// it says who they are (native InfiniBand, RoCEv1): the Source and
 	// Destination columns, as tshark's.
 	Link LinkAddrs
+	// etherAt is 1 + the number of PDUs before the frame's IP and
+	// transport layers when a protocol handed the engine an EtherType
+	// payload (EtherPayload: IP over InfiniBand), else 0: frame.protocols
+	// and the tree show those layers after those PDUs, as tshark does.
+	etherAt int
 
 	eng *Engine // the engine that owns this frame (for transport info)
 	// A packet quoted in an ICMP error is being decoded (quoted.go); the
@@ -205,6 +210,14 @@ func (l *LinkAddrs) AppendLinkAddr(dst []byte, src bool) []byte {
 		return a.AppendTo(dst)
 	}
 	return dst
+}
+
+// TransportLast reports whether the frame's IP and transport layers came
+// after its PDUs (IP over InfiniBand, Frame.EtherPayload) and no protocol
+// decoded what they carry: the Info column then ends with what the
+// transport says, as it does for an Ethernet frame.
+func (f *Frame) TransportLast() bool {
+	return f.etherAt > 0 && f.etherAt-1 == len(f.PDUs) && f.Net.HasIP
 }
 
 // AppendTransportInfo appends what the transport layer says when no
@@ -407,6 +420,7 @@ func (f *Frame) reset() {
 	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil
+	f.etherAt = 0
 }
 
 // Reset empties f for another frame when dissectors run without an engine

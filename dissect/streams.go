@@ -43,13 +43,17 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pkt.Pass
-	e.types, e.lazy = e.types[:0], false
+	e.types, e.lazy, e.linkOff = e.types[:0], false, 0
 	e.n6ext, e.hbhLen = 0, 0
 	e.given = StreamNumbers{}
 	e.inFrame = true
 	defer e.endFrame(f) // a decoder panic and the budget, as in Decode
-	if e.tLink.dense[pkt.LinkType] != 0 || !e.netHeaders(f, pkt.LinkType, pkt.Data) {
-		return // a link dissector's frame has no TCP or UDP layer
+	if i := e.tLink.dense[pkt.LinkType]; i != 0 {
+		if !e.linkEther(f, e.tLink.ents[i-1].d, pkt.LinkType, pkt.Data) {
+			return // a link dissector's frame has no TCP or UDP layer, unless it hands one on (IPoIB)
+		}
+	} else if !e.netHeaders(f, pkt.LinkType, pkt.Data) {
+		return
 	}
 	n := &f.Net
 	s := &pkt.Streams

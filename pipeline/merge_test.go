@@ -28,6 +28,10 @@ func testShardKey(scratch *dissect.Engine, p *capture.Packet) uint64 {
 	d := p.Data
 	var a, b []byte
 	switch {
+	case p.LinkType == dissect.LinkTypeERF:
+		// By the LIDs, also for IP over InfiniBand in them (the IB
+		// packet's PSN state goes with its LIDs): the real rule.
+		return dissect.ShardKey(p.LinkType, p.Data)
 	case f.Net.HasIP:
 		x, y := f.Net.Src.As16(), f.Net.Dst.As16()
 		a, b = x[:], y[:]

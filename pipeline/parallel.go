@@ -286,7 +286,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			if fo.shown {
 				if pcap != nil {
 					pk := &b.pkts[i]
-					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType = pk.num, rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType
+					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType, pk.iface
 					pcap.Frame(&fake, nil)
 				}
 				if pr != nil { // one write per round

@@ -30,7 +30,7 @@ type pcapngSink struct {
 	target string // the file the temporary one becomes ("": f is the target)
 	bw     *bufio.Writer
 	w      *capture.PcapngWriter
-	ifaces map[uint16]int
+	ifaces map[ifaceKey]int
 	// format is -F: "" or "pcapng", "pcap" (microseconds, as tshark's
 	// pcap) or "nsecpcap"; a pcap holds one link type, the first frame's,
 	// and its header waits for that frame.
@@ -57,8 +57,16 @@ func NewWriteSink(cfg Config) interface {
 	return &pcapngSink{path: cfg.Write, stdout: cfg.WriteOut, format: cfg.WriteFormat}
 }
 
+// ifaceKey names an interface of the written file: a link type, and for
+// ERF records the reader's ERF interface + 1 (each its own, as tshark writes
+// them), else 0.
+type ifaceKey struct {
+	lt  uint16
+	erf int
+}
+
 func (s *pcapngSink) Start(*dissect.Engine) error {
-	s.ifaces = map[uint16]int{}
+	s.ifaces = map[ifaceKey]int{}
 	out := s.stdout
 	if s.path != "-" {
 		f, target, err := createBeside(s.path)
@@ -91,16 +99,32 @@ func (s *pcapngSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 		s.err = s.pcapFrame(f)
 		return
 	}
-	id, ok := s.ifaces[f.LinkType]
+	k, name := ifaceKey{lt: f.LinkType}, ""
+	if f.LinkType == dissect.LinkTypeERF && len(f.Data) >= 16 {
+		port := f.Data[9] & 3 // the ERF flags' capture interface
+		k.erf = f.Iface + 1
+		name = "Port " + string(rune('A'+port)) + " (ERF Interface " + strconv.Itoa(int(port)) + ")"
+	}
+	id, ok := s.ifaces[k]
 	if !ok {
-		if id, s.err = s.w.AddInterface(f.LinkType, s.snaplenOr(), ""); s.err != nil {
+		if id, s.err = s.w.AddInterface(f.LinkType, s.snaplenOr(), name); s.err != nil {
 			return
 		}
-		s.ifaces[f.LinkType] = id
+		s.ifaces[k] = id
 	}
 	t, wire := f.Record() // the record as read (an ERF frame's header says other lengths)
-	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire,
+	s.err = s.w.WritePacket(&capture.Packet{Data: f.Data, TimeNS: erfTime(f, t, wire), CapLen: len(f.Data), WireLen: wire,
 		LinkType: f.LinkType, Iface: id})
+}
+
+// erfTime is the time to write for frame f, read from a record of time t
+// and original length wire, into a file of nanosecond times: an ERF
+// record's own header time (nanoseconds, where the pcap record that
+// carried it had microseconds), as tshark writes it; tshark reads a pcapng
+// record's time from its block, so the record's microseconds would lose
+// the rest. (The -j writer's frames carry the record's values only.)
+func erfTime(f *dissect.Frame, t int64, wire int) int64 {
+	return dissect.FrameTimeNS(f.LinkType, f.Data, len(f.Data), wire, t)
 }
 
 // pcapFrame writes f to a -F pcap file.
@@ -112,6 +136,9 @@ func (s *pcapngSink) pcapFrame(f *dissect.Frame) error {
 		return fmt.Errorf("frame %d has link type %d, but a pcap file holds one link type (%d, the first frame's): use -F pcapng", f.Num, f.LinkType, s.pcapLT)
 	}
 	t, wire := f.Record()
+	if s.format == "nsecpcap" {
+		t = erfTime(f, t, wire)
+	}
 	return s.pw.WritePacket(&capture.Packet{Data: f.Data, TimeNS: t, CapLen: len(f.Data), WireLen: wire, LinkType: f.LinkType})
 }
 

@@ -336,8 +336,13 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	}
 	// A TCP segment nothing above decoded: tshark's Info, whose "[TCP ...]"
 	// prefixes already say what the analysis found.
-	tcpInfo := len(dst) == start && f.Net.HasL4 && f.Net.IPProto == dissect.IPProtoTCP
-	if tcpInfo {
+	tcpInfo := (len(dst) == start || f.TransportLast()) && f.Net.HasL4 && f.Net.IPProto == dissect.IPProtoTCP
+	if len(dst) > start && f.TransportLast() { // after the InfiniBand packet that carried it (IPoIB)
+		dst = append(dst, "; "...)
+		dst = appendUpper(dst, f.Proto)
+		dst = append(dst, ' ')
+		dst = f.AppendTransportInfo(dst)
+	} else if tcpInfo {
 		dst = f.AppendTransportInfo(dst)
 	}
 	for i := range f.Findings {

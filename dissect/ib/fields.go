@@ -103,6 +103,9 @@ var (
 	fFETH      = dissect.Register(&dissect.Field{Abbrev: "infiniband.feth", Name: "FLUSH Extended Transport Header", Type: dissect.TUint32, Base: dissect.BaseHex})
 	fCNPRsv    = dissect.Register(&dissect.Field{Abbrev: "infiniband.cnp.reserved", Name: "CNP Reserved", Type: dissect.TBytes})
 	fPayload   = dissect.Register(&dissect.Field{Abbrev: "infiniband.payload", Name: "Payload", Type: dissect.TBytes})
+	// IP over InfiniBand's encapsulation header, as tshark names it.
+	fIPoIBType = dissect.Register(&dissect.Field{Abbrev: "infiniband.rwh.etype", Name: "Ethertype", Type: dissect.TUint16, Base: dissect.BaseHex})
+	fIPoIBRsv  = dissect.Register(&dissect.Field{Abbrev: "infiniband.reserved", Name: "Reserved", Type: dissect.TBytes})
 	fPayLen    = dissect.Register(&dissect.Field{Abbrev: "infiniband.payload.len", Name: "Payload length", Type: dissect.TUint32})
 	fPad       = dissect.Register(&dissect.Field{Abbrev: "infiniband.pad", Name: "Pad", Type: dissect.TBytes})
 
@@ -115,11 +118,23 @@ var (
 	fVCRCStatus  = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.status", Name: "VCRC status", Type: dissect.TUint8, Names: dissect.StatusNames})
 	fVCRCSwapped = dissect.Register(&dissect.Field{Abbrev: "infiniband.vcrc.swapped", Name: "VCRC octets in swapped order", Type: dissect.TBool, Desc: "the VCRC matched only with its octets swapped"})
 
-	// ERF.
-	fERFType  = dissect.Register(&dissect.Field{Abbrev: "infiniband.erf.type", Name: "ERF record type", Type: dissect.TUint8})
-	fERFFlags = dissect.Register(&dissect.Field{Abbrev: "infiniband.erf.flags", Name: "ERF flags", Type: dissect.TUint8, Base: dissect.BaseHex})
-	fERFRlen  = dissect.Register(&dissect.Field{Abbrev: "infiniband.erf.rlen", Name: "ERF record length", Type: dissect.TUint16})
-	fERFWlen  = dissect.Register(&dissect.Field{Abbrev: "infiniband.erf.wlen", Name: "ERF wire length", Type: dissect.TUint16})
+	// ERF: the record header before a native IB packet, its own protocol
+	// as in tshark (frame.protocols erf:infiniband).
+	PERF          = dissect.RegisterProto("erf", "Extensible Record Format", "ERF record header (LINKTYPE_ERF 197; InfiniBand records are dissected)")
+	fERFTS        = dissect.Register(&dissect.Field{Abbrev: "erf.ts", Name: "Timestamp", Type: dissect.TUint64, Base: dissect.BaseHex})
+	fERFTypes     = dissect.Register(&dissect.Field{Abbrev: "erf.types", Name: "Record type", Type: dissect.TUint8, Base: dissect.BaseHex})
+	fERFType      = dissect.Register(&dissect.Field{Abbrev: "erf.types.type", Name: "Type", Type: dissect.TUint8, Mask: 0x7F, Bits: 8, Names: map[uint64]string{21: "INFINIBAND"}})
+	fERFExt       = dissect.Register(&dissect.Field{Abbrev: "erf.types.ext_header", Name: "Extension header present", Type: dissect.TUint8, Mask: 0x80, Bits: 8})
+	fERFFlags     = dissect.Register(&dissect.Field{Abbrev: "erf.flags", Name: "Flags", Type: dissect.TUint8, Base: dissect.BaseHex})
+	fERFFlagCap   = dissect.Register(&dissect.Field{Abbrev: "erf.flags.cap", Name: "Capture interface", Type: dissect.TUint8, Mask: 0x03, Bits: 8})
+	fERFFlagVlen  = dissect.Register(&dissect.Field{Abbrev: "erf.flags.vlen", Name: "Varying record length", Type: dissect.TUint8, Mask: 0x04, Bits: 8})
+	fERFFlagTrunc = dissect.Register(&dissect.Field{Abbrev: "erf.flags.trunc", Name: "Truncated", Type: dissect.TUint8, Mask: 0x08, Bits: 8})
+	fERFFlagRxe   = dissect.Register(&dissect.Field{Abbrev: "erf.flags.rxe", Name: "RX error", Type: dissect.TUint8, Mask: 0x10, Bits: 8})
+	fERFFlagDse   = dissect.Register(&dissect.Field{Abbrev: "erf.flags.dse", Name: "DS error", Type: dissect.TUint8, Mask: 0x20, Bits: 8})
+	fERFFlagRes   = dissect.Register(&dissect.Field{Abbrev: "erf.flags.res", Name: "Reserved", Type: dissect.TUint8, Base: dissect.BaseHex, Mask: 0xC0, Bits: 8})
+	fERFRlen      = dissect.Register(&dissect.Field{Abbrev: "erf.rlen", Name: "Record length", Type: dissect.TUint16})
+	fERFLctr      = dissect.Register(&dissect.Field{Abbrev: "erf.lctr", Name: "Loss counter", Type: dissect.TUint16})
+	fERFWlen      = dissect.Register(&dissect.Field{Abbrev: "erf.wlen", Name: "Wire length", Type: dissect.TUint16})
 
 	// Analysis.
 	fPSNExpected = dissect.Register(&dissect.Field{Abbrev: "infiniband.analysis.psn_expected", Name: "Expected PSN", Type: dissect.TUint24, Desc: "next PSN expected on this direction and QP when this packet broke the order"})

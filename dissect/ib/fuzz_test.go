@@ -7,6 +7,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/internal/enginecheck"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // FuzzBTH feeds arbitrary bytes as a RoCEv2 UDP payload, a RoCEv1 Ethernet
@@ -66,14 +67,46 @@ func TestERFNotIBTreeOffsets(t *testing.T) {
 	enginecheck.Tree(t, fr, &tree)
 	var seen int
 	for _, n := range tree.Nodes {
-		if n.F != nil && n.F.Abbrev == "infiniband.erf.type" {
+		if n.F != nil && n.F.Abbrev == "erf.types.type" {
 			seen++
 			if n.Off != 8 || n.Len != 1 {
-				t.Errorf("infiniband.erf.type at %d length %d, want 8, 1", n.Off, n.Len)
+				t.Errorf("erf.types.type at %d length %d, want 8, 1", n.Off, n.Len)
 			}
 		}
 	}
 	if seen != 1 {
-		t.Errorf("%d infiniband.erf.type nodes", seen)
+		t.Errorf("%d erf.types.type nodes", seen)
 	}
+}
+
+// FuzzIPoIB feeds arbitrary bytes as the payload of a native InfiniBand
+// SEND (and the whole packet) in an ERF record through enginecheck (the IP
+// over InfiniBand layers' tree offsets within the frame), and checks that
+// EtherPayloadAt, which the -j reader numbers streams by, finds the IP
+// header exactly where Dissect handed one to the engine.
+func FuzzIPoIB(f *testing.F) {
+	udp := testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 40000, 40001, []byte("x"))
+	f.Add(uint8(0x64), testpkt.IPoIB(0x0800, udp))
+	f.Add(uint8(0x04), testpkt.IPoIB(0x86dd, make([]byte, 48)))
+	f.Add(uint8(0x00), testpkt.IPoIB(0x0806, make([]byte, 28)))
+	f.Add(uint8(0x05), []byte{8, 0, 0, 0, 0x45})
+	p := enginecheck.NewPair(dissect.Options{})
+	eng := dissect.NewEngine(dissect.Options{})
+	loc := eng.Instance("infiniband").(dissect.EtherLocator)
+	var num uint64
+	f.Fuzz(func(t *testing.T, opcode uint8, pay []byte) {
+		for _, rec := range [][]byte{testpkt.ERFIB(1e9, 0, 1, 2, opcode, 3, 4, pay),
+			append([]byte{0, 0, 0, 0, 0, 0, 0, 0, 21, 4, 0, 0, 0, 0, 0, 0}, pay...)} {
+			num++
+			p.Decode(t, num, ib.LinkTypeERF, rec)
+			typ, off, n, ok := loc.EtherPayloadAt(ib.LinkTypeERF, rec)
+			if ok && (off < 0 || n < 0 || off+n > len(rec)) {
+				t.Fatalf("EtherPayloadAt: %d octets at %d of %d", n, off, len(rec))
+			}
+			fr := eng.Decode(dissect.Packet{Num: num, LinkType: ib.LinkTypeERF, Data: rec})
+			if fr.Net.HasIP && (!ok || off != fr.Net.L3Off || typ != fr.Net.EtherType) {
+				t.Fatalf("Dissect decoded IP (EtherType %#x) at %d, EtherPayloadAt says %#x at %d (%v)", fr.Net.EtherType, fr.Net.L3Off, typ, off, ok)
+			}
+		}
+	})
 }

@@ -55,6 +55,7 @@ type Packet struct {
 	psnExpected        uint32
 	psnBroken          bool
 	psnDup             bool // psnBroken by a repeated PSN, not a gap
+	ipoib              bool // the payload is IP over InfiniBand (handed to the engine)
 }
 
 // Proto implements dissect.PDU.
@@ -220,7 +221,7 @@ func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
 	p.payOff, p.payLen, p.padLen = 0, 0, 0
 	p.icrcOff, p.icrcWire, p.icrcCalc, p.icrcStatus = -1, 0, 0, dissect.StatusUnverified
 	p.vcrcOff, p.vcrcWire, p.vcrcCalc, p.vcrcStatus, p.vcrcSwapped = -1, 0, 0, dissect.StatusUnverified, false
-	p.short, p.psnExpected, p.psnBroken, p.psnDup = false, 0, false, false
+	p.short, p.psnExpected, p.psnBroken, p.psnDup, p.ipoib = false, 0, false, false, false
 	return p
 }
 
@@ -448,12 +449,105 @@ func (d *State) native(f *dissect.Frame, data []byte, off int, erf []byte) {
 	if complete {
 		end = p.vcrcOff - ICRCLen
 	}
-	if !d.transport(f, p, end) || !complete {
+	if !d.transport(f, p, end) {
 		return
 	}
-	p.icrcOff = end
-	crc, ok := icrcNative(&d.crc, data[:end])
-	d.checkICRC(f, p, nil, crc, ok)
+	if complete {
+		p.icrcOff = end
+		crc, ok := icrcNative(&d.crc, data[:end])
+		d.checkICRC(f, p, nil, crc, ok)
+	}
+	d.ipoib(f, p)
+}
+
+// ipoib hands the payload of a native InfiniBand SEND that starts a message
+// and carries IP over InfiniBand (dissect.IPoIBType) to the engine, which
+// decodes the IP, ARP, UDP, TCP... in it, as tshark does ("IBA Payload -
+// appears to be EtherType encapsulated"), unless a protocol above (the CM,
+// RDS, RPC-over-RDMA) took the message. RoCE frames keep their own IP
+// headers in the frame's network layer and are not offered.
+func (d *State) ipoib(f *dissect.Frame, p *Packet) {
+	h := p.BTH()
+	if h == nil || p.idx != len(f.PDUs)-1 || f.InError() {
+		return
+	}
+	pay := p.Payload()
+	typ, ok := ipoibSend(h, pay)
+	if !ok {
+		return
+	}
+	p.ipoib = true
+	f.EtherPayload(typ, pay[dissect.IPoIBHdrLen:], p.PayloadOffset()+dissect.IPoIBHdrLen)
+}
+
+// ipoibSend reports whether the packet with BTH h and payload pay carries
+// IP over InfiniBand, and its EtherType: a SEND that starts a message (First
+// or Only, with immediate or invalidate; RC or UC in connected mode, UD in
+// datagram mode, XRC) whose payload starts with the IPoIB header.
+func ipoibSend(h BTH, pay []byte) (uint16, bool) {
+	switch h.Opcode() & 0x1F {
+	case 0x00, 0x04, 0x05, 0x17:
+	default:
+		return 0, false
+	}
+	if t := h.Transport(); t != RC && t != UC && t != UD && t != XRC {
+		return 0, false
+	}
+	return dissect.IPoIBType(pay)
+}
+
+// EtherPayloadAt implements dissect.EtherLocator: where Dissect finds IP
+// over InfiniBand in a native InfiniBand frame (link type 247 or an ERF
+// record), from the bytes alone, for the -j reader's stream numbering. It
+// walks the headers as native and transport do; it cannot know whether an
+// upper protocol would take the message, which for a payload that starts
+// with an IPoIB header none does.
+func (d *State) EtherPayloadAt(linkType uint16, data []byte) (typ uint16, off, n int, ok bool) {
+	base := 0
+	if linkType == LinkTypeERF {
+		if len(data) < 16 || data[8]&0x7F != ERFTypeIB {
+			return 0, 0, 0, false
+		}
+		base = 16
+		for ext := data[8]&0x80 != 0; ext && base+8 <= len(data); base += 8 {
+			ext = data[base]&0x80 != 0
+		}
+		base = min(base, len(data))
+	}
+	b := data[base:]
+	if len(b) < LRHLen {
+		return 0, 0, 0, false
+	}
+	l := LRH(b)
+	end := len(b)
+	if total := int(l.PktLen()) * 4; total+VCRCLen <= len(b) && total >= LRHLen+ICRCLen {
+		end = total - ICRCLen
+	}
+	pos := LRHLen
+	switch l.LNH() {
+	case LNHGlobal:
+		if len(b) < pos+GRHLen || GRH(b[pos:]).NxtHdr() != GRHNextBTH {
+			return 0, 0, 0, false
+		}
+		pos += GRHLen
+	case LNHLocal:
+	default:
+		return 0, 0, 0, false
+	}
+	if end < pos+BTHLen {
+		return 0, 0, 0, false
+	}
+	h := BTH(b[pos : pos+BTHLen])
+	pos += BTHLen
+	for m := uint16(Ops[h.Opcode()].Ext); m != 0; m &= m - 1 {
+		pos += extLens[bits.TrailingZeros16(m)]
+	}
+	payLen := end - pos - h.PadCnt()
+	if payLen < 0 {
+		return 0, 0, 0, false
+	}
+	typ, ok = ipoibSend(h, b[pos:pos+payLen])
+	return typ, base + pos + dissect.IPoIBHdrLen, payLen - dissect.IPoIBHdrLen, ok
 }
 
 // The checks rdx check tabulates for InfiniBand.

@@ -12,20 +12,17 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if len(p.erf) > 0 {
 		base = p.off - len(p.erf)
 	}
-	t.SetBase(base, p.off < 0)
+	if len(p.erf) > 0 {
+		t.SetBase(base, p.off < 0)
+		erfTree(t, p.erf)
+	}
+	t.SetBase(p.off, p.off < 0)
 	label := ""
 	if h := p.BTH(); h != nil && t.Labels() {
 		label = string(p.Summary(nil))
 	}
-	t.Proto(PIB, 0, len(p.erf)+len(p.data), label)
-	t.Uint(fEncap, -1-base, 0, uint64(p.encap))
-	if e := p.erf; len(e) >= 16 {
-		t.Uint(fERFType, 8, 1, uint64(e[8]))
-		t.Uint(fERFFlags, 9, 1, uint64(e[9]))
-		t.Uint(fERFRlen, 10, 2, uint64(binary.BigEndian.Uint16(e[10:])))
-		t.Uint(fERFWlen, 14, 2, uint64(binary.BigEndian.Uint16(e[14:])))
-	}
-	t.SetBase(p.off, p.off < 0)
+	t.Proto(PIB, 0, len(p.data), label)
+	t.Uint(fEncap, -1-p.off, 0, uint64(p.encap))
 	d := p.data
 	if p.lrh >= 0 {
 		o := p.lrh
@@ -87,6 +84,13 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		p.extTree(t)
 		if p.payLen > 0 {
 			t.Bytes(fPayload, p.payOff, p.payLen, d[p.payOff:p.payOff+p.payLen])
+			if p.ipoib { // the IPoIB header's two fields, under the payload as in tshark
+				t.Open()
+				o := p.payOff
+				t.Uint(fIPoIBType, o, 2, uint64(binary.BigEndian.Uint16(d[o:])))
+				t.Bytes(fIPoIBRsv, o+2, 2, d[o+2:o+4])
+				t.Close()
+			}
 		}
 		if p.padLen > 0 {
 			t.Bytes(fPad, p.payOff+p.payLen, p.padLen, d[p.payOff+p.payLen:p.payOff+p.payLen+p.padLen])
@@ -194,4 +198,28 @@ func (p *Packet) extTree(t *dissect.Tree) {
 			t.Bytes(fCNPRsv, o, len(b), b)
 		}
 	}
+}
+
+// erfTree adds the ERF record header e (at offset 0) as its own protocol,
+// as tshark's erf.
+func erfTree(t *dissect.Tree, e []byte) {
+	t.Proto(PERF, 0, len(e), "")
+	if len(e) < 16 {
+		return
+	}
+	t.Uint(fERFTS, 0, 8, binary.LittleEndian.Uint64(e))
+	t.Uint(fERFTypes, 8, 1, uint64(e[8]))
+	t.Open()
+	t.Uint(fERFType, 8, 1, uint64(e[8]))
+	t.Uint(fERFExt, 8, 1, uint64(e[8]))
+	t.Close()
+	t.Uint(fERFFlags, 9, 1, uint64(e[9]))
+	t.Open()
+	for _, f := range []*dissect.Field{fERFFlagCap, fERFFlagVlen, fERFFlagTrunc, fERFFlagRxe, fERFFlagDse, fERFFlagRes} {
+		t.Uint(f, 9, 1, uint64(e[9]))
+	}
+	t.Close()
+	t.Uint(fERFRlen, 10, 2, uint64(binary.BigEndian.Uint16(e[10:])))
+	t.Uint(fERFLctr, 12, 2, uint64(binary.BigEndian.Uint16(e[12:])))
+	t.Uint(fERFWlen, 14, 2, uint64(binary.BigEndian.Uint16(e[14:])))
 }

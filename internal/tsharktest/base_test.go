@@ -29,9 +29,6 @@ var baseKnown = []Known{
 // tshark's error; the others are rdx gaps, each named with the work that
 // would close it.
 var baseKnownIn = map[string][]Known{
-	// The ERF records carry InfiniBand (erfGaps).
-	"ib2_erf.pcap":        erfGaps,
-	"infiniband_erf.pcap": erfGaps,
 	// A fuzzed capture (tcpdump's test suite). Frame 1's UDP length (8093)
 	// runs past the datagram: rdx's engine does not decode such a UDP
 	// header (a finding says the transport header is bad), tshark shows it
@@ -52,6 +49,11 @@ var baseKnownIn = map[string][]Known{
 	"ntop+nDPI__rx.pcap":                 {pcapngIface},
 	"rocev1.pcap":                        {pcapngIface},
 	"base_fields.pcap":                   {ipv6IPVersion},
+	// ERF records of native InfiniBand: frame.len, frame.cap_len and the
+	// times are the ERF header's, frame.interface_id its port, IP over
+	// InfiniBand (ARP, IPv4/UDP, ICMP, ICMPv6) decoded; only the hidden
+	// ip.version of IPv6 differs, as everywhere.
+	"infiniband_erf.pcap": {ipv6IPVersion},
 }
 
 var (
@@ -60,19 +62,6 @@ var (
 	// file is pcapng).
 	pcapngIface   = Known{Field: "frame.interface_id", Reason: "rdx gap: interface 0 of a pcapng file not shown"}
 	ipv6IPVersion = Known{Field: "ip.version", Reason: "rdx gap: no hidden ip.version in IPv6 headers"}
-	// erfGaps: frame.len, frame.cap_len and the times are the ERF
-	// header's, as tshark's; left are the layers tshark decodes and rdx
-	// does not: the erf layer itself, its interface as frame.interface_id,
-	// and IP over InfiniBand (infiniband_erf.pcap's ARP, IPv4/UDP, ICMPv6).
-	erfGaps = []Known{
-		{Field: "frame.protocols", Reason: "rdx gap: no erf layer in frame.protocols, no IP over InfiniBand in ERF records"},
-		{Field: "*", Reason: "rdx gap: no IP over InfiniBand in ERF records, no ERF interface as frame.interface_id",
-			Match: func(_ uint64, rdx, _ string) bool { return rdx == "" }},
-		{Field: "*", Reason: "rdx gap: IP over InfiniBand in ERF records: tshark's Source and Destination are the IP ends, rdx's the LIDs or GIDs",
-			Match: func(_ uint64, rdx, tshark string) bool {
-				return (strings.HasPrefix(rdx, "GID: ") || strings.HasPrefix(rdx, "LID: ")) && !strings.Contains(tshark, "ID: ")
-			}},
-	}
 )
 
 // synAckIRTT accepts tshark's initial_rtt on a SYN/ACK: tshark -2 shows
