@@ -247,31 +247,14 @@ var tcpInfoFlags = [...]struct {
 	{TCPFlagURG, "URG"}, {TCPFlagECE, "ECE"}, {TCPFlagCWR, "CWR"}, {TCPFlagNS, "AE"}, {0xe00, "Reserved"}}
 
 // appendTCPAnalysisInfo appends the "[TCP ...] " prefixes tshark puts
-// before a TCP segment's Info for its analysis flags.
+// before a TCP segment's Info for its analysis flags. tshark prepends each
+// as it prints the flags (port reuse, retransmissions, lost and unseen
+// segments, window, keep-alive, duplicate ACK, zero window), so they read
+// in the reverse of that order.
 func appendTCPAnalysisInfo(dst []byte, n *Net) []byte {
 	an := n.tcpInfo
-	switch {
-	case an&TCPFastRetransmission != 0:
-		dst = append(dst, "[TCP Fast Retransmission] "...)
-	case an&TCPSpuriousRetransmission != 0:
-		dst = append(dst, "[TCP Spurious Retransmission] "...)
-	case an&TCPRetransmission != 0:
-		dst = append(dst, "[TCP Retransmission] "...)
-	}
-	if an&TCPOutOfOrder != 0 {
-		dst = append(dst, "[TCP Out-Of-Order] "...)
-	}
-	if an&TCPLostSegment != 0 {
-		dst = append(dst, "[TCP Previous segment not captured] "...)
-	}
-	if an&TCPKeepAlive != 0 {
-		dst = append(dst, "[TCP Keep-Alive] "...)
-	}
-	if an&tcpWindowUpdate != 0 {
-		dst = append(dst, "[TCP Window Update] "...)
-	}
-	if an&tcpKeepAliveAck != 0 {
-		dst = append(dst, "[TCP Keep-Alive ACK] "...)
+	if an&tcpZeroWindowProbe != 0 {
+		dst = append(dst, "[TCP ZeroWindowProbe] "...)
 	}
 	if an&TCPDuplicateAck != 0 {
 		dst = append(dst, "[TCP Dup ACK "...)
@@ -280,8 +263,34 @@ func appendTCPAnalysisInfo(dst []byte, n *Net) []byte {
 		dst = strconv.AppendUint(dst, uint64(n.DupAckNum), 10)
 		dst = append(dst, "] "...)
 	}
-	if an&tcpZeroWindowProbe != 0 {
-		dst = append(dst, "[TCP ZeroWindowProbe] "...)
+	if an&tcpKeepAliveAck != 0 {
+		dst = append(dst, "[TCP Keep-Alive ACK] "...)
+	}
+	if an&TCPKeepAlive != 0 {
+		dst = append(dst, "[TCP Keep-Alive] "...)
+	}
+	if an&tcpWindowUpdate != 0 {
+		dst = append(dst, "[TCP Window Update] "...)
+	}
+	if an&TCPAckLostSegment != 0 {
+		dst = append(dst, "[TCP ACKed unseen segment] "...)
+	}
+	if an&TCPLostSegment != 0 {
+		dst = append(dst, "[TCP Previous segment not captured] "...)
+	}
+	if an&TCPOutOfOrder != 0 {
+		dst = append(dst, "[TCP Out-Of-Order] "...)
+	}
+	switch {
+	case an&TCPFastRetransmission != 0:
+		dst = append(dst, "[TCP Fast Retransmission] "...)
+	case an&TCPSpuriousRetransmission != 0:
+		dst = append(dst, "[TCP Spurious Retransmission] "...)
+	case an&TCPRetransmission != 0:
+		dst = append(dst, "[TCP Retransmission] "...)
+	}
+	if an&TCPReusedPorts != 0 {
+		dst = append(dst, "[TCP Port numbers reused] "...)
 	}
 	return dst
 }
