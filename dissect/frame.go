@@ -88,6 +88,9 @@ type Net struct {
 	// tcpInfo is every analysis flag of the segment, the internal ones
 	// (window update, keep-alive ACK) too: the Info column shows them.
 	tcpInfo uint16
+	// tcpHeld: a stream dissector keeps octets of this segment for a PDU
+	// that a later segment completes (HoldTCPSegment).
+	tcpHeld bool
 	// TCP is the segment's header when IPProto is IPProtoTCP and HasL4.
 	TCP TCPHeader
 }
@@ -232,6 +235,9 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 	switch n.IPProto {
 	case IPProtoTCP:
 		dst = f.appendTCPInfo(dst)
+		if n.tcpHeld {
+			dst = append(dst, " [TCP segment of a reassembled PDU]"...)
+		}
 	case IPProtoUDP:
 		dst = append(dst, " Len="...)
 		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
@@ -427,6 +433,16 @@ func (f *Frame) Reset() {
 // (Options.NoProtoStats unset, or no engine): counting for them is skipped
 // otherwise.
 func (f *Frame) ProtoStats() bool { return f.eng == nil || !f.eng.Opts.NoProtoStats }
+
+// HoldTCPSegment is called by a stream dissector that keeps octets of the
+// frame's TCP segment for a PDU not complete yet: like tshark's, the
+// segment's Info then ends in "[TCP segment of a reassembled PDU]" when
+// no PDU above TCP is shown in the frame.
+func (f *Frame) HoldTCPSegment() {
+	if f.Num != 0 && f.Net.IPProto == IPProtoTCP {
+		f.Net.tcpHeld = true
+	}
+}
 
 // AddPDU appends a PDU and returns its index.
 func (f *Frame) AddPDU(p PDU) int {
