@@ -179,6 +179,8 @@ var (
 	fTCPAnSpurious    = Register(&Field{Abbrev: "tcp.analysis.spurious_retransmission", Name: "Spurious Retransmission", Type: TNone, Desc: "a retransmission of data the peer has already acknowledged"})
 	fTCPAnOOO         = Register(&Field{Abbrev: "tcp.analysis.out_of_order", Name: "Out-Of-Order segment", Type: TNone, Desc: "below the highest sequence seen, within the handshake RTT (3 ms if unknown) of it"})
 	fTCPAnLost        = Register(&Field{Abbrev: "tcp.analysis.lost_segment", Name: "Previous segment(s) not captured", Type: TNone, Desc: "the segment starts after the highest sequence seen"})
+	fTCPAnAckLost     = Register(&Field{Abbrev: "tcp.analysis.ack_lost_segment", Name: "ACKed segment that wasn't captured (common at capture start)", Type: TNone, Desc: "the ACK is past the end of the octets the peer sent without a hole"})
+	fTCPAnReused      = Register(&Field{Abbrev: "tcp.analysis.reused_ports", Name: "A new tcp session is started with the same ports as an earlier session in this trace", Type: TNone, Desc: "a SYN with another ISN on the ports of an earlier connection"})
 	fTCPAnDupAck      = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack", Name: "Duplicate ACK", Type: TNone, Desc: "no data, same window, same ACK as the previous segment"})
 	fTCPAnDupAckNum   = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_num", Name: "Duplicate ACK #", Type: TUint32})
 	fTCPAnDupAckFrame = Register(&Field{Abbrev: "tcp.analysis.duplicate_ack_frame", Name: "Duplicate to the ACK in frame", Type: TFrameNum})

@@ -88,6 +88,9 @@ type Net struct {
 	// tcpInfo is every analysis flag of the segment, the internal ones
 	// (window update, keep-alive ACK) too: the Info column shows them.
 	tcpInfo uint16
+	// tcpHeld: a stream dissector keeps octets of this segment for a PDU
+	// that a later segment completes (HoldTCPSegment).
+	tcpHeld bool
 	// TCP is the segment's header when IPProto is IPProtoTCP and HasL4.
 	TCP TCPHeader
 }
@@ -248,6 +251,9 @@ func (f *Frame) AppendTransportInfo(dst []byte) []byte {
 	switch n.IPProto {
 	case IPProtoTCP:
 		dst = f.appendTCPInfo(dst)
+		if n.tcpHeld {
+			dst = append(dst, " [TCP segment of a reassembled PDU]"...)
+		}
 	case IPProtoUDP:
 		dst = append(dst, " Len="...)
 		dst = strconv.AppendInt(dst, int64(n.PayloadLen), 10)
@@ -263,31 +269,14 @@ var tcpInfoFlags = [...]struct {
 	{TCPFlagURG, "URG"}, {TCPFlagECE, "ECE"}, {TCPFlagCWR, "CWR"}, {TCPFlagNS, "AE"}, {0xe00, "Reserved"}}
 
 // appendTCPAnalysisInfo appends the "[TCP ...] " prefixes tshark puts
-// before a TCP segment's Info for its analysis flags.
+// before a TCP segment's Info for its analysis flags. tshark prepends each
+// as it prints the flags (port reuse, retransmissions, lost and unseen
+// segments, window, keep-alive, duplicate ACK, zero window), so they read
+// in the reverse of that order.
 func appendTCPAnalysisInfo(dst []byte, n *Net) []byte {
 	an := n.tcpInfo
-	switch {
-	case an&TCPFastRetransmission != 0:
-		dst = append(dst, "[TCP Fast Retransmission] "...)
-	case an&TCPSpuriousRetransmission != 0:
-		dst = append(dst, "[TCP Spurious Retransmission] "...)
-	case an&TCPRetransmission != 0:
-		dst = append(dst, "[TCP Retransmission] "...)
-	}
-	if an&TCPOutOfOrder != 0 {
-		dst = append(dst, "[TCP Out-Of-Order] "...)
-	}
-	if an&TCPLostSegment != 0 {
-		dst = append(dst, "[TCP Previous segment not captured] "...)
-	}
-	if an&TCPKeepAlive != 0 {
-		dst = append(dst, "[TCP Keep-Alive] "...)
-	}
-	if an&tcpWindowUpdate != 0 {
-		dst = append(dst, "[TCP Window Update] "...)
-	}
-	if an&tcpKeepAliveAck != 0 {
-		dst = append(dst, "[TCP Keep-Alive ACK] "...)
+	if an&tcpZeroWindowProbe != 0 {
+		dst = append(dst, "[TCP ZeroWindowProbe] "...)
 	}
 	if an&TCPDuplicateAck != 0 {
 		dst = append(dst, "[TCP Dup ACK "...)
@@ -296,8 +285,34 @@ func appendTCPAnalysisInfo(dst []byte, n *Net) []byte {
 		dst = strconv.AppendUint(dst, uint64(n.DupAckNum), 10)
 		dst = append(dst, "] "...)
 	}
-	if an&tcpZeroWindowProbe != 0 {
-		dst = append(dst, "[TCP ZeroWindowProbe] "...)
+	if an&tcpKeepAliveAck != 0 {
+		dst = append(dst, "[TCP Keep-Alive ACK] "...)
+	}
+	if an&TCPKeepAlive != 0 {
+		dst = append(dst, "[TCP Keep-Alive] "...)
+	}
+	if an&tcpWindowUpdate != 0 {
+		dst = append(dst, "[TCP Window Update] "...)
+	}
+	if an&TCPAckLostSegment != 0 {
+		dst = append(dst, "[TCP ACKed unseen segment] "...)
+	}
+	if an&TCPLostSegment != 0 {
+		dst = append(dst, "[TCP Previous segment not captured] "...)
+	}
+	if an&TCPOutOfOrder != 0 {
+		dst = append(dst, "[TCP Out-Of-Order] "...)
+	}
+	switch {
+	case an&TCPFastRetransmission != 0:
+		dst = append(dst, "[TCP Fast Retransmission] "...)
+	case an&TCPSpuriousRetransmission != 0:
+		dst = append(dst, "[TCP Spurious Retransmission] "...)
+	case an&TCPRetransmission != 0:
+		dst = append(dst, "[TCP Retransmission] "...)
+	}
+	if an&TCPReusedPorts != 0 {
+		dst = append(dst, "[TCP Port numbers reused] "...)
 	}
 	return dst
 }
@@ -435,6 +450,16 @@ func (f *Frame) Reset() {
 // (Options.NoProtoStats unset, or no engine): counting for them is skipped
 // otherwise.
 func (f *Frame) ProtoStats() bool { return f.eng == nil || !f.eng.Opts.NoProtoStats }
+
+// HoldTCPSegment is called by a stream dissector that keeps octets of the
+// frame's TCP segment for a PDU not complete yet: like tshark's, the
+// segment's Info then ends in "[TCP segment of a reassembled PDU]" when
+// no PDU above TCP is shown in the frame.
+func (f *Frame) HoldTCPSegment() {
+	if f.Num != 0 && f.Net.IPProto == IPProtoTCP {
+		f.Net.tcpHeld = true
+	}
+}
 
 // AddPDU appends a PDU and returns its index.
 func (f *Frame) AddPDU(p PDU) int {

@@ -78,6 +78,12 @@ func TestTCPAnalysis(t *testing.T) {
 		{304, false, 5001, 1501, fACK, 901, 0, 0, 0, 0},                         // 21: window update
 		{305, false, 5001, 1501, fACK, 901, 0, dissect.TCPDuplicateAck, 2, 16},  // 22: it did not end the run
 		{306, true, 1701, 5001, fRA, 500, 0, 0, 0, 0},                           // 23: an RST past a hole is not "lost"
+		// 1601-1700 was never captured: the first ACK of it acknowledges an
+		// unseen segment, a second one (a duplicate) does not say so again
+		{307, false, 5001, 1701, fACK, 901, 0, dissect.TCPAckLostSegment, 0, 0}, // 24
+		{308, false, 5001, 1701, fACK, 901, 0, dissect.TCPDuplicateAck, 1, 24},  // 25
+		{400, true, 9000, 0, fSYN, 500, 0, dissect.TCPReusedPorts, 0, 0},        // 26: another ISN on the same ports
+		{401, false, 7000, 9001, fSA, 900, 0, 0, 0, 0},                          // 27: the new connection's, not a lost segment
 	}
 	eng := dissect.NewEngine(dissect.Options{})
 	for i, s := range steps {
@@ -93,8 +99,8 @@ func TestTCPAnalysis(t *testing.T) {
 	for _, r := range tab.Rows {
 		got = append(got, r[0]+"="+r[1])
 	}
-	want := "tcp.analysis.fast_retransmission=1 tcp.analysis.spurious_retransmission=1 tcp.analysis.retransmission=3 " +
-		"tcp.analysis.out_of_order=1 tcp.analysis.lost_segment=1 tcp.analysis.duplicate_ack=4 tcp.analysis.keep_alive=1"
+	want := "tcp.analysis.reused_ports=1 tcp.analysis.fast_retransmission=1 tcp.analysis.spurious_retransmission=1 tcp.analysis.retransmission=3 " +
+		"tcp.analysis.out_of_order=1 tcp.analysis.lost_segment=1 tcp.analysis.ack_lost_segment=1 tcp.analysis.duplicate_ack=5 tcp.analysis.keep_alive=1"
 	if strings.Join(got, " ") != want {
 		t.Errorf("stats %s\nwant %s", strings.Join(got, " "), want)
 	}

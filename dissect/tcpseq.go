@@ -21,8 +21,9 @@ import (
 //   - tshark's SEQ/ACK analysis (tcp.analysis.*), with Wireshark's
 //     definitions (its user guide, "TCP Analysis"): retransmission, fast and
 //     spurious retransmission, out-of-order, previous segment not captured,
-//     duplicate ACK, keep-alive. Like tshark, it judges each frame by the
-//     frames before it, in capture order.
+//     ACKed segment that wasn't captured, duplicate ACK, keep-alive, port
+//     numbers reused. Like tshark, it judges each frame by the frames before
+//     it, in capture order.
 //
 // The table is bounded by maxTCPHalves and charged to the engine's budget
 // (table "tcp-analysis"); entries sit in an LRU list so the least recently
@@ -48,6 +49,8 @@ const (
 	tcpKeepAliveAck // internal: not a duplicate ACK
 	tcpZeroWindowProbe
 	tcpWindowUpdate
+	TCPAckLostSegment // the segment acknowledges octets of the peer's that were not captured
+	TCPReusedPorts    // a SYN with another ISN on ports seen before: a new connection
 )
 
 // tcpAnalysisOOOThreshold is Wireshark's default out-of-order threshold
@@ -75,11 +78,12 @@ type tcpDir struct {
 	synTime     int64  // of the last SYN (not SYN+ACK) of this direction
 	firstRTT    int64  // SYN to the first ACK of the handshake, once known
 	window      uint16
-	has         uint8  // hasNext, hasAck, hasWin, wasKeepAlive, ...
+	has         uint16 // hasNext, hasAck, hasWin, wasKeepAlive, ...
 	unacked     uint32 // with hasUnacked: where the segments not yet acknowledged start
 	unackedEnd  uint32 // and where the highest of them ends
 	sacked      uint32 // octets in the first three SACK blocks of this side's latest segment (tshark's bytes in flight)
 	peerBase    uint32 // the peer's base while the peer is unseen: its first ACK less one, as tshark
+	maxToAck    uint32 // with hasMaxToAck: the end of the octets sent without a hole (tshark's maxseqtobeacked)
 	wscale      int8   // window shift this side announced (tcp.window_size_scalefactor): wsUnknown, wsNone or 0-14
 	stream      uint32
 }
@@ -100,6 +104,7 @@ const (
 	hasPeerBase
 	hasUnacked // unacked holds the lowest sequence number not yet acknowledged
 	noBif      // a segment was lost: no bytes in flight until the peer ACKs again (as tshark)
+	hasMaxToAck
 )
 
 // tcpDirCost is what one tracked direction costs the budget: its entry,
@@ -177,14 +182,19 @@ func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 func (t *tcpTable) lookup(k tcpHalf) int32 { return t.idx[k] } // 0: none
 
 func (t *tcpTable) dropOldest() tcpHalf {
-	i := t.d(0).prev
+	k := t.remove(t.d(0).prev)
+	t.drops++
+	return k
+}
+
+// remove forgets entry i and returns its key.
+func (t *tcpTable) remove(i int32) tcpHalf {
 	k := t.d(i).key
 	t.unlink(i)
 	delete(t.idx, k)
 	*t.d(i) = tcpDir{}
 	t.free = append(t.free, i)
 	t.acct.Charge(-tcpDirCost)
-	t.drops++
 	return k
 }
 
@@ -247,10 +257,21 @@ func (e *Engine) tcpRelative(f *Frame) {
 	}
 	fwd := tab.d(i)
 	var rev *tcpDir
-	if j := tab.lookup(tcpHalf{src: k.dst, dst: k.src}); j != 0 {
+	j := tab.lookup(tcpHalf{src: k.dst, dst: k.src})
+	if j != 0 {
 		rev = tab.d(j)
 	}
-	if created || t.SYN && !t.ACK && t.Seq != fwd.base {
+	// tshark's port reuse: a SYN whose ISN is not this side's base, which
+	// its earlier segments or the peer's ACKs (their first less one) set.
+	reused := t.SYN && !t.ACK && (!created && t.Seq != fwd.base ||
+		created && rev != nil && rev.has&hasPeerBase != 0 && t.Seq != rev.peerBase)
+	if reused && rev != nil {
+		// A new conversation for tshark: the peer's side of the old one
+		// goes too, and its SYN+ACK counts afresh.
+		tab.remove(j)
+		rev = nil
+	}
+	if created || reused {
 		if !created {
 			// A new SYN with another ISN: a new connection on the same
 			// ports, analysed afresh.
@@ -293,7 +314,7 @@ func (e *Engine) tcpRelative(f *Frame) {
 		}
 		n.RelAck, n.HasRelAck = t.Ack-fwd.peerBase, true
 	}
-	e.tcpAnalyze(f, fwd, rev)
+	e.tcpAnalyze(f, fwd, rev, reused)
 }
 
 // tcpWindowScale records the shift a SYN announces (RFC 7323 2.2: each
@@ -324,7 +345,7 @@ func (e *Engine) tcpWindowScale(fwd, rev *tcpDir) {
 
 // tcpAnalyze sets f.Net.TCPAnalysis from the frame and the state of both
 // directions, then updates this direction's state.
-func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
+func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir, reused bool) {
 	t := &e.tcp
 	n := &f.Net
 	seq, ack, win, now := t.Seq, t.Ack, t.Window, f.TimeNS
@@ -332,6 +353,16 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 	n.TCPSegLen = seglen
 	ctl := t.SYN || t.FIN || t.RST
 	var an uint16
+	if reused {
+		an |= TCPReusedPorts
+	}
+	// An ACK past the end of what the peer sent without a hole: it
+	// acknowledges octets the capture lost. Said once per hole: the mark
+	// moves to the peer's highest octet.
+	if t.ACK && rev != nil && rev.has&hasMaxToAck != 0 && seqGT(ack, rev.maxToAck) {
+		an |= TCPAckLostSegment
+		rev.maxToAck = rev.nextSeq
+	}
 	known := fwd.has&hasNext != 0
 	if seglen == 1 && known && seq == fwd.nextSeq && rev != nil && rev.has&hasWin != 0 && rev.window == 0 {
 		an |= tcpZeroWindowProbe
@@ -374,12 +405,18 @@ func (e *Engine) tcpAnalyze(f *Frame, fwd, rev *tcpDir) {
 
 	// Update this direction.
 	nxt := seq + uint32(seglen)
-	if seglen == 0 && (t.SYN || t.FIN) {
+	if t.SYN || t.FIN {
 		nxt++
 	}
 	if (!known || seqGT(nxt, fwd.nextSeq)) && an&tcpZeroWindowProbe == 0 {
 		fwd.nextSeq, fwd.nextSeqTime = nxt, now
 		fwd.has |= hasNext
+	}
+	// The octets sent without a hole end where the highest one does once a
+	// segment starts at their end (the one that fills a hole, or the next).
+	if (fwd.has&hasMaxToAck == 0 || seq == fwd.maxToAck) && an&tcpZeroWindowProbe == 0 {
+		fwd.maxToAck = fwd.nextSeq
+		fwd.has |= hasMaxToAck
 	}
 	// tshark's bytes in flight: of a segment with data, the span from the
 	// lowest sequence number the peer has not acknowledged to the highest
@@ -523,7 +560,7 @@ func (e *Engine) tcpSegLen(net *Net) int {
 
 // tcpAnalysisShown are the flags that become fields and findings.
 const tcpAnalysisShown = TCPRetransmission | TCPFastRetransmission | TCPSpuriousRetransmission |
-	TCPOutOfOrder | TCPLostSegment | TCPDuplicateAck | TCPKeepAlive
+	TCPOutOfOrder | TCPLostSegment | TCPDuplicateAck | TCPKeepAlive | TCPAckLostSegment | TCPReusedPorts
 
 // tcpAnalyses lists the shown flags with their field, tshark's expert
 // message and severity, in the order tshark adds them.
@@ -534,11 +571,13 @@ var tcpAnalyses = [...]struct {
 	msg   string
 	stat  string
 }{
+	{TCPReusedPorts, fTCPAnReused, Note, "A new tcp session is started with the same ports as an earlier session in this trace", "tcp.analysis.reused_ports"},
 	{TCPFastRetransmission, fTCPAnFastRetrans, Note, "This frame is a (suspected) fast retransmission", "tcp.analysis.fast_retransmission"},
 	{TCPSpuriousRetransmission, fTCPAnSpurious, Note, "This frame is a (suspected) spurious retransmission", "tcp.analysis.spurious_retransmission"},
 	{TCPRetransmission, fTCPAnRetrans, Note, "This frame is a (suspected) retransmission", "tcp.analysis.retransmission"},
 	{TCPOutOfOrder, fTCPAnOOO, Warn, "This frame is a (suspected) out-of-order segment", "tcp.analysis.out_of_order"},
 	{TCPLostSegment, fTCPAnLost, Warn, "Previous segment(s) not captured (common at capture start)", "tcp.analysis.lost_segment"},
+	{TCPAckLostSegment, fTCPAnAckLost, Warn, "ACKed segment that wasn't captured (common at capture start)", "tcp.analysis.ack_lost_segment"},
 	{TCPDuplicateAck, fTCPAnDupAck, Note, "", "tcp.analysis.duplicate_ack"},
 	{TCPKeepAlive, fTCPAnKeepAlive, Note, "This is a TCP keep-alive segment", "tcp.analysis.keep_alive"},
 }

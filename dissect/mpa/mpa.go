@@ -230,6 +230,9 @@ func (d *State) StreamData(f *dissect.Frame, ch *tcp.Chunk) {
 		h.buf.Append(ch)
 	}
 	d.run(f, c, ch.Key, ch.Dir)
+	if h.buf.Len() > 0 && len(ch.Bytes) > 0 && (h.mode == modeFPDU || h.mode == modeStartup) {
+		f.HoldTCPSegment() // the tail of this segment waits for the rest of its FPDU
+	}
 	d.bufs.held(h)
 }
 
