@@ -404,6 +404,9 @@ func (s *IOStat) AddValue(rel int64, v uint64) {
 // (rel, 0) once, before its values. A frame past MaxIOIntervals folds into
 // the "later" row.
 func (s *IOStat) AddField(rel int64, v uint64) {
+	if s.Kind == IOFloat && (s.Fn == IOMin || s.Fn == IOMax) && math.IsNaN(math.Float64frombits(v)) {
+		return // no order with NaN: the smallest would depend on which came first (and on -j)
+	}
 	i := s.index(rel)
 	if i < 0 {
 		if s.Fn == IOLoad { // the part within the interval only: no row in the table spans the later ones
