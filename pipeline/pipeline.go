@@ -23,6 +23,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/internal/progress"
+	"github.com/rdx-project/rdx/render"
 )
 
 // Config is one run: where frames come from, how the engine is set up, and
@@ -51,9 +52,10 @@ type Config struct {
 	// WriteFormat is -F: pcapng (or ""), pcap (microseconds) or nsecpcap.
 	WriteFormat string
 
-	Stats          []string // -z tables printed after the frames ("help" lists them)
-	SkipEmptyStats bool     // leave out -z tables without rows
-	StatsFormat    string   // "json": the -z tables as one JSON document (rdx stats/flows -T json)
+	Stats          []string      // -z tables printed after the frames ("help" lists them)
+	SkipEmptyStats bool          // leave out -z tables without rows
+	StatsFormat    string        // "json": the -z tables as one JSON document (rdx stats/flows -T json)
+	StatsStyle     *render.Style // the -z text tables' colours: header row, failure cells (nil: plain, as piped)
 
 	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
 	// with a Format, prints the report at the end.
@@ -266,7 +268,8 @@ func Run(cfg Config) (res Result, err error) {
 		add(ck, true)
 	}
 	if len(cfg.Stats) > 0 { // reads the engine's tables at End only
-		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out}, false)
+		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out,
+			style: cfg.StatsStyle}, false)
 	}
 	for _, s := range cfg.Sinks {
 		add(s, true)

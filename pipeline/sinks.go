@@ -454,11 +454,7 @@ func (s *checkSink) End(error) error {
 			}
 		}
 		if idle < len(rows) {
-			reset := ""
-			if s.style != nil {
-				reset = s.style.Reset
-			}
-			if err := render.TableMarked(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, mark, reset); err != nil {
+			if err := render.TableStyled(s.out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, s.style, mark); err != nil {
 				return err
 			}
 		}

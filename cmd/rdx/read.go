@@ -385,7 +385,7 @@ func readRun(o *ReadOptions) error {
 			Style: o.IO.Style(), Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
-		Stats:   stats,
+		Stats: stats, StatsStyle: o.IO.Style(),
 		Workers: nw,
 	}
 	addZPlots(&cfg, plots, cfg.Input.Name())
