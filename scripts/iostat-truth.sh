@@ -19,3 +19,15 @@ for cap in "$@"; do
   if awk -v d="${dur:-1e9}" 'BEGIN { exit !(d + 0 <= 20) }'; then iv=0.1; fi
   tshark -2 -n -q -r "$cap" -z "io,stat,$iv,$cols" 2>/dev/null > "$out/${name//\//_}.txt" || true
 done
+# Other intervals on the RPC captures, for LOAD's rows and the last row's rounding (0: the whole capture):
+# internal/tsharktest/testdata/iostat/intervals/NAME@INTERVAL.txt, the rpc.time columns only.
+mkdir -p "$out/intervals"
+rpc='MIN(rpc.time)rpc.time,MAX(rpc.time)rpc.time,AVG(rpc.time)rpc.time,LOAD(rpc.time)rpc.time,SUM(rpc.time)rpc.time,COUNT(rpc.time)rpc.time'
+for cap in "$@"; do
+  case "$cap" in *nfs3_rdma_roce.pcap|*nfs3_rdma_iwarp.pcap|*nfs42_acl_rdma_roce.pcap) ;; *) continue ;; esac
+  case "$cap" in *lossy*) continue ;; esac
+  name=${cap#pcaps/}
+  for iv in 0 10 0.05 0.25 0.3 1.5 2; do
+    tshark -2 -n -q -r "$cap" -z "io,stat,$iv,$rpc" 2>/dev/null > "$out/intervals/${name//\//_}@$iv.txt" || true
+  done
+done

@@ -155,3 +155,47 @@ func TestIOStatFnsMatchTshark(t *testing.T) {
 		t.Errorf("only %d cells compared", compared)
 	}
 }
+
+// TestIOStatIntervalsMatchTshark: MIN, MAX, AVG, LOAD, SUM and COUNT of
+// rpc.time at other intervals (0: the whole capture, 10 s: longer than it,
+// 0.05, 0.25, 0.3, 1.5 and 2 s: last rows the capture ends inside, which
+// tshark divides by its rounded duration) on the NFS captures, equal to
+// tshark 4.0.17's cell by cell, with -j 1 and -j 2.
+func TestIOStatIntervalsMatchTshark(t *testing.T) {
+	truths, err := filepath.Glob("testdata/iostat/intervals/*.txt")
+	if err != nil || len(truths) < 21 {
+		t.Fatalf("stored tshark io,stat outputs: %d, %v", len(truths), err)
+	}
+	const cols = "MIN(rpc.time)rpc.time,MAX(rpc.time)rpc.time,AVG(rpc.time)rpc.time,LOAD(rpc.time)rpc.time," +
+		"SUM(rpc.time)rpc.time,COUNT(rpc.time)rpc.time"
+	compared := 0
+	for _, tf := range truths {
+		name, iv, _ := strings.Cut(strings.TrimSuffix(filepath.Base(tf), ".txt"), "@")
+		capture := filepath.Join("../../pcaps", strings.Replace(name, "_", "/", 1))
+		fh, err := os.Open(tf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want := iostatTruth(t, fh)
+		fh.Close()
+		z := "io,stat," + iv + "," + cols
+		for _, w := range []int{1, 2} {
+			res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: capture}, Quiet: true, Stats: []string{z},
+				Out: io.Discard, Workers: w})
+			if err != nil && res.Engine == nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range res.Engine.Stat(z).Rows {
+				got = append(got, strings.Join(r, "|"))
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s io,stat,%s -j %d:\n%s\ntshark:\n%s", name, iv, w, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			compared += len(want)
+		}
+	}
+	if compared < 500 {
+		t.Errorf("only %d rows compared", compared)
+	}
+}
