@@ -34,10 +34,10 @@ type filtConv struct {
 
 // ioCol is one column of an io,stat table with FILTER columns.
 type ioCol struct {
-	text string  // as given, for the table's legend
-	fn   string  // "" (frames and bytes), "COUNT" or "SUM"
-	f    *Field  // COUNT and SUM: the field
-	m    Matcher // nil: every frame
+	text string     // as given, for the table's legend
+	fn   flows.IOFn // IOFrames: frames and bytes; else FN(FIELD)
+	f    *Field     // FN(FIELD): the field
+	m    Matcher    // nil: every frame
 	s    flows.IOStat
 }
 
@@ -73,14 +73,21 @@ func (e *Engine) compileZ(name, src string) (Matcher, error) {
 	return m, nil
 }
 
-// parseIOCols parses io,stat's columns after the interval.
+// ioFns are the FN(FIELD) functions of io,stat columns, as tshark 4.0's.
+var ioFns = []flows.IOFn{flows.IOCount, flows.IOSum, flows.IOMin, flows.IOMax, flows.IOAvg, flows.IOLoad}
+
+// parseIOCols parses io,stat's columns after the interval: FILTER or
+// FN(FIELD)FILTER. COUNT takes any field; SUM, MIN, MAX and AVG numbers
+// and relative times; LOAD relative times only (tshark refuses the rest
+// too).
 func (e *Engine) parseIOCols(name string, cols []string) ([]ioCol, error) {
 	out := make([]ioCol, 0, len(cols))
+	iv, _, _ := ParseIOStat(name) // CheckStat refused a bad one
 	for _, c := range cols {
 		col := ioCol{text: c}
 		flt := c
-		for _, fn := range []string{"COUNT", "SUM"} {
-			rest, ok := strings.CutPrefix(c, fn+"(")
+		for _, fn := range ioFns {
+			rest, ok := strings.CutPrefix(c, fn.String()+"(")
 			if !ok {
 				continue
 			}
@@ -92,13 +99,17 @@ func (e *Engine) parseIOCols(name string, cols []string) ([]ioCol, error) {
 			if f == nil {
 				return nil, fmt.Errorf("-z %s: %s: no field %q (see `rdx fields`)", name, fn, fld)
 			}
-			if fn == "SUM" && !isIntType(f.Type) {
-				return nil, fmt.Errorf("-z %s: SUM(%s): not an integer field", name, fld)
+			kind, num := ioKind(f.Type)
+			switch {
+			case fn == flows.IOLoad && f.Type != TRelTime:
+				return nil, fmt.Errorf("-z %s: LOAD(%s): LOAD is only for relative-time fields such as rpc.time (%s is %s)", name, fld, fld, f.Type)
+			case fn != flows.IOCount && !num:
+				return nil, fmt.Errorf("-z %s: %s(%s): not a number or relative-time field (%s)", name, fn, fld, f.Type)
+			case fn == flows.IOLoad && flows.LoadTooFine(iv):
+				return nil, fmt.Errorf("-z %s: LOAD needs an interval of at least a microsecond (tshark counts it in microseconds)", name)
 			}
 			col.fn, col.f, flt = fn, f, after
-		}
-		if strings.HasPrefix(c, "MIN(") || strings.HasPrefix(c, "MAX(") || strings.HasPrefix(c, "AVG(") || strings.HasPrefix(c, "LOAD(") {
-			return nil, fmt.Errorf("-z %s: %s: only COUNT(FIELD) and SUM(FIELD) are supported", name, c)
+			col.s.Fn, col.s.Kind = fn, kind
 		}
 		m, err := e.compileZ(name, flt)
 		if err != nil {
@@ -110,12 +121,34 @@ func (e *Engine) parseIOCols(name string, cols []string) ([]ioCol, error) {
 	return out, nil
 }
 
-func isIntType(t Type) bool {
+// ioKind is how io,stat's functions treat a field's values; num is false
+// for a field that is not a number or a relative time.
+func ioKind(t Type) (k flows.IOKind, num bool) {
 	switch t {
 	case TUint8, TUint16, TUint24, TUint32, TUint64, TFrameNum:
-		return true
+		return flows.IOUint, true
+	case TInt16, TInt32, TInt64:
+		return flows.IOInt, true
+	case TFloat:
+		return flows.IOFloat, true
+	case TRelTime:
+		return flows.IOTime, true
 	}
-	return false
+	return flows.IOUint, false
+}
+
+// ioValue is a node's value as its io,stat kind keeps it: signed integers
+// sign-extended to 64 bits, floats and times as they are stored.
+func ioValue(nd *Node) uint64 {
+	switch nd.F.Type {
+	case TInt16:
+		return uint64(int64(int16(nd.Value())))
+	case TInt32:
+		return uint64(int64(int32(nd.Value())))
+	case TFloat, TRelTime, TInt64:
+		return nd.U
+	}
+	return nd.Value()
 }
 
 // checkFiltered checks a filtered conv or endpoints name (handled: false
@@ -228,23 +261,15 @@ func (e *Engine) CountFiltered(f *Frame, t *Tree) {
 			if c.m != nil && !c.m.Match(t) {
 				continue
 			}
-			switch c.fn {
-			case "":
+			if c.fn == flows.IOFrames {
 				c.s.Add(rel, f.WireLen)
-			default:
-				var n uint64
-				for k := range t.Nodes {
-					nd := &t.Nodes[k]
-					if nd.F != c.f {
-						continue
-					}
-					if c.fn == "COUNT" {
-						n++
-					} else {
-						n += nd.Value()
-					}
+				continue
+			}
+			c.s.Add(rel, 0) // the frame, then each value of the field in it
+			for k := range t.Nodes {
+				if nd := &t.Nodes[k]; nd.F == c.f {
+					c.s.AddField(rel, ioValue(nd))
 				}
-				c.s.AddValue(rel, n)
 			}
 		}
 	}

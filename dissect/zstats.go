@@ -133,7 +133,7 @@ func newTally(e *Engine, names []string) *tally {
 				continue
 			}
 			for i := range cols {
-				cols[i].s = flows.IOStat{Interval: iv, Prec: prec}
+				cols[i].s.Interval, cols[i].s.Prec = iv, prec
 			}
 			get().io = append(t.io, ioTally{name: n, s: flows.IOStat{Interval: iv, Prec: prec}, cols: cols})
 		default:
@@ -281,7 +281,7 @@ func (e *Engine) tallyTable(name string) *StatTable {
 			cols := make([]flows.IOColumn, len(io.cols))
 			for j := range io.cols {
 				c := &io.cols[j]
-				cols[j] = flows.IOColumn{Legend: c.text, Fn: c.fn, S: &c.s}
+				cols[j] = flows.IOColumn{Legend: c.text, S: &c.s}
 			}
 			return io.s.TableWith(cols)
 		}

@@ -1,6 +1,8 @@
 package flows
 
 import (
+	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,74 +284,258 @@ func (p *PHS) Table() *Table {
 // many intervals after the first are counted in a row of their own.
 const MaxIOIntervals = 1 << 16
 
+// IOFn is what an io,stat column keeps per interval, as tshark's
+// -z io,stat,INTERVAL,FN(FIELD)FILTER.
+type IOFn uint8
+
+const (
+	IOFrames IOFn = iota // frames and octets (a plain FILTER column)
+	IOCount              // occurrences of the field
+	IOSum                // sum of the field's values
+	IOMin                // smallest value
+	IOMax                // largest value
+	IOAvg                // sum / occurrences (integers: truncated, as tshark)
+	IOLoad               // relative times: the intervals' share of them, per interval
+)
+
+var ioFnNames = [...]string{"", "COUNT", "SUM", "MIN", "MAX", "AVG", "LOAD"}
+
+// String is the function's name as -z spells it ("" for IOFrames).
+func (f IOFn) String() string { return ioFnNames[f] }
+
+// IOKind is how a column's values compare, add and print.
+type IOKind uint8
+
+const (
+	IOUint  IOKind = iota // unsigned integers
+	IOInt                 // signed integers: int64 bits
+	IOFloat               // math.Float64bits
+	IOTime                // relative time: int64 nanoseconds, printed as seconds
+)
+
 // IOStat counts frames and octets per interval of capture time from the
 // capture's first frame, for tshark's -z io,stat,INTERVAL. Interval 0 is
-// one interval over the whole capture.
+// one interval over the whole capture. With Fn set it keeps, per interval,
+// the Fn of one field's values instead of octets (AddField).
 type IOStat struct {
 	Interval      int64 // ns
 	Prec          int   // decimals the interval was given with: the table's times have as many
-	frames, bytes []uint64
+	Fn            IOFn
+	Kind          IOKind
+	frames, bytes []uint64 // bytes: octets, or the Fn's value (Kind's bits)
+	nums          []uint64 // MIN, MAX, AVG: the values seen
+	full          []int64  // LOAD: difference array of the whole intervals a value spans
 	seen          bool
 	last          int64 // the latest frame time after the first, ns
 	over, overB   uint64
+	overN         uint64
 }
 
 // Add counts a frame of n octets at rel ns after the capture's first
 // frame; full reports a frame past MaxIOIntervals.
 func (s *IOStat) Add(rel int64, n int) (full bool) {
-	if rel < 0 { // out of order before the first frame: tshark puts it first too
-		rel = 0
-	}
-	if !s.seen || rel > s.last {
-		s.last, s.seen = rel, true
-	}
-	i := int64(0)
-	if s.Interval > 0 {
-		i = rel / s.Interval
-	}
-	if i >= MaxIOIntervals {
+	i := s.frame(rel)
+	if i < 0 {
 		s.over++
 		s.overB += uint64(n)
 		return true
-	}
-	for int64(len(s.frames)) <= i { // grows once per interval, not per frame
-		s.frames = append(s.frames, 0)
-		s.bytes = append(s.bytes, 0)
 	}
 	s.frames[i]++
 	s.bytes[i] += uint64(n)
 	return false
 }
 
-// AddValue counts, for a COUNT(FIELD) or SUM(FIELD) column, a frame at
-// rel ns that adds v to its interval's value (kept where Add keeps bytes).
+// frame notes a frame at rel ns and returns its interval, grown to, or -1
+// past MaxIOIntervals.
+func (s *IOStat) frame(rel int64) int64 {
+	if rel < 0 { // out of order before the first frame: tshark puts it first too
+		rel = 0
+	}
+	if !s.seen || rel > s.last {
+		s.last, s.seen = rel, true
+	}
+	i := s.index(rel)
+	if i < 0 {
+		return -1
+	}
+	s.grow(i)
+	return i
+}
+
+// index is the interval of a frame at rel ns, -1 past MaxIOIntervals.
+func (s *IOStat) index(rel int64) int64 {
+	i := int64(0)
+	if s.Interval > 0 {
+		i = max(rel, 0) / s.Interval
+	}
+	if i >= MaxIOIntervals {
+		return -1
+	}
+	return i
+}
+
+// grow makes interval i exist: once per interval, not per frame.
+func (s *IOStat) grow(i int64) {
+	for int64(len(s.frames)) <= i {
+		s.frames = append(s.frames, 0)
+		s.bytes = append(s.bytes, 0)
+		switch s.Fn {
+		case IOMin, IOMax, IOAvg:
+			s.nums = append(s.nums, 0)
+		case IOLoad:
+			s.full = append(s.full, 0)
+		}
+	}
+}
+
+// AddValue counts, for a COUNT(FIELD) or SUM(FIELD) column of unsigned
+// integers, a frame at rel ns that adds v to its interval's value (kept
+// where Add keeps bytes).
 func (s *IOStat) AddValue(rel int64, v uint64) {
 	if s.Add(rel, 0) {
 		s.overB += v
 		return
 	}
-	i := int64(0)
-	if s.Interval > 0 {
-		i = max(rel, 0) / s.Interval
-	}
-	s.bytes[i] += v
+	s.bytes[s.index(rel)] += v
 }
 
-// Merge adds o's counts (the same interval and first frame time).
-func (s *IOStat) Merge(o *IOStat) {
-	for i := range o.frames {
-		for len(s.frames) <= i {
-			s.frames = append(s.frames, 0)
-			s.bytes = append(s.bytes, 0)
+// AddField folds one value v (of Kind) of the field of a frame at rel ns
+// into the frame's interval by Fn; the frame itself is counted with Add
+// (rel, 0) once, before its values. A frame past MaxIOIntervals folds into
+// the "later" row.
+func (s *IOStat) AddField(rel int64, v uint64) {
+	if s.Kind == IOFloat && (s.Fn == IOMin || s.Fn == IOMax) && math.IsNaN(math.Float64frombits(v)) {
+		return // no order with NaN: the smallest would depend on which came first (and on -j)
+	}
+	i := s.index(rel)
+	if i < 0 {
+		if s.Fn == IOLoad { // the part within the interval only: no row in the table spans the later ones
+			s.overB += s.loadPart(v)
+			s.overN++
+			return
 		}
+		s.overB = s.fold(s.overB, &s.overN, v)
+		return
+	}
+	s.grow(i)
+	switch s.Fn {
+	case IOLoad:
+		s.addLoad(i, v)
+	case IOMin, IOMax, IOAvg:
+		s.bytes[i] = s.fold(s.bytes[i], &s.nums[i], v)
+	default:
+		var n uint64
+		s.bytes[i] = s.fold(s.bytes[i], &n, v)
+	}
+}
+
+// fold is acc with v folded in by Fn and Kind; n counts the values (MIN and
+// MAX take the first as it is).
+func (s *IOStat) fold(acc uint64, n *uint64, v uint64) uint64 {
+	first := *n == 0
+	*n++
+	switch s.Fn {
+	case IOCount:
+		return acc + 1
+	case IOMin, IOMax:
+		if first || s.less(v, acc) == (s.Fn == IOMin) && v != acc {
+			return v
+		}
+		return acc
+	}
+	if s.Kind == IOFloat { // SUM, AVG, LOAD of floats
+		return math.Float64bits(math.Float64frombits(acc) + math.Float64frombits(v))
+	}
+	return acc + v // two's complement: right for signed values and times too
+}
+
+// less compares two values of Kind.
+func (s *IOStat) less(a, b uint64) bool {
+	switch s.Kind {
+	case IOInt, IOTime:
+		return int64(a) < int64(b)
+	case IOFloat:
+		return math.Float64frombits(a) < math.Float64frombits(b)
+	}
+	return a < b
+}
+
+// loadUnit is tshark's unit for LOAD: it counts relative times and the
+// interval in whole microseconds.
+const loadUnit = 1000
+
+// LoadTooFine reports whether an interval (ns) is too short for LOAD,
+// which counts in microseconds: a positive one under a microsecond.
+func LoadTooFine(interval int64) bool { return interval > 0 && interval < loadUnit }
+
+// loadPart is the part of a relative time v (ns) LOAD puts in the frame's
+// own interval, in microseconds: v modulo the interval, as tshark does
+// (interval 0, the whole capture: all of it).
+func (s *IOStat) loadPart(v uint64) uint64 {
+	us := uint64(max(int64(v), 0)) / loadUnit
+	if iv := uint64(s.Interval / loadUnit); iv > 0 {
+		return us % iv
+	}
+	return us
+}
+
+// addLoad adds a relative time v (ns) to LOAD as tshark 4.0 spreads it:
+// v modulo the interval in the frame's interval i, then one whole interval
+// in each of the intervals before, as many as v has whole intervals (down
+// to the first). Whole intervals are kept as a difference array (full),
+// so a value costs the same however many intervals it spans.
+func (s *IOStat) addLoad(i int64, v uint64) {
+	part := s.loadPart(v)
+	s.bytes[i] += part
+	iv := s.Interval / loadUnit
+	if iv <= 0 {
+		return
+	}
+	m := (int64(max(int64(v), 0)/loadUnit) - int64(part)) / iv
+	if lo := max(i-m, 0); lo < i {
+		s.full[lo]++
+		s.full[i]--
+	}
+}
+
+// Merge adds o's counts (the same interval, function and first frame time).
+func (s *IOStat) Merge(o *IOStat) {
+	if len(o.frames) > 0 {
+		s.grow(int64(len(o.frames)) - 1)
+	}
+	for i := range o.frames {
 		s.frames[i] += o.frames[i]
-		s.bytes[i] += o.bytes[i]
+		switch s.Fn {
+		case IOMin, IOMax, IOAvg: // o's values as one: fold before adding the rest of its count
+			if n := o.nums[i]; n > 0 {
+				s.bytes[i] = s.fold(s.bytes[i], &s.nums[i], o.bytes[i])
+				s.nums[i] += n - 1
+			}
+		case IOLoad:
+			s.bytes[i] += o.bytes[i]
+			s.full[i] += o.full[i]
+		default:
+			if s.Kind == IOFloat && s.Fn == IOSum {
+				var n uint64
+				s.bytes[i] = s.fold(s.bytes[i], &n, o.bytes[i])
+			} else {
+				s.bytes[i] += o.bytes[i]
+			}
+		}
 	}
 	if o.seen && (!s.seen || o.last > s.last) {
 		s.last, s.seen = o.last, true
 	}
 	s.over += o.over
-	s.overB += o.overB
+	switch {
+	case o.overN == 0 || s.Fn == IOFrames || s.Fn == IOCount || s.Fn == IOLoad || s.Kind != IOFloat && s.Fn == IOSum:
+		s.overB += o.overB
+		s.overN += o.overN
+	default: // MIN, MAX, AVG and float sums fold as one value
+		n := o.overN
+		s.overB = s.fold(s.overB, &s.overN, o.overB)
+		s.overN += n - 1
+	}
 }
 
 // Full reports whether frames were counted in the "later" row.
@@ -357,8 +543,8 @@ func (s *IOStat) Full() bool { return s.over > 0 }
 
 // Reset forgets every count.
 func (s *IOStat) Reset() {
-	s.frames, s.bytes = s.frames[:0], s.bytes[:0]
-	s.seen, s.last, s.over, s.overB = false, 0, 0, 0
+	s.frames, s.bytes, s.nums, s.full = s.frames[:0], s.bytes[:0], s.nums[:0], s.full[:0]
+	s.seen, s.last, s.over, s.overB, s.overN = false, 0, 0, 0, 0
 }
 
 // Table builds the io,stat table: a row per interval from the first frame
@@ -370,23 +556,30 @@ func (s *IOStat) Reset() {
 func (s *IOStat) Table() *Table { return s.TableWith(nil) }
 
 // IOColumn is a column of an io,stat table with FILTER columns: Legend is
-// the column as given (FILTER, or COUNT(FIELD)FILTER...), Fn "" for frames
-// and bytes, "COUNT" or "SUM" for one value (AddValue); S counts on the
-// same intervals as the table's own IOStat.
+// the column as given (FILTER, or FN(FIELD)FILTER...); S counts on the
+// same intervals as the table's own IOStat, frames and bytes (S.Fn
+// IOFrames) or one value per interval (AddField).
 type IOColumn struct {
-	Legend, Fn string
-	S          *IOStat
+	Legend string
+	S      *IOStat
 }
 
 // TableWith builds the io,stat table with cols in place of the frames and
 // bytes of every frame, as tshark's -z io,stat,INTERVAL,COLUMN...: s (every
 // frame) gives the intervals. Columns are headed "N: Frames" and "N:
-// Bytes" (or "N: COUNT"...), N numbering them in the title's legend.
+// Bytes" (or "N: COUNT", "N: MIN"...), N numbering them in the title's
+// legend. Values print as tshark 4.0 prints them: integers as integers
+// (AVG truncated), relative times and floats in seconds with 6 decimals,
+// LOAD as the intervals' share of the times, 6 decimals; an interval
+// without values shows 0.
 func (s *IOStat) TableWith(cols []IOColumn) *Table {
 	iv, prec := s.Interval, s.Prec
 	one := iv <= 0 || iv > s.last
-	if one {
+	if one { // tshark's decimals for a duration of two digits or more: 1
 		iv, prec = s.last, 3
+		if s.last >= 10e9 {
+			prec = 1
+		}
 	}
 	t := &Table{Title: "IO statistics (interval " + secs(iv, prec) + " s, duration " + secs(s.last, 3) + " s)",
 		Header: []string{"Interval", "Frames", "Bytes"}}
@@ -396,10 +589,10 @@ func (s *IOStat) TableWith(cols []IOColumn) *Table {
 		for i, c := range cols {
 			n := strconv.Itoa(i + 1)
 			legend = append(legend, n+": "+c.Legend)
-			if c.Fn == "" {
+			if c.S.Fn == IOFrames {
 				t.Header = append(t.Header, n+": Frames", n+": Bytes")
 			} else {
-				t.Header = append(t.Header, n+": "+c.Fn)
+				t.Header = append(t.Header, n+": "+c.S.Fn.String())
 			}
 		}
 		t.Title = strings.TrimSuffix(t.Title, ")") + "; columns " + strings.Join(legend, ", ") + ")"
@@ -410,10 +603,12 @@ func (s *IOStat) TableWith(cols []IOColumn) *Table {
 	} else if all := s.last/iv + 1; all <= MaxIOIntervals { // the intervals up to the last frame
 		n = max(n, all)
 	}
+	loads := make([]int64, len(cols)) // running sums of the LOAD columns' whole intervals
 	for i := int64(0); i < n; i++ {
 		from, to := i*iv, (i+1)*iv
 		end := secs(to, prec)
-		if to > s.last || one {
+		lastRow := to > s.last || one
+		if lastRow {
 			end = secs(s.last, prec)
 			if prec == 0 {
 				end = "Dur"
@@ -421,15 +616,25 @@ func (s *IOStat) TableWith(cols []IOColumn) *Table {
 		}
 		row := []string{secs(from, prec) + " <> " + end}
 		if len(cols) == 0 {
-			fr, by := s.at(i, one)
-			row = append(row, U(fr), U(by))
+			row = append(row, U(s.at(i)), U(s.atBytes(i)))
 		}
-		for _, c := range cols {
-			fr, by := c.S.at(i, one)
-			if c.Fn == "" {
-				row = append(row, U(fr))
+		for j, c := range cols {
+			switch c.S.Fn {
+			case IOFrames:
+				row = append(row, U(c.S.at(i)), U(c.S.atBytes(i)))
+			case IOLoad:
+				// tshark divides the last row by what of it the capture covers
+				span := c.S.Interval / loadUnit
+				if lastRow {
+					span = loadDuration(s.last, prec) - from/loadUnit
+				}
+				if i < int64(len(c.S.full)) {
+					loads[j] += c.S.full[i]
+				}
+				row = append(row, c.S.loadCell(c.S.atBytes(i)+uint64(loads[j]*(c.S.Interval/loadUnit)), span))
+			default:
+				row = append(row, c.S.cell(i))
 			}
-			row = append(row, U(by))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -439,28 +644,120 @@ func (s *IOStat) TableWith(cols []IOColumn) *Table {
 			row = append(row, U(s.over), U(s.overB))
 		}
 		for _, c := range cols {
-			if c.Fn == "" {
-				row = append(row, U(c.S.over))
+			switch c.S.Fn {
+			case IOFrames:
+				row = append(row, U(c.S.over), U(c.S.overB))
+			case IOLoad:
+				row = append(row, c.S.loadCell(c.S.overB, c.S.Interval/loadUnit))
+			default:
+				row = append(row, c.S.value(c.S.overB, c.S.overN))
 			}
-			row = append(row, U(c.S.overB))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
-// at is the frames and bytes (or value) of interval i; one: of every
-// interval.
-func (s *IOStat) at(i int64, one bool) (fr, by uint64) {
-	if one {
-		for j := range s.frames {
-			fr += s.frames[j]
-			by += s.bytes[j]
-		}
-	} else if i < int64(len(s.frames)) {
-		fr, by = s.frames[i], s.bytes[i]
+// at is the frames of interval i (0 for one not reached).
+func (s *IOStat) at(i int64) uint64 {
+	if i < int64(len(s.frames)) {
+		return s.frames[i]
 	}
-	return fr, by
+	return 0
+}
+
+// atBytes is the bytes (or value bits) of interval i.
+func (s *IOStat) atBytes(i int64) uint64 {
+	if i < int64(len(s.bytes)) {
+		return s.bytes[i]
+	}
+	return 0
+}
+
+// cell is a COUNT, SUM, MIN, MAX or AVG column's cell of interval i.
+func (s *IOStat) cell(i int64) string {
+	n := uint64(0)
+	if i < int64(len(s.nums)) {
+		n = s.nums[i]
+	}
+	return s.value(s.atBytes(i), n)
+}
+
+// value formats acc, of n values, by Fn and Kind.
+func (s *IOStat) value(acc, n uint64) string {
+	if s.Fn == IOCount {
+		return U(acc)
+	}
+	if s.Fn == IOAvg && n > 0 {
+		switch s.Kind {
+		case IOUint:
+			acc /= n
+		case IOInt, IOTime: // times: to the nanosecond, then usecs rounds
+			acc = uint64(int64(acc) / int64(n))
+		case IOFloat:
+			acc = math.Float64bits(math.Float64frombits(acc) / float64(n))
+		}
+	}
+	switch s.Kind {
+	case IOInt:
+		return strconv.FormatInt(int64(acc), 10)
+	case IOFloat:
+		return strconv.FormatFloat(math.Float64frombits(acc), 'f', 6, 64)
+	case IOTime:
+		return usecs(int64(acc))
+	}
+	return U(acc)
+}
+
+// usecs formats a relative time of ns nanoseconds as seconds to the
+// microsecond, half a microsecond rounded away from zero, as tshark's
+// io,stat prints times (0.2488715 s is 0.248872; a float would say
+// 0.248871).
+func usecs(ns int64) string {
+	neg := ns < 0
+	if neg {
+		ns = -ns
+	}
+	us := (uint64(ns) + 500) / 1000
+	b := make([]byte, 0, 24)
+	if neg {
+		b = append(b, '-')
+	}
+	b = strconv.AppendUint(b, us/1e6, 10)
+	frac := strconv.FormatUint(us%1e6+1e6, 10) // 1dddddd: the six decimals with their zeros
+	b = append(b, '.')
+	return string(append(b, frac[1:]...))
+}
+
+// loadDuration is the capture's duration (ns) in microseconds as tshark
+// 4.0 rounds it for a table with prec decimals: up when past half of the
+// last decimal, else as it is (3.365771 s is 3.4 for 1 decimal; 3.130384
+// stays 3.130384 for 3).
+func loadDuration(ns int64, prec int) int64 {
+	d, dv := (ns+loadUnit/2)/loadUnit, int64(1e6)
+	for i := 0; i < min(prec, 6); i++ {
+		dv /= 10
+	}
+	if d%dv > 5*(dv/10) {
+		d = (d + 5*dv/10) / dv * dv
+	}
+	return d
+}
+
+// loadCell formats a LOAD: us microseconds of relative times over a span
+// of microseconds (0 for an empty span), to 6 decimals truncated, as
+// tshark prints it (32071 over 365771 is 0.087680, not 0.087681).
+func (s *IOStat) loadCell(us uint64, span int64) string {
+	if span <= 0 {
+		return "0.000000"
+	}
+	hi, lo := bits.Mul64(us, 1e6)
+	if hi >= uint64(span) { // past 2^64 millionths: no decimal to truncate matters
+		return strconv.FormatFloat(float64(us)/float64(span), 'f', 6, 64)
+	}
+	q, _ := bits.Div64(hi, lo, uint64(span))
+	frac := strconv.FormatUint(q%1e6+1e6, 10) // 1dddddd: the six decimals with their zeros
+	return strconv.FormatUint(q/1e6, 10) + "." + frac[1:]
 }
 
 // secs formats ns as seconds with prec decimals.

@@ -23,6 +23,7 @@ import (
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
 	"github.com/rdx-project/rdx/internal/progress"
+	"github.com/rdx-project/rdx/render"
 )
 
 // Config is one run: where frames come from, how the engine is set up, and
@@ -60,7 +61,8 @@ type Config struct {
 	// StatsMerged counts the -z tables but prints none: the caller merges
 	// this run's engine with others' and prints them once (WriteStats).
 	StatsMerged bool
-	StatsFormat string // "json": the -z tables as one JSON document (rdx stats/flows -T json)
+	StatsFormat string        // "json": the -z tables as one JSON document (rdx stats/flows -T json)
+	StatsStyle  *render.Style // the -z text tables' colours: header row, failure cells (nil: plain, as piped)
 
 	// Check tallies every check (CRC, marker, ...) into Result.Checks and,
 	// with a Format, prints the report at the end.
@@ -302,7 +304,8 @@ func Run(cfg Config) (res Result, err error) {
 		add(ck, true)
 	}
 	if len(cfg.Stats) > 0 && !cfg.StatsMerged { // reads the engine's tables at End only
-		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out}, false)
+		add(&statsSink{names: cfg.Stats, skipEmpty: cfg.SkipEmptyStats, format: cfg.StatsFormat, file: cfg.Input.File, out: cfg.Out,
+			style: cfg.StatsStyle}, false)
 	}
 	for _, s := range cfg.Sinks {
 		add(s, true)

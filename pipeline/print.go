@@ -226,6 +226,7 @@ type statsSink struct {
 	files     []string // rdx stats over many files (WriteStats)
 	out       io.Writer
 	eng       *dissect.Engine
+	style     *render.Style // text tables' colours (nil: plain)
 }
 
 // WriteStats prints the -z tables names of eng as the end of a run does
@@ -233,7 +234,13 @@ type statsSink struct {
 // rdx stats and flows over many files print their engines' tables, merged
 // (dissect.Engine.Merge), with it.
 func WriteStats(out io.Writer, eng *dissect.Engine, names []string, skipEmpty bool, format string, files ...string) error {
-	s := &statsSink{names: names, skipEmpty: skipEmpty, format: format, out: out, eng: eng}
+	return WriteStatsStyled(out, eng, names, skipEmpty, format, nil, files...)
+}
+
+// WriteStatsStyled is WriteStats with the text tables in st's colours
+// (render.TableStyled; nil: plain).
+func WriteStatsStyled(out io.Writer, eng *dissect.Engine, names []string, skipEmpty bool, format string, st *render.Style, files ...string) error {
+	s := &statsSink{names: names, skipEmpty: skipEmpty, format: format, out: out, eng: eng, style: st}
 	if len(files) == 1 {
 		s.file = files[0]
 	} else {
@@ -269,7 +276,7 @@ func (s *statsSink) End(error) error {
 			fmt.Fprintln(s.out, "(none)")
 			continue
 		}
-		if err := render.Table(s.out, render.TableASCII, t.Header, t.Rows); err != nil {
+		if err := render.TableStyled(s.out, render.TableASCII, t.Header, t.Rows, s.style, nil); err != nil {
 			return err
 		}
 	}

@@ -550,11 +550,7 @@ func writeChecks(out io.Writer, format string, style *render.Style, in Input, fi
 			}
 		}
 		if idle < len(rows) {
-			reset := ""
-			if style != nil {
-				reset = style.Reset
-			}
-			if err := render.TableMarked(out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, mark, reset); err != nil {
+			if err := render.TableStyled(out, render.TableASCII, []string{"Check", "Proto", "Checked", "Passed", "Failed", "Not checked", "First failing frames"}, tab, style, mark); err != nil {
 				return err
 			}
 		}

@@ -23,6 +23,8 @@ type Style struct {
 	Retrans, Dup      string // ... whose notes are about a retransmission or a duplicate
 	Proto             string // the Protocol column (a protos entry wins)
 	Failed            string // a failing check's row in rdx check's table
+	Header            string // a table's header row (TableStyled)
+	Bad               string // a table cell reporting failures (TableStyled)
 	Reset             string
 	protos            []protoSeq // the theme's proto.NAME rules
 }

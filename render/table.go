@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
 // TableStyle is a table's border set.
@@ -38,11 +41,23 @@ func Table(w io.Writer, style TableStyle, header []string, rows [][]string) erro
 }
 
 // TableMarked is Table with each row i whose mark[i] is not "" drawn in
-// that escape sequence, ended by reset (rdx check's failing checks). The
-// sequences go in after the table's layout is decided, and tablewriter
-// measures cells without them, so the table is Table's.
+// that escape sequence, ended by reset (rdx check's failing checks).
 func TableMarked(w io.Writer, style TableStyle, header []string, rows [][]string, mark []string, reset string) error {
+	return TableStyled(w, style, header, rows, &Style{Reset: reset}, mark)
+}
+
+// TableStyled is Table in st's colours: the header row in st.Header, each
+// cell that reports failures (badCells) in st.Bad, each row i whose mark[i]
+// is not "" in that sequence; every one ended by st.Reset. The sequences go
+// in after the table's layout is decided, and tablewriter measures cells
+// without them, so the table is Table's. A nil st (a pipe, --color never)
+// is Table, byte for byte.
+func TableStyled(w io.Writer, style TableStyle, header []string, rows [][]string, st *Style, mark []string) error {
 	header, rows, num := NormTable(header, rows)
+	var bad [][]bool
+	if st != nil && st.Bad != "" {
+		bad = badCells(header, rows)
+	}
 	if tableWidth(header, rows, false) > TableWidth {
 		// first the headers over two or more lines ("Packets\nA→B"), then,
 		// if that is not enough, into several tables
@@ -57,14 +72,49 @@ func TableMarked(w io.Writer, style TableStyle, header []string, rows [][]string
 			r[i] = pick(row, cols)
 		}
 		wrapWide(h, r, pickBool(num, cols))
-		if err := table(w, style, h, r, pickBool(num, cols), mark, reset); err != nil {
+		var b [][]bool
+		if bad != nil {
+			b = make([][]bool, len(rows))
+			for i := range bad {
+				b[i] = pickBool(bad[i], cols)
+			}
+		}
+		if err := table(w, style, h, r, pickBool(num, cols), st, mark, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func table(w io.Writer, style TableStyle, header []string, rows [][]string, num []bool, mark []string, reset string) error {
+// badColumns are the table columns that count failures: a cell above 0 in
+// one is drawn as a failure (TableStyled).
+var badColumns = map[string]bool{"Failed": true, "Errors": true, "Aborts": true, "NAKs": true, "RNR": true, "Lost": true,
+	"Malformed": true, "Bad": true, "Dropped": true}
+
+// badCells marks the cells that report failures: a number above 0 in a
+// badColumns column, "error" in a Severity column (the expert table).
+func badCells(header []string, rows [][]string) [][]bool {
+	out := make([][]bool, len(rows))
+	for i, r := range rows {
+		out[i] = make([]bool, len(header))
+		for j, h := range header {
+			if j >= len(r) {
+				continue
+			}
+			c := r[j]
+			switch {
+			case h == "Severity":
+				out[i][j] = c == dissect.Error.String()
+			case badColumns[h]:
+				v, err := strconv.ParseFloat(c, 64)
+				out[i][j] = err == nil && v > 0
+			}
+		}
+	}
+	return out
+}
+
+func table(w io.Writer, style TableStyle, header []string, rows [][]string, num []bool, st *Style, mark []string, bad [][]bool) error {
 	sym := tw.StyleASCII
 	if style == TableLight {
 		sym = tw.StyleLight
@@ -85,16 +135,36 @@ func table(w io.Writer, style TableStyle, header []string, rows [][]string, num 
 		tablewriter.WithHeaderAutoFormat(tw.Off))
 	h := make([]any, len(header))
 	for i, s := range header {
+		if st != nil && st.Header != "" && s != "" { // each line of a wrapped header on its own
+			s = st.Header + strings.ReplaceAll(s, "\n", st.Reset+"\n"+st.Header) + st.Reset
+		}
 		h[i] = s
 	}
 	t.Header(h...)
+	reset := ""
+	if st != nil {
+		reset = st.Reset
+	}
 	for i, r := range rows {
-		if i < len(mark) && mark[i] != "" {
+		rowMark := ""
+		if i < len(mark) {
+			rowMark = mark[i]
+		}
+		var b []bool
+		if i < len(bad) {
+			b = bad[i]
+		}
+		if rowMark != "" || slices.Contains(b, true) {
 			m := make([]string, len(r))
 			for j, c := range r {
-				if c != "" {
-					m[j] = mark[i] + c + reset
+				seq := rowMark
+				if j < len(b) && b[j] {
+					seq += st.Bad
 				}
+				if c != "" && seq != "" {
+					c = seq + c + reset
+				}
+				m[j] = c
 			}
 			r = m
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +111,60 @@ func TestTableWrapsLongText(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), long) {
 		t.Errorf("a single long word was cut:\n%s", &b)
+	}
+}
+
+// TableStyled: without a style it is Table byte for byte (piped output);
+// with one, the header row is in Header (each line of a wrapped header on
+// its own), the cells that report failures in Bad (a count above 0 in a
+// Failed, Aborts, NAKs... column, "error" under Severity), nothing else,
+// and with the escapes taken out the table is Table's, column widths
+// and all.
+func TestTableStyled(t *testing.T) {
+	rows := func() [][]string {
+		return [][]string{
+			{"error", "malformed", "rx", "3", "0", "2", "5"},
+			{"warning", "sequence", "rx", "0", "4", "0", "1"},
+			{"note", "a very long group name to make the table wrap its headers over lines", "afs", "0", "0", "0", "7"},
+		}
+	}
+	header := []string{"Severity", "Group", "Protocol", "Failed", "Aborts", "NAKs", "Count"}
+	var plain, none, styled bytes.Buffer
+	if err := Table(&plain, TableASCII, header, rows()); err != nil {
+		t.Fatal(err)
+	}
+	if err := TableStyled(&none, TableASCII, header, rows(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if none.String() != plain.String() {
+		t.Errorf("no style:\n%s\nTable:\n%s", none.String(), plain.String())
+	}
+	st := &Style{Header: "<H>", Bad: "<B>", Reset: "</>"}
+	if err := TableStyled(&styled, TableASCII, header, rows(), st, []string{"", "<M>", ""}); err != nil {
+		t.Fatal(err)
+	}
+	out := styled.String()
+	// the table's own measure of a cell ignores only real escape
+	// sequences, so compare the markers' positions, not the widths
+	for _, want := range []string{"<H>Severity</>", "<H>Failed</>", "<B>error</>", "<B>3</>", "<B>2</>", "<M><B>4</>", "<M>warning</>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"<B>0</>", "<B>warning", "<B>note", "<B>5</>", "<B>7</>", "<B>rx"} {
+		if strings.Contains(out, not) {
+			t.Errorf("%q in:\n%s", not, out)
+		}
+	}
+	// real sequences: taken out, the layout is Table's
+	var real bytes.Buffer
+	if err := TableStyled(&real, TableASCII, header, rows(), &Colors, []string{"", Colors.Failed, ""}); err != nil {
+		t.Fatal(err)
+	}
+	if strip := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(real.String(), ""); strip != plain.String() {
+		t.Errorf("styled, escapes out:\n%s\nTable:\n%s", strip, plain.String())
+	}
+	if !strings.Contains(plain.String(), "Protocol") || !strings.Contains(real.String(), "\x1b[1mGroup\x1b[m") {
+		t.Errorf("styled header:\n%q", real.String())
 	}
 }

@@ -36,11 +36,13 @@ var ThemeKeys = []string{
 	"duplicate",      // a note about a duplicate (duplicate ACK, PSN)
 	"proto",          // the summary's Protocol column
 	"check.failed",   // a row of rdx check's table whose check failed
+	"table.header",   // the header row of the -z, stats, flows and check tables
+	"table.error",    // a table cell that reports failures: a count of them (Failed, Aborts, NAKs...) above 0, an error severity
 }
 
 // DefaultTheme is the built-in rules: errors red, warnings yellow, notes
-// cyan, retransmissions and duplicates dim, the protocol column and failing
-// checks bold.
+// cyan, retransmissions and duplicates dim, the protocol column, failing
+// checks and table headers bold, tables' failure cells red.
 func DefaultTheme() *Theme {
 	s := lipgloss.NewStyle()
 	return &Theme{rules: map[string]lipgloss.Style{
@@ -51,6 +53,8 @@ func DefaultTheme() *Theme {
 		"duplicate":      s.Faint(true),
 		"proto":          s.Bold(true),
 		"check.failed":   s.Bold(true),
+		"table.header":   s.Bold(true),
+		"table.error":    s.Foreground(lipgloss.Red),
 	}}
 }
 
@@ -201,7 +205,8 @@ func NewStyle(t *Theme, p colorprofile.Profile) *Style {
 	seq := func(key string) string { pre, _ := sgr(t.rules[key], p); return pre }
 	_, reset := sgr(lipgloss.NewStyle().Bold(true), p)
 	s := &Style{Error: seq("error"), Warn: seq("warning"), Note: seq("note"), Retrans: seq("retransmission"),
-		Dup: seq("duplicate"), Proto: seq("proto"), Failed: seq("check.failed"), Reset: reset}
+		Dup: seq("duplicate"), Proto: seq("proto"), Failed: seq("check.failed"), Header: seq("table.header"),
+		Bad: seq("table.error"), Reset: reset}
 	for _, name := range t.protos {
 		s.protos = append(s.protos, protoSeq{name, seq("proto." + name)})
 	}

@@ -22,8 +22,8 @@ import (
 func TestStyleProfiles(t *testing.T) {
 	def := render.DefaultTheme()
 	colour := render.Style{Error: "\x1b[31m", Warn: "\x1b[33m", Note: "\x1b[36m", Retrans: "\x1b[2m", Dup: "\x1b[2m",
-		Proto: "\x1b[1m", Failed: "\x1b[1m", Reset: "\x1b[m"}
-	attrs := render.Style{Retrans: "\x1b[2m", Dup: "\x1b[2m", Proto: "\x1b[1m", Failed: "\x1b[1m", Reset: "\x1b[m"}
+		Proto: "\x1b[1m", Failed: "\x1b[1m", Header: "\x1b[1m", Bad: "\x1b[31m", Reset: "\x1b[m"}
+	attrs := render.Style{Retrans: "\x1b[2m", Dup: "\x1b[2m", Proto: "\x1b[1m", Failed: "\x1b[1m", Header: "\x1b[1m", Reset: "\x1b[m"}
 	for _, c := range []struct {
 		p    colorprofile.Profile
 		want render.Style

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -87,6 +88,49 @@ func TestCheckFailingBold(t *testing.T) {
 		case strings.Contains(l, "icmp.checksum"):
 			if strings.Contains(l, "\x1b") {
 				t.Errorf("passing check styled: %q", l)
+			}
+		}
+	}
+}
+
+// The stats, flows, check and -z tables: piped (auto) byte for byte --color
+// never's; --color always draws the header row bold and failure cells red
+// (check's Failed counts, rx,srt's Aborts above 0), and with the escapes
+// taken out the tables are the piped ones.
+func TestTableColours(t *testing.T) {
+	t.Setenv("TERM", "xterm-256color")
+	t.Setenv("COLORTERM", "")
+	esc := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	for _, verb := range [][]string{{"check"}, {"stats"}, {"flows"}, {"read", "-q", "-z", "rx,srt", "-z", "expert", "-z", "io,stat,0,MAX(frame.len)frame.len"}} {
+		file := "../../pcaps/crafted/base_fields.pcap" // failing checksums
+		if verb[0] == "read" {
+			file = "../../pcaps/rx/pts-abort.pcap" // two calls aborted
+		}
+		outOf := func(args ...string) string {
+			t.Helper()
+			io, _, out, _ := iostreams.Test()
+			run(io, append(append(append([]string{}, verb...), args...), file))
+			return out.String()
+		}
+		never, auto, always := outOf("--color", "never"), outOf(), outOf("--color", "always")
+		if auto != never || strings.Contains(never, "\x1b") {
+			t.Errorf("%v: piped output differs from --color never or has escapes:\n%q", verb, auto)
+		}
+		if esc.ReplaceAllString(always, "") != never {
+			t.Errorf("%v: --color always without its escapes is not the plain output:\n%s\n----\n%s", verb, always, never)
+		}
+		if !regexp.MustCompile("\\| \x1b\\[1m[A-Z][^\x1b]*\x1b\\[m +\\|").MatchString(always) {
+			t.Errorf("%v: no bold header cell:\n%q", verb, always)
+		}
+		switch verb[0] {
+		case "check":
+			if !strings.Contains(always, "\x1b[1m\x1b[31m18\x1b[m |") { // ip.checksum: 18 failed, its row bold
+				t.Errorf("check: Failed count not red:\n%q", always)
+			}
+		case "read":
+			if !regexp.MustCompile("\\| PR NewEntry +\\|.*\\| +\x1b\\[31m1\x1b\\[m \\|").MatchString(always) ||
+				!regexp.MustCompile("\\| PR NameToID +\\|[^\x1b]*\n").MatchString(always) {
+				t.Errorf("rx,srt: Aborts not red where above 0 only:\n%q", always)
 			}
 		}
 	}

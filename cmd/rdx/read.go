@@ -418,7 +418,7 @@ func readConfig(o *ReadOptions, eo dissect.Options, nw int) (pipeline.Config, []
 			Style: o.IO.Style(), Time: tf, HMS: hms, Only: only},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
-		Stats:   stats,
+		Stats: stats, StatsStyle: o.IO.Style(),
 		Workers: nw,
 	}, plots, nil
 }

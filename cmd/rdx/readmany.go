@@ -133,7 +133,7 @@ func readMany(o *ReadOptions) error {
 		for _, f := range all.MergeFindings() { // tables the merge took past their limits
 			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %s\n", f.Proto, f.Msg)
 		}
-		if err := pipeline.WriteStats(out, all, base.Stats, false, "", o.Files...); err != nil {
+		if err := pipeline.WriteStatsStyled(out, all, base.Stats, false, "", base.StatsStyle, o.Files...); err != nil {
 			return err
 		}
 	}

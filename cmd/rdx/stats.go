@@ -89,7 +89,7 @@ func statsRun(o *StatsOptions) error {
 	return runPipeline(o.IO, pipeline.Config{
 		Input:  pipeline.Input{File: o.File, Stdin: o.IO.In, ErrOut: o.IO.ErrOut},
 		Engine: eo, Filter: o.Filter, Quiet: true,
-		Stats: o.Stats, SkipEmptyStats: true, StatsFormat: o.Format, Workers: nw,
+		Stats: o.Stats, SkipEmptyStats: true, StatsFormat: o.Format, StatsStyle: o.IO.Style(), Workers: nw,
 	}, "", false)
 }
 
@@ -180,7 +180,7 @@ func statsMany(o *StatsOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "rdx: %s: %s\n", f.Proto, f.Msg)
 		}
 		out := newTimedOut(o.IO.Out, 256<<10)
-		err := pipeline.WriteStats(out, all, o.Stats, true, o.Format, o.Files...)
+		err := pipeline.WriteStatsStyled(out, all, o.Stats, true, o.Format, o.IO.Style(), o.Files...)
 		if e := out.Close(); err == nil {
 			err = e
 		}

@@ -42,7 +42,8 @@ func TestZWholeCaptureTables(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"io,stat,x", "io,stat,-1", "io,stat,1,rx.nope", "endpoints,nope", "conv,tcp,tcp.nope==1",
-		"conv,bogus,tcp", "io,stat,1,MAX(tcp.len)tcp", "io,stat,1,SUM(tcp.flags.str)tcp", "rpc,srt,100003", "rpc,srt,x,3"} {
+		"conv,bogus,tcp", "io,stat,1,LOAD(tcp.len)tcp", "io,stat,1,MIN(ip.src)ip", "io,stat,0.0000001,LOAD(rpc.time)",
+		"io,stat,1,AVG(tcp.len", "io,stat,1,SUM(tcp.flags.str)tcp", "rpc,srt,100003", "rpc,srt,x,3"} {
 		io, _, _, errOut := iostreams.Test()
 		if code := run(io, []string{"read", "-q", "-z", bad, "../../pcaps/rx/cell-bringup.pcap"}); code != 2 || !strings.Contains(errOut.String(), bad) {
 			t.Errorf("-z %s: exit %d %q", bad, code, errOut)
@@ -132,5 +133,25 @@ func TestZRPCSRTFilter(t *testing.T) {
 	}
 	if outs[0] != outs[1] || outs[0] != outs[2] {
 		t.Errorf("-j 1, -j 2 and -2 differ:\n%s\n%s\n%s", outs[0], outs[1], outs[2])
+	}
+}
+
+// -z io,stat with MIN, MAX, AVG and SUM of a signed field: rx.abort_code
+// on this capture is -455, -453, -2, -2 (tshark -T fields). tshark 4.0
+// compares signed values as unsigned there and prints MAX 0 and an AVG of
+// 4611686018427387676; rdx prints MIN -455, MAX -2, AVG -228 (truncated),
+// SUM -912. The same with -j 2.
+func TestZIOStatSigned(t *testing.T) {
+	for _, j := range []string{"1", "2"} {
+		io, _, out, errOut := iostreams.Test()
+		if code := run(io, []string{"read", "-q", "-j", j, "-z",
+			"io,stat,0,MIN(rx.abort_code)rx.abort_code,MAX(rx.abort_code)rx.abort_code,AVG(rx.abort_code)rx.abort_code,SUM(rx.abort_code)rx.abort_code",
+			"../../pcaps/rx/probe-busy-crafted.pcap"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		want := `\| 0.000 <> 6.621 \| +-455 \| +-2 \| +-228 \| +-912 \|`
+		if !regexp.MustCompile(want).MatchString(out.String()) || !strings.Contains(out.String(), "| 1: MIN | 2: MAX | 3: AVG | 4: SUM |") {
+			t.Errorf("-j %s: no %q in:\n%s", j, want, out)
+		}
 	}
 }
