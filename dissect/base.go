@@ -602,7 +602,16 @@ func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 b
 	}
 	t.Uint(fUDPCkStatus, -1, 0, ckStatus(e.ckL4, status))
 	if t != nil {
-		t.Uint(fUDPStream, -1, 0, uint64(e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))))
+		// Numbering probes a map per frame (a fifth of the tree of a -T
+		// fields run that shows no udp.stream): a sparse tree that keeps
+		// neither it nor findings counts the node and numbers nothing. The
+		// trees of an engine all keep the same fields (one run), so its
+		// numbers never have gaps.
+		var s uint32
+		if t.Wants(fUDPStream) || t.Wants(fExpert) {
+			s = e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))
+		}
+		t.Uint(fUDPStream, -1, 0, uint64(s))
 	}
 }
 
