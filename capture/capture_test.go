@@ -914,3 +914,68 @@ func TestReadAll(t *testing.T) {
 		}
 	}
 }
+
+// TestPcapWindow: records handed out from the read buffer's window
+// (winPcap) keep the frame numbers and offsets an error names, whether the
+// bad record is inside the window or cut by the end of the buffer, and a
+// Prefetch mixing its batch path with Next reads the same packets.
+func TestPcapWindow(t *testing.T) {
+	le := binary.LittleEndian
+	ps := make([]Packet, 0, 30000)
+	for i := range cap(ps) {
+		d := make([]byte, 40+i%97) // ~90 octets: the window holds thousands
+		le.PutUint32(d, uint32(i))
+		ps = append(ps, Packet{Data: d, TimeNS: int64(i) * 1000, CapLen: len(d), WireLen: len(d) + i%3, LinkType: LinkEthernet})
+	}
+	good := pcapBytes(t, ps, false)
+	want, err := readAll(t, mustReader(t, good))
+	if err != nil || len(want) != len(ps) {
+		t.Fatalf("read %d of %d: %v", len(want), len(ps), err)
+	}
+	for i, p := range want {
+		if p.data != string(ps[i].Data) || p.ts != ps[i].TimeNS || p.wire != ps[i].WireLen {
+			t.Fatalf("frame %d differs", i+1)
+		}
+	}
+	// The record after frame k (at its offset) says it is larger than the
+	// snapshot length; k=5 is inside the first window, 12000 past the first
+	// buffer refill.
+	for _, k := range []int{0, 5, 12000, len(ps) - 1} {
+		off := 24
+		for _, p := range ps[:k] {
+			off += 16 + len(p.Data)
+		}
+		bad := bytes.Clone(good)
+		le.PutUint32(bad[off+8:], 70000)
+		got, err := readAll(t, mustReader(t, bad))
+		var e *Error
+		if !errors.As(err, &e) || len(got) != k || e.Frame != uint64(k+1) || e.Offset != int64(off) {
+			t.Errorf("bad record after frame %d at offset %d: read %d, error %v", k, off, len(got), err)
+		}
+		// Cut inside that record: a truncated record, same frame and offset.
+		got, err = readAll(t, mustReader(t, good[:off+20]))
+		if !errors.As(err, &e) || len(got) != k || e.Frame != uint64(k+1) || e.Offset != int64(off) || !strings.Contains(e.Msg, "truncated record") {
+			t.Errorf("cut after frame %d: read %d, error %v", k, len(got), err)
+		}
+	}
+	pf := NewPrefetch(mustReader(t, good))
+	defer pf.Close()
+	var p Packet
+	for i := range want {
+		if err := pf.Next(&p); err != nil || string(p.Data) != want[i].data || p.TimeNS != want[i].ts {
+			t.Fatalf("prefetch frame %d: %v", i+1, err)
+		}
+	}
+	if err := pf.Next(&p); err != io.EOF {
+		t.Fatalf("prefetch end: %v", err)
+	}
+}
+
+func mustReader(t *testing.T, b []byte) *Reader {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(b), "w.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -32,6 +32,10 @@ func (r *Reader) readPcapHeader() error {
 
 // nextPcap reads one record header and its data.
 func (r *Reader) nextPcap(p *Packet) error {
+	if r.winPcap(p) {
+		return nil
+	}
+	r.commitWin()
 	if r.peekPcap(p) {
 		return nil
 	}
@@ -104,7 +108,50 @@ func (r *Reader) peekPcap(p *Packet) bool {
 	_, _ = r.br.Discard(n) // cannot fail: the bytes are buffered
 	r.off += int64(n)
 	r.frame++
+	// Peeking what is buffered does not refill: p.Data stays where it is.
+	r.win, r.wpos = nil, 0
+	if n := r.br.Buffered(); n >= pcapRecordHeaderLen {
+		r.win, _ = r.br.Peek(n)
+	}
 	return true
+}
+
+// winPcap hands out the next record from win when all of it is there, as
+// peekPcap would (the same checks; anything else goes peekPcap's way).
+func (r *Reader) winPcap(p *Packet) bool {
+	b := r.win[r.wpos:]
+	if len(b) < pcapRecordHeaderLen {
+		return false
+	}
+	caplen := r.u32(b[8:12])
+	if limit, _ := recordLimit(r.snaplen); caplen > limit || uint64(len(b)-pcapRecordHeaderLen) < uint64(caplen) {
+		return false
+	}
+	sec, frac, wirelen := r.u32(b[0:4]), r.u32(b[4:8]), r.u32(b[12:16])
+	ns := int64(frac)
+	if !r.nanos {
+		ns *= 1000
+	}
+	n := pcapRecordHeaderLen + int(caplen)
+	p.Data = b[pcapRecordHeaderLen:n:n]
+	p.TimeNS = int64(sec)*1e9 + ns
+	p.CapLen = int(caplen)
+	p.WireLen = int(wirelen)
+	p.LinkType = r.linkType
+	p.Iface = r.iface(p.Data)
+	r.wpos += n
+	r.off += int64(n)
+	r.frame++
+	return true
+}
+
+// commitWin discards from br what winPcap handed out, before anything else
+// reads br.
+func (r *Reader) commitWin() {
+	if r.wpos > 0 {
+		_, _ = r.br.Discard(r.wpos) // cannot fail: the bytes are buffered
+	}
+	r.win, r.wpos = nil, 0
 }
 
 // appendBuffered is Prefetch's batch path for pcap: it appends every
@@ -119,6 +166,7 @@ func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, 
 	if r.format != formatPcap || r.havePend || r.err != nil {
 		return pkts, offs, buf
 	}
+	r.commitWin()
 	b, _ := r.br.Peek(r.br.Buffered())
 	limit, _ := recordLimit(r.snaplen)
 	pos := 0

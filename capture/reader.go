@@ -52,6 +52,13 @@ type Reader struct {
 	snaplen  uint32
 	linkType uint16
 	erfIDs   *erfIfaces // LINKTYPE_ERF: interface numbers by ERF port
+	// win is what the read buffer held after the last record peekPcap
+	// took, handed out record by record without a bufio call each (70% of
+	// the reading cost of a small record); wpos octets of it are handed
+	// out but not yet discarded from br. Anything else that reads br
+	// discards them first (commitWin).
+	win  []byte
+	wpos int
 
 	// pcapng
 	ifaces    []iface

@@ -218,27 +218,8 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	e.ensureLayers()
-	label := ""
-	if t.Labels() {
-		label = frameLabel(f)
-	}
-	t.Proto(PFrame, 0, f.CapLen, label)
-	t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
-	t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
-	t.Int(FFrameEpoch, -1, 0, f.TimeNS)
-	t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
-	t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
-	t.Uint(FFrameNumber, -1, 0, f.Num)
-	t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
-	t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
-	if f.Iface != 0 || f.LinkType == LinkTypeERF { // tshark names every ERF record's interface
-		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
-	}
-	t.String(FFrameProtos, -1, 0, protocols)
-	for i := range f.Findings { // about the record itself: under Frame, as in tshark
-		if f.Findings[i].PDU < 0 && f.Findings[i].Proto == "frame" {
-			t.Finding(&f.Findings[i])
-		}
+	if !t.SkipProto(PFrame, frameNodes(f)) {
+		e.frameTree(t, f, protocols)
 	}
 	off := 0
 	if f.LinkType == LinkTypeIPoIB && len(f.Data) >= ipoibLen {
@@ -259,10 +240,13 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
-			t.Proto(pEth, off, 14, "")
-			ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, e.eth.DstMAC)
-			ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, e.eth.SrcMAC)
-			t.Uint(fEthType, off+12, 2, uint64(e.eth.EthernetType))
+			// A -T fields or -Y run without eth fields skips the 14 nodes.
+			if !t.SkipProto(pEth, 2+ethAddrNodes(e.eth.DstMAC)+ethAddrNodes(e.eth.SrcMAC)) {
+				t.Proto(pEth, off, 14, "")
+				ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, e.eth.DstMAC)
+				ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, e.eth.SrcMAC)
+				t.Uint(fEthType, off+12, 2, uint64(e.eth.EthernetType))
+			}
 			off += len(e.eth.Contents)
 		case layers.LayerTypeDot1Q:
 			t.Proto(pVLAN, off, 4, "")
@@ -501,6 +485,56 @@ func ckStatus(v uint8, unverified uint64) uint64 {
 // ethAddr adds a MAC address with tshark's children: the address again as
 // eth.addr, and its LG and IG bits under both the address's and the
 // generic names (eth.lg and eth.ig hidden).
+// frameTree adds the frame protocol's subtree.
+func (e *Engine) frameTree(t *Tree, f *Frame, protocols string) {
+	label := ""
+	if t.Labels() {
+		label = frameLabel(f)
+	}
+	t.Proto(PFrame, 0, f.CapLen, label)
+	t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
+	t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
+	t.Int(FFrameEpoch, -1, 0, f.TimeNS)
+	t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
+	t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
+	t.Uint(FFrameNumber, -1, 0, f.Num)
+	t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
+	t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
+	if f.Iface != 0 || f.LinkType == LinkTypeERF { // tshark names every ERF record's interface
+		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
+	}
+	t.String(FFrameProtos, -1, 0, protocols)
+	for i := range f.Findings { // about the record itself: under Frame, as in tshark
+		if frameFinding(&f.Findings[i]) {
+			t.Finding(&f.Findings[i])
+		}
+	}
+}
+
+func frameFinding(fd *Finding) bool { return fd.PDU < 0 && fd.Proto == "frame" }
+
+// frameNodes is the nodes frameTree adds for f (SkipProto).
+func frameNodes(f *Frame) int {
+	n := 10 // the protocol, 8 fields, frame.protocols
+	if f.Iface != 0 || f.LinkType == LinkTypeERF {
+		n++
+	}
+	for i := range f.Findings {
+		if frameFinding(&f.Findings[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// ethAddrNodes is the nodes ethAddr adds for mac (SkipProto).
+func ethAddrNodes(mac []byte) int {
+	if len(mac) < 3 {
+		return 1
+	}
+	return 6
+}
+
 func ethAddr(t *Tree, addr, lg, ig *Field, off int, mac []byte) {
 	t.Bytes(addr, off, 6, mac)
 	if len(mac) < 3 {
@@ -598,6 +632,9 @@ func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
 // udpTree adds a UDP header h (8 octets) at frame offset off, between src
 // and dst. A zero checksum over IPv4 is "not present" (RFC 768).
 func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 bool) {
+	if t.SkipProto(PUDP, udpNodes) { // numbers no conversation either (below)
+		return
+	}
 	sp, dp, ck := be16(h), be16(h[2:]), be16(h[6:])
 	t.Proto(PUDP, off, 8, "")
 	t.Uint(fUDPSrcPort, off, 2, uint64(sp))
@@ -612,9 +649,22 @@ func (e *Engine) udpTree(t *Tree, off int, h []byte, src, dst netip.Addr, ipv4 b
 	}
 	t.Uint(fUDPCkStatus, -1, 0, ckStatus(e.ckL4, status))
 	if t != nil {
-		t.Uint(fUDPStream, -1, 0, uint64(e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))))
+		// Numbering probes a map per frame (a fifth of the tree of a -T
+		// fields run that shows no udp.stream): a sparse tree that keeps
+		// neither it nor findings counts the node and numbers nothing. The
+		// trees of an engine all keep the same fields (one run), so its
+		// numbers never have gaps.
+		var s uint32
+		if t.Wants(fUDPStream) || t.Wants(fExpert) {
+			s = e.udpStream(t, netip.AddrPortFrom(src, sp), netip.AddrPortFrom(dst, dp))
+		}
+		t.Uint(fUDPStream, -1, 0, uint64(s))
 	}
 }
+
+// udpNodes is the nodes udpTree adds: the protocol, 8 fields (a finding
+// only where udp.stream or findings are kept, when SkipProto says no).
+const udpNodes = 9
 
 func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
 

@@ -142,9 +142,19 @@ func pairKey(a, b []byte) uint64 {
 	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
 }
 
-// addrHash folds an address of up to 16 octets into 64 bits.
+// addrHash folds an address of up to 16 octets into 64 bits. IPv4's and
+// IPv6's lengths load whole words (the loop below gives the same value,
+// octet by octet: five times the instructions of the reader's frame).
 func addrHash(a []byte) uint64 {
-	var h uint64 = 0xcbf29ce484222325
+	const seed uint64 = 0xcbf29ce484222325
+	switch len(a) {
+	case 4:
+		return mix64(seed ^ uint64(binary.BigEndian.Uint32(a)) ^ 4<<56)
+	case 16:
+		h := mix64(mix64(seed^binary.BigEndian.Uint64(a)) ^ binary.BigEndian.Uint64(a[8:]))
+		return mix64(h)
+	}
+	h := seed
 	for len(a) >= 8 {
 		h = mix64(h ^ binary.BigEndian.Uint64(a))
 		a = a[8:]

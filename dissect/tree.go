@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -39,7 +40,11 @@ type Tree struct {
 	count  int
 	sparse bool     // only nodes of fields in want are stored
 	want   []uint64 // a FieldSet's bits, shared read-only
-	lastAt int      // count when the latest stored node was added (Last)
+	// protos holds the protocols (their ProtoInfo.Field) with a field in
+	// want: the others' subtrees may be left out (SkipProto). The tree's
+	// own: SetWant computes it.
+	protos FieldSet
+	lastAt int // count when the latest stored node was added (Last)
 	// where the cut fell, for its finding node: added by finish, so that
 	// keep stays small enough to be inlined
 	cutF     *Field
@@ -86,9 +91,36 @@ func (t *Tree) SetWant(s *FieldSet) {
 		return
 	}
 	t.sparse, t.want = s != nil, nil
+	clear(t.protos.bits)
 	if s != nil {
 		t.want = s.bits
+		regMu.Lock()
+		for i, w := range s.bits {
+			for ; w != 0; w &= w - 1 {
+				if id := i<<6 | bits.TrailingZeros64(w); id < len(fields) {
+					if p := protos[fields[id].Proto]; p != nil {
+						t.protos.Add(p.Field)
+					}
+				}
+			}
+		}
+		regMu.Unlock()
 	}
+}
+
+// SkipProto reports whether a sparse tree may leave out the subtree of
+// protocol p, which holds nodes nodes: it keeps none of p's fields and no
+// findings. It then counts them as added, so the cap (MaxTreeNodes) falls
+// where it falls in the whole tree; near the cap it says no, and the
+// subtree is built for the cut to fall inside it. The caller must pass
+// the exact count its subtree would add (TestSkipProtoCounts checks them
+// on every capture).
+func (t *Tree) SkipProto(p *ProtoInfo, nodes int) bool {
+	if t == nil || !t.sparse || t.cut || t.count+nodes >= MaxTreeNodes || t.has(fExpert) || t.protos.Has(p.Field) {
+		return false
+	}
+	t.count += nodes
+	return true
 }
 
 // Wants tells whether the tree keeps nodes of f: a dissector checks it

@@ -102,15 +102,18 @@ const maxWorkers = 64
 func workerShare(total int64, workers int) int64 { return total / int64(workers) }
 
 // pktRec is one frame of a batch; its octets are its round's data[off:end].
+// The reader writes one per frame: 48 octets, not 104 with the capture's
+// first time (the round has it) and the stream numbers (batch.streams, only
+// when numbered) in it. Records, rounds and interfaces fit 32 bits
+// (capture.MaxRecord, roundBytes + one record, a pcapng's interface count).
 type pktRec struct {
 	num             uint64
 	timeNS          int64
-	first, prev     int64 // the capture's first frame time and the previous frame's
-	capLen, wireLen int
+	prev            int64 // the previous frame's time
+	off, end        uint32
+	capLen, wireLen uint32
+	iface           int32
 	linkType        uint16
-	iface           int
-	off, end        int
-	streams         dissect.StreamNumbers // when parallel.streams numbers them
 }
 
 // frameOut is what a worker made of a frame: its output ends at out[end].
@@ -121,18 +124,20 @@ type frameOut struct {
 
 // batch is one worker's frames of a round, and what the worker made of them.
 type batch struct {
-	pkts []pktRec
-	res  []frameOut
-	out  []byte
-	done chan struct{} // the worker finished the batch
-	pan  any           // a panic the worker recovered, raised again by the merger
+	pkts    []pktRec
+	streams []dissect.StreamNumbers // pkts' when parallel.streams numbers them, else empty
+	res     []frameOut
+	out     []byte
+	done    chan struct{} // the worker finished the batch
+	pan     any           // a panic the worker recovered, raised again by the merger
 }
 
 // round is up to roundFrames consecutive frames.
 type round struct {
-	ids  []uint8 // the worker of each frame, in frame order
-	b    []*batch
-	data []byte // the frames' octets (readers reuse their buffers)
+	ids   []uint8 // the worker of each frame, in frame order
+	b     []*batch
+	data  []byte // the frames' octets (readers reuse their buffers)
+	first int64  // the capture's first frame time
 	// pending counts the workers not done with the round when nothing is
 	// written per frame: the last one frees it (the merger has no part).
 	pending atomic.Int32
@@ -286,7 +291,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			if fo.shown {
 				if pcap != nil {
 					pk := &b.pkts[i]
-					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, pk.capLen, pk.wireLen, pk.linkType, pk.iface
+					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
 					pcap.Frame(&fake, nil)
 				}
 				if pr != nil { // one write per round
@@ -387,20 +392,21 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			rd = <-p.free // waits while roundsInFlight rounds are being worked on
 			rd.ids, rd.data = rd.ids[:0], rd.data[:0]
 			for _, b := range rd.b {
-				b.pkts, b.res, b.out, b.pan = b.pkts[:0], b.res[:0], b.out[:0], nil
+				b.pkts, b.streams, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.res[:0], b.out[:0], nil
 			}
+			rd.first = first
 		}
 		w := dissect.ShardKey(pkt.LinkType, pkt.Data) % nw
 		b := rd.b[w]
 		off := len(rd.data)
 		rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
-		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, first: first, prev: prev, capLen: pkt.CapLen,
-			wireLen: pkt.WireLen, linkType: pkt.LinkType, iface: pkt.Iface, off: off, end: len(rd.data)})
+		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, prev: prev, capLen: uint32(pkt.CapLen),
+			wireLen: uint32(pkt.WireLen), linkType: pkt.LinkType, iface: int32(pkt.Iface), off: uint32(off), end: uint32(len(rd.data))})
 		if p.streams != nil {
 			dp := dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen,
 				LinkType: pkt.LinkType, Iface: pkt.Iface, Data: rd.data[off:], Pass: pass}
 			p.streams.NumberStreams(&dp)
-			b.pkts[len(b.pkts)-1].streams = dp.Streams
+			b.streams = append(b.streams, dp.Streams)
 		}
 		prev = shown
 		rd.ids = append(rd.ids, uint8(w))
@@ -422,7 +428,7 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool,
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
-			w.batch(r, b, rd.data, pass, emit, print)
+			w.batch(r, b, rd, pass, emit, print)
 		}
 		if !direct {
 			b.done <- struct{}{}
@@ -437,17 +443,22 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool,
 
 // batch decodes and renders one batch; a panic (strict mode, or a bug in
 // rendering) is handed to the merger to raise in the calling goroutine.
-func (w *worker) batch(r *runner, b *batch, data []byte, pass int, emit, print bool) {
+func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.pan, w.pan, w.dead = v, v, true
 		}
 	}()
 	b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
+	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
 	for i := range b.pkts {
 		pk := &b.pkts[i]
-		f := w.eng.DecodeShard(dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: pk.capLen, WireLen: pk.wireLen,
-			LinkType: pk.linkType, Iface: pk.iface, Data: data[pk.off:pk.end], Pass: pass, Streams: pk.streams}, pk.first, pk.prev)
+		dp := dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: int(pk.capLen), WireLen: int(pk.wireLen),
+			LinkType: pk.linkType, Iface: int(pk.iface), Data: data[pk.off:pk.end], Pass: pass}
+		if numbered {
+			dp.Streams = b.streams[i]
+		}
+		f := w.eng.DecodeShard(dp, first, pk.prev)
 		for j := range f.Findings {
 			w.counts.Add(f.Findings[j].Sev)
 		}

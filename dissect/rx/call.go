@@ -44,6 +44,11 @@ type conn struct {
 	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
 	debugType  uint32
 	maxCall    [4]uint32 // highest call number seen per channel
+	// lastCall is the entry of the call last seen per channel: with many
+	// connections interleaved, State.lastCall rarely matches, and the
+	// table's map costs a hash and a probe per DATA packet. An entry
+	// dropped since is not Live, or was reused under another key.
+	lastCall [4]*dissect.Entry[callKey, call]
 }
 
 type callKey struct {
@@ -417,6 +422,12 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		d.calls.Touch(d.lastCall)
 		return d.lastCall
 	}
+	slot := &cn.lastCall[key.channel&3]
+	if e := *slot; e != nil && e.Live() && e.Key() == key {
+		d.calls.Touch(e)
+		d.lastCall, d.lastCallKey = e, key
+		return e
+	}
 	var e *dissect.Entry[callKey, call]
 	// Call numbers only grow on a channel (draft §2.3): a number above any
 	// seen is a new call, no need to look it up.
@@ -457,6 +468,7 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		}
 	}
 	d.lastCall, d.lastCallKey = e, key
+	*slot = e
 	return e
 }
 

@@ -527,3 +527,32 @@ func observe(t *testing.T, fn func(c *rx.Call)) {
 	observer = fn
 	t.Cleanup(func() { observer = nil })
 }
+
+// A connection's cached call entry (conn.lastCall) dropped by the memory
+// budget and reused for another call must not take the dropped call's next
+// packet: the call's earlier state is gone. The later calls are on the
+// same connection's other channels, so the connection stays and channel
+// 0's cache still points at the entry.
+func TestCallCacheAfterDrop(t *testing.T) {
+	const more = rx.FlagMorePackets | rx.FlagClientInitiated
+	var pls [][]byte
+	a := hdr(1, 1, 1, rx.TypeData, more)
+	pls = append(pls, append(a.Encode(nil), make([]byte, 1400)...))
+	for c := uint32(2); c <= 80; c++ {
+		h := hdr(c, 1, c, rx.TypeData, more)
+		h.CID |= 1 + c%3 // channels 1-3
+		pls = append(pls, append(h.Encode(nil), make([]byte, 1400)...))
+	}
+	a.Seq, a.Serial, a.Flags = 2, 81, rx.FlagLastPacket|rx.FlagClientInitiated
+	pls = append(pls, append(a.Encode(nil), make([]byte, 100)...))
+	_, fs := decodeAll(t, 64<<10, pls)
+	if len(fs) > 6 {
+		fs = append(fs[:3], fs[len(fs)-3:]...)
+	}
+	if !hasFinding(fs, "memory budget of 64 KiB reached (--max-mem): dropped Rx call 1 of connection epoch 0x5f3a1b2c cid 0x8a2b0c04") {
+		t.Fatalf("call 1 was not dropped: %q", fs)
+	}
+	if !hasFinding(fs, "Rx call 1: its earlier state was dropped") {
+		t.Errorf("the dropped call's next packet was taken for a live call: %q", fs)
+	}
+}
