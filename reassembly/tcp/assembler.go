@@ -731,8 +731,10 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 	a.remember(h, p, frame)
 	ch := &a.chunk
 	a.span[0] = FrameSpan{Frame: frame, Len: len(p)}
-	*ch = Chunk{Key: c.key, Dir: dir, Bytes: p, Offset: h.next, Seq: seqAt(h.base, h.next),
-		Frames: a.span[:], TimeNS: ts}
+	// Field by field: the composite literal was built in a temporary and
+	// copied (about 40 instructions a delivery).
+	ch.Key, ch.Dir, ch.Bytes, ch.Offset, ch.Seq = c.key, dir, p, h.next, seqAt(h.base, h.next)
+	ch.Frames, ch.TimeNS = a.span[:], ts
 	h.next += uint64(len(p))
 	a.stats.Bytes += uint64(len(p))
 	if c.cons != nil {
