@@ -522,7 +522,8 @@ func (e *Engine) fastTCP4(f *Frame, data []byte) bool {
 	n.HasL4, n.L4Off = true, 34
 	n.SrcPort, n.DstPort = uint16(t.SrcPort), uint16(t.DstPort)
 	n.PayloadOff, n.PayloadLen = 34+hl, len(th)-hl
-	n.TCP = TCPHeader{Seq: t.Seq, Ack: t.Ack, Window: t.Window, Flags: uint16(th[12]&1)<<8 | uint16(fl), HdrLen: hl}
+	// Field by field: a TCPHeader literal is built in a temporary and copied.
+	n.TCP.Seq, n.TCP.Ack, n.TCP.Window, n.TCP.Flags, n.TCP.HdrLen = t.Seq, t.Ack, t.Window, uint16(th[12]&1)<<8|uint16(fl), hl
 	f.Proto = "tcp"
 	e.trunc = false
 	e.types = append(e.types[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)

@@ -59,34 +59,16 @@ func first(b []byte) *byte {
 // for each reason to refuse one.
 func TestFastTCP4(t *testing.T) {
 	fastE, slowE := NewEngine(Options{}), NewEngine(Options{})
-	ff, sf := &fastE.frame, &slowE.frame
+	ff := &fastE.frame
 	fast, frames := 0, 0
 	check := func(name string, data []byte) bool {
 		t.Helper()
 		frames++
-		ff.reset()
-		ff.Data = data
-		if !fastE.fastTCP4(ff, data) {
-			return false
+		ok := compareFastTCP4(t, fastE, slowE, name, data)
+		if ok {
+			fast++
 		}
-		fast++
-		sf.reset()
-		sf.Data = data
-		slowE.decodeLayers(layers.LayerTypeEthernet, data)
-		slowE.fillNet(sf, bool(slowE.trunc))
-		if ff.Net != sf.Net || !slices.Equal(fastE.types, slowE.types) || ff.Proto != "tcp" || sf.Proto != "tcp" || bool(fastE.trunc) {
-			t.Fatalf("%s (%x):\nfast %+v %v\nlayers %+v %v %s", name, data, ff.Net, fastE.types, sf.Net, slowE.types, sf.Proto)
-		}
-		if a, b := viewTCP(&fastE.tcp), viewTCP(&slowE.tcp); a != b || len(fastE.tcp.Options) != 0 {
-			t.Fatalf("%s (%x): e.tcp\nfast %+v\nlayers %+v", name, data, a, b)
-		}
-		if a, b := viewIP4(&fastE.ip4.IPv4), viewIP4(&slowE.ip4.IPv4); a != b {
-			t.Fatalf("%s (%x): e.ip4\nfast %+v\nlayers %+v", name, data, a, b)
-		}
-		if len(ff.Findings) != len(sf.Findings) {
-			t.Fatalf("%s: findings %v vs %v", name, ff.Findings, sf.Findings)
-		}
-		return true
+		return ok
 	}
 	rnd := rand.New(rand.NewPCG(5, 6))
 	eachPcapFrame(t, func(path string, i int, pkt *capture.Packet) {
@@ -153,4 +135,54 @@ func TestFastTCP4(t *testing.T) {
 			t.Errorf("%s: taken", c.name)
 		}
 	}
+}
+
+// compareFastTCP4 decodes data with fastTCP4 in fastE and, if it takes the
+// frame, with decodeLayers and fillNet in slowE, and fails t where they
+// differ. It reports whether fastTCP4 took the frame.
+func compareFastTCP4(t *testing.T, fastE, slowE *Engine, name string, data []byte) bool {
+	t.Helper()
+	ff, sf := &fastE.frame, &slowE.frame
+	ff.reset()
+	ff.Data = data
+	if !fastE.fastTCP4(ff, data) {
+		return false
+	}
+	sf.reset()
+	sf.Data = data
+	slowE.decodeLayers(layers.LayerTypeEthernet, data)
+	slowE.fillNet(sf, bool(slowE.trunc))
+	if ff.Net != sf.Net || !slices.Equal(fastE.types, slowE.types) || ff.Proto != "tcp" || sf.Proto != "tcp" || bool(fastE.trunc) {
+		t.Fatalf("%s (%x):\nfast %+v %v\nlayers %+v %v %s", name, data, ff.Net, fastE.types, sf.Net, slowE.types, sf.Proto)
+	}
+	if a, b := viewTCP(&fastE.tcp), viewTCP(&slowE.tcp); a != b || len(fastE.tcp.Options) != 0 {
+		t.Fatalf("%s (%x): e.tcp\nfast %+v\nlayers %+v", name, data, a, b)
+	}
+	if a, b := viewIP4(&fastE.ip4.IPv4), viewIP4(&slowE.ip4.IPv4); a != b {
+		t.Fatalf("%s (%x): e.ip4\nfast %+v\nlayers %+v", name, data, a, b)
+	}
+	if len(ff.Findings) != len(sf.Findings) {
+		t.Fatalf("%s: findings %v vs %v", name, ff.Findings, sf.Findings)
+	}
+	return true
+}
+
+// FuzzFastTCP4 is TestFastTCP4's comparison on any frame: whatever fastTCP4
+// takes, decodeLayers and fillNet must decode alike (fresh engines per
+// input; the input is one Ethernet frame).
+func FuzzFastTCP4(f *testing.F) {
+	for _, path := range []string{"../pcaps/kernel/rds_tcp.pcap", "../pcaps/iwarp/iwarp_rping.pcap"} {
+		r, err := capture.Open(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var pkt capture.Packet
+		for i := 0; i < 8 && r.Next(&pkt) == nil; i++ {
+			f.Add(slices.Clone(pkt.Data))
+		}
+		r.Close()
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		compareFastTCP4(t, NewEngine(Options{}), NewEngine(Options{}), "fuzz", data)
+	})
 }
