@@ -295,7 +295,8 @@ type half struct {
 	// marks remember which frame delivered recent offsets, for PrevFrame
 	// (a conflict with older bytes says 0, "no longer known"). Few, as
 	// every tracked connection carries them: a ring, the newest at
-	// marks[(nmark-1)%len(marks)] (nmark counts every delivery).
+	// marks[(nmark-1)%len(marks)] (nmark counts every delivery; len(marks)
+	// is a power of two).
 	marks [4]mark
 	nmark int
 }
@@ -746,7 +747,7 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 // remember appends delivered bytes to the history ring, growing it lazily
 // within the total budget.
 func (a *Assembler) remember(h *half, p []byte, frame uint64) {
-	h.marks[h.nmark%len(h.marks)] = mark{off: h.next, frame: frame}
+	h.marks[h.nmark&(len(h.marks)-1)] = mark{off: h.next, frame: frame} // len is a power of two
 	h.nmark++
 	if a.cfg.History <= 0 {
 		return
@@ -809,7 +810,7 @@ func (a *Assembler) checkDelivered(c *conn, dir Dir, off uint64, p []byte, frame
 // frameAt returns the frame that delivered offset off, if still known.
 func (h *half) frameAt(off uint64) uint64 {
 	for i := h.nmark - 1; i >= max(0, h.nmark-len(h.marks)); i-- {
-		if m := &h.marks[i%len(h.marks)]; m.off <= off {
+		if m := &h.marks[i&(len(h.marks)-1)]; m.off <= off {
 			return m.frame
 		}
 	}
