@@ -86,6 +86,10 @@ type tcpDir struct {
 	maxToAck    uint32 // with hasMaxToAck: the end of the octets sent without a hole (tshark's maxseqtobeacked)
 	wscale      int8   // window shift this side announced (tcp.window_size_scalefactor): wsUnknown, wsNone or 0-14
 	stream      uint32
+	// The peer direction's entry as peer last found it (0: none while the
+	// table's gen was peerGen), so a frame of a known pair costs no hashing.
+	peer    int32
+	peerGen uint32
 }
 
 // Window scale states of a direction, as tshark's scale factor shows them.
@@ -121,6 +125,7 @@ type tcpTable struct {
 	drops   uint64   // entries forgotten, by the limit or the budget
 	dupMsgs []string // "Duplicate ACK (#n)", built once per n
 	streams uint32   // tcp.stream of the next new connection
+	gen     uint32   // entries created: a peer not found stays unfound until it changes
 }
 
 // tcpChunk is the number of entries allocated at once.
@@ -151,6 +156,10 @@ func (t *tcpTable) pushFront(i int32) {
 // get returns the index of k's entry, creating it (and forgetting the least
 // recently active one when full) if need be; evicted reports that.
 func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
+	if i := t.d(0).next; i != 0 && t.d(i).key == k { // the last frame's direction: no hashing
+		t.d(i).stamp = now
+		return i, false, false
+	}
 	if i, ok := t.idx[k]; ok {
 		if t.d(0).next != i {
 			t.unlink(i)
@@ -174,12 +183,29 @@ func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
 	}
 	*t.d(i) = tcpDir{key: k, stamp: now, wscale: wsUnknown}
 	t.idx[k] = i
+	t.gen++
 	t.pushFront(i)
 	t.acct.Charge(tcpDirCost)
 	return i, true, evicted
 }
 
 func (t *tcpTable) lookup(k tcpHalf) int32 { return t.idx[k] } // 0: none
+
+// peer returns the index of entry i's reverse direction, 0 if none. The
+// entry remembers it: a dropped peer's entry is cleared or reused with
+// another key, which the key check sees, and a new one bumps gen.
+func (t *tcpTable) peer(i int32) int32 {
+	d := t.d(i)
+	if d.peer == 0 && d.peerGen == t.gen {
+		return 0
+	}
+	rk := tcpHalf{src: d.key.dst, dst: d.key.src}
+	if j := d.peer; j != 0 && t.d(j).key == rk {
+		return j
+	}
+	d.peer, d.peerGen = t.idx[rk], t.gen
+	return d.peer
+}
 
 func (t *tcpTable) dropOldest() tcpHalf {
 	k := t.remove(t.d(0).prev)
@@ -257,7 +283,7 @@ func (e *Engine) tcpRelative(f *Frame) {
 	}
 	fwd := tab.d(i)
 	var rev *tcpDir
-	j := tab.lookup(tcpHalf{src: k.dst, dst: k.src})
+	j := tab.peer(i)
 	if j != 0 {
 		rev = tab.d(j)
 	}

@@ -294,7 +294,9 @@ type half struct {
 	histLen int
 	// marks remember which frame delivered recent offsets, for PrevFrame
 	// (a conflict with older bytes says 0, "no longer known"). Few, as
-	// every tracked connection carries them.
+	// every tracked connection carries them: a ring, the newest at
+	// marks[(nmark-1)%len(marks)] (nmark counts every delivery; len(marks)
+	// is a power of two).
 	marks [4]mark
 	nmark int
 }
@@ -415,14 +417,25 @@ func (a *Assembler) Len() int { return len(a.conns) }
 
 // Add is Segment for a segment sent from src to dst.
 func (a *Assembler) Add(src, dst netip.AddrPort, seg Segment) {
+	// The most recent connection first, in either direction, before the
+	// key is normalized (Segment looks there too): a capture's segments
+	// come in runs of one connection.
+	if c := a.lru.next; c != &a.lru {
+		if c.key.A == src && c.key.B == dst {
+			a.segment(c, c.key, 0, seg)
+			return
+		}
+		if c.key.A == dst && c.key.B == src {
+			a.segment(c, c.key, 1, seg)
+			return
+		}
+	}
 	k, d := NewFlowKey(src, dst)
 	a.Segment(k, d, seg)
 }
 
 // Segment feeds one segment of direction dir of connection key.
 func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
-	a.stats.Segments++
-	dir &= 1
 	// The most recent connection (the LRU's head) first: a capture's
 	// segments come in runs of one connection, and hashing a key of two
 	// netip.AddrPorts costs more than the rest of the lookup.
@@ -430,6 +443,14 @@ func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 	if c == &a.lru || !c.key.eq(&key) {
 		c = a.conns[key]
 	}
+	a.segment(c, key, dir, seg)
+}
+
+// segment is Segment once the connection is looked up: c is key's, nil if
+// none.
+func (a *Assembler) segment(c *conn, key FlowKey, dir Dir, seg Segment) {
+	a.stats.Segments++
+	dir &= 1
 	if c == nil {
 		// A bare ACK, FIN or RST of an unknown (e.g. just closed) connection
 		// has nothing to reassemble: do not resurrect the connection.
@@ -711,8 +732,10 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 	a.remember(h, p, frame)
 	ch := &a.chunk
 	a.span[0] = FrameSpan{Frame: frame, Len: len(p)}
-	*ch = Chunk{Key: c.key, Dir: dir, Bytes: p, Offset: h.next, Seq: seqAt(h.base, h.next),
-		Frames: a.span[:], TimeNS: ts}
+	// Field by field: the composite literal was built in a temporary and
+	// copied (about 40 instructions a delivery).
+	ch.Key, ch.Dir, ch.Bytes, ch.Offset, ch.Seq = c.key, dir, p, h.next, seqAt(h.base, h.next)
+	ch.Frames, ch.TimeNS = a.span[:], ts
 	h.next += uint64(len(p))
 	a.stats.Bytes += uint64(len(p))
 	if c.cons != nil {
@@ -724,11 +747,7 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 // remember appends delivered bytes to the history ring, growing it lazily
 // within the total budget.
 func (a *Assembler) remember(h *half, p []byte, frame uint64) {
-	if h.nmark == len(h.marks) {
-		copy(h.marks[:], h.marks[1:])
-		h.nmark--
-	}
-	h.marks[h.nmark] = mark{off: h.next, frame: frame}
+	h.marks[h.nmark&(len(h.marks)-1)] = mark{off: h.next, frame: frame} // len is a power of two
 	h.nmark++
 	if a.cfg.History <= 0 {
 		return
@@ -742,8 +761,12 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 		// out-of-order data, which matters more.
 		if a.total+n-len(h.hist) <= a.cfg.MaxBufferedTotal/2 {
 			nh := make([]byte, n)
-			for o := h.next - uint64(h.histLen); o < h.next; o++ {
-				nh[o&uint64(n-1)] = h.hist[o&uint64(len(h.hist)-1)]
+			// The kept bytes, in at most two pieces each side of the old
+			// ring's end, to where their offsets fall in the new one.
+			for o := h.next - uint64(h.histLen); o < h.next; {
+				i, j := o&uint64(len(h.hist)-1), o&uint64(n-1)
+				k := copy(nh[j:], h.hist[i:min(uint64(len(h.hist)), i+(h.next-o))])
+				o += uint64(k)
 			}
 			a.charge(n - len(h.hist))
 			h.hist = nh
@@ -779,22 +802,27 @@ func (a *Assembler) checkDelivered(c *conn, dir Dir, off uint64, p []byte, frame
 	for len(p) > 0 {
 		i := off & (size - 1)
 		n := min(uint64(len(p)), size-i)
-		a.compare(c, dir, off, p[:n], h.hist[i:i+n], frame, h.frameAt(off))
+		a.compare(c, dir, off, p[:n], h.hist[i:i+n], frame, prevFromMarks)
 		p, off = p[n:], off+n
 	}
 }
 
 // frameAt returns the frame that delivered offset off, if still known.
 func (h *half) frameAt(off uint64) uint64 {
-	for i := h.nmark - 1; i >= 0; i-- {
-		if h.marks[i].off <= off {
-			return h.marks[i].frame
+	for i := h.nmark - 1; i >= max(0, h.nmark-len(h.marks)); i-- {
+		if m := &h.marks[i&(len(h.marks)-1)]; m.off <= off {
+			return m.frame
 		}
 	}
 	return 0
 }
 
-// compare reports a Conflict when new differs from old (same offsets).
+// prevFromMarks tells compare to find the frame that first sent the first
+// differing octet in the delivery marks (bytes from the history ring).
+const prevFromMarks = ^uint64(0)
+
+// compare reports a Conflict when new differs from old (same offsets); prev
+// is the frame old came from, or prevFromMarks.
 func (a *Assembler) compare(c *conn, dir Dir, off uint64, nw, old []byte, frame, prev uint64) {
 	if bytes.Equal(nw, old) {
 		return
@@ -810,6 +838,9 @@ func (a *Assembler) compare(c *conn, dir Dir, off uint64, nw, old []byte, frame,
 	}
 	a.stats.Conflicts++
 	o := off + uint64(first)
+	if prev == prevFromMarks {
+		prev = c.h[dir].frameAt(o)
+	}
 	a.report(c, dir, Conflict, int64(o), seqAt(c.h[dir].base, o), last-first+1, frame, prev)
 }
 
