@@ -38,7 +38,6 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/rdx-project/rdx/dissect"
-	"github.com/rdx-project/rdx/render"
 )
 
 // Tables are the tables one capture is written to, in this order (calls
@@ -198,7 +197,6 @@ type Sink struct {
 	// ProtoRows each of Options.Tables'.
 	Rows      [5]int64
 	ProtoRows []int64
-	info      []byte
 	capture   []byte // o.Capture, never changed: values may point into it
 	checkRows *typedRows[checkRow]
 }
@@ -385,8 +383,7 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 		day = dayOf(f.TimeNS)
 	}
 	s.frames.at(day)
-	s.info = render.Info(s.info[:0], f)
-	s.frames.add(f, t, capture, s.info)
+	s.frames.add(f, t, capture)
 	if s.calls != nil {
 		s.calls.at(day)
 		s.calls.add(f, t, capture)

@@ -3,10 +3,12 @@ package export
 import (
 	"fmt"
 	"net/netip"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/render"
 )
 
 // The everyday columns of frames, in this order; -e fields follow.
@@ -51,10 +53,16 @@ type frameTable struct {
 	chain []byte
 	addr  []byte
 	rows  *typedRows[frameRow] // without -e columns
-	// with rows: the capture column, and the last addresses (src, dst)
+	// with rows: the capture column, and the last addresses seen
 	capture string
-	addrs   [2]addrText
+	addrs   [addrCache]addrText
+	nextA   int // the entry of addrs the next address replaces
 }
+
+// addrCache addresses keep their text for a batch: the two ends of a
+// conversation and another's (RoCE alternates src and dst every frame;
+// formatting each again took 250 instructions per frame).
+const addrCache = 4
 
 func newFrameTable(fields []string) (*frameTable, error) {
 	cols := append([]column(nil), frameColumns...)
@@ -93,9 +101,9 @@ func newFrameTable(fields []string) (*frameTable, error) {
 	return ft, nil
 }
 
-func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture, info []byte) {
+func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture []byte) {
 	if ft.rows != nil {
-		ft.addFast(f, info)
+		ft.addFast(f)
 		return
 	}
 	ft.putLevel(0, parquet.ByteArrayValue(capture), 0, 0)
@@ -123,7 +131,10 @@ func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture, info []byt
 	ft.bytes(8, ft.chain, 0, 0)
 	ft.putLevel(9, parquet.Int32Value(int32(f.WireLen)), 0, 0)
 	ft.putLevel(10, parquet.Int32Value(int32(f.CapLen)), 0, 0)
-	ft.bytes(11, info, 0, 0)
+	// Info is rendered into the batch's arena, not copied there
+	start := len(ft.arena)
+	ft.arena = render.Info(ft.arena, f)
+	ft.putLevel(11, parquet.ByteArrayValue(ft.arena[start:len(ft.arena):len(ft.arena)]), 0, 0)
 	if len(ft.extra) > 0 {
 		ft.addExtra(t, len(frameColumns))
 	}
@@ -191,20 +202,24 @@ type addrText struct {
 	s string
 }
 
-func (ft *frameTable) addrText(i int, a netip.Addr) string {
-	c := &ft.addrs[i]
-	if c.s == "" || c.a != a {
-		ft.addr = a.AppendTo(ft.addr[:0])
-		c.a, c.s = a, ft.rows.text(ft.addr)
+func (ft *frameTable) addrText(a netip.Addr) string {
+	for i := range ft.addrs {
+		if c := &ft.addrs[i]; c.a == a && c.s != "" {
+			return c.s
+		}
 	}
+	c := &ft.addrs[ft.nextA]
+	ft.nextA = (ft.nextA + 1) % addrCache
+	ft.addr = a.AppendTo(ft.addr[:0])
+	c.a, c.s = a, ft.rows.text(ft.addr)
 	return c.s
 }
 
-func (ft *frameTable) addFast(f *dissect.Frame, info []byte) {
+func (ft *frameTable) addFast(f *dissect.Frame) {
 	ff := ft.rows
 	if ft.n == 0 {
 		ff.arena = ff.arena[:0]
-		ft.addrs = [2]addrText{} // they pointed into the arena
+		ft.addrs = [addrCache]addrText{} // they pointed into the arena
 	}
 	r := &ff.rows[ft.n]
 	r.Capture = ft.capture
@@ -212,8 +227,8 @@ func (ft *frameTable) addFast(f *dissect.Frame, info []byte) {
 	r.Src, r.Dst, r.SrcPort, r.DstPort = "", "", 0, 0 // null
 	n := &f.Net
 	if n.HasIP {
-		r.Src = ft.addrText(0, n.Src)
-		r.Dst = ft.addrText(1, n.Dst)
+		r.Src = ft.addrText(n.Src)
+		r.Dst = ft.addrText(n.Dst)
 		if n.HasL4 {
 			r.SrcPort, r.DstPort = n.SrcPort, n.DstPort
 		}
@@ -222,6 +237,12 @@ func (ft *frameTable) addFast(f *dissect.Frame, info []byte) {
 	ft.chain = ft.eng.ProtoChain(ft.chain[:0], f)
 	r.FrameProtocols = ff.text(ft.chain)
 	r.FrameLen, r.FrameCapLen = uint32(f.WireLen), uint32(f.CapLen)
-	r.Info = ff.text(info)
+	// rendered into the arena, not copied there
+	start := len(ff.arena)
+	ff.arena = render.Info(ff.arena, f)
+	r.Info = ""
+	if len(ff.arena) > start {
+		r.Info = unsafe.String(&ff.arena[start], len(ff.arena)-start)
+	}
 	ft.end()
 }
