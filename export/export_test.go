@@ -1229,3 +1229,36 @@ func TestInfoCodec(t *testing.T) {
 		t.Errorf("info takes %.1f octets per frame", per)
 	}
 }
+
+// TestFieldEncodings: -e integer columns are DELTA_BINARY_PACKED (a serial
+// number, a new value each row, is not dictionary-coded).
+func TestFieldEncodings(t *testing.T) {
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap", "rx.serial", "rx.flags", "ip.src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]format.Encoding{"rx_serial": format.DeltaBinaryPacked, "rx_flags": format.DeltaBinaryPacked,
+		"ip_src": format.RLEDictionary}
+	for _, c := range pf.Metadata().RowGroups[0].Columns {
+		name, md := c.MetaData.PathInSchema[0], c.MetaData
+		if w, ok := want[name]; ok {
+			if !slices.Contains(md.Encoding, w) {
+				t.Errorf("%s: encodings %v, want %v", name, md.Encoding, w)
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no columns %v", want)
+	}
+}
