@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/rdx-project/rdx/dissect"
 	_ "github.com/rdx-project/rdx/dissect/all"
@@ -1186,5 +1187,82 @@ func TestPruningStatistics(t *testing.T) {
 	}
 	if n := pf.Metadata().RowGroups[0].NumRows; n != 370 {
 		t.Errorf("%d rows", n)
+	}
+}
+
+// TestInfoCodec: Info is PLAIN and SNAPPY (the cheap codec for the one
+// column of long text), every other frames column zstd, and Info stays
+// inside the 20 octets per frame a frames table may take (RoCE, the
+// longest Info). TestSnappyCodec checks the format.
+func TestInfoCodec(t *testing.T) {
+	s, res, _, err := exportRun(t, t.TempDir(), "../pcaps/kernel/nfs3_rdma_roce.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info int64
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			name, md := c.MetaData.PathInSchema[0], c.MetaData
+			want := format.Zstd
+			if name == "info" {
+				want = format.Snappy
+				info += md.TotalCompressedSize
+				if slices.Contains(md.Encoding, format.DeltaByteArray) {
+					t.Errorf("info: encodings %v: DELTA_BYTE_ARRAY costs more than its prefixes save", md.Encoding)
+				}
+			}
+			if md.Codec != want {
+				t.Errorf("%s: codec %v, want %v", name, md.Codec, want)
+			}
+		}
+	}
+	if res.Frames < 1000 {
+		t.Fatalf("%d frames: too few to weigh", res.Frames)
+	}
+	if per := float64(info) / float64(res.Frames); per > 20 {
+		t.Errorf("info takes %.1f octets per frame", per)
+	}
+}
+
+// TestFieldEncodings: -e integer columns are DELTA_BINARY_PACKED (a serial
+// number, a new value each row, is not dictionary-coded).
+func TestFieldEncodings(t *testing.T) {
+	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap", "rx.serial", "rx.flags", "ip.src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(s.Files()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]format.Encoding{"rx_serial": format.DeltaBinaryPacked, "rx_flags": format.DeltaBinaryPacked,
+		"ip_src": format.RLEDictionary}
+	for _, c := range pf.Metadata().RowGroups[0].Columns {
+		name, md := c.MetaData.PathInSchema[0], c.MetaData
+		if w, ok := want[name]; ok {
+			if !slices.Contains(md.Encoding, w) {
+				t.Errorf("%s: encodings %v, want %v", name, md.Encoding, w)
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no columns %v", want)
 	}
 }

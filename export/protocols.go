@@ -205,13 +205,18 @@ func (pt *protoTable) row(f *dissect.Frame, capture []byte, day int64) {
 }
 
 // fieldLeaf is the Parquet type of a registered field's value (see
-// fieldNode).
+// fieldNode). Integers up to 32 bits are DELTA_BINARY_PACKED, not
+// dictionary-coded: most are sequence numbers, serials, XIDs, PSNs or
+// lengths, a new value a row, which a dictionary only grows on (-e
+// rx.seq -e rx.callnumber -e rx.serial -e rx.flags on 200k Rx frames:
+// 16,230 → 14,780 instructions per frame and 2.9 → 1.9 MB), and a few
+// flags or opcodes in a row delta-code to a few bits too.
 func fieldLeaf(f *dissect.Field) parquet.Node {
 	switch f.Type {
 	case dissect.TProtocol, dissect.TNone, dissect.TBool:
 		return parquet.Leaf(parquet.BooleanType)
 	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32:
-		return parquet.Encoded(parquet.Uint(32), dict)
+		return parquet.Encoded(parquet.Uint(32), delta)
 	case dissect.TUint64, dissect.TFrameNum:
 		return parquet.Uint(64)
 	case dissect.TInt16, dissect.TInt32:
