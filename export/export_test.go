@@ -1190,50 +1190,6 @@ func TestPruningStatistics(t *testing.T) {
 	}
 }
 
-// TestInfoCodec: Info is PLAIN and SNAPPY (the cheap codec for the one
-// column of long text), every other frames column zstd, and Info stays
-// inside the 20 octets per frame a frames table may take (RoCE, the
-// longest Info). TestSnappyCodec checks the format.
-func TestInfoCodec(t *testing.T) {
-	s, res, _, err := exportRun(t, t.TempDir(), "../pcaps/kernel/nfs3_rdma_roce.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(s.Files()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var info int64
-	for _, rg := range pf.Metadata().RowGroups {
-		for _, c := range rg.Columns {
-			name, md := c.MetaData.PathInSchema[0], c.MetaData
-			want := format.Zstd
-			if name == "info" {
-				want = format.Snappy
-				info += md.TotalCompressedSize
-				if slices.Contains(md.Encoding, format.DeltaByteArray) {
-					t.Errorf("info: encodings %v: DELTA_BYTE_ARRAY costs more than its prefixes save", md.Encoding)
-				}
-			}
-			if md.Codec != want {
-				t.Errorf("%s: codec %v, want %v", name, md.Codec, want)
-			}
-		}
-	}
-	if res.Frames < 1000 {
-		t.Fatalf("%d frames: too few to weigh", res.Frames)
-	}
-	if per := float64(info) / float64(res.Frames); per > 20 {
-		t.Errorf("info takes %.1f octets per frame", per)
-	}
-}
-
 // TestFieldEncodings: -e integer columns are DELTA_BINARY_PACKED (a serial
 // number, a new value each row, is not dictionary-coded).
 func TestFieldEncodings(t *testing.T) {

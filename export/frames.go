@@ -26,13 +26,7 @@ var frameColumns = []column{
 	{"frame_protocols", dictString()},
 	{"frame_len", parquet.Encoded(parquet.Uint(32), dict)},
 	{"frame_cap_len", parquet.Encoded(parquet.Uint(32), dict)},
-	// Info is most of an export's octets (100 per RoCE frame): it is
-	// written PLAIN and SNAPPY, not DELTA_BYTE_ARRAY and zstd, which cost
-	// 1,780 more instructions per frame of an export of 200k RoCE frames
-	// (12,260 against 10,490 in all) and 980 per Rx frame (6,540 against
-	// 5,570), for 16 octets per RoCE frame instead of 5 (Rx: 9.7 instead
-	// of 1.7), inside the 20 octets per frame a frames table may take.
-	{"info", parquet.Compressed(parquet.String(), snappyCodec{})},
+	{"info", parquet.Encoded(parquet.String(), &parquet.DeltaByteArray)},
 }
 
 // The -e fields that are everyday columns already.
