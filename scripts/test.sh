@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # finding (dissect.Options.Strict).
 export RDX_STRICT=1
 go build -o bin/testsum ./internal/cmd/testsum || exit 2
-go test -json "$@" ./... 2>&1 | bin/testsum
+# -timeout 30m: cmd/rdx runs 8-10 minutes on a loaded 2-core machine, past
+# go test's default 10.
+go test -json -timeout 30m "$@" ./... 2>&1 | bin/testsum
 rc=$?
 # -j N runs engines on several goroutines (pipeline/parallel.go): the race
 # detector watches the pipeline's tests, which run them with -j 2 and 4.
