@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/rdx-project/rdx/flows"
@@ -84,7 +86,8 @@ type orderedOut struct {
 	out    io.Writer
 	head   int
 	spools []*spool
-	err    error // the first error writing out or a spool
+	err    error  // the first error writing out or a spool
+	next   func() // called where one file's output ends and the next's begins (joined)
 }
 
 type spool struct {
@@ -145,6 +148,9 @@ func (o *orderedOut) done(i int) error {
 		return nil
 	}
 	o.head++
+	if o.next != nil {
+		o.next()
+	}
 	if o.head == len(o.spools) {
 		return o.err
 	}
@@ -163,4 +169,101 @@ func (o *orderedOut) done(i int) error {
 		s.f = nil
 	}
 	return o.err
+}
+
+// joined is what orderedOut writes through for the output formats in which
+// many files make one document, as one capture of them all would: -T json
+// (one array of every file's frames, not an array a file) and -T fields
+// with -E header=y (the header line once). orderedOut hands it the files'
+// outputs in order and says where each ends (next).
+type joined struct {
+	out      io.Writer
+	json     bool
+	header   bool
+	files    int    // files begun
+	skip     int    // JSON: octets of this file's "[\n" still to drop
+	skipLine bool   // fields: this file's header line is still to drop
+	tail     []byte // JSON: this file's last octets, held back: its "\n]\n" at the end
+	body     bool   // JSON: this file has written a frame
+	any      bool   // JSON: some file has
+}
+
+func newJoined(out io.Writer, format string, fieldOpts []string) *joined {
+	j := &joined{out: out, json: format == "json", skip: 2}
+	for _, o := range fieldOpts {
+		if v, ok := strings.CutPrefix(o, "header="); ok {
+			j.header = format == "fields" && v == "y"
+		}
+	}
+	return j
+}
+
+// active: without one of its formats joined passes everything through.
+func (j *joined) active() bool { return j.json || j.header }
+
+func (j *joined) Write(p []byte) (int, error) {
+	n := len(p)
+	switch {
+	case j.json:
+		d := min(j.skip, len(p))
+		p, j.skip = p[d:], j.skip-d
+		if len(p) == 0 {
+			return n, nil
+		}
+		all := append(j.tail, p...)
+		keep := min(3, len(all))
+		emit := all[:len(all)-keep]
+		if len(emit) > 0 {
+			var pre string
+			switch {
+			case !j.body && j.any:
+				pre = ",\n"
+			case !j.body:
+				pre = "[\n"
+			}
+			if _, err := io.WriteString(j.out, pre); err != nil {
+				return 0, err
+			}
+			j.body = true
+			if _, err := j.out.Write(emit); err != nil {
+				return 0, err
+			}
+		}
+		j.tail = append(j.tail[:0:0], all[len(all)-keep:]...)
+		return n, nil
+	case j.skipLine:
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return n, nil
+		}
+		j.skipLine = false
+		p = p[i+1:]
+	}
+	if _, err := j.out.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// next says the file being written is complete: JSON drops its closing
+// "\n]\n" (or the "]\n" of an empty array), fields the next file's header.
+func (j *joined) next() {
+	j.files++
+	j.any = j.any || j.body
+	j.body, j.skip, j.tail = false, 2, nil
+	j.skipLine = j.header
+}
+
+// close ends the one document: the array's "]" (an empty array when no
+// file had a frame).
+func (j *joined) close() error {
+	if !j.json {
+		return nil
+	}
+	end := "\n]\n"
+	if !j.any {
+		end = "[\n]\n"
+	}
+	_, err := io.WriteString(j.out, end)
+	return err
 }

@@ -12,7 +12,8 @@ import (
 // readMany is rdx read over several files: each file is read by its own
 // engine (one file's budget, one worker), nw files at once, and printed in
 // the order given exactly as rdx read -r FILE prints it alone (orderedOut
-// holds a file's output until the files before it are out). The -z tables
+// holds a file's output until the files before it are out), except that
+// -T json is one array and -T fields prints its -E header=y once (joined). The -z tables
 // are counted by each engine and printed once at the end from the engines
 // merged in the files' order; the closing counts are the files' summed.
 func readMany(o *ReadOptions) error {
@@ -59,7 +60,15 @@ func readMany(o *ReadOptions) error {
 	if o.LineFlush {
 		to = flushingOut{out}
 	}
+	// -T json and -T fields -E header=y: one document of all the files
+	jn := newJoined(to, o.Format, o.FieldOpts)
+	if jn.active() {
+		to = jn
+	}
 	oo := newOrderedOut(to, len(o.Files))
+	if jn.active() {
+		oo.next = jn.next
+	}
 
 	// -w: one file of every file's frames in the order given. A file
 	// writes its frames when the files before it are written (its turn);
@@ -128,6 +137,9 @@ func readMany(o *ReadOptions) error {
 		if err := w.End(nil); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := jn.close(); err != nil && outErr == nil {
+		outErr = fmt.Errorf("writing output: %w", err)
 	}
 	if all != nil {
 		for _, f := range all.MergeFindings() { // tables the merge took past their limits

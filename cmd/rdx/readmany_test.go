@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -63,6 +64,62 @@ func TestReadManyPerFile(t *testing.T) {
 		if out, _, _ := runMany(t, args...); out != want.String() {
 			t.Errorf("%v with -r repeated: output differs", mode)
 		}
+	}
+}
+
+// TestReadManyOneDocument: -T json over many files is one JSON array of
+// every file's frames in order (each frame's object as the file alone
+// prints it), -T fields -E header=y prints its header once, and a file
+// without frames (a cut record at its start) adds nothing, whatever -j is.
+func TestReadManyOneDocument(t *testing.T) {
+	pts, err := os.ReadFile(manyFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap") // a pcap header and 6 octets of a record
+	if err := os.WriteFile(cut, pts[:30], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := append([]string{cut}, manyFiles...)
+	var want []json.RawMessage
+	var rows []string
+	for _, f := range manyFiles {
+		out, errOut, code := runMany(t, "read", "-T", "json", f)
+		if code != 0 {
+			t.Fatalf("read -T json %s: exit %d: %s", f, code, errOut)
+		}
+		var one []json.RawMessage
+		if err := json.Unmarshal([]byte(out), &one); err != nil {
+			t.Fatalf("read -T json %s: %v", f, err)
+		}
+		want = append(want, one...)
+		out, _, _ = runMany(t, "read", "-T", "fields", "-e", "frame.number", "-e", "ip.src", f)
+		rows = append(rows, strings.Split(strings.TrimSuffix(out, "\n"), "\n")...)
+	}
+	for _, j := range []string{"1", "3"} {
+		out, errOut, code := runMany(t, append([]string{"read", "-j", j, "-T", "json"}, files...)...)
+		if code != 2 || !strings.Contains(errOut, "cut.pcap") {
+			t.Errorf("-j %s: exit %d, %q; want 2 naming the cut file", j, code, errOut)
+		}
+		var got []json.RawMessage
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("-j %s: not one JSON document: %v\n%.300s", j, err, out)
+		}
+		if len(got) != len(want) || len(got) != 299 {
+			t.Fatalf("-j %s: %d frames, want %d (299)", j, len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("-j %s: frame object %d differs from its file's own", j, i)
+			}
+		}
+		out, _, _ = runMany(t, append([]string{"read", "-j", j, "-T", "fields", "-e", "frame.number", "-e", "ip.src", "-E", "header=y"}, manyFiles...)...)
+		if w := "frame.number\tip.src\n" + strings.Join(rows, "\n") + "\n"; out != w {
+			t.Errorf("-j %s: -E header=y over many files:\n%.400s\nwant one header and every row:\n%.400s", j, out, w)
+		}
+	}
+	if out, _, _ := runMany(t, "read", "-T", "json", cut, cut); out != "[\n]\n" {
+		t.Errorf("no frames in any file: %q, want an empty array", out)
 	}
 }
 
