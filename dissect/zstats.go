@@ -61,7 +61,7 @@ func parseIOStat(name string) (int64, error) {
 
 // statTemplates are the -z names with a parameter, as `-z help` lists them
 // (plot=FILE is rdx read's: it draws the io,stat frames with rdx plot io).
-var statTemplates = []string{"io,stat,INTERVAL", "io,stat,INTERVAL,FILTER...", "io,stat,INTERVAL,plot=FILE", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER",
+var statTemplates = []string{"io,stat,INTERVAL", "io,stat,INTERVAL,FILTER...", "io,stat,INTERVAL,COUNT|SUM|MIN|MAX|AVG|LOAD(FIELD)FILTER", "io,stat,INTERVAL,plot=FILE", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER",
 	"rpc,srt,PROGRAM,VERSION", "rpc,srt,PROGRAM,VERSION,FILTER"}
 
 // StatHelp lists the -z tables for -z help: every name StatNames lists and

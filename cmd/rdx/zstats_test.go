@@ -17,7 +17,7 @@ func TestZHelpWithoutFile(t *testing.T) {
 	}
 	for _, name := range []string{"expert", "io,phs", "io,stat,INTERVAL", "endpoints,ip", "endpoints,tcp", "conv,ip", "rpc,srt",
 		"endpoints,eth", "conv,eth", "conv,ipv6", "conv,TYPE,FILTER", "endpoints,TYPE,FILTER", "io,stat,INTERVAL,FILTER...",
-		"rpc,srt,PROGRAM,VERSION", "io,stat,INTERVAL,plot=FILE"} {
+		"rpc,srt,PROGRAM,VERSION", "io,stat,INTERVAL,plot=FILE", "io,stat,INTERVAL,COUNT|SUM|MIN|MAX|AVG|LOAD(FIELD)FILTER"} {
 		if !strings.Contains("\n"+out.String(), "\n"+name+"\n") {
 			t.Errorf("-z help lacks %s:\n%s", name, out)
 		}
