@@ -125,19 +125,10 @@ func checkRun(o *CheckOptions) error {
 // (so the first failing frames are the first files'), each frame tagged
 // with its file; one report, one closing count.
 func checkMany(o *CheckOptions) error {
-	if err := checkManyFiles(o.Files); err != nil {
-		return err
-	}
-	nw, err := o.workers()
+	nw, eos, err := manyEngines(&o.EngineFlags, o.Files)
 	if err != nil {
 		return err
 	}
-	nw = min(nw, len(o.Files))
-	eos, err := fileEngines(o.EngineFlags, o.Files)
-	if err != nil {
-		return err
-	}
-	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
 	prog, parts, pio := newFilesProgress(o.IO, "check", o.Files)
 	defer prog.Stop()
 	errOut := pio.ErrOut

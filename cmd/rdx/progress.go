@@ -54,6 +54,27 @@ func filesProgress(io *iostreams.IO, show bool, label string, files []string) (*
 	return prog, parts, pio
 }
 
+// manyEngines is the set-up of rdx read, check, stats and flows over
+// several files: the count checked, -j's files at once (at most one a
+// file), each file's engine options (fileEngines) and the collector's
+// limit for that many engines at once.
+func manyEngines(ef *EngineFlags, files []string) (int, []dissect.Options, error) {
+	if err := checkManyFiles(files); err != nil {
+		return 0, nil, err
+	}
+	nw, err := ef.workers()
+	if err != nil {
+		return 0, nil, err
+	}
+	nw = min(nw, len(files))
+	eos, err := fileEngines(*ef, files)
+	if err != nil {
+		return 0, nil, err
+	}
+	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
+	return nw, eos, nil
+}
+
 // fileEngines is the engine options of each file of a verb that gives every
 // file its own engine with one file's budget, whatever -j is (-j says how
 // many files run at once, not how a file is split).

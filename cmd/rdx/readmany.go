@@ -21,19 +21,10 @@ func readMany(o *ReadOptions) error {
 	case o.MemProfile != "":
 		return usageErr("--memprofile profiles one capture's read: give one file")
 	}
-	if err := checkManyFiles(o.Files); err != nil {
-		return err
-	}
-	nw, err := o.workers()
+	nw, eos, err := manyEngines(&o.EngineFlags, o.Files)
 	if err != nil {
 		return err
 	}
-	nw = min(nw, len(o.Files))
-	eos, err := fileEngines(o.EngineFlags, o.Files)
-	if err != nil {
-		return err
-	}
-	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
 	base, plots, err := readConfig(o, eos[0], 1)
 	if err != nil {
 		return err

@@ -136,19 +136,10 @@ func addCounts(total *pipeline.Result, r pipeline.Result) {
 // engines are merged in the files' order as each is done, so the tables
 // are the same whatever -j is. At most 2*nw engines wait to be merged.
 func statsMany(o *StatsOptions) error {
-	if err := checkManyFiles(o.Files); err != nil {
-		return err
-	}
-	nw, err := o.workers()
+	nw, eos, err := manyEngines(&o.EngineFlags, o.Files)
 	if err != nil {
 		return err
 	}
-	nw = min(nw, len(o.Files))
-	eos, err := fileEngines(o.EngineFlags, o.Files)
-	if err != nil {
-		return err
-	}
-	setMemoryLimit(eos[0].MaxMem*int64(nw), nw)
 	// the status line on a terminal (export's): captures done, frames,
 	// position in all the files; errOut erases it before each line printed
 	prog, parts, pio := newFilesProgress(o.IO, o.Verb, o.Files)
