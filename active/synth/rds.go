@@ -3,7 +3,6 @@ package synth
 import (
 	"encoding/binary"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/rds"
 )
 
@@ -29,7 +28,7 @@ func rdsScenario() *Scenario {
 			{Name: "seq-gap", Desc: "the client skips RDS sequence number 4 (the second data message has 5)",
 				Findings: []string{"frame 23: warning rds: missing RDS sequence number 4 on this path"}},
 		},
-		build: buildRDS,
+		stream: streamRDS,
 	}
 }
 
@@ -40,9 +39,14 @@ const (
 	rdsGen        = 0x5eed0001
 )
 
-func buildRDS(o Options) []capture.Packet {
+// streamRDS makes the frames into out as it goes: a message is written to
+// the stream and its full segments sent before the next is made, so 1 GB
+// of messages needs about one message of memory (and, with --loss, the
+// lost segments until the other side speaks).
+func streamRDS(o Options, out *sink) {
 	nmsg, size := or(o.Messages, 4), or(o.Size, 3000)
 	c := newTCP(rdsClientPort, rds.Port)
+	c.out = out
 	c.lossy(o)
 	c.handshake()
 	var seq [2]uint64 // last sequence number sent per side
@@ -75,8 +79,10 @@ func buildRDS(o Options) []capture.Packet {
 	// Data: the client's messages span segments (they go out back to back,
 	// so segment boundaries fall anywhere in them); the server answers all
 	// of them at once, several small messages to a segment.
-	var stream []byte
 	for i := range nmsg {
+		if out.err != nil {
+			return
+		}
 		h := rds.HeaderFields{Sport: rdsSrcPort, Dport: rdsDstPort, Flags: rds.FlagAckRequired}
 		if i == 1 && o.Corrupt == "seq-gap" {
 			seq[0]++
@@ -85,16 +91,18 @@ func buildRDS(o Options) []capture.Packet {
 		if i == 0 && o.Corrupt == "checksum" {
 			binary.BigEndian.PutUint16(m[30:], binary.BigEndian.Uint16(m[30:])+1)
 		}
-		stream = append(stream, m...)
+		c.write(true, m)
 	}
-	c.send(true, stream)
-	stream = stream[:0]
+	c.endWrite(true)
 	for i := range nmsg {
-		stream = append(stream, msg(false, rds.HeaderFields{Sport: rdsDstPort, Dport: rdsSrcPort}, pattern(64, 100+i))...)
+		if out.err != nil {
+			return
+		}
+		c.write(false, msg(false, rds.HeaderFields{Sport: rdsDstPort, Dport: rdsSrcPort}, pattern(64, 100+i)))
 	}
-	c.send(false, stream)
+	c.endWrite(false)
 	c.close()
-	return packets(c.done())
+	c.done()
 }
 
 // pattern returns n octets that differ per message (i), so a misplaced

@@ -51,6 +51,27 @@ type Scenario struct {
 	Options   []Option
 	Variants  []Variant
 	build     func(o Options) []capture.Packet
+	// stream, when set, makes the frames one at a time into out instead
+	// (a scenario whose size grows with --messages and --size: rds-tcp
+	// writes 1 GB without holding it).
+	stream func(o Options, out *sink)
+}
+
+// sink takes a scenario's frames as they are made, stamped 1 ms apart from
+// baseTime, and keeps the first error of emit.
+type sink struct {
+	emit func(*capture.Packet) error
+	n    int64
+	err  error
+}
+
+func (s *sink) frame(f []byte) {
+	if s.err != nil {
+		return
+	}
+	p := capture.Packet{Data: f, TimeNS: baseTime + s.n*1_000_000, CapLen: len(f), WireLen: len(f), LinkType: capture.LinkEthernet}
+	s.n++
+	s.err = s.emit(&p)
 }
 
 // Build returns the frames of the scenario with default options; corrupt is
@@ -61,8 +82,48 @@ func (s *Scenario) Build(corrupt string) ([]capture.Packet, error) {
 
 // BuildWith returns the frames of the scenario built with o.
 func (s *Scenario) BuildWith(o Options) ([]capture.Packet, error) {
+	var pkts []capture.Packet
+	_, err := s.Emit(o, func(p *capture.Packet) error {
+		pkts = append(pkts, *p)
+		return nil
+	})
+	return pkts, err
+}
+
+// Emit hands the frames of the scenario built with o to emit in order, as
+// they are made when the scenario streams (the packet and its data are
+// emit's to keep), and returns how many it made. An error in o is returned
+// before any frame; emit's first error stops the scenario and is returned.
+func (s *Scenario) Emit(o Options, emit func(*capture.Packet) error) (int64, error) {
+	o, err := s.check(o)
+	if err != nil {
+		return 0, err
+	}
+	out := &sink{emit: emit}
+	if s.stream != nil {
+		s.stream(o, out)
+		return out.n, out.err
+	}
+	pkts := s.build(o)
+	for i := range pkts {
+		if err := emit(&pkts[i]); err != nil {
+			return int64(i + 1), err
+		}
+	}
+	return int64(len(pkts)), nil
+}
+
+// Check reports what is wrong with o for the scenario (what Emit would
+// return before any frame), nil if nothing.
+func (s *Scenario) Check(o Options) error {
+	_, err := s.check(o)
+	return err
+}
+
+// check validates o for the scenario and resolves the variant's alias.
+func (s *Scenario) check(o Options) (Options, error) {
 	if !s.Available {
-		return nil, fmt.Errorf("scenario %s is not available yet", s.Name)
+		return o, fmt.Errorf("scenario %s is not available yet", s.Name)
 	}
 	if o.Corrupt != "" {
 		v := s.Variant(o.Corrupt)
@@ -71,14 +132,14 @@ func (s *Scenario) BuildWith(o Options) ([]capture.Packet, error) {
 			for _, v := range s.Variants {
 				names = append(names, v.Name)
 			}
-			return nil, fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, o.Corrupt, strings.Join(names, ", "))
+			return o, fmt.Errorf("scenario %s has no variant %q (variants: %s)", s.Name, o.Corrupt, strings.Join(names, ", "))
 		}
 		o.Corrupt = v.Name
 	}
 	if o.Messages < 0 || o.Size < 0 || o.Loss < 0 || o.Loss >= 1 {
-		return nil, fmt.Errorf("scenario %s: --messages and --size must be positive, --loss in [0, 1)", s.Name)
+		return o, fmt.Errorf("scenario %s: --messages and --size must be positive, --loss in [0, 1)", s.Name)
 	}
-	return s.build(o), nil
+	return o, nil
 }
 
 // Variant returns the named variant (or the one with that alias) or nil.

@@ -47,6 +47,8 @@ type tcpConn struct {
 	nxt          [2]uint32 // next sequence number to send: [0] client, [1] server
 	mss          int
 	frames       [][]byte
+	out          *sink // when set, frames go here as they are made, not to frames
+	pend         [2][]byte
 	id           [2]uint16
 
 	// --loss: a data segment is lost on the way and sent again; the capture
@@ -68,8 +70,19 @@ func (c *tcpConn) lossy(o Options) {
 // flush writes the retransmissions of side me (due before the other side
 // speaks, since it acknowledges them).
 func (c *tcpConn) flush(me int) {
-	c.frames = append(c.frames, c.resend[me]...)
+	for _, f := range c.resend[me] {
+		c.put(f)
+	}
 	c.resend[me] = c.resend[me][:0]
+}
+
+// put adds a frame to the capture: to out when the scenario streams.
+func (c *tcpConn) put(f []byte) {
+	if c.out != nil {
+		c.out.frame(f)
+		return
+	}
+	c.frames = append(c.frames, f)
 }
 
 func newTCP(cport, sport uint16) *tcpConn {
@@ -116,7 +129,7 @@ func (c *tcpConn) seg(client bool, flags uint8, payload []byte) {
 		c.resend[me] = append(c.resend[me], fr)
 		c.Lost++
 	} else {
-		c.frames = append(c.frames, fr)
+		c.put(fr)
 	}
 	c.nxt[me] += uint32(len(payload))
 	if flags&(tcpSYN|tcpFIN) != 0 {
@@ -137,6 +150,30 @@ func (c *tcpConn) send(client bool, data []byte) {
 		c.seg(client, tcpACK|tcpPSH, data[:n])
 		data = data[n:]
 	}
+	c.ack(!client)
+}
+
+// write adds data to side client's stream and sends each full MSS of it:
+// the segments send makes of all the data written until endWrite, without
+// holding all of it.
+func (c *tcpConn) write(client bool, data []byte) {
+	me := side(client)
+	c.pend[me] = append(c.pend[me], data...)
+	k := 0
+	for len(c.pend[me])-k >= c.mss {
+		c.seg(client, tcpACK|tcpPSH, c.pend[me][k:k+c.mss]) // seg copies the payload
+		k += c.mss
+	}
+	c.pend[me] = c.pend[me][:copy(c.pend[me], c.pend[me][k:])]
+}
+
+// endWrite sends what write left (less than an MSS), then the peer's ACK.
+func (c *tcpConn) endWrite(client bool) {
+	me := side(client)
+	if len(c.pend[me]) > 0 {
+		c.seg(client, tcpACK|tcpPSH, c.pend[me])
+	}
+	c.pend[me] = c.pend[me][:0]
 	c.ack(!client)
 }
 

@@ -129,8 +129,7 @@ func synthRun(o *SynthOptions) error {
 	prog, pio := newProgress(o.IO, o.File != "-" || !o.IO.IsStdoutTTY(), "synth")
 	prog.Start()
 	defer prog.Stop()
-	pkts, err := s.BuildWith(o.Build)
-	if err != nil {
+	if err := s.Check(o.Build); err != nil { // before a file is made
 		return &exitError{code: exitUsage, err: err}
 	}
 	if o.File == "" {
@@ -150,14 +149,16 @@ func synthRun(o *SynthOptions) error {
 	if err == nil {
 		_, err = pw.AddInterface(capture.LinkEthernet, capture.DefaultSnaplen, "synth")
 	}
-	prog.Frames(len(pkts))
+	// the frames are written as the scenario makes them (rds-tcp streams:
+	// 1 GB of messages in about one message of memory)
 	part := prog.Part(0)
-	for i := range pkts {
-		if err != nil {
-			break
-		}
-		err = pw.WritePacket(&pkts[i])
-		part.SetFrames(uint64(i + 1))
+	var n int64
+	if err == nil {
+		n, err = s.Emit(o.Build, func(p *capture.Packet) error {
+			part.SetFrames(uint64(n + 1))
+			n++
+			return pw.WritePacket(p)
+		})
 	}
 	prog.Stop()
 	if err == nil {
@@ -169,7 +170,7 @@ func synthRun(o *SynthOptions) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	fmt.Fprintf(pio.ErrOut, "rdx: wrote %d frames of scenario %s", len(pkts), s.Name)
+	fmt.Fprintf(pio.ErrOut, "rdx: wrote %d frames of scenario %s", n, s.Name)
 	if o.Corrupt != "" {
 		fmt.Fprintf(pio.ErrOut, " (defect %s)", o.Corrupt)
 	}
