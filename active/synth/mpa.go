@@ -3,7 +3,6 @@ package synth
 import (
 	"encoding/binary"
 
-	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/mpa"
 )
@@ -31,7 +30,7 @@ func mpaScenario() *Scenario {
 			{Name: "marker", Desc: "the RDMA Write's first interior marker points 4 octets too far back (CRC recomputed)",
 				Findings: []string{"frame 13: error iwarp_mpa: marker at FPDU offset 460 (seq 4294966827) has FPDUPTR 464, expected 460"}},
 		},
-		build: buildMPA,
+		stream: streamMPA,
 	}
 }
 
@@ -44,10 +43,12 @@ const (
 	stagSource    = 0x3000
 )
 
-func buildMPA(o Options) []capture.Packet {
+// streamMPA makes the frames into out as it goes, a Send at a time.
+func streamMPA(o Options, out *sink) {
 	nmsg, size := or(o.Messages, 2), or(o.Size, 1500)
 	markers, crc := !o.NoMarkers, !o.NoCRC
 	c := newTCP(mpaClientPort, mpaServerPort)
+	c.out = out
 	c.lossy(o)
 	c.handshake()
 
@@ -100,14 +101,20 @@ func buildMPA(o Options) []capture.Packet {
 	}
 
 	// Sends from the client, queue 0, MSN from 1.
-	var sends [][]byte
+	// Each Send's segments go out as it is made (the scenario streams).
 	for i := range nmsg {
-		sends = append(sends, untagged(true, ddp.OpSend, 0, uint32(i+1), pattern(size, i))...)
+		if out.err != nil {
+			return
+		}
+		sends := untagged(true, ddp.OpSend, 0, uint32(i+1), pattern(size, i))
+		if i == 0 && o.Corrupt == "crc" {
+			sends[0][len(sends[0])-1] ^= 0x5a
+		}
+		for _, sg := range sends {
+			c.seg(true, tcpACK|tcpPSH, sg)
+		}
 	}
-	if o.Corrupt == "crc" {
-		sends[0][len(sends[0])-1] ^= 0x5a
-	}
-	c.sendSegs(true, sends...)
+	c.ack(false)
 
 	// An RDMA Write into the server's buffer.
 	startW := pos[0]
@@ -126,7 +133,7 @@ func buildMPA(o Options) []capture.Packet {
 	// The server's own Send.
 	c.sendSegs(false, untagged(false, ddp.OpSend, 0, 1, pattern(64, 70))...)
 	c.close()
-	return packets(c.done())
+	c.done()
 }
 
 // corruptMarker moves the first interior marker's FPDUPTR of an FPDU

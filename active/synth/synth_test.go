@@ -89,43 +89,46 @@ func TestNotAvailable(t *testing.T) {
 	}
 }
 
-// TestRDSStreams: rds-tcp makes its frames as it goes, so 256 MB of
-// messages never has more than a few MB live (it held the whole capture,
-// 2.7 GB for 1 GB, before), and emit's error stops it at that frame.
-func TestRDSStreams(t *testing.T) {
-	s, err := Find("rds-tcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n, octets int64
-	var peak uint64
-	var ms runtime.MemStats
-	_, err = s.Emit(Options{Messages: 4096, Size: 64 << 10}, func(p *capture.Packet) error {
-		n++
-		octets += int64(len(p.Data))
-		if n%20000 == 0 {
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc)
+// TestStreams: rds-tcp and mpa make their frames as they go, so 256 MB of
+// messages never has more than a few MB live (rds-tcp held the whole
+// capture, 2.7 GB for 1 GB, before), and emit's error stops them at that
+// frame.
+func TestStreams(t *testing.T) {
+	for _, name := range []string{"rds-tcp", "mpa"} {
+		s, err := Find(name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if octets < 256<<20 || peak == 0 {
-		t.Fatalf("%d frames, %d octets, %d heap samples: the scenario is smaller than asked", n, octets, peak)
-	}
-	if peak > 32<<20 {
-		t.Errorf("heap reached %d MB while writing %d MB: the frames are held, not streamed", peak>>20, octets>>20)
-	}
-	stop, k := errors.New("stop"), 0
-	got, err := s.Emit(Options{Messages: 4096, Size: 64 << 10}, func(*capture.Packet) error {
-		if k++; k == 100 {
-			return stop
+		var n, octets int64
+		var peak uint64
+		var ms runtime.MemStats
+		_, err = s.Emit(Options{Messages: 4096, Size: 64 << 10}, func(p *capture.Packet) error {
+			n++
+			octets += int64(len(p.Data))
+			if n%20000 == 0 {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != stop || got != 100 {
-		t.Errorf("emit's error at frame 100: Emit returned %v after %d frames", err, got)
+		if octets < 256<<20 || peak == 0 {
+			t.Fatalf("%s: %d frames, %d octets, %d heap samples: the scenario is smaller than asked", name, n, octets, peak)
+		}
+		if peak > 32<<20 {
+			t.Errorf("%s: heap reached %d MB while writing %d MB: the frames are held, not streamed", name, peak>>20, octets>>20)
+		}
+		stop, k := errors.New("stop"), 0
+		got, err := s.Emit(Options{Messages: 4096, Size: 64 << 10}, func(*capture.Packet) error {
+			if k++; k == 100 {
+				return stop
+			}
+			return nil
+		})
+		if err != stop || got != 100 {
+			t.Errorf("%s: emit's error at frame 100: Emit returned %v after %d frames", name, err, got)
+		}
 	}
 }
