@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
-// TestDecDigits checks decDigits against strconv at every power of ten and
+// TestDecDigits checks dissect.DecDigits against strconv at every power of ten and
 // its neighbours, and at the ends of uint64.
 func TestDecDigits(t *testing.T) {
 	vals := []uint64{0, 1, 9, ^uint64(0), ^uint64(0) - 1}
@@ -20,7 +22,7 @@ func TestDecDigits(t *testing.T) {
 		vals = append(vals, uint64(1)<<b, uint64(1)<<b-1)
 	}
 	for _, v := range vals {
-		if got, want := decDigits(v), len(strconv.FormatUint(v, 10)); got != want {
+		if got, want := dissect.DecDigits(v), len(strconv.FormatUint(v, 10)); got != want {
 			t.Errorf("decDigits(%d) = %d, want %d", v, got, want)
 		}
 		if got, want := string(appendUintPad(nil, v, 6)), fmt.Sprintf("%6d", v); got != want {

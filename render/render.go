@@ -4,7 +4,6 @@
 package render
 
 import (
-	"math/bits"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -148,48 +147,8 @@ func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
 // summary's numbers written in place, two digits at a time, without
 // strconv's general path.
 func appendUintPad(dst []byte, v uint64, width int) []byte {
-	n := decDigits(v)
-	w := max(n, width)
-	l := len(dst)
-	dst = slices.Grow(dst, w)[:l+w]
-	b := dst[l:]
-	for i := range w - n {
-		b[i] = ' '
-	}
-	i := w
-	for v >= 100 {
-		q := v / 100
-		d := (v - q*100) * 2
-		b[i-2], b[i-1] = digits2[d], digits2[d+1]
-		i -= 2
-		v = q
-	}
-	if v >= 10 {
-		b[i-2], b[i-1] = digits2[2*v], digits2[2*v+1]
-	} else {
-		b[i-1] = byte('0' + v)
-	}
-	return dst
+	return dissect.AppendUintWidth(dst, v, width, ' ')
 }
-
-// pow10 holds 10^i for decDigits.
-var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	1e16, 1e17, 1e18, 1e19}
-
-// decDigits is the number of decimal digits of v without a loop:
-// bits.Len64*1233>>12 is floor(log10) of v's power of two, one too many
-// below the next power of ten.
-func decDigits(v uint64) int {
-	t := bits.Len64(v|1) * 1233 >> 12
-	if v|1 < pow10[t] { // |1: 0 has one digit
-		return t
-	}
-	return t + 1
-}
-
-const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
 
 // spaces pads columns (the widest is 21).
 const spaces = "                                "
@@ -212,10 +171,10 @@ func appendAddr(dst []byte, a netip.Addr) []byte {
 		d := int(o%100) * 2
 		switch {
 		case o >= 100:
-			b[n], b[n+1], b[n+2] = '0'+o/100, digits2[d], digits2[d+1]
+			b[n], b[n+1], b[n+2] = '0'+o/100, dissect.Digits2[d], dissect.Digits2[d+1]
 			n += 3
 		case o >= 10:
-			b[n], b[n+1] = digits2[d], digits2[d+1]
+			b[n], b[n+1] = dissect.Digits2[d], dissect.Digits2[d+1]
 			n += 2
 		default:
 			b[n] = '0' + o

@@ -2,8 +2,9 @@ package render
 
 import (
 	"fmt"
-	"slices"
 	"time"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
 // TimeFormat is the summary's Time column as tshark's -t names it.
@@ -144,28 +145,10 @@ func appendFixed(dst []byte, ns int64, digits int) []byte {
 // appendFrac appends "." and the first digits decimals of frac nanoseconds.
 func appendFrac(dst []byte, frac uint64, digits int) []byte {
 	dst = append(dst, '.')
-	return appendUintPad0(dst, frac/pow10[9-digits], digits) // pow10[9-digits] cuts to digits decimals
+	return appendUintPad0(dst, frac/dissect.Pow10[9-digits], digits) // dissect.Pow10[9-digits] cuts to digits decimals
 }
 
 // appendUintPad0 appends v with leading zeros to width digits.
 func appendUintPad0(dst []byte, v uint64, width int) []byte {
-	// Two digits at a time from the end: once v is used up the pairs are
-	// "00", so the leading zeros need no pass of their own (the Time
-	// column's nine decimals are on every summary line).
-	n := max(decDigits(v), width)
-	l := len(dst)
-	dst = slices.Grow(dst, n)[:l+n]
-	b := dst[l:]
-	i := n
-	for i >= 2 {
-		q := v / 100
-		d := (v - q*100) * 2
-		b[i-2], b[i-1] = digits2[d], digits2[d+1]
-		i -= 2
-		v = q
-	}
-	if i == 1 {
-		b[0] = byte('0' + v)
-	}
-	return dst
+	return dissect.AppendUintWidth(dst, v, width, '0')
 }

@@ -1,7 +1,6 @@
 package ib
 
 import (
-	"math/bits"
 	"slices"
 	"strconv"
 
@@ -13,50 +12,9 @@ func appendHex(dst []byte, v uint64, width int) []byte {
 	return dissect.AppendHexDigits(append(dst, "0x"...), v, width)
 }
 
-// digits2 holds "00" to "99".
-const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
-// appendDec appends v in decimal, as strconv.AppendUint(dst, uint64(v), 10)
-// but writing the digits in place, two at a time: a summary line has a
-// few (PSN, MSN, length), and strconv's copy through a buffer cost more
-// than the rest of the line.
-func appendDec(dst []byte, v uint32) []byte {
-	n := decDigits(v)
-	l := len(dst)
-	dst = slices.Grow(dst, n)[:l+n]
-	b := dst[l:]
-	i := n
-	for v >= 100 {
-		q := v / 100
-		r := (v - q*100) * 2
-		b[i-1], b[i-2] = digits2[r+1], digits2[r]
-		i -= 2
-		v = q
-	}
-	if v >= 10 {
-		b[1], b[0] = digits2[2*v+1], digits2[2*v]
-	} else {
-		b[0] = byte('0' + v)
-	}
-	return dst
-}
-
-// pow10 holds 10^i for decDigits.
-var pow10 = [10]uint32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
-
-// decDigits is the number of decimal digits of v without a loop (a PSN has
-// seven, and counting them by division cost as much as writing them):
-// with t = bits.Len32*1233>>12, v has t digits below 10^t, else t+1 (|1:
-// 0 has one digit).
-func decDigits(v uint32) int {
-	t := bits.Len32(v|1) * 1233 >> 12
-	if v|1 < pow10[t] {
-		return t
-	}
-	return t + 1
-}
+// appendDec appends v in decimal (a PSN, MSN or length on the summary
+// line), with the one digit writer.
+func appendDec(dst []byte, v uint32) []byte { return dissect.AppendUint(dst, uint64(v)) }
 
 // summaryHead is each opcode's summary up to the QP's digits, "RC SEND
 // Only QP 0x" (one append instead of five per packet).
