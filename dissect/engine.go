@@ -457,13 +457,8 @@ func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
 	}
 	f.etherAt = len(f.PDUs) + 1
 	f.Net.EtherType = typ
-	var first gopacket.LayerType
-	switch typ {
-	case EtherTypeIPv4:
-		first = layers.LayerTypeIPv4
-	case EtherTypeIPv6:
-		first = layers.LayerTypeIPv6
-	default:
+	first, ok := ipLayer(typ)
+	if !ok {
 		i := e.tEther.dense[typ]
 		if i == 0 {
 			return false
@@ -480,6 +475,18 @@ func (f *Frame) EtherPayload(typ uint16, data []byte, off int) bool {
 	}
 	e.dispatch(f, f.Data)
 	return true
+}
+
+// ipLayer is the gopacket layer an EtherType payload starts with, when it
+// is IPv4 or IPv6 (EtherPayload, linkEther).
+func ipLayer(typ uint16) (gopacket.LayerType, bool) {
+	switch typ {
+	case EtherTypeIPv4:
+		return layers.LayerTypeIPv4, true
+	case EtherTypeIPv6:
+		return layers.LayerTypeIPv6, true
+	}
+	return 0, false
 }
 
 // innerLayers decodes the IP and transport headers of an EtherType payload
@@ -511,13 +518,8 @@ func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) 
 	if !ok || off < 0 || n < 0 || off+n > len(data) {
 		return false
 	}
-	var first gopacket.LayerType
-	switch typ {
-	case EtherTypeIPv4:
-		first = layers.LayerTypeIPv4
-	case EtherTypeIPv6:
-		first = layers.LayerTypeIPv6
-	default:
+	first, ok := ipLayer(typ)
+	if !ok {
 		return false
 	}
 	f.Net.EtherType = typ
