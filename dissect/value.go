@@ -180,6 +180,9 @@ func AppendHexDigits(dst []byte, v uint64, digits int) []byte {
 	if digits <= 0 {
 		return dst
 	}
+	if digits == 8 { // XIDs, keys, handles
+		return AppendHex8(dst, uint32(v))
+	}
 	// Grown once and written in place, lowest digit last: an append per
 	// digit checked the capacity each time (summary lines carry several
 	// QPs, XIDs and handles).

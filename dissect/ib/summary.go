@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 
@@ -34,20 +35,17 @@ var summaryHead = func() (t [256]string) {
 	return
 }()
 
-// appendHex6 appends a 24-bit QP number as six hex digits, written in
-// place.
+// appendHex6 appends a 24-bit QP number as six hex digits: the last six
+// of dissect.Hex8's eight, written in place.
 func appendHex6(dst []byte, v uint32) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 6)[:l+6]
 	b := dst[l : l+6]
-	for i := 5; i >= 0; i-- {
-		b[i] = hexDigit[v&0xf]
-		v >>= 4
-	}
+	x := dissect.Hex8(v)
+	binary.BigEndian.PutUint16(b, uint16(x>>32))
+	binary.BigEndian.PutUint32(b[2:], uint32(x))
 	return dst
 }
-
-const hexDigit = "0123456789abcdef"
 
 // Summary implements dissect.PDU: "RC SEND Only QP 0x000011 PSN 123 [ICRC ok]".
 func (p *Packet) Summary(dst []byte) []byte {
@@ -57,11 +55,11 @@ func (p *Packet) Summary(dst []byte) []byte {
 		case p.lrh >= 0:
 			l := LRH(p.data[p.lrh:])
 			dst = append(dst, "IB LRH SLID "...)
-			dst = strconv.AppendUint(dst, uint64(l.SLID()), 10)
+			dst = appendDec(dst, uint32(l.SLID()))
 			dst = append(dst, " DLID "...)
-			dst = strconv.AppendUint(dst, uint64(l.DLID()), 10)
+			dst = appendDec(dst, uint32(l.DLID()))
 			dst = append(dst, " LNH "...)
-			dst = strconv.AppendUint(dst, uint64(l.LNH()), 10)
+			dst = appendDec(dst, uint32(l.LNH()))
 		case p.erf != nil && p.lrh < 0 && len(p.data) == 0:
 			dst = append(dst, "ERF record (not InfiniBand)"...)
 		default:
@@ -86,9 +84,39 @@ func (p *Packet) Summary(dst []byte) []byte {
 	if h.AckReq() {
 		dst = append(dst, " AckReq"...)
 	}
+	if p.exts != 0 {
+		dst = p.appendExts(dst)
+	}
+	if op.Payload && !p.short {
+		dst = append(dst, " len "...)
+		dst = appendDec(dst, uint32(p.payLen))
+	}
+	if p.psnBroken {
+		dst = append(dst, " [PSN expected "...)
+		dst = appendDec(dst, p.psnExpected)
+		dst = append(dst, ']')
+	}
+	switch p.icrcStatus {
+	case dissect.StatusGood:
+		dst = append(dst, " [ICRC ok]"...)
+	case dissect.StatusBad:
+		dst = append(dst, " [ICRC BAD]"...)
+	}
+	switch p.vcrcStatus {
+	case dissect.StatusGood:
+		dst = append(dst, " [VCRC ok]"...)
+	case dissect.StatusBad:
+		dst = append(dst, " [VCRC BAD]"...)
+	}
+	return dst
+}
+
+// appendExts appends the extended headers' fields (most packets have
+// none: Summary calls it only when some are present).
+func (p *Packet) appendExts(dst []byte) []byte {
 	if b := p.Header(ExtDETH); b != nil {
 		dst = append(dst, " SrcQP "...)
-		dst = appendHex(dst, uint64(DETH(b).SrcQP()), 6)
+		dst = appendHex6(append(dst, "0x"...), DETH(b).SrcQP())
 		dst = append(dst, " Q_Key "...)
 		dst = appendHex(dst, uint64(DETH(b).QKey()), 8)
 	}
@@ -116,17 +144,17 @@ func (p *Packet) Summary(dst []byte) []byte {
 			if a.Value() == 0x1F {
 				dst = append(dst, "invalid"...)
 			} else {
-				dst = strconv.AppendUint(dst, uint64(creditCounts[a.Value()]), 10)
+				dst = appendDec(dst, creditCounts[a.Value()])
 			}
 		case AckKindRNRNAK:
 			dst = append(dst, " RNR-NAK timer "...)
-			dst = strconv.AppendUint(dst, uint64(a.Value()), 10)
+			dst = appendDec(dst, uint32(a.Value()))
 		case AckKindNAK:
 			dst = append(dst, " NAK "...)
 			if n := NAKName(a.Value()); n != "" {
 				dst = append(dst, n...)
 			} else {
-				dst = strconv.AppendUint(dst, uint64(a.Value()), 10)
+				dst = appendDec(dst, uint32(a.Value()))
 			}
 		default:
 			dst = append(dst, " syndrome "...)
@@ -142,27 +170,6 @@ func (p *Packet) Summary(dst []byte) []byte {
 	if b := p.Header(ExtIETH); b != nil {
 		dst = append(dst, " Inv R_Key "...)
 		dst = appendHex(dst, uint64(IETH(b).RKey()), 8)
-	}
-	if op.Payload && !p.short {
-		dst = append(dst, " len "...)
-		dst = appendDec(dst, uint32(p.payLen))
-	}
-	if p.psnBroken {
-		dst = append(dst, " [PSN expected "...)
-		dst = strconv.AppendUint(dst, uint64(p.psnExpected), 10)
-		dst = append(dst, ']')
-	}
-	switch p.icrcStatus {
-	case dissect.StatusGood:
-		dst = append(dst, " [ICRC ok]"...)
-	case dissect.StatusBad:
-		dst = append(dst, " [ICRC BAD]"...)
-	}
-	switch p.vcrcStatus {
-	case dissect.StatusGood:
-		dst = append(dst, " [VCRC ok]"...)
-	case dissect.StatusBad:
-		dst = append(dst, " [VCRC BAD]"...)
 	}
 	return dst
 }

@@ -77,7 +77,7 @@ func appendName(dst []byte, names map[uint64]string, v uint64) []byte {
 	if n, ok := names[v]; ok {
 		return append(dst, n...)
 	}
-	return strconv.AppendUint(dst, v, 10)
+	return dissect.AppendUint(dst, v)
 }
 
 // Tree implements oncrpc.Program.

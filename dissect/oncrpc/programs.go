@@ -156,13 +156,13 @@ func (g *generic) Summary(dst []byte, m *Msg) []byte { return AppendProc(dst, m)
 // AppendProc appends "V3 GETATTR Call" (or "Reply") for m.
 func AppendProc(dst []byte, m *Msg) []byte {
 	dst = append(dst, 'V')
-	dst = strconv.AppendUint(dst, uint64(m.Vers), 10)
+	dst = dissect.AppendUint(dst, uint64(m.Vers))
 	dst = append(dst, ' ')
 	if n := ProcName(m.Prog, m.Vers, m.Proc); n != "" {
 		dst = append(dst, n...)
 	} else {
 		dst = append(dst, "proc "...)
-		dst = strconv.AppendUint(dst, uint64(m.Proc), 10)
+		dst = dissect.AppendUint(dst, uint64(m.Proc))
 	}
 	if m.Type == Call {
 		return append(dst, " Call"...)

@@ -510,7 +510,7 @@ func (m *Msg) Summary(dst []byte) []byte {
 		if n := ProgramName(m.Prog); n != "" {
 			dst = append(dst, n...)
 		} else {
-			dst = strconv.AppendUint(dst, uint64(m.Prog), 10)
+			dst = dissect.AppendUint(dst, uint64(m.Prog))
 		}
 		dst = append(dst, ' ')
 		dst = AppendProc(dst, m)
@@ -522,23 +522,23 @@ func (m *Msg) Summary(dst []byte) []byte {
 			dst = append(dst, rejectNames[uint64(m.RejectStat)]...)
 		case m.AcceptStat != Success:
 			dst = append(dst, " accept_stat "...)
-			dst = strconv.AppendUint(dst, uint64(m.AcceptStat), 10)
+			dst = dissect.AppendUint(dst, uint64(m.AcceptStat))
 		}
 		if m.matched {
 			dst = append(dst, " (call in "...)
-			dst = strconv.AppendUint(dst, m.callFrame, 10)
+			dst = dissect.AppendUint(dst, m.callFrame)
 			dst = append(dst, ')')
 		} else {
 			dst = append(dst, " (no call seen)"...)
 		}
 	} else if m.replyFrame != 0 {
 		dst = append(dst, " (reply in "...)
-		dst = strconv.AppendUint(dst, m.replyFrame, 10)
+		dst = dissect.AppendUint(dst, m.replyFrame)
 		dst = append(dst, ')')
 	}
 	if len(m.frames) > 1 {
 		dst = append(dst, " ["...)
-		dst = strconv.AppendInt(dst, int64(len(m.frames)), 10)
+		dst = dissect.AppendUint(dst, uint64(len(m.frames)))
 		dst = append(dst, " frames]"...)
 	}
 	return dst

@@ -53,12 +53,12 @@ func (h *Hdr) Summary(dst []byte) []byte {
 		dst = append(dst, procName[hd.Proc]...)
 	} else {
 		dst = append(dst, "proc "...)
-		dst = strconv.AppendUint(dst, uint64(hd.Proc), 10)
+		dst = dissect.AppendUint(dst, uint64(hd.Proc))
 	}
 	dst = append(dst, " XID 0x"...)
 	dst = dissect.AppendHexDigits(dst, uint64(hd.XID), 8)
 	dst = append(dst, " credits "...)
-	dst = strconv.AppendUint(dst, uint64(hd.Credit), 10)
+	dst = dissect.AppendUint(dst, uint64(hd.Credit))
 	if hd.Proc == ERROR {
 		dst = append(dst, ' ')
 		dst = append(dst, errNames[uint64(hd.ErrCode)]...)
@@ -66,11 +66,11 @@ func (h *Hdr) Summary(dst []byte) []byte {
 	}
 	if len(hd.Reads) > 0 {
 		dst = append(dst, " read chunks "...)
-		dst = strconv.AppendInt(dst, int64(hd.ReadChunkCount()), 10)
+		dst = dissect.AppendUint(dst, uint64(hd.ReadChunkCount()))
 	}
 	if len(hd.Writes) > 0 {
 		dst = append(dst, " write chunks "...)
-		dst = strconv.AppendInt(dst, int64(len(hd.Writes)), 10)
+		dst = dissect.AppendUint(dst, uint64(len(hd.Writes)))
 	}
 	if hd.HasReply {
 		dst = append(dst, " reply chunk"...)
@@ -187,9 +187,9 @@ func (r *Reasm) Proto() *dissect.ProtoInfo { return PRPCoRDMA }
 // Summary implements dissect.PDU.
 func (r *Reasm) Summary(dst []byte) []byte {
 	dst = append(dst, "reassembled "...)
-	dst = strconv.AppendInt(dst, int64(len(r.data)), 10)
+	dst = dissect.AppendUint(dst, uint64(len(r.data)))
 	dst = append(dst, " octets from "...)
-	dst = strconv.AppendInt(dst, int64(len(r.frames)), 10)
+	dst = dissect.AppendUint(dst, uint64(len(r.frames)))
 	if len(r.frames) == 1 {
 		return append(dst, " frame"...)
 	}

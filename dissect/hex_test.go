@@ -1,0 +1,33 @@
+package dissect
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestHex8 holds Hex8 and AppendHex8 to strconv's %08x on the edges of
+// every digit (9/a, f/0 carries) and on random values.
+func TestHex8(t *testing.T) {
+	vals := []uint32{0, 1, 9, 10, 15, 16, 0x99999999, 0xaaaaaaaa, 0xffffffff, 0x5e000001, 0x3f21cd2a, 0x0a0b0c0d, 0x12345678, 0x9abcdef0}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		vals = append(vals, r.Uint32())
+	}
+	for _, v := range vals {
+		s := strconv.FormatUint(uint64(v), 16)
+		want := "00000000"[len(s):] + s
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], Hex8(v))
+		if string(b[:]) != want {
+			t.Fatalf("Hex8(%#x) = %q, want %q", v, b[:], want)
+		}
+		if got := string(AppendHex8([]byte("x"), v)); got != "x"+want {
+			t.Fatalf("AppendHex8(%#x) = %q, want %q", v, got, "x"+want)
+		}
+		if got := string(AppendHexDigits(nil, uint64(v)|0xabc<<32, 8)); got != want {
+			t.Fatalf("AppendHexDigits(%#x, 8) = %q, want %q", v, got, want)
+		}
+	}
+}
