@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -26,4 +27,14 @@ func AppendHex8(dst []byte, v uint32) []byte {
 	dst = slices.Grow(dst, 8)[:l+8]
 	binary.BigEndian.PutUint64(dst[l:], Hex8(v))
 	return dst
+}
+
+// AppendHex appends v in hex without leading zeros, exactly as
+// strconv.AppendUint(dst, v, 16) (addresses on summary lines).
+func AppendHex(dst []byte, v uint64) []byte {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], Hex8(uint32(v>>32)))
+	binary.BigEndian.PutUint64(b[8:], Hex8(uint32(v)))
+	n := max(1, (bits.Len64(v)+3)/4)
+	return append(dst, b[16-n:]...)
 }

@@ -31,3 +31,23 @@ func TestHex8(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendHex holds AppendHex to strconv.AppendUint(dst, v, 16) on zero,
+// every power of 16 and its neighbours, and random values of every length.
+func TestAppendHex(t *testing.T) {
+	vals := []uint64{0, 1, 15, 0x7f0000100000, ^uint64(0)}
+	for i := range 16 {
+		p := uint64(1) << (4 * i)
+		vals = append(vals, p-1, p, p+1, p*0xa)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10000 {
+		vals = append(vals, r.Uint64()>>r.UintN(64))
+	}
+	for _, v := range vals {
+		want := strconv.AppendUint([]byte("x"), v, 16)
+		if got := AppendHex([]byte("x"), v); string(got) != string(want) {
+			t.Fatalf("AppendHex(%#x) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package ib
 import (
 	"encoding/binary"
 	"slices"
-	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -67,6 +66,7 @@ func (p *Packet) Summary(dst []byte) []byte {
 		}
 		return dst
 	}
+	h = h[:BTHLen:BTHLen] // its length known here: no bounds check per field
 	op := &Ops[h.Opcode()]
 	dst = append(dst, summaryHead[h.Opcode()]...)
 	dst = appendHex6(dst, h.DestQP())
@@ -123,7 +123,7 @@ func (p *Packet) appendExts(dst []byte) []byte {
 	if b := p.Header(ExtRETH); b != nil {
 		r := RETH(b)
 		dst = append(dst, " VA "...)
-		dst = strconv.AppendUint(append(dst, "0x"...), r.VA(), 16)
+		dst = dissect.AppendHex(append(dst, "0x"...), r.VA())
 		dst = append(dst, " R_Key "...)
 		dst = appendHex(dst, uint64(r.RKey()), 8)
 		dst = append(dst, " DMA len "...)
@@ -132,7 +132,7 @@ func (p *Packet) appendExts(dst []byte) []byte {
 	if b := p.Header(ExtAtomicETH); b != nil {
 		a := AtomicETH(b)
 		dst = append(dst, " VA "...)
-		dst = strconv.AppendUint(append(dst, "0x"...), a.VA(), 16)
+		dst = dissect.AppendHex(append(dst, "0x"...), a.VA())
 		dst = append(dst, " R_Key "...)
 		dst = appendHex(dst, uint64(a.RKey()), 8)
 	}
