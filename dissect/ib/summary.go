@@ -13,6 +13,11 @@ func appendHex(dst []byte, v uint64, width int) []byte {
 	return dissect.AppendHexDigits(append(dst, "0x"...), v, width)
 }
 
+// appendHex8 appends 0x and a 32-bit value's eight hex digits (keys).
+func appendHex8(dst []byte, v uint32) []byte {
+	return dissect.AppendHex8(append(dst, "0x"...), v)
+}
+
 // appendDec appends v in decimal (a PSN, MSN or length on the summary
 // line), with the one digit writer.
 func appendDec(dst []byte, v uint32) []byte { return dissect.AppendUint(dst, uint64(v)) }
@@ -126,13 +131,13 @@ func (p *Packet) appendExts(dst []byte) []byte {
 			dst = append(dst, " SrcQP "...)
 			dst = appendHex6(append(dst, "0x"...), DETH(b).SrcQP())
 			dst = append(dst, " Q_Key "...)
-			dst = appendHex(dst, uint64(DETH(b).QKey()), 8)
+			dst = appendHex8(dst, DETH(b).QKey())
 		case ExtRETH:
 			r := RETH(b)
 			dst = append(dst, " VA "...)
 			dst = dissect.AppendHex(append(dst, "0x"...), r.VA())
 			dst = append(dst, " R_Key "...)
-			dst = appendHex(dst, uint64(r.RKey()), 8)
+			dst = appendHex8(dst, r.RKey())
 			dst = append(dst, " DMA len "...)
 			dst = appendDec(dst, r.DMALen())
 		case ExtAtomicETH:
@@ -140,15 +145,15 @@ func (p *Packet) appendExts(dst []byte) []byte {
 			dst = append(dst, " VA "...)
 			dst = dissect.AppendHex(append(dst, "0x"...), a.VA())
 			dst = append(dst, " R_Key "...)
-			dst = appendHex(dst, uint64(a.RKey()), 8)
+			dst = appendHex8(dst, a.RKey())
 		case ExtAETH:
 			dst = appendAETH(dst, AETH(b))
 		case ExtImmDt:
 			dst = append(dst, " Imm "...)
-			dst = appendHex(dst, uint64(ImmDt(b).Value()), 8)
+			dst = appendHex8(dst, ImmDt(b).Value())
 		case ExtIETH:
 			dst = append(dst, " Inv R_Key "...)
-			dst = appendHex(dst, uint64(IETH(b).RKey()), 8)
+			dst = appendHex8(dst, IETH(b).RKey())
 		}
 	}
 	return dst

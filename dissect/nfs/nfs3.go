@@ -55,12 +55,12 @@ func (nfs3) Summary(dst []byte, m *oncrpc.Msg) []byte {
 				return dst
 			}
 			dst = append(dst, ", DH: 0x"...)
-			dst = dissect.AppendHexDigits(dst, uint64(h), 8)
+			dst = dissect.AppendHex8(dst, h)
 			dst = append(dst, '/')
 			return append(dst, name...)
 		}
 		dst = append(dst, ", FH: 0x"...)
-		return dissect.AppendHexDigits(dst, uint64(h), 8)
+		return dissect.AppendHex8(dst, h)
 	}
 	if !m.Matched() || m.Proc == 0 {
 		return dst

@@ -504,7 +504,7 @@ func (m *Msg) Summary(dst []byte) []byte {
 	} else {
 		dst = append(dst, "Reply XID 0x"...)
 	}
-	dst = dissect.AppendHexDigits(dst, uint64(m.XID), 8)
+	dst = dissect.AppendHex8(dst, m.XID)
 	if (m.Type == Call || m.matched) && m.prog == nil { // else the program's PDU says it
 		dst = append(dst, ' ')
 		if n := ProgramName(m.Prog); n != "" {

@@ -56,7 +56,7 @@ func (h *Hdr) Summary(dst []byte) []byte {
 		dst = dissect.AppendUint(dst, uint64(hd.Proc))
 	}
 	dst = append(dst, " XID 0x"...)
-	dst = dissect.AppendHexDigits(dst, uint64(hd.XID), 8)
+	dst = dissect.AppendHex8(dst, hd.XID)
 	dst = append(dst, " credits "...)
 	dst = dissect.AppendUint(dst, uint64(hd.Credit))
 	if hd.Proc == ERROR {
