@@ -43,6 +43,10 @@ type Entry[K comparable, V any] struct {
 // Key is the entry's key.
 func (e *Entry[K, V]) Key() K { return e.key }
 
+// KeyRef is the entry's key without a copy (a large key compared per
+// packet), for reading only.
+func (e *Entry[K, V]) KeyRef() *K { return &e.key }
+
 // maxFreeEntries bounds the dropped values kept for reuse: after the budget
 // drops thousands at once, the rest are left to the garbage collector (values
 // kept for reuse are not charged to the budget).

@@ -17,6 +17,12 @@ type connKey struct {
 	client, server netip.AddrPort
 }
 
+// same is k == *o, without the copy and the generated comparison call:
+// epoch and CID, which tell most connections apart, first.
+func (k *connKey) same(o *connKey) bool {
+	return k.epoch == o.epoch && k.cid == o.cid && k.client == o.client && k.server == o.server
+}
+
 // connCacheSize is the number of slots of State.connCache (a power of two).
 const connCacheSize = 256
 
@@ -174,7 +180,7 @@ func droppedConn(k connKey, c *conn) string {
 // analyze runs the cross-packet analysis for one (sub-)packet: connection and
 // call state, RTT, retransmissions, gaps, reassembly and the service hand-off.
 func (d *State) analyze(f *dissect.Frame, p *Packet) {
-	h := p.hdr
+	h := p.header()
 	typ := h.Type()
 	if typ == 0 || typ > TypeVersion {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fType, "rx", "unknown packet type "+strconv.Itoa(int(typ)))
@@ -197,7 +203,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	// entry dropped since is not Live, or was reused under another key.
 	slot := &d.connCache[connSlot(&ck)]
 	ce := *slot
-	if ce == nil || !ce.Live() || ce.Key() != ck {
+	if ce == nil || !ce.Live() || !ck.same(ce.KeyRef()) {
 		if ce = d.conns.Get(ck); ce == nil {
 			var old *dissect.Entry[connKey, conn]
 			ce, old = d.conns.Add(ck)
@@ -317,7 +323,7 @@ func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 }
 
 func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
-	h := p.hdr
+	h := p.header()
 	s := p.seq
 	if s == 0 {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
@@ -456,7 +462,8 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c.dir[1].reset()
 		c.hasOp, c.reqSeen, c.req = false, false, flows.Request{}
 		c.serverPort, c.clientPort = 0, 0
-		c.epoch, c.cid = p.hdr.Epoch(), p.hdr.CID()&^3
+		h := p.header()
+		c.epoch, c.cid = h.Epoch(), h.CID()&^3
 		// A call number not above the channel's highest was seen before and
 		// its state dropped since: its packets can no longer be put together
 		// (and one already delivered must not be delivered again).
@@ -473,7 +480,8 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 }
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
-	key := callKey{conn: cn.id, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
+	h := p.header()
+	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
 	c := &d.call(f, p, cn, key).V
 	if c.serverPort == 0 {
 		if dir == 0 {
@@ -487,7 +495,7 @@ func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint3
 
 // deliver hands a completed direction (or an abort) to the services.
 func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir int, abort bool, code uint32) {
-	h := p.hdr
+	h := p.header()
 	cl := &d.callScratch
 	*cl = Call{Frame: f, Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), ServiceID: h.ServiceID(),
 		ServerPort: c.serverPort, ClientPort: c.clientPort, SecIdx: h.SecurityIndex(), Reply: dir == 1,

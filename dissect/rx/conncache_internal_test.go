@@ -51,3 +51,28 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 	}
 	check(send(a, 1))
 }
+
+// connKey.same is ==: keys differing in any one field (a port, an address
+// family, a zone) are told apart, equal ones are not.
+func TestConnKeySame(t *testing.T) {
+	c4 := netip.MustParseAddrPort("198.51.100.1:40000")
+	s4 := netip.MustParseAddrPort("198.51.100.2:7000")
+	base := connKey{epoch: 1, cid: 4, client: c4, server: s4}
+	keys := []connKey{base, {},
+		{epoch: 2, cid: 4, client: c4, server: s4},
+		{epoch: 1, cid: 8, client: c4, server: s4},
+		{epoch: 1, cid: 4, client: netip.AddrPortFrom(c4.Addr(), 40001), server: s4},
+		{epoch: 1, cid: 4, client: c4, server: netip.MustParseAddrPort("198.51.100.3:7000")},
+		{epoch: 1, cid: 4, client: netip.AddrPortFrom(netip.AddrFrom16(c4.Addr().As16()), 40000), server: s4}, // v4-mapped v6
+		{epoch: 1, cid: 4, client: netip.MustParseAddrPort("[fe80::1%eth0]:40000"), server: s4},
+		{epoch: 1, cid: 4, client: netip.MustParseAddrPort("[fe80::1%eth1]:40000"), server: s4},
+		{epoch: 1, cid: 4, client: s4, server: c4},
+	}
+	for i := range keys {
+		for j := range keys {
+			if got, want := keys[i].same(&keys[j]), keys[i] == keys[j]; got != want {
+				t.Errorf("keys %d and %d: same %v, == %v", i, j, got, want)
+			}
+		}
+	}
+}

@@ -71,6 +71,10 @@ type Packet struct {
 	abortName string // for ABORT: the code's name, "" unknown
 }
 
+// header is the full header of a packet Dissect found one in, with its
+// length known where it is inlined: the accessors then check no bounds.
+func (p *Packet) header() Header { return p.hdr[:HeaderLen:HeaderLen] }
+
 // Proto implements dissect.PDU.
 func (p *Packet) Proto() *dissect.ProtoInfo { return PRx }
 
