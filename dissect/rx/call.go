@@ -392,7 +392,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			ds.doff = -1
 		}
 		ds.asm.Pass(2, f.Num)
-	} else {
+	} else if !ds.asm.Append(int64(s), int64(s)+1, p.body) {
 		// out of order: held until the gap fills, within MaxCallData; a
 		// packet past maxPending held ones is counted, not kept (TooMany)
 		ds.asm.Add(int64(s), int64(s)+1, p.body, false, f.Num)

@@ -286,7 +286,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.accept(end, last)
 		return Added, Piece{}
 	}
-	if off == a.next && !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow {
+	if off == a.next && a.plain() {
 		// in order with nothing held ahead (most pieces of most units): no
 		// record, no search, nothing to merge after it; what the general
 		// path below does in this case, without its checks
@@ -348,6 +348,26 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.drain()
 	}
 	return Added, Piece{}
+}
+
+// plain reports that an in-order piece needs no record and nothing held
+// ahead waits for it: Add's and Append's fast path.
+func (a *Assembly) plain() bool {
+	return !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow
+}
+
+// Append is Add for the commonest piece, one that is not last and starts at
+// Next with nothing held ahead of it, without Add's verdicts: it reports
+// whether it took the piece (Add's Added). For anything else it changes
+// nothing and reports false; the caller then offers the piece to Add.
+func (a *Assembly) Append(off, end int64, data []byte) bool {
+	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
+		return false
+	}
+	a.keep(data)
+	a.n++
+	a.next = end
+	return true
 }
 
 // hi is the highest position held.
