@@ -127,11 +127,16 @@ func (t *Table[K, V]) Get(k K) *Entry[K, V] {
 // table calls it for each use).
 func (t *Table[K, V]) Touch(e *Entry[K, V]) {
 	e.stamp = t.acct.Now()
-	if t.head.prev == e || e.prev == nil { // newest already, or dropped
+	h := t.head
+	newest, prev := h.prev, e.prev
+	if newest == e || prev == nil { // newest already, or dropped
 		return
 	}
-	e.prev.next, e.next.prev = e.next, e.prev
-	t.pushNewest(e)
+	// unlink and push as the newest, each pointer loaded once
+	next := e.next
+	prev.next, next.prev = next, prev
+	e.prev, e.next = newest, h
+	newest.next, h.prev = e, e
 }
 
 func (t *Table[K, V]) pushNewest(e *Entry[K, V]) {
