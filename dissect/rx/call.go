@@ -23,16 +23,22 @@ func (k *connKey) same(o *connKey) bool {
 	return k.epoch == o.epoch && k.cid == o.cid && k.client == o.client && k.server == o.server
 }
 
-// connCacheSize is the number of slots of State.connCache (a power of two).
-const connCacheSize = 256
+// connCacheSize is the number of slots of State.connCache (a power of two),
+// in sets of connWays: two connections whose keys hash alike share a set
+// instead of pushing each other out of a single slot.
+const (
+	connCacheSize = 256
+	connWays      = 2
+)
 
-// connSlot hashes what tells a connection apart in practice (epoch, CID,
-// the client's port and the low octets of its address) to a connCache slot.
-func connSlot(k *connKey) int {
+// connSet hashes what tells a connection apart in practice (epoch, CID,
+// the client's port and the low octets of its address) to the first slot
+// of a connCache set.
+func connSet(k *connKey) int {
 	a := k.client.Addr().As16()
 	h := k.epoch*0x9e3779b1 ^ k.cid*0x85ebca77 ^ (uint32(k.client.Port())|binary.BigEndian.Uint32(a[12:])<<16)*0xc2b2ae3d
 	h ^= binary.BigEndian.Uint32(a[12:]) * 0x27d4eb2f
-	return int(h >> (32 - 8))
+	return int(h>>(32-8)) &^ (connWays - 1)
 }
 
 type sentRec struct {
@@ -198,13 +204,15 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if !h.AnyAddress() {
 		ck.client, ck.server = endpoints(f, fromClient)
 	}
-	// A few connections carry most packets, interleaved: a direct-mapped
+	// A few connections carry most packets, interleaved: a two-way
 	// cache in front of the map saves hashing the 72-octet key. A cached
 	// entry dropped since is not Live, or was reused under another key.
-	slot := &d.connCache[connSlot(&ck)]
-	ce := *slot
+	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connSet(&ck):])
+	ce := set[0]
 	if ce == nil || !ce.Live() || !ck.same(ce.KeyRef()) {
-		if ce = d.conns.Get(ck); ce == nil {
+		if ce = set[1]; ce != nil && ce.Live() && ck.same(ce.KeyRef()) {
+			d.conns.Touch(ce)
+		} else if ce = d.conns.Get(ck); ce == nil {
 			var old *dissect.Entry[connKey, conn]
 			ce, old = d.conns.Add(ck)
 			if old != nil && !d.connsFull {
@@ -216,7 +224,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 			d.connSeq++
 			ce.V = conn{id: d.connSeq}
 		}
-		*slot = ce
+		set[0], set[1] = ce, set[0] // the most recent first; the other way goes
 	} else {
 		d.conns.Touch(ce)
 	}

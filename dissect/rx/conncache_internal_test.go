@@ -19,7 +19,7 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 	client := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Client), 40000)
 	server := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Server), 7000)
 	slotOf := func(cid uint32) int {
-		return connSlot(&connKey{epoch: epoch, cid: cid, client: client, server: server})
+		return connSet(&connKey{epoch: epoch, cid: cid, client: client, server: server})
 	}
 	eng := dissect.NewEngine(dissect.Options{})
 	num := uint64(0)
@@ -72,6 +72,46 @@ func TestConnKeySame(t *testing.T) {
 		for j := range keys {
 			if got, want := keys[i].same(&keys[j]), keys[i] == keys[j]; got != want {
 				t.Errorf("keys %d and %d: same %v, == %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+// Two connections whose keys fall in the same connCache set, interleaved
+// packet by packet, both stay cached: each packet finds its entry in the set
+// (a single slot per hash would make every packet of one of them a map
+// lookup).
+func TestConnCacheTwoWays(t *testing.T) {
+	const epoch = 0x5f3a1b2c
+	client := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Client), 40000)
+	server := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Server), 7000)
+	key := func(cid uint32) connKey { return connKey{epoch: epoch, cid: cid, client: client, server: server} }
+	a, b := uint32(4), uint32(8)
+	for ka := key(a); ; b += 4 {
+		if kb := key(b); connSet(&kb) == connSet(&ka) {
+			break
+		}
+	}
+	eng := dissect.NewEngine(dissect.Options{})
+	d := eng.Instance("rx").(*State)
+	for num := uint64(1); num <= 6; num++ {
+		cid := a
+		if num%2 == 0 {
+			cid = b
+		}
+		h := HeaderFields{Epoch: epoch, CID: cid, CallNumber: uint32(num), Seq: 1, Serial: 1, Type: TypeData,
+			Flags: FlagClientInitiated | FlagLastPacket, ServiceID: 1}
+		data := testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 40000, 7000, append(h.Encode(nil), 0, 0, 0, 1))
+		eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num), LinkType: dissect.LinkTypeIPv4, Data: data})
+		k := key(cid)
+		set := d.connCache[connSet(&k):]
+		if set[0] == nil || set[0].Key() != k {
+			t.Fatalf("frame %d: its connection is not the newest of its cache set", num)
+		}
+		if num > 1 {
+			other := key(a + b - cid)
+			if set[1] == nil || set[1].Key() != other {
+				t.Fatalf("frame %d: the other connection of the set left the cache", num)
 			}
 		}
 	}

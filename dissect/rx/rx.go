@@ -92,7 +92,7 @@ type State struct {
 	abortQ      AbortCode // the rx.abort_code context
 
 	connSeq     uint64
-	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // by connSlot
+	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // in sets of connWays, by connSet
 	lastCall    *dissect.Entry[callKey, call]
 	lastCallKey callKey
 	callsFull   bool // the call table reached maxCalls (said once per pass)
