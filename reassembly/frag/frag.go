@@ -222,10 +222,11 @@ func (a *Assembly) Seen(pos int64) bool {
 	if pos >= a.cfg.Start && pos < a.next {
 		return true
 	}
-	h := a.h
-	if h == nil {
-		return false
-	}
+	return a.h != nil && a.h.seen(pos) // small enough to inline: the prefix is the common answer
+}
+
+// seen reports whether a piece held ahead of a hole covers pos.
+func (h *held) seen(pos int64) bool {
 	i := h.search(pos+1, h.done) // the first piece starting after pos
 	return i > h.done && h.pieces[i-1].End > pos
 }
@@ -414,12 +415,17 @@ func (a *Assembly) data(p *Piece) []byte {
 // keep appends in-order data to out, making room by letting go of the data
 // held ahead of holes (highest first), and returns how much it kept.
 func (a *Assembly) keep(b []byte) int {
-	if a.trunc {
-		return 0 // out is a prefix: nothing after a hole is kept
-	}
-	if len(a.out)+len(b) <= cap(a.out) && a.pbytes() == 0 && len(a.out)+len(b) <= a.cfg.MaxBytes && !a.slow {
+	if n := len(a.out) + len(b); !a.trunc && n <= cap(a.out) && a.pbytes() == 0 && n <= a.cfg.MaxBytes && !a.slow {
 		a.out = append(a.out, b...) // room, and nothing held ahead to let go
 		return len(b)
+	}
+	return a.keepSlow(b)
+}
+
+// keepSlow is keep when out is truncated or full, or data is held ahead.
+func (a *Assembly) keepSlow(b []byte) int {
+	if a.trunc {
+		return 0 // out is a prefix: nothing after a hole is kept
 	}
 	for len(a.out)+a.pbytes()+len(b) > a.cfg.MaxBytes && a.pbytes() > 0 {
 		a.h.dropHighest()
