@@ -1,6 +1,10 @@
 package capture
 
-import "io"
+import (
+	"encoding/binary"
+	"io"
+	"slices"
+)
 
 const (
 	pcapFileHeaderLen   = 24
@@ -163,32 +167,56 @@ func (r *Reader) commitWin() {
 // only saves Next's per-record calls. Each packet's Data is the record in
 // the read buffer until the caller points it at its copy in buf.
 func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
-	if r.format != formatPcap || r.havePend || r.err != nil {
+	if r.format != formatPcap || r.havePend || r.err != nil || len(pkts) >= maxPkts {
 		return pkts, offs, buf
 	}
 	r.commitWin()
 	b, _ := r.br.Peek(r.br.Buffered())
 	limit, _ := recordLimit(r.snaplen)
-	pos := 0
-	for len(pkts) < maxPkts && len(buf) < maxBytes && len(b)-pos >= pcapRecordHeaderLen {
-		h := b[pos : pos+pcapRecordHeaderLen]
-		caplen := r.u32(h[8:12])
-		if caplen > limit || uint64(len(b)-pos-pcapRecordHeaderLen) < uint64(caplen) {
+	// The reader's settings, loaded once: the loop is the per-record cost
+	// of reading a file.
+	be, nanos, linkType, erf := r.be, r.nanos, r.linkType, r.linkType == linkTypeERF
+	// Filled by index, not appended: a Packet append costs a temporary and
+	// a capacity check per record.
+	n0 := len(pkts)
+	pkts, offs = slices.Grow(pkts, maxPkts-n0), slices.Grow(offs, maxPkts-n0)
+	ps, po := pkts[n0:maxPkts], offs[n0:maxPkts]
+	pos, n := 0, 0
+	for n < len(ps) && n < len(po) && len(buf) < maxBytes {
+		rest := b[pos:]
+		if len(rest) < pcapRecordHeaderLen {
 			break
 		}
-		sec, frac, wirelen := r.u32(h[0:4]), r.u32(h[4:8]), r.u32(h[12:16])
+		h := (*[pcapRecordHeaderLen]byte)(rest)
+		var sec, frac, caplen, wirelen uint32
+		if be {
+			sec, frac = binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint32(h[4:8])
+			caplen, wirelen = binary.BigEndian.Uint32(h[8:12]), binary.BigEndian.Uint32(h[12:16])
+		} else {
+			sec, frac = binary.LittleEndian.Uint32(h[0:4]), binary.LittleEndian.Uint32(h[4:8])
+			caplen, wirelen = binary.LittleEndian.Uint32(h[8:12]), binary.LittleEndian.Uint32(h[12:16])
+		}
+		if caplen > limit || uint64(len(rest)-pcapRecordHeaderLen) < uint64(caplen) {
+			break
+		}
 		ns := int64(frac)
-		if !r.nanos {
+		if !nanos {
 			ns *= 1000
 		}
-		data := b[pos+pcapRecordHeaderLen : pos+pcapRecordHeaderLen+int(caplen)]
-		offs = append(offs, len(buf))
+		end := pcapRecordHeaderLen + int(caplen)
+		data := rest[pcapRecordHeaderLen:end:end]
+		p := &ps[n]
+		p.Data, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface = data, int64(sec)*1e9+ns, int(caplen), int(wirelen), linkType, 0
+		if erf {
+			p.Iface = r.iface(data)
+		}
+		po[n] = len(buf)
 		buf = append(buf, data...)
-		pkts = append(pkts, Packet{Data: data, TimeNS: int64(sec)*1e9 + ns, CapLen: int(caplen), WireLen: int(wirelen), LinkType: r.linkType,
-			Iface: r.iface(data)})
-		pos += pcapRecordHeaderLen + int(caplen)
-		r.frame++
+		pos += end
+		n++
 	}
+	pkts, offs = pkts[:n0+n], offs[:n0+n]
+	r.frame += uint64(n)
 	_, _ = r.br.Discard(pos) // cannot fail: the bytes are buffered
 	r.off += int64(pos)
 	return pkts, offs, buf

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -138,10 +139,25 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 		off += 16 + int(uint32(oversized[off+8])|uint32(oversized[off+9])<<8)
 	}
 	oversized[off+8], oversized[off+9] = 0x88, 0x13
+	// the same file as a big-endian writer writes it: every header field swapped
+	bigEndian := bytes.Clone(good)
+	swap := func(b []byte) { b[0], b[1], b[2], b[3] = b[3], b[2], b[1], b[0] }
+	swap(bigEndian[0:4])
+	bigEndian[4], bigEndian[5], bigEndian[6], bigEndian[7] = bigEndian[5], bigEndian[4], bigEndian[7], bigEndian[6]
+	for _, o := range []int{8, 12, 16, 20} {
+		swap(bigEndian[o : o+4])
+	}
+	for off := 24; off < len(bigEndian); {
+		caplen := int(binary.LittleEndian.Uint32(bigEndian[off+8:]))
+		for o := 0; o < 16; o += 4 {
+			swap(bigEndian[off+o : off+o+4])
+		}
+		off += 16 + caplen
+	}
 	for _, c := range []struct {
 		name string
 		data []byte
-	}{{"whole", good}, {"cut", good[:len(good)-7]}, {"cut-header", good[:len(good)-(16+2*(20+(n-1)%480))+5]}, {"oversized", oversized}} {
+	}{{"whole", good}, {"big-endian", bigEndian}, {"cut", good[:len(good)-7]}, {"cut-header", good[:len(good)-(16+2*(20+(n-1)%480))+5]}, {"oversized", oversized}} {
 		for _, chunked := range []bool{false, true} {
 			open := func() *Reader {
 				var src io.Reader = bytes.NewReader(c.data)
@@ -177,12 +193,13 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 					break
 				}
 				if i >= len(want) || !bytes.Equal(got.Data, want[i].Data) || got.TimeNS != want[i].TimeNS ||
-					got.CapLen != want[i].CapLen || got.WireLen != want[i].WireLen || got.LinkType != want[i].LinkType {
+					got.CapLen != want[i].CapLen || got.WireLen != want[i].WireLen || got.LinkType != want[i].LinkType ||
+					got.Iface != want[i].Iface {
 					t.Fatalf("%s (chunked %v): packet %d differs", c.name, chunked, i+1)
 				}
 			}
 			p.Close()
-			if c.name == "whole" && len(want) != n {
+			if (c.name == "whole" || c.name == "big-endian") && len(want) != n {
 				t.Fatalf("read %d of %d packets", len(want), n)
 			}
 		}

@@ -385,8 +385,21 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 // reports whether it got that far: false for an unusable link header,
 // which has its finding.
 func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
-	lt := linkType
 	e.linkOff = 0
+	if linkType == LinkTypeEthernet && len(data) > 23 {
+		fast := false
+		switch data[23] { // IPv4's protocol, if it is IPv4: each fast path checks
+		case IPProtoUDP:
+			fast = e.fastUDP4(f, data)
+		case IPProtoTCP:
+			fast = e.fastTCP4(f, data)
+		}
+		if fast {
+			e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
+			return true
+		}
+	}
+	lt := linkType
 	switch lt {
 	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14: // raw IP: the version nibble says which
 		lt = LinkTypeIPv4
@@ -422,19 +435,6 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 		f.AddFinding(-1, Note, GroupUndecoded, nil, "frame", "link type "+strconv.Itoa(int(linkType))+" is not supported")
 		f.Proto = "frame"
 		return false
-	}
-	if lt == LinkTypeEthernet && len(data) > 23 {
-		fast := false
-		switch data[23] { // IPv4's protocol, if it is IPv4: each fast path checks
-		case IPProtoUDP:
-			fast = e.fastUDP4(f, data)
-		case IPProtoTCP:
-			fast = e.fastTCP4(f, data)
-		}
-		if fast {
-			e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
-			return true
-		}
 	}
 	e.decodeLayers(first, data[e.linkOff:]) // errors show as missing layers, noted below
 	e.fillNet(f, bool(e.trunc))

@@ -43,6 +43,10 @@ type Entry[K comparable, V any] struct {
 // Key is the entry's key.
 func (e *Entry[K, V]) Key() K { return e.key }
 
+// KeyRef is the entry's key without a copy (a large key compared per
+// packet), for reading only.
+func (e *Entry[K, V]) KeyRef() *K { return &e.key }
+
 // maxFreeEntries bounds the dropped values kept for reuse: after the budget
 // drops thousands at once, the rest are left to the garbage collector (values
 // kept for reuse are not charged to the budget).
@@ -123,11 +127,16 @@ func (t *Table[K, V]) Get(k K) *Entry[K, V] {
 // table calls it for each use).
 func (t *Table[K, V]) Touch(e *Entry[K, V]) {
 	e.stamp = t.acct.Now()
-	if t.head.prev == e || e.prev == nil { // newest already, or dropped
+	h := t.head
+	newest, prev := h.prev, e.prev
+	if newest == e || prev == nil { // newest already, or dropped
 		return
 	}
-	e.prev.next, e.next.prev = e.next, e.prev
-	t.pushNewest(e)
+	// unlink and push as the newest, each pointer loaded once
+	next := e.next
+	prev.next, next.prev = next, prev
+	e.prev, e.next = newest, h
+	newest.next, h.prev = e, e
 }
 
 func (t *Table[K, V]) pushNewest(e *Entry[K, V]) {

@@ -69,3 +69,67 @@ func TestTableBudget(t *testing.T) {
 		t.Fatalf("Init left %d octets charged", b.Used())
 	}
 }
+
+// Touch keeps the list in exact least recently used order: random Touch,
+// Get, Add and Delete against a model list, All compared after each.
+func TestTableTouchOrder(t *testing.T) {
+	var tb Table[int, int]
+	tb.Init(8, 1, nil)
+	var model []int // oldest first
+	entries := map[int]*Entry[int, int]{}
+	use := func(k int) {
+		for i, m := range model {
+			if m == k {
+				model = append(model[:i], model[i+1:]...)
+				break
+			}
+		}
+		model = append(model, k)
+	}
+	seed := uint32(1)
+	for op := 0; op < 5000; op++ {
+		seed = seed*1664525 + 1013904223
+		k := int(seed>>16) % 12
+		switch e := entries[k]; {
+		case e != nil && seed&0x300 == 0:
+			tb.Delete(k)
+			delete(entries, k)
+			for i, m := range model {
+				if m == k {
+					model = append(model[:i], model[i+1:]...)
+					break
+				}
+			}
+		case e != nil && seed&0x400 != 0:
+			tb.Touch(e)
+			use(k)
+		case e != nil:
+			if tb.Get(k) != e {
+				t.Fatalf("op %d: Get(%d) lost its entry", op, k)
+			}
+			use(k)
+		default:
+			ne, old := tb.Add(k)
+			if old != nil {
+				if old.Key() != model[0] {
+					t.Fatalf("op %d: Add dropped %d, want the oldest %d", op, old.Key(), model[0])
+				}
+				delete(entries, model[0])
+				model = model[1:]
+			}
+			entries[k] = ne
+			use(k)
+		}
+		tb.Release()
+		i := 0
+		for k := range tb.All() {
+			if i >= len(model) || model[i] != k {
+				t.Fatalf("op %d: order differs from %v at %d (%d)", op, model, i, k)
+			}
+			i++
+		}
+		if i != len(model) {
+			t.Fatalf("op %d: %d entries, want %d", op, i, len(model))
+		}
+	}
+}

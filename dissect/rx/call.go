@@ -17,16 +17,28 @@ type connKey struct {
 	client, server netip.AddrPort
 }
 
-// connCacheSize is the number of slots of State.connCache (a power of two).
-const connCacheSize = 256
+// same is k == *o, without the copy and the generated comparison call:
+// epoch and CID, which tell most connections apart, first.
+func (k *connKey) same(o *connKey) bool {
+	return k.epoch == o.epoch && k.cid == o.cid && k.client == o.client && k.server == o.server
+}
 
-// connSlot hashes what tells a connection apart in practice (epoch, CID,
-// the client's port and the low octets of its address) to a connCache slot.
-func connSlot(k *connKey) int {
+// connCacheSize is the number of slots of State.connCache (a power of two),
+// in sets of connWays: two connections whose keys hash alike share a set
+// instead of pushing each other out of a single slot.
+const (
+	connCacheSize = 256
+	connWays      = 2
+)
+
+// connSet hashes what tells a connection apart in practice (epoch, CID,
+// the client's port and the low octets of its address) to the first slot
+// of a connCache set.
+func connSet(k *connKey) int {
 	a := k.client.Addr().As16()
 	h := k.epoch*0x9e3779b1 ^ k.cid*0x85ebca77 ^ (uint32(k.client.Port())|binary.BigEndian.Uint32(a[12:])<<16)*0xc2b2ae3d
 	h ^= binary.BigEndian.Uint32(a[12:]) * 0x27d4eb2f
-	return int(h >> (32 - 8))
+	return int(h>>(32-8)) &^ (connWays - 1)
 }
 
 type sentRec struct {
@@ -174,7 +186,7 @@ func droppedConn(k connKey, c *conn) string {
 // analyze runs the cross-packet analysis for one (sub-)packet: connection and
 // call state, RTT, retransmissions, gaps, reassembly and the service hand-off.
 func (d *State) analyze(f *dissect.Frame, p *Packet) {
-	h := p.hdr
+	h := p.header()
 	typ := h.Type()
 	if typ == 0 || typ > TypeVersion {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupProtocol, fType, "rx", "unknown packet type "+strconv.Itoa(int(typ)))
@@ -192,13 +204,15 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if !h.AnyAddress() {
 		ck.client, ck.server = endpoints(f, fromClient)
 	}
-	// A few connections carry most packets, interleaved: a direct-mapped
+	// A few connections carry most packets, interleaved: a two-way
 	// cache in front of the map saves hashing the 72-octet key. A cached
 	// entry dropped since is not Live, or was reused under another key.
-	slot := &d.connCache[connSlot(&ck)]
-	ce := *slot
-	if ce == nil || !ce.Live() || ce.Key() != ck {
-		if ce = d.conns.Get(ck); ce == nil {
+	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connSet(&ck):])
+	ce := set[0]
+	if ce == nil || !ce.Live() || !ck.same(ce.KeyRef()) {
+		if ce = set[1]; ce != nil && ce.Live() && ck.same(ce.KeyRef()) {
+			d.conns.Touch(ce)
+		} else if ce = d.conns.Get(ck); ce == nil {
 			var old *dissect.Entry[connKey, conn]
 			ce, old = d.conns.Add(ck)
 			if old != nil && !d.connsFull {
@@ -210,7 +224,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 			d.connSeq++
 			ce.V = conn{id: d.connSeq}
 		}
-		*slot = ce
+		set[0], set[1] = ce, set[0] // the most recent first; the other way goes
 	} else {
 		d.conns.Touch(ce)
 	}
@@ -317,7 +331,7 @@ func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 }
 
 func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
-	h := p.hdr
+	h := p.header()
 	s := p.seq
 	if s == 0 {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
@@ -386,7 +400,7 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			ds.doff = -1
 		}
 		ds.asm.Pass(2, f.Num)
-	} else {
+	} else if !ds.asm.Append(int64(s), int64(s)+1, p.body) {
 		// out of order: held until the gap fills, within MaxCallData; a
 		// packet past maxPending held ones is counted, not kept (TooMany)
 		ds.asm.Add(int64(s), int64(s)+1, p.body, false, f.Num)
@@ -456,7 +470,8 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c.dir[1].reset()
 		c.hasOp, c.reqSeen, c.req = false, false, flows.Request{}
 		c.serverPort, c.clientPort = 0, 0
-		c.epoch, c.cid = p.hdr.Epoch(), p.hdr.CID()&^3
+		h := p.header()
+		c.epoch, c.cid = h.Epoch(), h.CID()&^3
 		// A call number not above the channel's highest was seen before and
 		// its state dropped since: its packets can no longer be put together
 		// (and one already delivered must not be delivered again).
@@ -473,7 +488,8 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 }
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
-	key := callKey{conn: cn.id, channel: p.hdr.Channel(), call: p.hdr.CallNumber()}
+	h := p.header()
+	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
 	c := &d.call(f, p, cn, key).V
 	if c.serverPort == 0 {
 		if dir == 0 {
@@ -487,7 +503,7 @@ func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint3
 
 // deliver hands a completed direction (or an abort) to the services.
 func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir int, abort bool, code uint32) {
-	h := p.hdr
+	h := p.header()
 	cl := &d.callScratch
 	*cl = Call{Frame: f, Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), ServiceID: h.ServiceID(),
 		ServerPort: c.serverPort, ClientPort: c.clientPort, SecIdx: h.SecurityIndex(), Reply: dir == 1,

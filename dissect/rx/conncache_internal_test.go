@@ -19,7 +19,7 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 	client := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Client), 40000)
 	server := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Server), 7000)
 	slotOf := func(cid uint32) int {
-		return connSlot(&connKey{epoch: epoch, cid: cid, client: client, server: server})
+		return connSet(&connKey{epoch: epoch, cid: cid, client: client, server: server})
 	}
 	eng := dissect.NewEngine(dissect.Options{})
 	num := uint64(0)
@@ -50,4 +50,69 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 		others++
 	}
 	check(send(a, 1))
+}
+
+// connKey.same is ==: keys differing in any one field (a port, an address
+// family, a zone) are told apart, equal ones are not.
+func TestConnKeySame(t *testing.T) {
+	c4 := netip.MustParseAddrPort("198.51.100.1:40000")
+	s4 := netip.MustParseAddrPort("198.51.100.2:7000")
+	base := connKey{epoch: 1, cid: 4, client: c4, server: s4}
+	keys := []connKey{base, {},
+		{epoch: 2, cid: 4, client: c4, server: s4},
+		{epoch: 1, cid: 8, client: c4, server: s4},
+		{epoch: 1, cid: 4, client: netip.AddrPortFrom(c4.Addr(), 40001), server: s4},
+		{epoch: 1, cid: 4, client: c4, server: netip.MustParseAddrPort("198.51.100.3:7000")},
+		{epoch: 1, cid: 4, client: netip.AddrPortFrom(netip.AddrFrom16(c4.Addr().As16()), 40000), server: s4}, // v4-mapped v6
+		{epoch: 1, cid: 4, client: netip.MustParseAddrPort("[fe80::1%eth0]:40000"), server: s4},
+		{epoch: 1, cid: 4, client: netip.MustParseAddrPort("[fe80::1%eth1]:40000"), server: s4},
+		{epoch: 1, cid: 4, client: s4, server: c4},
+	}
+	for i := range keys {
+		for j := range keys {
+			if got, want := keys[i].same(&keys[j]), keys[i] == keys[j]; got != want {
+				t.Errorf("keys %d and %d: same %v, == %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+// Two connections whose keys fall in the same connCache set, interleaved
+// packet by packet, both stay cached: each packet finds its entry in the set
+// (a single slot per hash would make every packet of one of them a map
+// lookup).
+func TestConnCacheTwoWays(t *testing.T) {
+	const epoch = 0x5f3a1b2c
+	client := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Client), 40000)
+	server := netip.AddrPortFrom(netip.AddrFrom4(testpkt.Server), 7000)
+	key := func(cid uint32) connKey { return connKey{epoch: epoch, cid: cid, client: client, server: server} }
+	a, b := uint32(4), uint32(8)
+	for ka := key(a); ; b += 4 {
+		if kb := key(b); connSet(&kb) == connSet(&ka) {
+			break
+		}
+	}
+	eng := dissect.NewEngine(dissect.Options{})
+	d := eng.Instance("rx").(*State)
+	for num := uint64(1); num <= 6; num++ {
+		cid := a
+		if num%2 == 0 {
+			cid = b
+		}
+		h := HeaderFields{Epoch: epoch, CID: cid, CallNumber: uint32(num), Seq: 1, Serial: 1, Type: TypeData,
+			Flags: FlagClientInitiated | FlagLastPacket, ServiceID: 1}
+		data := testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 40000, 7000, append(h.Encode(nil), 0, 0, 0, 1))
+		eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num), LinkType: dissect.LinkTypeIPv4, Data: data})
+		k := key(cid)
+		set := d.connCache[connSet(&k):]
+		if set[0] == nil || set[0].Key() != k {
+			t.Fatalf("frame %d: its connection is not the newest of its cache set", num)
+		}
+		if num > 1 {
+			other := key(a + b - cid)
+			if set[1] == nil || set[1].Key() != other {
+				t.Fatalf("frame %d: the other connection of the set left the cache", num)
+			}
+		}
+	}
 }

@@ -71,6 +71,10 @@ type Packet struct {
 	abortName string // for ABORT: the code's name, "" unknown
 }
 
+// header is the full header of a packet Dissect found one in, with its
+// length known where it is inlined: the accessors then check no bounds.
+func (p *Packet) header() Header { return p.hdr[:HeaderLen:HeaderLen] }
+
 // Proto implements dissect.PDU.
 func (p *Packet) Proto() *dissect.ProtoInfo { return PRx }
 
@@ -88,7 +92,7 @@ type State struct {
 	abortQ      AbortCode // the rx.abort_code context
 
 	connSeq     uint64
-	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // by connSlot
+	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // in sets of connWays, by connSet
 	lastCall    *dissect.Entry[callKey, call]
 	lastCallKey callKey
 	callsFull   bool // the call table reached maxCalls (said once per pass)

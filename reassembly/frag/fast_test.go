@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestFastPathSame: the in-order fast path of Add and keep leaves an
+// TestFastPathSame: the in-order fast path of Add, Append and keep leaves an
 // assembly exactly as the general path does, under Rx's policy (positions,
 // no records) and the octet policy without records, through holes, drops
 // for MaxBytes, truncation, ends and resets.
@@ -53,7 +53,11 @@ func TestFastPathSame(t *testing.T) {
 			if off == fast.Next() && fast.Waiting() == 0 {
 				fastHits++
 			}
-			vf, pf := fast.Add(off, end, data, last, uint64(i))
+			var vf Verdict
+			var pf Piece
+			if last || !fast.Append(off, end, data) { // Append, then Add for what it leaves
+				vf, pf = fast.Add(off, end, data, last, uint64(i))
+			}
 			vs, ps := slow.Add(off, end, data, last, uint64(i))
 			if vf != vs || pf != ps {
 				t.Fatalf("cfg %d op %d: fast path %v %+v, general path %v %+v", ci, i, vf, pf, vs, ps)

@@ -222,10 +222,11 @@ func (a *Assembly) Seen(pos int64) bool {
 	if pos >= a.cfg.Start && pos < a.next {
 		return true
 	}
-	h := a.h
-	if h == nil {
-		return false
-	}
+	return a.h != nil && a.h.seen(pos) // small enough to inline: the prefix is the common answer
+}
+
+// seen reports whether a piece held ahead of a hole covers pos.
+func (h *held) seen(pos int64) bool {
 	i := h.search(pos+1, h.done) // the first piece starting after pos
 	return i > h.done && h.pieces[i-1].End > pos
 }
@@ -286,7 +287,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.accept(end, last)
 		return Added, Piece{}
 	}
-	if off == a.next && !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow {
+	if off == a.next && a.plain() {
 		// in order with nothing held ahead (most pieces of most units): no
 		// record, no search, nothing to merge after it; what the general
 		// path below does in this case, without its checks
@@ -350,6 +351,26 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 	return Added, Piece{}
 }
 
+// plain reports that an in-order piece needs no record and nothing held
+// ahead waits for it: Add's and Append's fast path.
+func (a *Assembly) plain() bool {
+	return !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow
+}
+
+// Append is Add for the commonest piece, one that is not last and starts at
+// Next with nothing held ahead of it, without Add's verdicts: it reports
+// whether it took the piece (Add's Added). For anything else it changes
+// nothing and reports false; the caller then offers the piece to Add.
+func (a *Assembly) Append(off, end int64, data []byte) bool {
+	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
+		return false
+	}
+	a.keep(data)
+	a.n++
+	a.next = end
+	return true
+}
+
 // hi is the highest position held.
 func (a *Assembly) hi() int64 {
 	if p, ok := a.Last(); ok {
@@ -394,12 +415,17 @@ func (a *Assembly) data(p *Piece) []byte {
 // keep appends in-order data to out, making room by letting go of the data
 // held ahead of holes (highest first), and returns how much it kept.
 func (a *Assembly) keep(b []byte) int {
-	if a.trunc {
-		return 0 // out is a prefix: nothing after a hole is kept
-	}
-	if len(a.out)+len(b) <= cap(a.out) && a.pbytes() == 0 && len(a.out)+len(b) <= a.cfg.MaxBytes && !a.slow {
+	if n := len(a.out) + len(b); !a.trunc && n <= cap(a.out) && a.pbytes() == 0 && n <= a.cfg.MaxBytes && !a.slow {
 		a.out = append(a.out, b...) // room, and nothing held ahead to let go
 		return len(b)
+	}
+	return a.keepSlow(b)
+}
+
+// keepSlow is keep when out is truncated or full, or data is held ahead.
+func (a *Assembly) keepSlow(b []byte) int {
+	if a.trunc {
+		return 0 // out is a prefix: nothing after a hole is kept
 	}
 	for len(a.out)+a.pbytes()+len(b) > a.cfg.MaxBytes && a.pbytes() > 0 {
 		a.h.dropHighest()

@@ -8,10 +8,13 @@ import (
 // FuzzAssembly feeds pieces of a known unit (and corrupt ones) in the
 // fuzzer's order under both policies and checks the invariants: held pieces
 // stay sorted and disjoint, kept data is always a prefix of the unit, the
-// limits hold, and a complete octet unit is exactly the unit.
+// limits hold, a complete octet unit is exactly the unit, and the fast paths
+// (Append, Add's and keep's) leave the assembly as the general path does.
 func FuzzAssembly(f *testing.F) {
 	f.Add([]byte{0, 8, 1, 16, 8, 0, 2, 8, 1}, false)
 	f.Add([]byte{3, 1, 0, 2, 1, 0, 1, 1, 1, 3, 1, 1}, true)
+	f.Add([]byte{1, 1, 4, 2, 1, 4, 4, 1, 4, 3, 1, 4}, true)
+	f.Add([]byte{0, 8, 4, 8, 8, 4, 24, 8, 0, 16, 8, 4}, false)
 	f.Fuzz(func(t *testing.T, ops []byte, seq bool) {
 		const size = 200
 		whole := unit(size)
@@ -21,8 +24,10 @@ func FuzzAssembly(f *testing.F) {
 		if seq {
 			cfg = &sq
 		}
-		var a Assembly
+		var a, g Assembly // g takes every piece the general way (no fast paths)
+		g.slow = true
 		a.Reset(cfg)
+		g.Reset(cfg)
 		corrupt := false
 		for i := 0; i+2 < len(ops); i += 3 {
 			off, n, fl := int64(ops[i]), int64(ops[i+1]%64), ops[i+2]
@@ -42,9 +47,17 @@ func FuzzAssembly(f *testing.F) {
 				data = bytes.Repeat([]byte{0xee}, len(data))
 			}
 			before := a.N()
-			v, _ := a.Add(off, end, data, fl&1 != 0 && !seq, uint64(i))
+			last := fl&1 != 0 && !seq
+			v := Added
+			if last || fl&4 == 0 || !a.Append(off, end, data) { // Append first when bit 2 says so
+				v, _ = a.Add(off, end, data, last, uint64(i))
+			}
 			if v != Added && a.N() != before {
 				t.Fatalf("verdict %d changed the piece count", v)
+			}
+			if vg, _ := g.Add(off, end, data, last, uint64(i)); vg != v || !bytes.Equal(a.Data(), g.Data()) ||
+				a.Next() != g.Next() || a.N() != g.N() || a.Truncated() != g.Truncated() || a.Waiting() != g.Waiting() {
+				t.Fatalf("piece %d: fast paths (verdict %d) and the general path (%d) disagree", i/3, v, vg)
 			}
 			corrupt = corrupt || v == Added && fl&2 != 0 && len(data) > 0
 			if !corrupt && !bytes.Equal(a.Data(), whole[:len(a.Data())]) {
