@@ -384,6 +384,14 @@ func (s *Sink) tables() []*table {
 	return t
 }
 
+// to makes day's part of t the one its rows go to: with date partitions
+// only (else the one part Start opened is).
+func (s *Sink) to(t *table, day int64) {
+	if s.byDate {
+		t.at(day)
+	}
+}
+
 // Frame adds the frame's row and its findings' and checks' rows.
 func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	capture := s.capture
@@ -391,13 +399,13 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	if s.byDate {
 		day = dayOf(f.TimeNS)
 	}
-	s.frames.at(day)
+	s.to(&s.frames.table, day)
 	s.frames.add(f, t, capture)
 	if s.calls != nil {
-		s.calls.at(day)
+		s.to(&s.calls.table, day)
 		s.calls.add(f, t, capture)
 		for ; s.calls.evicted > 0; s.calls.evicted-- {
-			s.finds.at(day)
+			s.to(s.finds, day)
 			s.finding(f, dissect.Note, dissect.GroupResponse, "rpcordma", "export: "+strconv.Itoa(maxPendingRDMA)+
 				" RPC-over-RDMA calls wait for their replies: the oldest is forgotten (its reply's calls row has no rdma_credits_requested, rdma_read_bytes)")
 		}
@@ -406,10 +414,10 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 		s.protoRows(f, t, day)
 	}
 	if len(f.Findings) > 0 {
-		s.finds.at(day)
+		s.to(s.finds, day)
 	}
 	if len(f.Checks) > 0 {
-		s.checks.at(day)
+		s.to(s.checks, day)
 	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
