@@ -56,13 +56,14 @@ const RowGroupRows = 1 << 20
 var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 // noBounds are the columns without min/max statistics: text whose
-// min/max prunes nothing (each page holds many addresses and protocols)
-// and whose bounds cost 10-15% of an export's time (profile of 1M Rx
-// frames: byteArrayDictionary.Bounds). Numbers, times and capture keep
-// theirs.
+// min/max prunes nothing (each page holds many addresses, protocols and
+// checks; capture is one value a file) and whose bounds cost 10-15% of an
+// export's time (profile of 1M Rx frames: byteArrayDictionary.Bounds;
+// check's were 110 instructions a row of checks). Numbers, times and ok
+// keep theirs.
 var noBounds = []parquet.WriterOption{parquet.SkipPageBounds("info"), parquet.SkipPageBounds("message"),
 	parquet.SkipPageBounds("src"), parquet.SkipPageBounds("dst"), parquet.SkipPageBounds("protocol"),
-	parquet.SkipPageBounds("frame_protocols"), parquet.SkipPageBounds("capture")}
+	parquet.SkipPageBounds("frame_protocols"), parquet.SkipPageBounds("capture"), parquet.SkipPageBounds("check")}
 
 // dictMaxBytes bounds a column chunk's dictionary: past it the column's
 // later pages are PLAIN. A dictionary helps columns of few values (ports,
@@ -383,6 +384,14 @@ func (s *Sink) tables() []*table {
 	return t
 }
 
+// to makes day's part of t the one its rows go to: with date partitions
+// only (else the one part Start opened is).
+func (s *Sink) to(t *table, day int64) {
+	if s.byDate {
+		t.at(day)
+	}
+}
+
 // Frame adds the frame's row and its findings' and checks' rows.
 func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	capture := s.capture
@@ -390,13 +399,13 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 	if s.byDate {
 		day = dayOf(f.TimeNS)
 	}
-	s.frames.at(day)
+	s.to(&s.frames.table, day)
 	s.frames.add(f, t, capture)
 	if s.calls != nil {
-		s.calls.at(day)
+		s.to(&s.calls.table, day)
 		s.calls.add(f, t, capture)
 		for ; s.calls.evicted > 0; s.calls.evicted-- {
-			s.finds.at(day)
+			s.to(s.finds, day)
 			s.finding(f, dissect.Note, dissect.GroupResponse, "rpcordma", "export: "+strconv.Itoa(maxPendingRDMA)+
 				" RPC-over-RDMA calls wait for their replies: the oldest is forgotten (its reply's calls row has no rdma_credits_requested, rdma_read_bytes)")
 		}
@@ -405,10 +414,10 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 		s.protoRows(f, t, day)
 	}
 	if len(f.Findings) > 0 {
-		s.finds.at(day)
+		s.to(s.finds, day)
 	}
 	if len(f.Checks) > 0 {
-		s.checks.at(day)
+		s.to(s.checks, day)
 	}
 	for i := range f.Findings {
 		fd := &f.Findings[i]

@@ -1150,11 +1150,26 @@ func TestCallsRDP(t *testing.T) {
 // TestPruningStatistics: the frames file keeps what engines prune row
 // groups and pages by, numbers and times with min and max in the column
 // chunk and the page index, although the data pages' headers have none;
-// text columns without bounds have none.
+// text columns without bounds have none. The checks file: frame_number
+// and ok have bounds, check (many checks a page) none.
 func TestPruningStatistics(t *testing.T) {
 	s, _, _, err := exportRun(t, t.TempDir(), "../pcaps/rx/vos-dump-bulk.pcap")
 	if err != nil {
 		t.Fatal(err)
+	}
+	s2, _, _, err := exportRun(t, t.TempDir(), "../pcaps/ib/roce_rping.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := readMeta(t, s2.Files()[2])
+	if len(checks.RowGroups) == 0 || checks.NumRows == 0 {
+		t.Fatalf("checks: %d rows", checks.NumRows)
+	}
+	for _, c := range checks.RowGroups[0].Columns {
+		name, stats := c.MetaData.PathInSchema[0], c.MetaData.Statistics
+		if bounds := len(stats.MinValue) != 0 || len(stats.MaxValue) != 0; bounds != (name != "check" && name != "capture") {
+			t.Errorf("checks %s: bounds %q %q", name, stats.MinValue, stats.MaxValue)
+		}
 	}
 	f, err := os.Open(s.Files()[0])
 	if err != nil {
@@ -1188,6 +1203,22 @@ func TestPruningStatistics(t *testing.T) {
 	if n := pf.Metadata().RowGroups[0].NumRows; n != 370 {
 		t.Errorf("%d rows", n)
 	}
+}
+
+// readMeta is a file's footer.
+func readMeta(t *testing.T, path string) *format.FileMetaData {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf.Metadata()
 }
 
 // TestFieldEncodings: -e integer columns are DELTA_BINARY_PACKED (a serial

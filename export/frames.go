@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"unsafe"
@@ -47,16 +48,22 @@ type frameTable struct {
 	chain []byte
 	addr  []byte
 	rows  *typedRows[frameRow] // without -e columns
-	// with rows: the capture column, and the last addresses seen
+	// with rows: the capture column, and the addresses' texts
 	capture string
-	addrs   [addrCache]addrText
-	nextA   int // the entry of addrs the next address replaces
+	addrs   *[addrSlots]addrText
+	batch   uint64 // the batch being built (1 the first): addrs of others are stale
 }
 
-// addrCache addresses keep their text for a batch: the two ends of a
-// conversation and another's (RoCE alternates src and dst every frame;
-// formatting each again took 250 instructions per frame).
-const addrCache = 4
+// addrSlots addresses keep their text for a batch, each in the slot its
+// hash picks: the hosts of a busy capture are formatted once a batch
+// instead of every row (RoCE alternates src and dst every frame; the 64
+// flows of a generated Rx capture took 200 instructions a frame in
+// netip's formatting with a cache of the last 4). An address whose slot
+// another holds takes it over (the other is formatted again when seen).
+const (
+	addrBits  = 8
+	addrSlots = 1 << addrBits
+)
 
 func newFrameTable(fields []string) (*frameTable, error) {
 	cols := append([]column(nil), frameColumns...)
@@ -94,6 +101,7 @@ func newFrameTable(fields []string) (*frameTable, error) {
 	if len(ft.extra) == 0 {
 		ft.rows = newTypedRows[frameRow](ft.schema)
 		ft.fast = ft.rows
+		ft.addrs = new([addrSlots]addrText)
 	}
 	return ft, nil
 }
@@ -192,23 +200,28 @@ type frameRow struct {
 	Info           string `parquet:"info"`
 }
 
-// addrText is an address and its text in the batch's arena: the rows of
-// one flow in a row reuse it instead of formatting it again.
+// addrText is an address and its text in the arena of the batch it was
+// made in: the batch's rows of the address reuse it.
 type addrText struct {
-	a netip.Addr
-	s string
+	a     netip.Addr
+	s     string
+	batch uint64
+}
+
+// slot is a's slot in addrs.
+func (ft *frameTable) slot(a netip.Addr) *addrText {
+	b := a.As16()
+	h := (binary.LittleEndian.Uint64(b[:8]) ^ binary.LittleEndian.Uint64(b[8:])) * 0x9e3779b97f4a7c15
+	return &ft.addrs[h>>(64-addrBits)]
 }
 
 func (ft *frameTable) addrText(a netip.Addr) string {
-	for i := range ft.addrs {
-		if c := &ft.addrs[i]; c.a == a && c.s != "" {
-			return c.s
-		}
+	c := ft.slot(a)
+	if c.batch == ft.batch && c.a == a {
+		return c.s
 	}
-	c := &ft.addrs[ft.nextA]
-	ft.nextA = (ft.nextA + 1) % addrCache
 	ft.addr = a.AppendTo(ft.addr[:0])
-	c.a, c.s = a, ft.rows.text(ft.addr)
+	c.a, c.s, c.batch = a, ft.rows.text(ft.addr), ft.batch
 	return c.s
 }
 
@@ -216,7 +229,7 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 	ff := ft.rows
 	if ft.n == 0 {
 		ff.arena = ff.arena[:0]
-		ft.addrs = [addrCache]addrText{} // they pointed into the arena
+		ft.batch++ // the former batch's texts were in the arena
 	}
 	r := &ff.rows[ft.n]
 	r.Capture = ft.capture

@@ -177,10 +177,7 @@ func exportRun(o *ExportOptions) error {
 		return err
 	}
 	for i := range eos {
-		eos[i].Conversations = eos[i].Conversations || o.Flows
-		if eos[i].MaxMem == 0 {
-			eos[i].MaxMem = exportLimit
-		}
+		eos[i] = o.engineOptions(eos[i])
 	}
 	// The collector's soft limit, per file: also the room of its Parquet
 	// row groups (tens of MB); at 64M per file it collected 117 times on
@@ -274,6 +271,20 @@ func exportRun(o *ExportOptions) error {
 			len(errs), len(o.Files))}
 	}
 	return nil
+}
+
+// engineOptions are a file's engine options for the tables asked for:
+// conversations and the dissectors' own flow counters (-z
+// infiniband,flows...) only for the flows table (without it a RoCE
+// frame's flow counting was 200 of an export's instructions), the
+// export's budget unless --max-mem gives one.
+func (o *ExportOptions) engineOptions(eo dissect.Options) dissect.Options {
+	eo.Conversations = eo.Conversations || o.Flows
+	eo.NoProtoStats = !o.Flows
+	if eo.MaxMem == 0 {
+		eo.MaxMem = exportLimit
+	}
+	return eo
 }
 
 // exportLimit is each file's table budget without --max-mem, larger than

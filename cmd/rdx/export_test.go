@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/internal/iostreams"
 	"github.com/rdx-project/rdx/internal/progress"
 )
@@ -163,5 +164,60 @@ func TestExportParallel(t *testing.T) {
 	}
 	if got := status.ReplaceAllString(lines3, ""); strings.ReplaceAll(got, "\r\x1b[K", "") != lines1 {
 		t.Errorf("-j 3 on a terminal printed\n%q\n-j 1\n%q", lines3, lines1)
+	}
+}
+
+// TestExportProtoStats: the dissectors' own flow counters (-z
+// infiniband,flows, rpc,srt, rx,srt) are counted only for the flows
+// table; without --flows the frames, findings and checks written are the
+// same, byte for byte, and with it the flows table has the PSN gaps and
+// NAKs of a lossy RoCE capture.
+func TestExportProtoStats(t *testing.T) {
+	if eo := (&ExportOptions{}).engineOptions(dissect.Options{}); !eo.NoProtoStats || eo.Conversations || eo.MaxMem != exportLimit {
+		t.Errorf("without --flows: %+v", eo)
+	}
+	if eo := (&ExportOptions{Flows: true}).engineOptions(dissect.Options{MaxMem: 1 << 20}); eo.NoProtoStats || !eo.Conversations || eo.MaxMem != 1<<20 {
+		t.Errorf("--flows: %+v", eo)
+	}
+	file := "../../pcaps/kernel/lossy_nfs3_rdma_roce.pcap"
+	export := func(args ...string) string {
+		dir := t.TempDir()
+		io, _, _, errOut := iostreams.Test()
+		if c := run(io, append(append([]string{"export", "-w", dir}, args...), file)); c != 0 {
+			t.Fatalf("%q: exit %d: %s", args, c, errOut)
+		}
+		return dir
+	}
+	without, with := export(), export("--flows")
+	for _, table := range []string{"frames", "findings", "checks"} {
+		p := filepath.Join(table, "host=lossy_nfs3_rdma_roce", "lossy_nfs3_rdma_roce.pcap.parquet")
+		a, err := os.ReadFile(filepath.Join(without, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(with, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs with --flows", table)
+		}
+	}
+	rows, err := parquet.ReadFile[struct {
+		Kind    string  `parquet:"kind"`
+		PSNGaps *uint64 `parquet:"psn_gaps,optional"`
+		NAKs    *uint64 `parquet:"naks,optional"`
+	}](filepath.Join(with, "flows", "host=lossy_nfs3_rdma_roce", "lossy_nfs3_rdma_roce.pcap.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gaps, naks uint64
+	for _, r := range rows {
+		if r.Kind == "qp" && r.PSNGaps != nil && r.NAKs != nil {
+			gaps, naks = gaps+*r.PSNGaps, naks+*r.NAKs
+		}
+	}
+	if gaps == 0 || naks == 0 {
+		t.Errorf("flows table: %d PSN gaps, %d NAKs counted", gaps, naks)
 	}
 }
