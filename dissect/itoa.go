@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 )
@@ -21,30 +22,54 @@ func AppendUint(dst []byte, v uint64) []byte {
 // AppendUintWidth appends v in decimal right-aligned in width octets, the
 // lead filled with pad: ' ' as %*d, '0' as %0*d (render's columns and
 // the Time column's decimals). One digit writer for dissect, dissect/ib
-// and render.
+// and render: up to eight digits (digits8) and their lead in one 8-octet
+// store, no loop over digits; more go through appendUintWide.
 func AppendUintWidth(dst []byte, v uint64, width int, pad byte) []byte {
+	l := len(dst)
+	if v >= 1e8 || uint(width) > 8 || cap(dst)-l < 8 {
+		return appendUintWide(dst, v, width, pad)
+	}
 	n := DecDigits(v)
 	w := max(n, width)
-	l := len(dst)
-	dst = slices.Grow(dst, w)[:l+w]
-	b := dst[l:]
-	i := w
-	for j := range w - n {
-		b[j] = pad
+	x := digits8(v) >> ((64 - 8*w) & 63) // the last w digits: n, after w-n zeros
+	if lead := w - n; lead > 0 && pad != '0' {
+		m := uint64(1)<<(8*lead&63) - 1
+		x = x&^m | uint64(pad)*0x0101010101010101&m
 	}
-	for v >= 100 {
-		q := v / 100
-		d := (v - q*100) * 2
-		b[i-2], b[i-1] = Digits2[d], Digits2[d+1]
-		i -= 2
-		v = q
+	// the octets past the column are capacity, written over by what follows
+	binary.LittleEndian.PutUint64(dst[l:l+8], x)
+	return dst[:l+w]
+}
+
+// appendUintWide is AppendUintWidth for more than eight digits or a column
+// wider than eight, or without room for the 8-octet store: it makes the
+// room, then writes the lead and 8 digits at a time through AppendUintWidth.
+func appendUintWide(dst []byte, v uint64, width int, pad byte) []byte {
+	width = max(width, 0)
+	dst = slices.Grow(dst, max(width, 20)+8) // 20: the digits of any uint64
+	if v >= 1e8 {
+		// the digits above the last eight, then those eight
+		dst = appendUintWide(dst, v/1e8, width-8, pad)
+		return AppendUintWidth(dst, v%1e8, 8, '0')
 	}
-	if v >= 10 {
-		b[i-2], b[i-1] = Digits2[2*v], Digits2[2*v+1]
-	} else {
-		b[i-1] = byte('0' + v)
+	for ; width > 8; width-- {
+		dst = append(dst, pad)
 	}
-	return dst
+	return AppendUintWidth(dst, v, width, pad)
+}
+
+// digits8 is v (< 1e8) as eight ASCII digits with leading zeros, the first
+// in the low octet (the order a little-endian store writes). Each step
+// splits every lane of the word in two by a multiply-shift division
+// (exact in these ranges; TestDigits8 checks every v): 4+4 digits in
+// 32-bit lanes, then 2+2+2+2 in 16-bit lanes, then one per octet.
+func digits8(v uint64) uint64 {
+	x := v/10000 | v%10000<<32
+	q := x * 10486 >> 20 & 0x0000007f0000007f // lane/100
+	x = q | (x-q*100)<<16
+	q = x * 103 >> 10 & 0x000f000f000f000f // lane/10
+	x = q | (x-q*10)<<8
+	return x | 0x3030303030303030
 }
 
 // Pow10 holds 10^i (DecDigits; render cuts decimals with it). Read only.

@@ -124,13 +124,21 @@ func (c *AddrCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 boo
 	}
 	s := &c.slots[(k*0x9e3779b97f4a7c15)>>(64-8)] // 8 bits: addrCacheSize
 	if s.key != k {
-		if col := appendEndpoint(s.text[:0], a, port, l4); len(col) != len(s.text) {
+		// written where it has room (the digit writer stores 8 octets at a
+		// time), then kept
+		var b [len(s.text) + 16]byte
+		col := appendEndpoint(b[:0], a, port, l4)
+		if len(col) != len(s.text) {
 			s.key = 0
 			return append(dst, col...) // cannot happen (see above); not cached then
 		}
-		s.key = k
+		s.key, s.text = k, [len(s.text)]byte(col)
 	}
-	return append(dst, s.text[:]...)
+	// one fixed-size copy, not append's general memmove
+	l := len(dst)
+	dst = slices.Grow(dst, len(s.text))[:l+len(s.text)]
+	*(*[len(s.text)]byte)(dst[l:]) = s.text
+	return dst
 }
 
 func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
