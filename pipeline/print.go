@@ -42,7 +42,7 @@ type printer struct {
 	shown     int64
 	seenShown bool
 	allShown  bool
-	addrs     render.AddrCache // the summary's address columns (one printer per -j worker)
+	cols      render.SummaryCache // the summary's repeated columns (one printer per -j worker)
 }
 
 // newPrinter checks the print options (even for -q, as before: -e without
@@ -153,7 +153,7 @@ func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 		if pr.p.Verbose {
 			buf = render.VerboseOnly(buf, t, pr.p.Style, pr.p.Only)
 		} else {
-			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.addrs)
+			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.cols)
 		}
 		if pr.p.Hex {
 			if pr.p.Verbose {

@@ -40,15 +40,27 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 	return SummaryClock(dst, f, &c, st, nil)
 }
 
-// AddrCache holds the formatted address columns of recent IPv4 endpoints
-// for SummaryCached: a capture's frames mostly repeat a few, and writing one
-// costs a summary line some 300 instructions. Not safe for concurrent use:
-// one per goroutine that renders.
-type AddrCache struct {
+// SummaryCache holds what a summary line's columns repeat from the lines
+// before, for SummaryClock: the address columns of recent IPv4 endpoints
+// (a capture's frames mostly repeat a few, and writing one costs some 300
+// instructions), the last frame number (the next is mostly one more: its
+// text counts up in place), and the last Length and Protocol columns. Not
+// safe for concurrent use: one per goroutine that renders.
+type SummaryCache struct {
 	slots [addrCacheSize]addrSlot
+	num   uint64 // the last frame number, its column in numText[:numLen] (0: none)
+	wire  int    // the last Length, its column in wireText[:wireLen] (0: none)
+	proto string // the last Protocol (f.Proto), its column in protoText[:protoLen] (0: none)
+	// what else InfiniBand's Protocol column depends on (appendProtoColumn)
+	protoL4  bool
+	protoEth uint16
+
+	numLen, wireLen, protoLen int
+	numText, wireText         [8]byte
+	protoText                 [16]byte
 }
 
-// addrCacheSize is the number of endpoints AddrCache holds (a power of two).
+// addrCacheSize is the number of endpoints SummaryCache holds (a power of two).
 const addrCacheSize = 256
 
 type addrSlot struct {
@@ -57,19 +69,19 @@ type addrSlot struct {
 }
 
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
-// the address columns taken from ac when it holds them (ac may be nil).
-func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCache) []byte {
+// the columns sc holds taken from it (sc may be nil).
+func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
-	dst = appendUintPad(dst, f.Num, 6)
+	dst = sc.appendNum(dst, f.Num)
 	dst = append(dst, ' ')
 	dst = c.Append(dst, f.TimeNS)
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
-		dst = ac.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
+		dst = sc.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
 		dst = append(dst, " → "...)
-		dst = ac.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
+		dst = sc.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
 	} else if f.Link.Kind != dissect.LinkNone {
 		start := len(dst)
 		dst = pad(f.Link.AppendLinkAddr(dst, true), start, 21)
@@ -87,15 +99,13 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 	if proto != "" {
 		dst = append(dst, proto...)
 	}
-	start := len(dst)
-	dst = appendProtoColumn(dst, f)
-	dst = pad(dst, start, protoWidth)
+	dst = sc.appendProto(dst, f)
 	if proto != "" {
 		dst = append(dst, st.Reset...)
 	}
 	dst = append(dst, ' ')
 	if f.WireLen >= 0 {
-		dst = appendUintPad(dst, uint64(f.WireLen), 5)
+		dst = sc.appendWireLen(dst, f.WireLen)
 	} else {
 		dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
 	}
@@ -110,10 +120,80 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 	return append(dst, '\n')
 }
 
+// appendNum appends the No. column: frame number v right-aligned in 6.
+func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
+	if c == nil || v >= 1e8 {
+		return appendUintPad(dst, v, 6)
+	}
+	if v != c.num+1 || !countUp(c.numText[:c.numLen]) {
+		var b [8]byte
+		c.numLen = copy(c.numText[:], appendUintPad(b[:0], v, 6)) // v < 1e8: 8 octets at most
+	}
+	c.num = v
+	return appendWord(dst, &c.numText, c.numLen)
+}
+
+// countUp adds one to the decimal number right-aligned in b, false when
+// it has no room for another digit (b is then to be written anew).
+func countUp(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch b[i] {
+		case '9':
+			b[i] = '0'
+		case ' ':
+			b[i] = '1'
+			return true
+		default:
+			b[i]++
+			return true
+		}
+	}
+	return false
+}
+
+// appendWireLen appends the Length column: n (not negative) right-aligned in 5.
+func (c *SummaryCache) appendWireLen(dst []byte, n int) []byte {
+	if c == nil || n >= 1e8 {
+		return appendUintPad(dst, uint64(n), 5)
+	}
+	if n != c.wire || c.wireLen == 0 {
+		var b [8]byte
+		c.wire, c.wireLen = n, copy(c.wireText[:], appendUintPad(b[:0], uint64(n), 5))
+	}
+	return appendWord(dst, &c.wireText, c.wireLen)
+}
+
+// appendProto appends the Protocol column, padded to protoWidth.
+func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
+	if c != nil && c.protoLen > 0 && f.Proto == c.proto && f.Net.HasL4 == c.protoL4 && f.Net.EtherType == c.protoEth {
+		l := len(dst)
+		dst = slices.Grow(dst, len(c.protoText))
+		*(*[len(c.protoText)]byte)(dst[l : l+len(c.protoText)]) = c.protoText
+		return dst[:l+c.protoLen]
+	}
+	start := len(dst)
+	dst = pad(appendProtoColumn(dst, f), start, protoWidth)
+	if c != nil {
+		c.proto, c.protoL4, c.protoEth, c.protoLen = f.Proto, f.Net.HasL4, f.Net.EtherType, 0
+		if n := len(dst) - start; n <= len(c.protoText) {
+			c.protoLen = copy(c.protoText[:], dst[start:])
+		}
+	}
+	return dst
+}
+
+// appendWord appends the first n octets of b by one 8-octet copy.
+func appendWord(dst []byte, b *[8]byte, n int) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 8)
+	*(*[8]byte)(dst[l : l+8]) = *b
+	return dst[:l+n]
+}
+
 // appendEndpoint appends an address column: the address, ":port" with a
 // transport header, padded to 21 columns. An IPv4 column is then exactly 21
 // octets ("255.255.255.255:65535" is the longest), which c keeps.
-func (c *AddrCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
+func (c *SummaryCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
 	if c == nil || !a.Is4() {
 		return appendEndpoint(dst, a, port, l4)
 	}

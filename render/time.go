@@ -60,6 +60,9 @@ func (c *Clock) Append(dst []byte, ns int64) []byte {
 	}
 	switch c.Format {
 	case TimeRelative:
+		if !c.HMS { // the default: straight to the digits
+			return appendFixed(dst, ns-c.First, digits)
+		}
 		return c.appendSpan(dst, ns-c.First, digits)
 	case TimeDelta:
 		return c.appendSpan(dst, ns-c.Prev, digits)
@@ -138,13 +141,16 @@ func appendFixed(dst []byte, ns int64, digits int) []byte {
 		dst = append(dst, '-')
 		u = uint64(-ns)
 	}
-	dst = appendUintPad(dst, u/1e9, 0)
+	dst = dissect.AppendUint(dst, u/1e9) // mostly one digit: no call
 	return appendFrac(dst, u%1e9, digits)
 }
 
 // appendFrac appends "." and the first digits decimals of frac nanoseconds.
 func appendFrac(dst []byte, frac uint64, digits int) []byte {
 	dst = append(dst, '.')
+	if digits == 9 { // nanoseconds: the first decimal, then the eight AppendUintWidth writes at once
+		return appendUintPad0(append(dst, byte('0'+frac/1e8)), frac%1e8, 8)
+	}
 	return appendUintPad0(dst, frac/dissect.Pow10[9-digits], digits) // dissect.Pow10[9-digits] cuts to digits decimals
 }
 
