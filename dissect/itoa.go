@@ -16,6 +16,13 @@ func AppendUint(dst []byte, v uint64) []byte {
 	if v < 100 {
 		return append(dst, Digits2[2*v], Digits2[2*v+1])
 	}
+	if v < 10000 { // most protocol numbers: without AppendUintWidth's call
+		q, r := v/100, v%100*2
+		if q < 10 {
+			return append(dst, byte('0'+q), Digits2[r], Digits2[r+1])
+		}
+		return append(dst, Digits2[2*q], Digits2[2*q+1], Digits2[r], Digits2[r+1])
+	}
 	return AppendUintWidth(dst, v, 0, ' ')
 }
 

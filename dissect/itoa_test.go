@@ -12,7 +12,7 @@ import (
 
 func TestAppendUintAsStrconv(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 6))
-	vals := []uint64{0, 9, 10, 99, 100, 999, 1000, 12345, math.MaxUint32, math.MaxUint64}
+	vals := []uint64{0, 9, 10, 99, 100, 999, 1000, 1009, 9999, 10000, 12345, math.MaxUint32, math.MaxUint64}
 	for i := 0; i < 50000; i++ {
 		vals = append(vals, rnd.Uint64()>>rnd.IntN(64))
 	}
