@@ -49,20 +49,31 @@ func AppendUintWidth(dst []byte, v uint64, width int, pad byte) []byte {
 }
 
 // appendUintWide is AppendUintWidth for more than eight digits or a column
-// wider than eight, or without room for the 8-octet store: it makes the
-// room, then writes the lead and 8 digits at a time through AppendUintWidth.
+// wider than eight, or without room for the 8-octet store: the lead, then
+// the first 1-8 digits, then eight at a time. (No recursion: it would make
+// every dst escape to the heap.)
 func appendUintWide(dst []byte, v uint64, width int, pad byte) []byte {
-	width = max(width, 0)
-	dst = slices.Grow(dst, max(width, 20)+8) // 20: the digits of any uint64
-	if v >= 1e8 {
-		// the digits above the last eight, then those eight
-		dst = appendUintWide(dst, v/1e8, width-8, pad)
-		return AppendUintWidth(dst, v%1e8, 8, '0')
-	}
-	for ; width > 8; width-- {
+	n := DecDigits(v)
+	dst = slices.Grow(dst, max(n, width)+8)
+	for ; width > n; width-- {
 		dst = append(dst, pad)
 	}
-	return AppendUintWidth(dst, v, width, pad)
+	g := (n - 1) / 8 // groups of eight after the first
+	m := n - 8*g     // the first group's digits
+	dst = appendOctets(dst, digits8(v/Pow10[8*g]%1e8)>>(64-8*m), m)
+	for g--; g >= 0; g-- {
+		dst = appendOctets(dst, digits8(v/Pow10[8*g]%1e8), 8)
+	}
+	return dst
+}
+
+// appendOctets appends the first n (at most 8) octets of x as a
+// little-endian store writes them.
+func appendOctets(dst []byte, x uint64, n int) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 8)
+	binary.LittleEndian.PutUint64(dst[l:l+8], x)
+	return dst[:l+n]
 }
 
 // digits8 is v (< 1e8) as eight ASCII digits with leading zeros, the first

@@ -42,7 +42,7 @@ type printer struct {
 	shown     int64
 	seenShown bool
 	allShown  bool
-	summary   bool // the text summary line and nothing else (the common case: Frame goes straight to it)
+	summary   bool                // the text summary line and nothing else (the common case: Frame goes straight to it)
 	cols      render.SummaryCache // the summary's repeated columns (one printer per -j worker)
 }
 

@@ -66,3 +66,31 @@ func TestSummaryCacheColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCacheNoAlloc: a summary line allocates nothing, also when
+// the cache misses (a number that does not count up, a new length,
+// protocol or endpoint, a number wider than the cache holds): the digit
+// writer's scratch must stay on the stack.
+func TestSummaryCacheNoAlloc(t *testing.T) {
+	var c render.SummaryCache
+	var f dissect.Frame
+	f.Net = dissect.Net{HasIP: true, HasL4: true, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2")}
+	protos := []string{"udp", "rx", "infiniband"}
+	buf := make([]byte, 0, 4096)
+	clk := &render.Clock{Digits: 9}
+	i := 0
+	if n := testing.AllocsPerRun(1000, func() {
+		i++
+		f.Num += uint64(i % 3)
+		if i%100 == 0 {
+			f.Num += 1e8
+		}
+		f.TimeNS += 1_234_567_891
+		f.WireLen = 60 + i%4
+		f.Proto = protos[i%len(protos)]
+		f.Net.SrcPort = uint16(i)
+		buf = render.SummaryClock(buf[:0], &f, clk, nil, &c)
+	}); n != 0 {
+		t.Errorf("%v allocations a summary line", n)
+	}
+}
