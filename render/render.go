@@ -60,13 +60,17 @@ type SummaryCache struct {
 	protoText                 [16]byte
 }
 
-// addrCacheSize is the number of endpoints SummaryCache holds (a power of two).
+// addrCacheSize is the number of address pairs SummaryCache holds (a
+// power of two).
 const addrCacheSize = 256
 
 type addrSlot struct {
-	key  uint64   // 1<<63 | IPv4 address<<17 | port<<1 | has a port; 0: empty
-	text [21]byte // the column as Summary writes it, padded to 21
+	src, dst uint64   // endpointKey of each end; 0: empty
+	text     [48]byte // "src → dst" as Summary writes it: 21 + 5 + 21 octets
 }
+
+// addrPairLen is the length of an address pair's text in addrSlot.
+const addrPairLen = 21 + len(" → ") + 21
 
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
 // the columns sc holds taken from it (sc may be nil).
@@ -79,9 +83,7 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	dst = append(dst, ' ')
 	n := &f.Net
 	if n.HasIP {
-		dst = sc.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
-		dst = append(dst, " → "...)
-		dst = sc.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
+		dst = sc.appendEndpoints(dst, n)
 	} else if f.Link.Kind != dissect.LinkNone {
 		start := len(dst)
 		dst = pad(f.Link.AppendLinkAddr(dst, true), start, 21)
@@ -190,37 +192,54 @@ func appendWord(dst []byte, b *[8]byte, n int) []byte {
 	return dst[:l+n]
 }
 
-// appendEndpoint appends an address column: the address, ":port" with a
-// transport header, padded to 21 columns. An IPv4 column is then exactly 21
-// octets ("255.255.255.255:65535" is the longest), which c keeps.
-func (c *SummaryCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
-	if c == nil || !a.Is4() {
-		return appendEndpoint(dst, a, port, l4)
+// appendEndpoints appends the Source and Destination columns and the
+// arrow between them. Two IPv4 columns are exactly 21 octets each
+// ("255.255.255.255:65535" is the longest, appendEndpoint pads to 21),
+// which c keeps by the pair: a frame's two ends mostly repeat together.
+func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
+	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
+		return appendEndpointPair(dst, n)
 	}
+	ks, kd := endpointKey(n.Src, n.SrcPort, n.HasL4), endpointKey(n.Dst, n.DstPort, n.HasL4)
+	s := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-8)] // 8 bits: addrCacheSize
+	if s.src != ks || s.dst != kd {
+		// written where it has room (the digit writer stores 8 octets at
+		// a time), then kept
+		var b [len(s.text) + 16]byte
+		col := appendEndpointPair(b[:0], n)
+		if len(col) != addrPairLen {
+			s.src, s.dst = 0, 0
+			return append(dst, col...) // cannot happen (see above); not cached then
+		}
+		s.src, s.dst = ks, kd
+		copy(s.text[:], col)
+	}
+	// one fixed-size copy, not append's general memmove
+	l := len(dst)
+	dst = slices.Grow(dst, len(s.text))
+	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+	return dst[:l+addrPairLen]
+}
+
+// endpointKey is 1<<63 | IPv4 address<<17 | port<<1 | has a port.
+func endpointKey(a netip.Addr, port uint16, l4 bool) uint64 {
 	b := a.As4()
 	k := 1<<63 | uint64(b[0])<<41 | uint64(b[1])<<33 | uint64(b[2])<<25 | uint64(b[3])<<17 | uint64(port)<<1
 	if l4 {
 		k |= 1
 	}
-	s := &c.slots[(k*0x9e3779b97f4a7c15)>>(64-8)] // 8 bits: addrCacheSize
-	if s.key != k {
-		// written where it has room (the digit writer stores 8 octets at a
-		// time), then kept
-		var b [len(s.text) + 16]byte
-		col := appendEndpoint(b[:0], a, port, l4)
-		if len(col) != len(s.text) {
-			s.key = 0
-			return append(dst, col...) // cannot happen (see above); not cached then
-		}
-		s.key, s.text = k, [len(s.text)]byte(col)
-	}
-	// one fixed-size copy, not append's general memmove
-	l := len(dst)
-	dst = slices.Grow(dst, len(s.text))[:l+len(s.text)]
-	*(*[len(s.text)]byte)(dst[l:]) = s.text
-	return dst
+	return k
 }
 
+// appendEndpointPair appends "src → dst", each padded to 21 columns.
+func appendEndpointPair(dst []byte, n *dissect.Net) []byte {
+	dst = appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
+	dst = append(dst, " → "...)
+	return appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
+}
+
+// appendEndpoint appends an address column: the address, ":port" with a
+// transport header, padded to 21 columns.
 func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
 	start := len(dst)
 	dst = appendAddr(dst, a)
