@@ -4,6 +4,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -65,7 +66,7 @@ type SummaryCache struct {
 const addrCacheSize = 256
 
 type addrSlot struct {
-	src, dst uint64   // endpointKey of each end; 0: empty
+	src, dst uint64   // each end's key (appendEndpoints); 0: empty
 	text     [48]byte // "src → dst" as Summary writes it: 21 + 5 + 21 octets
 }
 
@@ -200,7 +201,13 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
 		return appendEndpointPair(dst, n)
 	}
-	ks, kd := endpointKey(n.Src, n.SrcPort, n.HasL4), endpointKey(n.Dst, n.DstPort, n.HasL4)
+	// each end's key: 1<<63 | IPv4 address<<17 | port<<1 | has a port
+	sa, da := n.Src.As4(), n.Dst.As4()
+	ks := 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
+	kd := 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
+	if n.HasL4 {
+		ks, kd = ks|1, kd|1
+	}
 	s := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-8)] // 8 bits: addrCacheSize
 	if s.src != ks || s.dst != kd {
 		// written where it has room (the digit writer stores 8 octets at
@@ -219,16 +226,6 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	dst = slices.Grow(dst, len(s.text))
 	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
 	return dst[:l+addrPairLen]
-}
-
-// endpointKey is 1<<63 | IPv4 address<<17 | port<<1 | has a port.
-func endpointKey(a netip.Addr, port uint16, l4 bool) uint64 {
-	b := a.As4()
-	k := 1<<63 | uint64(b[0])<<41 | uint64(b[1])<<33 | uint64(b[2])<<25 | uint64(b[3])<<17 | uint64(port)<<1
-	if l4 {
-		k |= 1
-	}
-	return k
 }
 
 // appendEndpointPair appends "src → dst", each padded to 21 columns.

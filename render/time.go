@@ -54,15 +54,25 @@ type Clock struct {
 
 // Append appends the column for a frame captured at ns (Unix nanoseconds).
 func (c *Clock) Append(dst []byte, ns int64) []byte {
-	digits := c.Digits
-	if digits <= 0 || digits > 9 {
-		digits = 6
+	if c.Format == TimeRelative && !c.HMS { // the default: small enough to inline, straight to the digits
+		return appendFixed(dst, ns-c.First, c.digits())
 	}
+	return c.append(dst, ns)
+}
+
+// digits is the number of decimals: Digits, or 6 when it is not 1 to 9.
+func (c *Clock) digits() int {
+	if c.Digits <= 0 || c.Digits > 9 {
+		return 6
+	}
+	return c.Digits
+}
+
+// append is Append for every format.
+func (c *Clock) append(dst []byte, ns int64) []byte {
+	digits := c.digits()
 	switch c.Format {
 	case TimeRelative:
-		if !c.HMS { // the default: straight to the digits
-			return appendFixed(dst, ns-c.First, digits)
-		}
 		return c.appendSpan(dst, ns-c.First, digits)
 	case TimeDelta:
 		return c.appendSpan(dst, ns-c.Prev, digits)
