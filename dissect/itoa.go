@@ -23,6 +23,10 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return append(dst, Digits2[2*q], Digits2[2*q+1], Digits2[r], Digits2[r+1])
 	}
+	if v < 1e8 { // AppendUintWidth's store without its column
+		n := DecDigits(v)
+		return appendOctets(dst, digits8(v)>>(64-8*n), n)
+	}
 	return AppendUintWidth(dst, v, 0, ' ')
 }
 
