@@ -49,16 +49,15 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // safe for concurrent use: one per goroutine that renders.
 type SummaryCache struct {
 	slots [addrCacheSize]addrSlot
-	num   uint64 // the last frame number, its column in numText[:numLen] (0: none)
-	wire  int    // the last Length, its column in wireText[:wireLen] (0: none)
+	num   uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
+	wire  int    // the last Length, its column and a space in wireText[:wireLen] (0: none)
 	proto string // the last Protocol (f.Proto), its column in protoText[:protoLen] (0: none)
 	// what else InfiniBand's Protocol column depends on (appendProtoColumn)
 	protoL4  bool
 	protoEth uint16
 
-	numLen, wireLen, protoLen int
-	numText, wireText         [8]byte
-	protoText                 [16]byte
+	numLen, wireLen, protoLen    int
+	numText, wireText, protoText [16]byte
 }
 
 // addrCacheSize is the number of address pairs SummaryCache holds (a
@@ -67,34 +66,34 @@ const addrCacheSize = 256
 
 type addrSlot struct {
 	src, dst uint64   // each end's key (appendEndpoints); 0: empty
-	text     [48]byte // "src → dst" as Summary writes it: 21 + 5 + 21 octets
+	text     [48]byte // "src → dst " as Summary writes it: 21 + 5 + 21 + 1 octets
 }
 
 // addrPairLen is the length of an address pair's text in addrSlot.
-const addrPairLen = 21 + len(" → ") + 21
+const addrPairLen = 21 + len(" → ") + 21 + 1
 
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
 // the columns sc holds taken from it (sc may be nil).
 func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
+	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
-	dst = append(dst, ' ')
 	dst = c.Append(dst, f.TimeNS)
 	dst = append(dst, ' ')
 	n := &f.Net
-	if n.HasIP {
+	switch {
+	case n.HasIP:
 		dst = sc.appendEndpoints(dst, n)
-	} else if f.Link.Kind != dissect.LinkNone {
+	case f.Link.Kind != dissect.LinkNone:
 		start := len(dst)
 		dst = pad(f.Link.AppendLinkAddr(dst, true), start, 21)
 		dst = append(dst, " → "...)
 		start = len(dst)
-		dst = pad(f.Link.AppendLinkAddr(dst, false), start, 21)
-	} else {
-		dst = append(dst, "-                     → -                    "...)
+		dst = append(pad(f.Link.AppendLinkAddr(dst, false), start, 21), ' ')
+	default:
+		dst = append(dst, "-                     → -                     "...)
 	}
-	dst = append(dst, ' ')
 	var proto, info string
 	if st != nil {
 		proto, info = st.proto(f.Proto), st.info(f)
@@ -110,9 +109,8 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	if f.WireLen >= 0 {
 		dst = sc.appendWireLen(dst, f.WireLen)
 	} else {
-		dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
+		dst = append(padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5), ' ')
 	}
-	dst = append(dst, ' ')
 	if info != "" {
 		dst = append(dst, info...)
 	}
@@ -123,17 +121,18 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	return append(dst, '\n')
 }
 
-// appendNum appends the No. column: frame number v right-aligned in 6.
+// appendNum appends the No. column, frame number v right-aligned in 6,
+// and a space.
 func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 	if c == nil || v >= 1e8 {
-		return appendUintPad(dst, v, 6)
+		return append(appendUintPad(dst, v, 6), ' ')
 	}
-	if v != c.num+1 || !countUp(c.numText[:c.numLen]) {
-		var b [8]byte
-		c.numLen = copy(c.numText[:], appendUintPad(b[:0], v, 6)) // v < 1e8: 8 octets at most
+	if c.numLen == 0 || v != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+		var b [16]byte
+		c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 	}
 	c.num = v
-	return appendWord(dst, &c.numText, c.numLen)
+	return appendText(dst, &c.numText, c.numLen)
 }
 
 // countUp adds one to the decimal number right-aligned in b, false when
@@ -154,16 +153,17 @@ func countUp(b []byte) bool {
 	return false
 }
 
-// appendWireLen appends the Length column: n (not negative) right-aligned in 5.
+// appendWireLen appends the Length column, n (not negative) right-aligned
+// in 5, and a space.
 func (c *SummaryCache) appendWireLen(dst []byte, n int) []byte {
 	if c == nil || n >= 1e8 {
-		return appendUintPad(dst, uint64(n), 5)
+		return append(appendUintPad(dst, uint64(n), 5), ' ')
 	}
 	if n != c.wire || c.wireLen == 0 {
-		var b [8]byte
-		c.wire, c.wireLen = n, copy(c.wireText[:], appendUintPad(b[:0], uint64(n), 5))
+		var b [16]byte
+		c.wire, c.wireLen = n, copy(c.wireText[:], append(appendUintPad(b[:0], uint64(n), 5), ' ')) // 9 octets at most
 	}
-	return appendWord(dst, &c.wireText, c.wireLen)
+	return appendText(dst, &c.wireText, c.wireLen)
 }
 
 // appendProto appends the Protocol column, padded to protoWidth.
@@ -185,16 +185,16 @@ func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
 	return dst
 }
 
-// appendWord appends the first n octets of b by one 8-octet copy.
-func appendWord(dst []byte, b *[8]byte, n int) []byte {
+// appendText appends the first n octets of b by one fixed-size copy.
+func appendText(dst []byte, b *[16]byte, n int) []byte {
 	l := len(dst)
-	dst = slices.Grow(dst, 8)
-	*(*[8]byte)(dst[l : l+8]) = *b
+	dst = slices.Grow(dst, len(b))
+	*(*[16]byte)(dst[l : l+len(b)]) = *b
 	return dst[:l+n]
 }
 
-// appendEndpoints appends the Source and Destination columns and the
-// arrow between them. Two IPv4 columns are exactly 21 octets each
+// appendEndpoints appends the Source and Destination columns, the arrow
+// between them and a space after. Two IPv4 columns are exactly 21 octets each
 // ("255.255.255.255:65535" is the longest, appendEndpoint pads to 21),
 // which c keeps by the pair: a frame's two ends mostly repeat together.
 func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
@@ -228,11 +228,11 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	return dst[:l+addrPairLen]
 }
 
-// appendEndpointPair appends "src → dst", each padded to 21 columns.
+// appendEndpointPair appends "src → dst ", each padded to 21 columns.
 func appendEndpointPair(dst []byte, n *dissect.Net) []byte {
 	dst = appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
 	dst = append(dst, " → "...)
-	return appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
+	return append(appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4), ' ')
 }
 
 // appendEndpoint appends an address column: the address, ":port" with a
