@@ -10,9 +10,14 @@ import (
 // 10) does, for the numbers every summary line prints: the digits written
 // in place, two at a time, without strconv's copy through a buffer.
 func AppendUint(dst []byte, v uint64) []byte {
-	if v < 10 {
+	if v < 10 { // small enough to inline: a one-digit number costs no call
 		return append(dst, byte('0'+v))
 	}
+	return appendUint(dst, v)
+}
+
+// appendUint is AppendUint from two digits on.
+func appendUint(dst []byte, v uint64) []byte {
 	if v < 100 {
 		return append(dst, Digits2[2*v], Digits2[2*v+1])
 	}
