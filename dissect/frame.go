@@ -522,10 +522,10 @@ func AppendFrameList(dst []byte, frames []uint64, total, max int) []byte {
 		if items > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendUint(dst, frames[i], 10)
+		dst = AppendUint(dst, frames[i])
 		if j > i {
 			dst = append(dst, '-')
-			dst = strconv.AppendUint(dst, frames[j], 10)
+			dst = AppendUint(dst, frames[j])
 		}
 		items++
 		shown += j - i + 1

@@ -42,7 +42,8 @@ type printer struct {
 	shown     int64
 	seenShown bool
 	allShown  bool
-	addrs     render.AddrCache // the summary's address columns (one printer per -j worker)
+	summary   bool                // the text summary line and nothing else (the common case: Frame goes straight to it)
+	cols      render.SummaryCache // the summary's repeated columns (one printer per -j worker)
 }
 
 // newPrinter checks the print options (even for -q, as before: -e without
@@ -76,6 +77,7 @@ func newPrinter(cfg Config) (*printer, error) {
 	if pr.p.Format == "" {
 		pr.p.Format = "text"
 	}
+	pr.summary = pr.p.Format == "text" && !pr.p.Verbose && !pr.p.Hex
 	for _, name := range p.Only {
 		if f := dissect.Lookup(name); dissect.LookupProto(name) == nil && (f == nil || f.Type != dissect.TProtocol) {
 			return nil, fmt.Errorf("-O %s: not a protocol (rdx fields lists them)", name)
@@ -134,7 +136,7 @@ func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
 // sep appends what goes between two frames (-V's blank line, JSON's comma):
 // it depends on the frames before, so -j's merger adds it, not a worker.
 func (pr *printer) sep(buf []byte) []byte {
-	if !pr.first {
+	if !pr.first && !pr.summary {
 		switch {
 		case pr.p.Format == "text" && pr.p.Verbose:
 			buf = append(buf, '\n')
@@ -148,12 +150,15 @@ func (pr *printer) sep(buf []byte) []byte {
 
 // body appends the frame's own output (a -j worker renders it).
 func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
+	if pr.summary {
+		return render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.cols)
+	}
 	switch pr.p.Format {
 	case "text":
 		if pr.p.Verbose {
 			buf = render.VerboseOnly(buf, t, pr.p.Style, pr.p.Only)
 		} else {
-			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.addrs)
+			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.cols)
 		}
 		if pr.p.Hex {
 			if pr.p.Verbose {

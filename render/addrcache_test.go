@@ -13,7 +13,7 @@ import (
 // IPv4 and IPv6 endpoints, with and without ports, the longest IPv4 column,
 // and more endpoints than the cache has slots (so slots are replaced).
 func TestSummaryAddrCacheSame(t *testing.T) {
-	var c render.AddrCache
+	var c render.SummaryCache
 	rnd := rand.New(rand.NewPCG(5, 6))
 	addrs := []netip.Addr{netip.MustParseAddr("255.255.255.255"), netip.MustParseAddr("0.0.0.0"),
 		netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.0.2.1")}
@@ -32,5 +32,65 @@ func TestSummaryAddrCacheSame(t *testing.T) {
 		if got := string(render.SummaryClock(nil, &f, &render.Clock{}, nil, &c)); got != want {
 			t.Fatalf("frame %d: cached %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestSummaryCacheColumns: the cached No., Length and Protocol columns are
+// what Summary writes without a cache, as numbers count up (across the
+// column's width and the 8 digits the cache holds), jump, and lengths and
+// protocols repeat and change (InfiniBand's column depends on more than
+// the protocol).
+func TestSummaryCacheColumns(t *testing.T) {
+	var c render.SummaryCache
+	rnd := rand.New(rand.NewPCG(7, 8))
+	starts := []uint64{1, 990, 999_990, 9_999_990, 99_999_990, 1e12}
+	lens := []int{60, 60, 60, 134, 0, 9, 99999, 100000, 99_999_999, 1e8, -1}
+	protos := []string{"udp", "udp", "rx", "afs", "infiniband", "ibcm", "iwarp_ddp_rdmap", "averyverylongprotocolname", ""}
+	var f dissect.Frame
+	num := uint64(0)
+	for i := 0; i < 50000; i++ {
+		num++
+		if rnd.IntN(10) == 0 {
+			num = starts[rnd.IntN(len(starts))] + uint64(rnd.IntN(20))
+		}
+		f.Num = num
+		f.WireLen = lens[rnd.IntN(len(lens))]
+		f.Proto = protos[rnd.IntN(len(protos))]
+		f.Net = dissect.Net{HasIP: true, HasL4: rnd.IntN(2) == 0, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2")}
+		if rnd.IntN(2) == 0 {
+			f.Net.EtherType = 0x8915
+		}
+		want := string(render.Summary(nil, &f, 0, nil))
+		if got := string(render.SummaryClock(nil, &f, &render.Clock{}, nil, &c)); got != want {
+			t.Fatalf("frame %d: cached %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestSummaryCacheNoAlloc: a summary line allocates nothing, also when
+// the cache misses (a number that does not count up, a new length,
+// protocol or endpoint, a number wider than the cache holds): the digit
+// writer's scratch must stay on the stack.
+func TestSummaryCacheNoAlloc(t *testing.T) {
+	var c render.SummaryCache
+	var f dissect.Frame
+	f.Net = dissect.Net{HasIP: true, HasL4: true, Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2")}
+	protos := []string{"udp", "rx", "infiniband"}
+	buf := make([]byte, 0, 4096)
+	clk := &render.Clock{Digits: 9}
+	i := 0
+	if n := testing.AllocsPerRun(1000, func() {
+		i++
+		f.Num += uint64(i % 3)
+		if i%100 == 0 {
+			f.Num += 1e8
+		}
+		f.TimeNS += 1_234_567_891
+		f.WireLen = 60 + i%4
+		f.Proto = protos[i%len(protos)]
+		f.Net.SrcPort = uint16(i)
+		buf = render.SummaryClock(buf[:0], &f, clk, nil, &c)
+	}); n != 0 {
+		t.Errorf("%v allocations a summary line", n)
 	}
 }

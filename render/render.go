@@ -4,6 +4,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -40,46 +41,59 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 	return SummaryClock(dst, f, &c, st, nil)
 }
 
-// AddrCache holds the formatted address columns of recent IPv4 endpoints
-// for SummaryCached: a capture's frames mostly repeat a few, and writing one
-// costs a summary line some 300 instructions. Not safe for concurrent use:
-// one per goroutine that renders.
-type AddrCache struct {
+// SummaryCache holds what a summary line's columns repeat from the lines
+// before, for SummaryClock: the address columns of recent IPv4 endpoints
+// (a capture's frames mostly repeat a few, and writing one costs some 300
+// instructions), the last frame number (the next is mostly one more: its
+// text counts up in place), and the last Length and Protocol columns. Not
+// safe for concurrent use: one per goroutine that renders.
+type SummaryCache struct {
 	slots [addrCacheSize]addrSlot
+	num   uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
+	wire  int    // the last Length, its column and a space in wireText[:wireLen] (0: none)
+	proto string // the last Protocol (f.Proto), its column in protoText[:protoLen] (0: none)
+	// what else InfiniBand's Protocol column depends on (appendProtoColumn)
+	protoL4  bool
+	protoEth uint16
+
+	numLen, wireLen, protoLen    int
+	numText, wireText, protoText [16]byte
 }
 
-// addrCacheSize is the number of endpoints AddrCache holds (a power of two).
+// addrCacheSize is the number of address pairs SummaryCache holds (a
+// power of two).
 const addrCacheSize = 256
 
 type addrSlot struct {
-	key  uint64   // 1<<63 | IPv4 address<<17 | port<<1 | has a port; 0: empty
-	text [21]byte // the column as Summary writes it, padded to 21
+	src, dst uint64   // each end's key (appendEndpoints); 0: empty
+	text     [48]byte // "src → dst " as Summary writes it: 21 + 5 + 21 + 1 octets
 }
 
+// addrPairLen is the length of an address pair's text in addrSlot.
+const addrPairLen = 21 + len(" → ") + 21 + 1
+
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
-// the address columns taken from ac when it holds them (ac may be nil).
-func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCache) []byte {
+// the columns sc holds taken from it (sc may be nil).
+func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
-	dst = appendUintPad(dst, f.Num, 6)
-	dst = append(dst, ' ')
+	// The cached columns come with the space after them.
+	dst = sc.appendNum(dst, f.Num)
 	dst = c.Append(dst, f.TimeNS)
 	dst = append(dst, ' ')
 	n := &f.Net
-	if n.HasIP {
-		dst = ac.appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
-		dst = append(dst, " → "...)
-		dst = ac.appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4)
-	} else if f.Link.Kind != dissect.LinkNone {
+	switch {
+	case n.HasIP:
+		dst = sc.appendEndpoints(dst, n)
+	case f.Link.Kind != dissect.LinkNone:
 		start := len(dst)
 		dst = pad(f.Link.AppendLinkAddr(dst, true), start, 21)
 		dst = append(dst, " → "...)
 		start = len(dst)
-		dst = pad(f.Link.AppendLinkAddr(dst, false), start, 21)
-	} else {
-		dst = append(dst, "-                     → -                    "...)
+		dst = append(pad(f.Link.AppendLinkAddr(dst, false), start, 21), ' ')
+	default:
+		dst = append(dst, "-                     → -                     "...)
 	}
-	dst = append(dst, ' ')
 	var proto, info string
 	if st != nil {
 		proto, info = st.proto(f.Proto), st.info(f)
@@ -87,19 +101,16 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 	if proto != "" {
 		dst = append(dst, proto...)
 	}
-	start := len(dst)
-	dst = appendProtoColumn(dst, f)
-	dst = pad(dst, start, protoWidth)
+	dst = sc.appendProto(dst, f)
 	if proto != "" {
 		dst = append(dst, st.Reset...)
 	}
 	dst = append(dst, ' ')
 	if f.WireLen >= 0 {
-		dst = appendUintPad(dst, uint64(f.WireLen), 5)
+		dst = sc.appendWireLen(dst, f.WireLen)
 	} else {
-		dst = padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5)
+		dst = append(padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5), ' ')
 	}
-	dst = append(dst, ' ')
 	if info != "" {
 		dst = append(dst, info...)
 	}
@@ -110,29 +121,122 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, ac *AddrCac
 	return append(dst, '\n')
 }
 
-// appendEndpoint appends an address column: the address, ":port" with a
-// transport header, padded to 21 columns. An IPv4 column is then exactly 21
-// octets ("255.255.255.255:65535" is the longest), which c keeps.
-func (c *AddrCache) appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
-	if c == nil || !a.Is4() {
-		return appendEndpoint(dst, a, port, l4)
+// appendNum appends the No. column, frame number v right-aligned in 6,
+// and a space.
+func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
+	if c == nil || v >= 1e8 {
+		return append(appendUintPad(dst, v, 6), ' ')
 	}
-	b := a.As4()
-	k := 1<<63 | uint64(b[0])<<41 | uint64(b[1])<<33 | uint64(b[2])<<25 | uint64(b[3])<<17 | uint64(port)<<1
-	if l4 {
-		k |= 1
+	if c.numLen == 0 || v != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+		var b [16]byte
+		c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 	}
-	s := &c.slots[(k*0x9e3779b97f4a7c15)>>(64-8)] // 8 bits: addrCacheSize
-	if s.key != k {
-		if col := appendEndpoint(s.text[:0], a, port, l4); len(col) != len(s.text) {
-			s.key = 0
-			return append(dst, col...) // cannot happen (see above); not cached then
-		}
-		s.key = k
-	}
-	return append(dst, s.text[:]...)
+	c.num = v
+	return appendText(dst, &c.numText, c.numLen)
 }
 
+// countUp adds one to the decimal number right-aligned in b, false when
+// it has no room for another digit (b is then to be written anew).
+func countUp(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch b[i] {
+		case '9':
+			b[i] = '0'
+		case ' ':
+			b[i] = '1'
+			return true
+		default:
+			b[i]++
+			return true
+		}
+	}
+	return false
+}
+
+// appendWireLen appends the Length column, n (not negative) right-aligned
+// in 5, and a space.
+func (c *SummaryCache) appendWireLen(dst []byte, n int) []byte {
+	if c == nil || n >= 1e8 {
+		return append(appendUintPad(dst, uint64(n), 5), ' ')
+	}
+	if n != c.wire || c.wireLen == 0 {
+		var b [16]byte
+		c.wire, c.wireLen = n, copy(c.wireText[:], append(appendUintPad(b[:0], uint64(n), 5), ' ')) // 9 octets at most
+	}
+	return appendText(dst, &c.wireText, c.wireLen)
+}
+
+// appendProto appends the Protocol column, padded to protoWidth.
+func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
+	if c != nil && c.protoLen > 0 && f.Proto == c.proto && f.Net.HasL4 == c.protoL4 && f.Net.EtherType == c.protoEth {
+		l := len(dst)
+		dst = slices.Grow(dst, len(c.protoText))
+		*(*[len(c.protoText)]byte)(dst[l : l+len(c.protoText)]) = c.protoText
+		return dst[:l+c.protoLen]
+	}
+	start := len(dst)
+	dst = pad(appendProtoColumn(dst, f), start, protoWidth)
+	if c != nil {
+		c.proto, c.protoL4, c.protoEth, c.protoLen = f.Proto, f.Net.HasL4, f.Net.EtherType, 0
+		if n := len(dst) - start; n <= len(c.protoText) {
+			c.protoLen = copy(c.protoText[:], dst[start:])
+		}
+	}
+	return dst
+}
+
+// appendText appends the first n octets of b by one fixed-size copy.
+func appendText(dst []byte, b *[16]byte, n int) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, len(b))
+	*(*[16]byte)(dst[l : l+len(b)]) = *b
+	return dst[:l+n]
+}
+
+// appendEndpoints appends the Source and Destination columns, the arrow
+// between them and a space after. Two IPv4 columns are exactly 21 octets each
+// ("255.255.255.255:65535" is the longest, appendEndpoint pads to 21),
+// which c keeps by the pair: a frame's two ends mostly repeat together.
+func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
+	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
+		return appendEndpointPair(dst, n)
+	}
+	// each end's key: 1<<63 | IPv4 address<<17 | port<<1 | has a port
+	sa, da := n.Src.As4(), n.Dst.As4()
+	ks := 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
+	kd := 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
+	if n.HasL4 {
+		ks, kd = ks|1, kd|1
+	}
+	s := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-8)] // 8 bits: addrCacheSize
+	if s.src != ks || s.dst != kd {
+		// written where it has room (the digit writer stores 8 octets at
+		// a time), then kept
+		var b [len(s.text) + 16]byte
+		col := appendEndpointPair(b[:0], n)
+		if len(col) != addrPairLen {
+			s.src, s.dst = 0, 0
+			return append(dst, col...) // cannot happen (see above); not cached then
+		}
+		s.src, s.dst = ks, kd
+		copy(s.text[:], col)
+	}
+	// one fixed-size copy, not append's general memmove
+	l := len(dst)
+	dst = slices.Grow(dst, len(s.text))
+	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+	return dst[:l+addrPairLen]
+}
+
+// appendEndpointPair appends "src → dst ", each padded to 21 columns.
+func appendEndpointPair(dst []byte, n *dissect.Net) []byte {
+	dst = appendEndpoint(dst, n.Src, n.SrcPort, n.HasL4)
+	dst = append(dst, " → "...)
+	return append(appendEndpoint(dst, n.Dst, n.DstPort, n.HasL4), ' ')
+}
+
+// appendEndpoint appends an address column: the address, ":port" with a
+// transport header, padded to 21 columns.
 func appendEndpoint(dst []byte, a netip.Addr, port uint16, l4 bool) []byte {
 	start := len(dst)
 	dst = appendAddr(dst, a)

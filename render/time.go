@@ -54,10 +54,23 @@ type Clock struct {
 
 // Append appends the column for a frame captured at ns (Unix nanoseconds).
 func (c *Clock) Append(dst []byte, ns int64) []byte {
-	digits := c.Digits
-	if digits <= 0 || digits > 9 {
-		digits = 6
+	if c.Format == TimeRelative && !c.HMS { // the default: small enough to inline, straight to the digits
+		return appendFixed(dst, ns-c.First, c.digits())
 	}
+	return c.append(dst, ns)
+}
+
+// digits is the number of decimals: Digits, or 6 when it is not 1 to 9.
+func (c *Clock) digits() int {
+	if c.Digits <= 0 || c.Digits > 9 {
+		return 6
+	}
+	return c.Digits
+}
+
+// append is Append for every format.
+func (c *Clock) append(dst []byte, ns int64) []byte {
+	digits := c.digits()
 	switch c.Format {
 	case TimeRelative:
 		return c.appendSpan(dst, ns-c.First, digits)
@@ -138,13 +151,16 @@ func appendFixed(dst []byte, ns int64, digits int) []byte {
 		dst = append(dst, '-')
 		u = uint64(-ns)
 	}
-	dst = appendUintPad(dst, u/1e9, 0)
+	dst = dissect.AppendUint(dst, u/1e9) // mostly one digit: no call
 	return appendFrac(dst, u%1e9, digits)
 }
 
 // appendFrac appends "." and the first digits decimals of frac nanoseconds.
 func appendFrac(dst []byte, frac uint64, digits int) []byte {
 	dst = append(dst, '.')
+	if digits == 9 { // nanoseconds: the first decimal, then the eight AppendUintWidth writes at once
+		return appendUintPad0(append(dst, byte('0'+frac/1e8)), frac%1e8, 8)
+	}
 	return appendUintPad0(dst, frac/dissect.Pow10[9-digits], digits) // dissect.Pow10[9-digits] cuts to digits decimals
 }
 

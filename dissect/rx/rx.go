@@ -344,10 +344,28 @@ func appendCall(dst []byte, h Header) []byte {
 
 var flagNames = [...]string{"CI", "REQ-ACK", "LAST", "MORE", "FREE", "JUMBO", "0x40", "0x80"}
 
+// appendFlags appends " <CI,LAST>" for flags fl of a packet of type typ
+// (nothing for none): a table lookup, as the summary line prints flags on
+// nearly every packet.
 func appendFlags(dst []byte, fl uint8, typ uint8) []byte {
-	if fl == 0 {
-		return dst
+	if typ == TypeAck {
+		return append(dst, ackFlagText[fl]...)
 	}
+	return append(dst, flagText[fl]...)
+}
+
+// flagText and ackFlagText hold every flag octet's text, for an ACK (bit 5
+// is SLOW-START there) and for other types; built by init, read only.
+var flagText, ackFlagText [256]string
+
+func init() {
+	for fl := 1; fl < 256; fl++ {
+		flagText[fl] = string(formatFlags(nil, uint8(fl), TypeData))
+		ackFlagText[fl] = string(formatFlags(nil, uint8(fl), TypeAck))
+	}
+}
+
+func formatFlags(dst []byte, fl uint8, typ uint8) []byte {
 	dst = append(dst, " <"...)
 	first := true
 	for i := 0; i < 8; i++ {
