@@ -492,14 +492,18 @@ func (e *Engine) frameTree(t *Tree, f *Frame, protocols string) {
 		label = frameLabel(f)
 	}
 	t.Proto(PFrame, 0, f.CapLen, label)
-	t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
-	t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
-	t.Int(FFrameEpoch, -1, 0, f.TimeNS)
-	t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
-	t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
+	if !t.SkipSpan(frameTimes) {
+		t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
+		t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
+		t.Int(FFrameEpoch, -1, 0, f.TimeNS)
+		t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
+		t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
+	}
 	t.Uint(FFrameNumber, -1, 0, f.Num)
-	t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
-	t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
+	if !t.SkipSpan(frameLens) {
+		t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
+		t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
+	}
 	if f.Iface != 0 || f.LinkType == LinkTypeERF { // tshark names every ERF record's interface
 		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
 	}
@@ -600,34 +604,63 @@ type hostName struct {
 // ip4Tree adds an IPv4 header h (at least 20 octets) at frame offset off.
 func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 	t.Proto(PIP, off, len(h), "")
-	t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
-	t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
-	t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
-	t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
-	t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
-	t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
-	t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
-	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
-	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
-	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
-	t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
-	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
-	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+	if !t.SkipSpan(ip4Fixed) {
+		t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
+		t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
+		t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
+		t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
+		t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
+		t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
+		t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
+		t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
+		t.Uint(fIPProto, off+9, 1, uint64(h[9]))
+		t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
+		t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
+	}
+	if !t.SkipSpan(ip4SrcSpan) {
+		e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
+	}
+	if !t.SkipSpan(ip4DstSpan) {
+		e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+	}
 }
+
+// The spans of the frame and IPv4 trees (Tree.SkipSpan): a -T fields run
+// showing ip.src walks four nodes of IPv4's twenty-four.
+var (
+	frameTimes = NewSpan(FFrameEncap, FFrameTime, FFrameEpoch, FFrameDelta, FFrameRel)
+	frameLens  = NewSpan(FFrameLen, FFrameCapLen)
+	ip4Fixed   = NewSpan(fIPVersion, fIPHdrLen, fIPDSField, fIPDSCP, fIPECN, fIPLen, fIPID,
+		fIPFlags, fIPFlagRB, fIPFlagDF, fIPFlagMF, fIPFragOff, fIPTTL, fIPProto, fIPChecksum, fIPCkStatus)
+	ip4SrcSpan = NewSpan(fIPSrc, fIPAddr, fIPSrcHost, fIPHost)
+	ip4DstSpan = NewSpan(fIPDst, fIPAddr, fIPDstHost, fIPHost)
+)
 
 // ip6Tree adds the fixed IPv6 header h (40 octets) at frame offset off.
 func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
 	word := uint64(be32(h))
 	t.Proto(PIPv6, off, 40, "")
-	t.Uint(fIP6Ver, off, 1, word>>28)
-	t.Flags(fIP6TClass, off, 2, word, "", fIP6DSCP, fIP6ECN)
-	t.Uint(fIP6Flow, off+1, 3, word&0xfffff)
-	t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
-	t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
-	t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
-	e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
-	e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+	if !t.SkipSpan(ip6Fixed) {
+		t.Uint(fIP6Ver, off, 1, word>>28)
+		t.Flags(fIP6TClass, off, 2, word, "", fIP6DSCP, fIP6ECN)
+		t.Uint(fIP6Flow, off+1, 3, word&0xfffff)
+		t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
+		t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
+		t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
+	}
+	if !t.SkipSpan(ip6SrcSpan) {
+		e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
+	}
+	if !t.SkipSpan(ip6DstSpan) {
+		e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+	}
 }
+
+var (
+	ip6Fixed   = NewSpan(fIP6Ver, fIP6TClass, fIP6DSCP, fIP6ECN, fIP6Flow, fIP6Plen, fIP6Nxt, fIP6Hlim)
+	ip6SrcSpan = NewSpan(fIP6Src, fIP6Addr, fIP6SrcHost, fIP6Host)
+	ip6DstSpan = NewSpan(fIP6Dst, fIP6Addr, fIP6DstHost, fIP6Host)
+)
 
 // udpTree adds a UDP header h (8 octets) at frame offset off, between src
 // and dst. A zero checksum over IPv4 is "not present" (RFC 768).
