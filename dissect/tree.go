@@ -133,14 +133,18 @@ func (t *Tree) SkipSpan(s *Span) bool {
 
 // TraceSpans makes a whole tree record where its spans start, for
 // SpanError (tests).
-func (t *Tree) TraceSpans() { t.spanLog = make([]spanAt, 0, 8) }
+func (t *Tree) TraceSpans() {
+	if t != nil {
+		t.spanLog = make([]spanAt, 0, 8)
+	}
+}
 
 // SpanError checks the spans of a whole tree built after TraceSpans: each
 // span's nodes are its fields in order, the first at the depth the span
 // started at. Tests compare Counted of sparse and whole trees to check
 // that no node follows them unannounced.
 func (t *Tree) SpanError() error {
-	if t.sparse || t.cut {
+	if t == nil || t.sparse || t.cut {
 		return nil
 	}
 	for _, sa := range t.spanLog {
@@ -166,7 +170,12 @@ func (t *Tree) SpanError() error {
 }
 
 // Counted is the nodes the whole tree holds or would hold (tests).
-func (t *Tree) Counted() int { return t.count }
+func (t *Tree) Counted() int {
+	if t == nil {
+		return 0
+	}
+	return t.count
+}
 
 // spanAt is where a span started: the index of its first node and the
 // depth before it.
