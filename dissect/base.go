@@ -217,7 +217,8 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
-	e.ensureLayers()
+	// A fast path's frame (e.lazy) is not decoded again: layersTree reads
+	// its headers from the bytes fastUDP4 or fastTCP4 checked.
 	if !t.SkipProto(PFrame, frameNodes(f)) {
 		e.frameTree(t, f, protocols)
 	}
@@ -240,14 +241,18 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
-			// A -T fields or -Y run without eth fields skips the 14 nodes.
-			if !t.SkipProto(pEth, 2+ethAddrNodes(e.eth.DstMAC)+ethAddrNodes(e.eth.SrcMAC)) {
-				t.Proto(pEth, off, 14, "")
-				ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, e.eth.DstMAC)
-				ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, e.eth.SrcMAC)
-				t.Uint(fEthType, off+12, 2, uint64(e.eth.EthernetType))
+			dst, src, typ, hl := e.eth.DstMAC, e.eth.SrcMAC, uint16(e.eth.EthernetType), len(e.eth.Contents)
+			if e.lazy { // no VLAN tag, IPv4
+				dst, src, typ, hl = f.Data[0:6], f.Data[6:12], EtherTypeIPv4, 14
 			}
-			off += len(e.eth.Contents)
+			// A -T fields or -Y run without eth fields skips the 14 nodes.
+			if !t.SkipProto(pEth, 2+ethAddrNodes(dst)+ethAddrNodes(src)) {
+				t.Proto(pEth, off, 14, "")
+				ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, dst)
+				ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, src)
+				t.Uint(fEthType, off+12, 2, uint64(typ))
+			}
+			off += hl
 		case layers.LayerTypeDot1Q:
 			t.Proto(pVLAN, off, 4, "")
 			t.Uint(fVLANPrio, off, 1, uint64(e.dot1q.Priority)<<13)
@@ -269,8 +274,12 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 			t.Uint(fNullFamily, off, 4, uint64(e.loop.Family))
 			off += len(e.loop.Contents)
 		case layers.LayerTypeIPv4:
-			e.ip4Tree(t, off, e.ip4.Contents)
-			off += len(e.ip4.Contents)
+			h := e.ip4.Contents
+			if e.lazy { // 20 octets: no options
+				h = f.Data[off : off+20]
+			}
+			e.ip4Tree(t, off, h)
+			off += len(h)
 			if h := f.reasmUDP; len(h) >= 8 { // the datagram this fragment completed
 				base, det := t.Base()
 				t.SetBase(0, true)
@@ -281,7 +290,11 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 			e.ip6Tree(t, off, e.ip6.Contents)
 			off += len(e.ip6.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
-			e.udpTree(t, off, e.udp.Contents, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
+			h := e.udp.Contents
+			if e.lazy {
+				h = f.Data[off : off+8]
+			}
+			e.udpTree(t, off, h, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
 			off += 8
 		case layers.LayerTypeTCP:
 			c := &e.tcp
