@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,12 +81,16 @@ type Fields struct {
 	cols  [][]byte
 	count []int
 	idx   []int // column holding each name's values (a repeated name shares one)
+	// lastUse[i]: name i is the last to print its column, which the row
+	// then empties for the next
+	lastUse []bool
 	// columns of the finding parts (-1: not asked); any of them makes rows
 	// read findings' nodes
 	xMsg, xSev, xGroup, xField int
 	// summary columns asked for as _ws.col.*, by output column, and the
 	// frame they come from (SetFrame)
 	wscol []wsCol
+	hasWS bool // some wscol is a column
 	frame *dissect.Frame
 	clock Clock
 }
@@ -174,7 +179,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names))}
 	for i, n := range names {
 		if c := wsColumns[n]; c != colNone { // from the frame (SetFrame), not the tree
-			w.wscol[i] = c
+			w.wscol[i], w.hasWS = c, true
 			w.idx = append(w.idx, i)
 			continue
 		}
@@ -194,6 +199,10 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([][]byte, len(names))
 	w.count = make([]int, len(names))
+	w.lastUse = make([]bool, len(names))
+	for i, c := range w.idx {
+		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
+	}
 	return w, nil
 }
 
@@ -260,12 +269,9 @@ func (w *Fields) putString(c int, v string) {
 	}
 }
 
-// Row appends one frame's row.
+// Row appends one frame's row. The columns are empty between rows: the
+// join at the end empties each one it copies.
 func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
-	for i := range w.cols {
-		w.cols[i] = w.cols[i][:0]
-		w.count[i] = 0
-	}
 	for k := range t.Nodes {
 		n := &t.Nodes[k]
 		if n.IsExpert() {
@@ -295,23 +301,32 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 			}
 		}
 	}
-	for i, c := range w.wscol {
-		if c != colNone && w.frame != nil { // one value a frame: no aggregation
-			w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
-			w.count[i] = 1
+	if w.hasWS && w.frame != nil {
+		for i, c := range w.wscol {
+			if c != colNone { // one value a frame: no aggregation
+				w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
+				w.count[i] = 1
+			}
 		}
 	}
-	for i := range w.names {
+	sep := w.Opts.Separator
+	for i, c := range w.idx {
 		if i > 0 {
-			dst = append(dst, w.Opts.Separator...)
+			if len(sep) == 1 {
+				dst = append(dst, sep[0])
+			} else {
+				dst = append(dst, sep...)
+			}
 		}
-		c := w.idx[i]
 		if w.Opts.Quote != 0 && w.count[c] > 0 {
 			dst = append(dst, w.Opts.Quote)
 			dst = append(dst, w.cols[c]...)
 			dst = append(dst, w.Opts.Quote)
 		} else {
 			dst = append(dst, w.cols[c]...)
+		}
+		if w.lastUse[i] { // a repeated name shares its column: empty it after its last use
+			w.cols[c], w.count[c] = w.cols[c][:0], 0
 		}
 	}
 	return append(dst, '\n')
