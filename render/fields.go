@@ -78,8 +78,7 @@ type Fields struct {
 	Opts  FieldsOpts
 	names []string
 	col   []int32 // by field ID: 1 + the column of the field's values, 0 for none
-	cols  [][]byte
-	count []int
+	cols  []column
 	idx   []int // column holding each name's values (a repeated name shares one)
 	// lastUse[i]: name i is the last to print its column, which the row
 	// then empties for the next
@@ -93,6 +92,13 @@ type Fields struct {
 	hasWS bool // some wscol is a column
 	frame *dissect.Frame
 	clock Clock
+}
+
+// column is one column's text in the row being made and its number of
+// occurrences (values joined by the aggregator).
+type column struct {
+	b []byte
+	n int
 }
 
 // wsCol is a summary column tshark prints for -e _ws.col.TITLE.
@@ -197,8 +203,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 		w.idx = append(w.idx, int(w.col[id])-1)
 	}
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
-	w.cols = make([][]byte, len(names))
-	w.count = make([]int, len(names))
+	w.cols = make([]column, len(names))
 	w.lastUse = make([]bool, len(names))
 	for i, c := range w.idx {
 		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
@@ -247,25 +252,25 @@ var (
 
 // open starts one more occurrence in column c.
 // It reports false when -E occurrence=f keeps the column as it is.
-func (w *Fields) open(c int) bool {
-	if w.count[c] > 0 {
+func (w *Fields) open(c *column) bool {
+	if c.n > 0 {
 		switch w.Opts.Occurrence {
 		case 'f':
 			return false
 		case 'l':
-			w.cols[c] = w.cols[c][:0]
+			c.b = c.b[:0]
 			return true
 		}
-		w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
+		c.b = append(c.b, w.Opts.Aggregator...)
 	}
-	w.count[c]++
+	c.n++
 	return true
 }
 
 // putString adds an occurrence to column c (-1: not asked).
 func (w *Fields) putString(c int, v string) {
-	if c >= 0 && w.open(c) {
-		w.cols[c] = append(w.cols[c], v...)
+	if c >= 0 && w.open(&w.cols[c]) {
+		w.cols[c].b = append(w.cols[c].b, v...)
 	}
 }
 
@@ -296,16 +301,16 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 		case dissect.TNone:
 			w.putString(c, "1")
 		default:
-			if w.open(c) {
-				w.cols[c] = dissect.AppendField(w.cols[c], n)
+			if col := &w.cols[c]; w.open(col) {
+				col.b = dissect.AppendField(col.b, n)
 			}
 		}
 	}
 	if w.hasWS && w.frame != nil {
 		for i, c := range w.wscol {
 			if c != colNone { // one value a frame: no aggregation
-				w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
-				w.count[i] = 1
+				w.cols[i].b = appendColumn(w.cols[i].b, c, w.frame, &w.clock)
+				w.cols[i].n = 1
 			}
 		}
 	}
@@ -318,15 +323,16 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 				dst = append(dst, sep...)
 			}
 		}
-		if w.Opts.Quote != 0 && w.count[c] > 0 {
+		col := &w.cols[c]
+		if w.Opts.Quote != 0 && col.n > 0 {
 			dst = append(dst, w.Opts.Quote)
-			dst = append(dst, w.cols[c]...)
+			dst = append(dst, col.b...)
 			dst = append(dst, w.Opts.Quote)
 		} else {
-			dst = append(dst, w.cols[c]...)
+			dst = append(dst, col.b...)
 		}
 		if w.lastUse[i] { // a repeated name shares its column: empty it after its last use
-			w.cols[c], w.count[c] = w.cols[c][:0], 0
+			col.b, col.n = col.b[:0], 0
 		}
 	}
 	return append(dst, '\n')
