@@ -90,8 +90,11 @@ type Fields struct {
 	// frame they come from (SetFrame)
 	wscol []wsCol
 	hasWS bool // some wscol is a column
-	frame *dissect.Frame
-	clock Clock
+	// direct: every name is its own column, none a _ws.col.* or
+	// _ws.expert.* one: Row tries rowDirect first
+	direct bool
+	frame  *dissect.Frame
+	clock  Clock
 }
 
 // column is one column's text in the row being made and its number of
@@ -205,8 +208,10 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([]column, len(names))
 	w.lastUse = make([]bool, len(names))
+	w.direct = !w.hasWS && w.xMsg < 0 && w.xSev < 0 && w.xGroup < 0 && w.xField < 0
 	for i, c := range w.idx {
 		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
+		w.direct = w.direct && c == i
 	}
 	return w, nil
 }
@@ -230,6 +235,55 @@ func (w *Fields) Want(s *dissect.FieldSet) {
 	if w.xMsg >= 0 || w.xSev >= 0 || w.xGroup >= 0 || w.xField >= 0 {
 		s.AddExpert()
 	}
+}
+
+// rowDirect writes the row straight into dst when the tree holds at most
+// one value a column, in column order (a frame's usual row): no column
+// buffers and no join. It reports false when the tree is otherwise; Row
+// then makes the row with columns. Only for names that are each their own
+// column, without _ws.col.* or _ws.expert.* ones (direct).
+func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
+	sep, q := w.Opts.Separator, w.Opts.Quote
+	next := 0 // the columns before it are written
+	for k := range t.Nodes {
+		n := &t.Nodes[k]
+		if n.F == nil || n.IsExpert() {
+			continue
+		}
+		id := n.F.ID()
+		if id >= len(w.col) || w.col[id] == 0 {
+			continue
+		}
+		c := int(w.col[id]) - 1
+		if c < next { // a second value, or out of order
+			return dst, false
+		}
+		for ; next <= c; next++ {
+			if next > 0 {
+				dst = append(dst, sep...)
+			}
+		}
+		if q != 0 {
+			dst = append(dst, q)
+		}
+		switch n.F.Type {
+		case dissect.TProtocol:
+			dst = append(dst, n.F.Abbrev...)
+		case dissect.TNone:
+			dst = append(dst, '1')
+		default:
+			dst = dissect.AppendField(dst, n)
+		}
+		if q != 0 {
+			dst = append(dst, q)
+		}
+	}
+	for ; next < len(w.idx); next++ {
+		if next > 0 {
+			dst = append(dst, sep...)
+		}
+	}
+	return append(dst, '\n'), true
 }
 
 // Header appends the header line.
@@ -277,6 +331,13 @@ func (w *Fields) putString(c int, v string) {
 // Row appends one frame's row. The columns are empty between rows: the
 // join at the end empties each one it copies.
 func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
+	if w.direct {
+		l := len(dst)
+		if out, ok := w.rowDirect(dst, t); ok {
+			return out
+		}
+		dst = dst[:l]
+	}
 	for k := range t.Nodes {
 		n := &t.Nodes[k]
 		if n.IsExpert() {
