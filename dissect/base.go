@@ -571,13 +571,13 @@ func ethAddr(t *Tree, addr, lg, ig *Field, off int, mac []byte) {
 // fields after it; the host names are the address (rdx resolves none, as
 // tshark -n). The address strings of the last two hosts are kept: most
 // frames repeat them, and the tree then allocates none.
-func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip []byte) {
+func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, rest *Span, off int, ip []byte) {
 	n := len(ip)
 	t.Bytes(addr, off, n, ip)
-	t.Bytes(either, off, n, ip)
-	if t == nil {
+	if t == nil || t.SkipSpan(rest) { // the hidden fields after it: asked for less often
 		return
 	}
+	t.Bytes(either, off, n, ip)
 	if !t.Wants(hostOne) && !t.Wants(host) {
 		// the same calls as a whole tree (a sparse tree is cut where the
 		// whole one is), without the text nobody reads
@@ -631,10 +631,10 @@ func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 		t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
 	}
 	if !t.SkipSpan(ip4SrcSpan) {
-		e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
+		e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, ip4SrcRest, off+12, h[12:16])
 	}
 	if !t.SkipSpan(ip4DstSpan) {
-		e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+		e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, ip4DstRest, off+16, h[16:20])
 	}
 }
 
@@ -647,6 +647,9 @@ var (
 		fIPFlags, fIPFlagRB, fIPFlagDF, fIPFlagMF, fIPFragOff, fIPTTL, fIPProto, fIPChecksum, fIPCkStatus)
 	ip4SrcSpan = NewSpan(fIPSrc, fIPAddr, fIPSrcHost, fIPHost)
 	ip4DstSpan = NewSpan(fIPDst, fIPAddr, fIPDstHost, fIPHost)
+	// ipAddr's nodes after the address
+	ip4SrcRest = NewSpan(fIPAddr, fIPSrcHost, fIPHost)
+	ip4DstRest = NewSpan(fIPAddr, fIPDstHost, fIPHost)
 )
 
 // ip6Tree adds the fixed IPv6 header h (40 octets) at frame offset off.
@@ -662,10 +665,10 @@ func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
 		t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
 	}
 	if !t.SkipSpan(ip6SrcSpan) {
-		e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
+		e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, ip6SrcRest, off+8, h[8:24])
 	}
 	if !t.SkipSpan(ip6DstSpan) {
-		e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+		e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, ip6DstRest, off+24, h[24:40])
 	}
 }
 
@@ -673,6 +676,8 @@ var (
 	ip6Fixed   = NewSpan(fIP6Ver, fIP6TClass, fIP6DSCP, fIP6ECN, fIP6Flow, fIP6Plen, fIP6Nxt, fIP6Hlim)
 	ip6SrcSpan = NewSpan(fIP6Src, fIP6Addr, fIP6SrcHost, fIP6Host)
 	ip6DstSpan = NewSpan(fIP6Dst, fIP6Addr, fIP6DstHost, fIP6Host)
+	ip6SrcRest = NewSpan(fIP6Addr, fIP6SrcHost, fIP6Host)
+	ip6DstRest = NewSpan(fIP6Addr, fIP6DstHost, fIP6Host)
 )
 
 // udpTree adds a UDP header h (8 octets) at frame offset off, between src

@@ -47,16 +47,20 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Close()
 	}
 	t.Uint(fCall, o+offCall, 4, uint64(h.CallNumber()))
+	// A sub-packet's sequence and serial are derived from the full header:
+	// generated nodes (no bytes of their own).
 	if p.sub > 0 {
-		// derived from the full header: generated nodes (no bytes of their own)
 		t.Uint(fSeq, -1, 0, uint64(p.seq))
-		t.Uint(fSerial, -1, 0, uint64(p.ser))
 	} else {
 		t.Uint(fSeq, o+offSeq, 4, uint64(p.seq))
-		t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
 	}
 	typ := h.Type()
 	if !t.SkipSpan(spanRest) {
+		if p.sub > 0 {
+			t.Uint(fSerial, -1, 0, uint64(p.ser))
+		} else {
+			t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
+		}
 		t.Uint(fType, o+offType, 1, uint64(typ))
 		flagOff := o + offFlags
 		if p.sub > 0 {
@@ -153,14 +157,14 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	f.TreeFindings(t, p.idx)
 }
 
-// The spans of the header (dissect.Tree.SkipSpan) around the call number,
-// sequence and serial, the fields scripts ask for. Bit 0x20 of the flags
+// The spans of the header (dissect.Tree.SkipSpan) around the call number
+// and sequence, the fields scripts ask for most. Bit 0x20 of the flags
 // is one of two fields by packet type: the span holds both (Alt), so that
 // it is walked when either is kept.
 var (
 	spanConn = dissect.NewSpan(fEpoch, fEpochRaw, fEpochAny, fCID, fConnID, fChannel)
-	spanRest = dissect.NewSpan(fType, fFlags, fFlagJumbo, fFlagFree, fFlagMore,
-		fFlagLast, fFlagRA, fFlagCI, fUser, fSecIdx, fSpare, fService).Alt(2, fFlagSlow)
+	spanRest = dissect.NewSpan(fSerial, fType, fFlags, fFlagJumbo, fFlagFree, fFlagMore,
+		fFlagLast, fFlagRA, fFlagCI, fUser, fSecIdx, fSpare, fService).Alt(3, fFlagSlow)
 )
 
 func secLabel(i uint8) string {
