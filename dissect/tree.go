@@ -121,14 +121,14 @@ func (t *Tree) SkipSpan(s *Span) bool {
 	if t == nil {
 		return false
 	}
-	if t.spanLog != nil {
+	if uint(s.id) < uint(len(t.skipSpan)) && t.skipSpan[s.id] && !t.cut && t.count+len(s.fields) < MaxTreeNodes {
+		t.count += len(s.fields)
+		return true
+	}
+	if t.spanLog != nil { // a whole tree (no skipSpan) under test
 		t.spanLog = append(t.spanLog, spanAt{s, len(t.Nodes), t.depth})
 	}
-	if uint(s.id) >= uint(len(t.skipSpan)) || !t.skipSpan[s.id] || t.cut || t.count+len(s.fields) >= MaxTreeNodes {
-		return false
-	}
-	t.count += len(s.fields)
-	return true
+	return false
 }
 
 // TraceSpans makes a whole tree record where its spans start, for

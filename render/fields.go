@@ -243,32 +243,40 @@ func (w *Fields) Want(s *dissect.FieldSet) {
 // then makes the row with columns. Only for names that are each their own
 // column, without _ws.col.* or _ws.expert.* ones (direct).
 func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
-	sep, q := w.Opts.Separator, w.Opts.Quote
+	// locals: the appends below would make the compiler reload w's fields
+	sep, q, cols, ncol := w.Opts.Separator, w.Opts.Quote, w.col, len(w.idx)
+	sep1 := len(sep) == 1
 	next := 0 // the columns before it are written
-	for k := range t.Nodes {
-		n := &t.Nodes[k]
-		if n.F == nil || n.IsExpert() {
+	nodes := t.Nodes
+	for k := range nodes {
+		n := &nodes[k]
+		f := n.F
+		if f == nil || n.IsExpert() {
 			continue
 		}
-		id := n.F.ID()
-		if id >= len(w.col) || w.col[id] == 0 {
+		id := uint(f.ID())
+		if id >= uint(len(cols)) || cols[id] == 0 {
 			continue
 		}
-		c := int(w.col[id]) - 1
+		c := int(cols[id]) - 1
 		if c < next { // a second value, or out of order
 			return dst, false
 		}
 		for ; next <= c; next++ {
-			if next > 0 {
+			switch {
+			case next == 0:
+			case sep1:
+				dst = append(dst, sep[0])
+			default:
 				dst = append(dst, sep...)
 			}
 		}
 		if q != 0 {
 			dst = append(dst, q)
 		}
-		switch n.F.Type {
+		switch f.Type {
 		case dissect.TProtocol:
-			dst = append(dst, n.F.Abbrev...)
+			dst = append(dst, f.Abbrev...)
 		case dissect.TNone:
 			dst = append(dst, '1')
 		default:
@@ -278,7 +286,7 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 			dst = append(dst, q)
 		}
 	}
-	for ; next < len(w.idx); next++ {
+	for ; next < ncol; next++ {
 		if next > 0 {
 			dst = append(dst, sep...)
 		}
