@@ -238,21 +238,26 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 // layersTree adds the nodes of the link, IP and transport layers the engine
 // decoded in the current frame, the first at frame offset off.
 func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
+	if e.lazy {
+		// A fast path's frame (fastUDP4, fastTCP4): Ethernet at 0, IPv4
+		// without options, then UDP or TCP, read from the bytes those
+		// paths checked; gopacket has not decoded them.
+		d := f.Data
+		ethTree(t, 0, d[0:6], d[6:12], EtherTypeIPv4)
+		e.ip4Tree(t, 14, d[14:34])
+		if f.Net.IPProto == IPProtoUDP {
+			e.udpTree(t, 34, d[34:42], f.Net.Src, f.Net.Dst, true)
+		} else {
+			e.tcpLayerTree(t, f, 34)
+		}
+		e.layerFindings(t, f)
+		return
+	}
 	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
-			dst, src, typ, hl := e.eth.DstMAC, e.eth.SrcMAC, uint16(e.eth.EthernetType), len(e.eth.Contents)
-			if e.lazy { // no VLAN tag, IPv4
-				dst, src, typ, hl = f.Data[0:6], f.Data[6:12], EtherTypeIPv4, 14
-			}
-			// A -T fields or -Y run without eth fields skips the 14 nodes.
-			if !t.SkipProto(pEth, 2+ethAddrNodes(dst)+ethAddrNodes(src)) {
-				t.Proto(pEth, off, 14, "")
-				ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, dst)
-				ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, src)
-				t.Uint(fEthType, off+12, 2, uint64(typ))
-			}
-			off += hl
+			ethTree(t, off, e.eth.DstMAC, e.eth.SrcMAC, uint16(e.eth.EthernetType))
+			off += len(e.eth.Contents)
 		case layers.LayerTypeDot1Q:
 			t.Proto(pVLAN, off, 4, "")
 			t.Uint(fVLANPrio, off, 1, uint64(e.dot1q.Priority)<<13)
@@ -274,12 +279,8 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 			t.Uint(fNullFamily, off, 4, uint64(e.loop.Family))
 			off += len(e.loop.Contents)
 		case layers.LayerTypeIPv4:
-			h := e.ip4.Contents
-			if e.lazy { // 20 octets: no options
-				h = f.Data[off : off+20]
-			}
-			e.ip4Tree(t, off, h)
-			off += len(h)
+			e.ip4Tree(t, off, e.ip4.Contents)
+			off += len(e.ip4.Contents)
 			if h := f.reasmUDP; len(h) >= 8 { // the datagram this fragment completed
 				base, det := t.Base()
 				t.SetBase(0, true)
@@ -290,134 +291,152 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 			e.ip6Tree(t, off, e.ip6.Contents)
 			off += len(e.ip6.Contents) + e.hbhLen
 		case layers.LayerTypeUDP:
-			h := e.udp.Contents
-			if e.lazy {
-				h = f.Data[off : off+8]
-			}
-			e.udpTree(t, off, h, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
+			e.udpTree(t, off, e.udp.Contents, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
 			off += 8
 		case layers.LayerTypeTCP:
-			c := &e.tcp
-			h := c.Contents // at least 20 octets once decoded
-			n := &f.Net
-			seglen := e.tcpSegLen(n)
-			t.Proto(PTCP, off, len(h), "")
-			t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
-			t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
-			t.Uint(fTCPPort, off, 2, uint64(c.SrcPort))
-			t.Uint(fTCPPort, off+2, 2, uint64(c.DstPort))
-			t.Uint(fTCPStream, -1, 0, uint64(n.TCPStream))
-			t.Uint(fTCPLen, -1, 0, uint64(seglen))
-			t.Uint(fTCPRelSeq, off+4, 4, uint64(n.RelSeq))
-			t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
-			nxt := n.RelSeq + uint32(seglen)
-			if c.SYN {
-				nxt++
-			}
-			if c.FIN {
-				nxt++
-			}
-			t.Uint(fTCPNxtSeq, -1, 0, uint64(nxt))
-			switch {
-			case !c.ACK:
-				t.Uint(fTCPRelAck, off+8, 4, 0) // no acknowledgment: tshark shows 0
-			case n.HasRelAck:
-				t.Uint(fTCPRelAck, off+8, 4, uint64(n.RelAck))
-			}
-			t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
-			t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
-			flags := uint64(h[12])<<8 | uint64(h[13])
-			label, str := e.tcpFlagTexts(flags)
-			t.UintLabel(fTCPFlags, off+12, 2, flags, label)
-			t.Open()
-			for _, bf := range tcpFlagBits {
-				if bf != nil {
-					t.Uint(bf, off+12, 2, flags)
-				}
-			}
-			t.String(fTCPFlagStr, -1, 0, str)
-			t.Close()
-			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
-			win := uint64(c.Window)
-			if !c.SYN {
-				if n.TCPWinScale >= 0 {
-					win <<= uint(n.TCPWinScale)
-				}
-			}
-			t.Uint(fTCPWinSize, -1, 0, win)
-			if !c.SYN {
-				sf := int64(n.TCPWinScale)
-				if sf >= 0 {
-					sf = 1 << sf
-				}
-				t.Int(fTCPWinScale, -1, 0, sf)
-			}
-			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
-			t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, StatusUnverified))
-			t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
-			if len(h) > 20 {
-				e.tcpOptionsTree(t, off+20, h[20:])
-			}
-			var ta tcpAcked
-			var irtt int64
-			if t != nil {
-				ta = e.tcpTreeAnalysis(t, f, seglen)
-				// the connection's: either direction may hold it (one seen
-				// before the other had a frame)
-				a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
-				for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
-					if i := e.tcpTab.lookup(k); i != 0 {
-						irtt = max(irtt, e.tcpTab.d(i).firstRTT)
-					}
-				}
-			}
-			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 || n.TCPBytesInFlight > 0 {
-				// tshark's SEQ/ACK analysis node, shown when something is in it
-				// (on a data segment, with the iRTT: for its bytes in flight)
-				t.Uint(fTCPAnalysis, -1, 0, 0)
-				t.Open()
-				if ta.acksFrame != 0 {
-					t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
-					t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
-				}
-				if irtt > 0 {
-					t.Int(fTCPAnIRTT, -1, 0, irtt)
-				}
-				if n.TCPBytesInFlight > 0 {
-					t.Uint(fTCPAnBIF, -1, 0, uint64(n.TCPBytesInFlight))
-				}
-				if an&TCPDuplicateAck != 0 {
-					t.Uint(fTCPAnDupAck, -1, 0, 0)
-					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
-					t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
-				}
-				if an != 0 {
-					t.Uint(fTCPAnFlags, -1, 0, 0)
-					t.Open()
-					for _, a := range tcpAnalyses {
-						if an&a.flag != 0 {
-							t.Uint(a.field, -1, 0, 0)
-						}
-					}
-					t.Close()
-				}
-				t.Close()
-			}
-			if t != nil {
-				t.Text(-1, 0, "Timestamps")
-				t.Open()
-				t.Int(fTCPTimeRel, -1, 0, ta.rel)
-				t.Int(fTCPTimeDelta, -1, 0, ta.delta)
-				t.Close()
-			}
-			off += len(c.Contents)
+			off += e.tcpLayerTree(t, f, off)
 		}
 	}
+	e.layerFindings(t, f)
+}
+
+// layerFindings adds the findings about the link, IP and transport layers.
+func (e *Engine) layerFindings(t *Tree, f *Frame) {
 	for i := range f.Findings {
 		if f.Findings[i].PDU < 0 && f.Findings[i].Proto != "frame" {
 			t.Finding(&f.Findings[i])
 		}
 	}
+}
+
+// ethTree adds an Ethernet header at frame offset off. A -T fields or -Y
+// run without eth fields skips its 14 nodes.
+func ethTree(t *Tree, off int, dst, src []byte, typ uint16) {
+	if !t.SkipProto(pEth, 2+ethAddrNodes(dst)+ethAddrNodes(src)) {
+		t.Proto(pEth, off, 14, "")
+		ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, dst)
+		ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, src)
+		t.Uint(fEthType, off+12, 2, uint64(typ))
+	}
+}
+
+// tcpLayerTree adds the TCP header at frame offset off (the engine's decoded
+// layer) and its analysis nodes; it returns the header's length.
+func (e *Engine) tcpLayerTree(t *Tree, f *Frame, off int) int {
+	c := &e.tcp
+	h := c.Contents // at least 20 octets once decoded
+	n := &f.Net
+	seglen := e.tcpSegLen(n)
+	t.Proto(PTCP, off, len(h), "")
+	t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
+	t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
+	t.Uint(fTCPPort, off, 2, uint64(c.SrcPort))
+	t.Uint(fTCPPort, off+2, 2, uint64(c.DstPort))
+	t.Uint(fTCPStream, -1, 0, uint64(n.TCPStream))
+	t.Uint(fTCPLen, -1, 0, uint64(seglen))
+	t.Uint(fTCPRelSeq, off+4, 4, uint64(n.RelSeq))
+	t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
+	nxt := n.RelSeq + uint32(seglen)
+	if c.SYN {
+		nxt++
+	}
+	if c.FIN {
+		nxt++
+	}
+	t.Uint(fTCPNxtSeq, -1, 0, uint64(nxt))
+	switch {
+	case !c.ACK:
+		t.Uint(fTCPRelAck, off+8, 4, 0) // no acknowledgment: tshark shows 0
+	case n.HasRelAck:
+		t.Uint(fTCPRelAck, off+8, 4, uint64(n.RelAck))
+	}
+	t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
+	t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
+	flags := uint64(h[12])<<8 | uint64(h[13])
+	label, str := e.tcpFlagTexts(flags)
+	t.UintLabel(fTCPFlags, off+12, 2, flags, label)
+	t.Open()
+	for _, bf := range tcpFlagBits {
+		if bf != nil {
+			t.Uint(bf, off+12, 2, flags)
+		}
+	}
+	t.String(fTCPFlagStr, -1, 0, str)
+	t.Close()
+	t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
+	win := uint64(c.Window)
+	if !c.SYN {
+		if n.TCPWinScale >= 0 {
+			win <<= uint(n.TCPWinScale)
+		}
+	}
+	t.Uint(fTCPWinSize, -1, 0, win)
+	if !c.SYN {
+		sf := int64(n.TCPWinScale)
+		if sf >= 0 {
+			sf = 1 << sf
+		}
+		t.Int(fTCPWinScale, -1, 0, sf)
+	}
+	t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
+	t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, StatusUnverified))
+	t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
+	if len(h) > 20 {
+		e.tcpOptionsTree(t, off+20, h[20:])
+	}
+	var ta tcpAcked
+	var irtt int64
+	if t != nil {
+		ta = e.tcpTreeAnalysis(t, f, seglen)
+		// the connection's: either direction may hold it (one seen
+		// before the other had a frame)
+		a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
+		for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
+			if i := e.tcpTab.lookup(k); i != 0 {
+				irtt = max(irtt, e.tcpTab.d(i).firstRTT)
+			}
+		}
+	}
+	if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 || n.TCPBytesInFlight > 0 {
+		// tshark's SEQ/ACK analysis node, shown when something is in it
+		// (on a data segment, with the iRTT: for its bytes in flight)
+		t.Uint(fTCPAnalysis, -1, 0, 0)
+		t.Open()
+		if ta.acksFrame != 0 {
+			t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
+			t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
+		}
+		if irtt > 0 {
+			t.Int(fTCPAnIRTT, -1, 0, irtt)
+		}
+		if n.TCPBytesInFlight > 0 {
+			t.Uint(fTCPAnBIF, -1, 0, uint64(n.TCPBytesInFlight))
+		}
+		if an&TCPDuplicateAck != 0 {
+			t.Uint(fTCPAnDupAck, -1, 0, 0)
+			t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
+			t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
+		}
+		if an != 0 {
+			t.Uint(fTCPAnFlags, -1, 0, 0)
+			t.Open()
+			for _, a := range tcpAnalyses {
+				if an&a.flag != 0 {
+					t.Uint(a.field, -1, 0, 0)
+				}
+			}
+			t.Close()
+		}
+		t.Close()
+	}
+	if t != nil {
+		t.Text(-1, 0, "Timestamps")
+		t.Open()
+		t.Int(fTCPTimeRel, -1, 0, ta.rel)
+		t.Int(fTCPTimeDelta, -1, 0, ta.delta)
+		t.Close()
+	}
+	return len(e.tcp.Contents)
 }
 
 // ipFlagsLabels are the -V texts of the three IPv4 flag bits, as tshark's:
