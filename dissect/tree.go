@@ -45,6 +45,7 @@ type Tree struct {
 	// want: the others' subtrees may be left out (SkipProto). The tree's
 	// own: SetWant computes it.
 	protos FieldSet
+	expert bool // a sparse tree keeps findings (SetWant)
 	lastAt int // count when the latest stored node was added (Last)
 	// where the cut fell, for its finding node: added by finish, so that
 	// keep stays small enough to be inlined
@@ -224,11 +225,12 @@ func (t *Tree) SetWant(s *FieldSet) {
 	if t == nil {
 		return
 	}
-	t.sparse, t.want = s != nil, nil
+	t.sparse, t.want, t.expert = s != nil, nil, false
 	clear(t.protos.bits)
 	t.skipSpan = t.skipSpan[:0]
 	if s != nil {
 		t.want = s.bits
+		t.expert = t.has(fExpert)
 		regMu.Lock()
 		for i, w := range s.bits {
 			for ; w != 0; w &= w - 1 {
@@ -261,7 +263,7 @@ func (t *Tree) SetWant(s *FieldSet) {
 // the exact count its subtree would add (TestSkipProtoCounts checks them
 // on every capture).
 func (t *Tree) SkipProto(p *ProtoInfo, nodes int) bool {
-	if t == nil || !t.sparse || t.cut || t.count+nodes >= MaxTreeNodes || t.has(fExpert) || t.protos.Has(p.Field) {
+	if t == nil || !t.sparse || t.expert || t.cut || t.count+nodes >= MaxTreeNodes || t.protos.Has(p.Field) {
 		return false
 	}
 	t.count += nodes
