@@ -46,7 +46,7 @@ type Tree struct {
 	// own: SetWant computes it.
 	protos FieldSet
 	expert bool // a sparse tree keeps findings (SetWant)
-	lastAt int // count when the latest stored node was added (Last)
+	lastAt int  // count when the latest stored node was added (Last)
 	// where the cut fell, for its finding node: added by finish, so that
 	// keep stays small enough to be inlined
 	cutF     *Field
