@@ -217,7 +217,8 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
-	e.ensureLayers()
+	// A fast path's frame (e.lazy) is not decoded again: layersTree reads
+	// its headers from the bytes fastUDP4 or fastTCP4 checked.
 	if !t.SkipProto(PFrame, frameNodes(f)) {
 		e.frameTree(t, f, protocols)
 	}
@@ -237,16 +238,25 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 // layersTree adds the nodes of the link, IP and transport layers the engine
 // decoded in the current frame, the first at frame offset off.
 func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
+	if e.lazy {
+		// A fast path's frame (fastUDP4, fastTCP4): Ethernet at 0, IPv4
+		// without options, then UDP or TCP, read from the bytes those
+		// paths checked; gopacket has not decoded them.
+		d := f.Data
+		ethTree(t, 0, d[0:6], d[6:12], EtherTypeIPv4)
+		e.ip4Tree(t, 14, d[14:34])
+		if f.Net.IPProto == IPProtoUDP {
+			e.udpTree(t, 34, d[34:42], f.Net.Src, f.Net.Dst, true)
+		} else {
+			e.tcpLayerTree(t, f, 34)
+		}
+		e.layerFindings(t, f)
+		return
+	}
 	for _, lt := range e.types {
 		switch lt {
 		case layers.LayerTypeEthernet:
-			// A -T fields or -Y run without eth fields skips the 14 nodes.
-			if !t.SkipProto(pEth, 2+ethAddrNodes(e.eth.DstMAC)+ethAddrNodes(e.eth.SrcMAC)) {
-				t.Proto(pEth, off, 14, "")
-				ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, e.eth.DstMAC)
-				ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, e.eth.SrcMAC)
-				t.Uint(fEthType, off+12, 2, uint64(e.eth.EthernetType))
-			}
+			ethTree(t, off, e.eth.DstMAC, e.eth.SrcMAC, uint16(e.eth.EthernetType))
 			off += len(e.eth.Contents)
 		case layers.LayerTypeDot1Q:
 			t.Proto(pVLAN, off, 4, "")
@@ -284,127 +294,149 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 			e.udpTree(t, off, e.udp.Contents, f.Net.Src, f.Net.Dst, f.Net.Src.Is4())
 			off += 8
 		case layers.LayerTypeTCP:
-			c := &e.tcp
-			h := c.Contents // at least 20 octets once decoded
-			n := &f.Net
-			seglen := e.tcpSegLen(n)
-			t.Proto(PTCP, off, len(h), "")
-			t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
-			t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
-			t.Uint(fTCPPort, off, 2, uint64(c.SrcPort))
-			t.Uint(fTCPPort, off+2, 2, uint64(c.DstPort))
-			t.Uint(fTCPStream, -1, 0, uint64(n.TCPStream))
-			t.Uint(fTCPLen, -1, 0, uint64(seglen))
-			t.Uint(fTCPRelSeq, off+4, 4, uint64(n.RelSeq))
-			t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
-			nxt := n.RelSeq + uint32(seglen)
-			if c.SYN {
-				nxt++
-			}
-			if c.FIN {
-				nxt++
-			}
-			t.Uint(fTCPNxtSeq, -1, 0, uint64(nxt))
-			switch {
-			case !c.ACK:
-				t.Uint(fTCPRelAck, off+8, 4, 0) // no acknowledgment: tshark shows 0
-			case n.HasRelAck:
-				t.Uint(fTCPRelAck, off+8, 4, uint64(n.RelAck))
-			}
-			t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
-			t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
-			flags := uint64(h[12])<<8 | uint64(h[13])
-			label, str := e.tcpFlagTexts(flags)
-			t.UintLabel(fTCPFlags, off+12, 2, flags, label)
-			t.Open()
-			for _, bf := range tcpFlagBits {
-				if bf != nil {
-					t.Uint(bf, off+12, 2, flags)
-				}
-			}
-			t.String(fTCPFlagStr, -1, 0, str)
-			t.Close()
-			t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
-			win := uint64(c.Window)
-			if !c.SYN {
-				if n.TCPWinScale >= 0 {
-					win <<= uint(n.TCPWinScale)
-				}
-			}
-			t.Uint(fTCPWinSize, -1, 0, win)
-			if !c.SYN {
-				sf := int64(n.TCPWinScale)
-				if sf >= 0 {
-					sf = 1 << sf
-				}
-				t.Int(fTCPWinScale, -1, 0, sf)
-			}
-			t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
-			t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, StatusUnverified))
-			t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
-			if len(h) > 20 {
-				e.tcpOptionsTree(t, off+20, h[20:])
-			}
-			var ta tcpAcked
-			var irtt int64
-			if t != nil {
-				ta = e.tcpTreeAnalysis(t, f, seglen)
-				// the connection's: either direction may hold it (one seen
-				// before the other had a frame)
-				a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
-				for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
-					if i := e.tcpTab.lookup(k); i != 0 {
-						irtt = max(irtt, e.tcpTab.d(i).firstRTT)
-					}
-				}
-			}
-			if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 || n.TCPBytesInFlight > 0 {
-				// tshark's SEQ/ACK analysis node, shown when something is in it
-				// (on a data segment, with the iRTT: for its bytes in flight)
-				t.Uint(fTCPAnalysis, -1, 0, 0)
-				t.Open()
-				if ta.acksFrame != 0 {
-					t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
-					t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
-				}
-				if irtt > 0 {
-					t.Int(fTCPAnIRTT, -1, 0, irtt)
-				}
-				if n.TCPBytesInFlight > 0 {
-					t.Uint(fTCPAnBIF, -1, 0, uint64(n.TCPBytesInFlight))
-				}
-				if an&TCPDuplicateAck != 0 {
-					t.Uint(fTCPAnDupAck, -1, 0, 0)
-					t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
-					t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
-				}
-				if an != 0 {
-					t.Uint(fTCPAnFlags, -1, 0, 0)
-					t.Open()
-					for _, a := range tcpAnalyses {
-						if an&a.flag != 0 {
-							t.Uint(a.field, -1, 0, 0)
-						}
-					}
-					t.Close()
-				}
-				t.Close()
-			}
-			if t != nil {
-				t.Text(-1, 0, "Timestamps")
-				t.Open()
-				t.Int(fTCPTimeRel, -1, 0, ta.rel)
-				t.Int(fTCPTimeDelta, -1, 0, ta.delta)
-				t.Close()
-			}
-			off += len(c.Contents)
+			off += e.tcpLayerTree(t, f, off)
 		}
 	}
+	e.layerFindings(t, f)
+}
+
+// layerFindings adds the findings about the link, IP and transport layers.
+func (e *Engine) layerFindings(t *Tree, f *Frame) {
 	for i := range f.Findings {
 		if f.Findings[i].PDU < 0 && f.Findings[i].Proto != "frame" {
 			t.Finding(&f.Findings[i])
 		}
 	}
+}
+
+// ethTree adds an Ethernet header at frame offset off. A -T fields or -Y
+// run without eth fields skips its 14 nodes.
+func ethTree(t *Tree, off int, dst, src []byte, typ uint16) {
+	if !t.SkipProto(pEth, 2+ethAddrNodes(dst)+ethAddrNodes(src)) {
+		t.Proto(pEth, off, 14, "")
+		ethAddr(t, fEthDst, fEthDstLG, fEthDstIG, off, dst)
+		ethAddr(t, fEthSrc, fEthSrcLG, fEthSrcIG, off+6, src)
+		t.Uint(fEthType, off+12, 2, uint64(typ))
+	}
+}
+
+// tcpLayerTree adds the TCP header at frame offset off (the engine's decoded
+// layer) and its analysis nodes; it returns the header's length.
+func (e *Engine) tcpLayerTree(t *Tree, f *Frame, off int) int {
+	c := &e.tcp
+	h := c.Contents // at least 20 octets once decoded
+	n := &f.Net
+	seglen := e.tcpSegLen(n)
+	t.Proto(PTCP, off, len(h), "")
+	t.Uint(fTCPSrcPort, off, 2, uint64(c.SrcPort))
+	t.Uint(fTCPDstPort, off+2, 2, uint64(c.DstPort))
+	t.Uint(fTCPPort, off, 2, uint64(c.SrcPort))
+	t.Uint(fTCPPort, off+2, 2, uint64(c.DstPort))
+	t.Uint(fTCPStream, -1, 0, uint64(n.TCPStream))
+	t.Uint(fTCPLen, -1, 0, uint64(seglen))
+	t.Uint(fTCPRelSeq, off+4, 4, uint64(n.RelSeq))
+	t.Uint(fTCPSeq, off+4, 4, uint64(c.Seq))
+	nxt := n.RelSeq + uint32(seglen)
+	if c.SYN {
+		nxt++
+	}
+	if c.FIN {
+		nxt++
+	}
+	t.Uint(fTCPNxtSeq, -1, 0, uint64(nxt))
+	switch {
+	case !c.ACK:
+		t.Uint(fTCPRelAck, off+8, 4, 0) // no acknowledgment: tshark shows 0
+	case n.HasRelAck:
+		t.Uint(fTCPRelAck, off+8, 4, uint64(n.RelAck))
+	}
+	t.Uint(fTCPAck, off+8, 4, uint64(c.Ack))
+	t.Uint(fTCPHdrLen, off+12, 1, uint64(c.DataOffset)*4)
+	flags := uint64(h[12])<<8 | uint64(h[13])
+	label, str := e.tcpFlagTexts(flags)
+	t.UintLabel(fTCPFlags, off+12, 2, flags, label)
+	t.Open()
+	for _, bf := range tcpFlagBits {
+		if bf != nil {
+			t.Uint(bf, off+12, 2, flags)
+		}
+	}
+	t.String(fTCPFlagStr, -1, 0, str)
+	t.Close()
+	t.Uint(fTCPWindow, off+14, 2, uint64(c.Window))
+	win := uint64(c.Window)
+	if !c.SYN {
+		if n.TCPWinScale >= 0 {
+			win <<= uint(n.TCPWinScale)
+		}
+	}
+	t.Uint(fTCPWinSize, -1, 0, win)
+	if !c.SYN {
+		sf := int64(n.TCPWinScale)
+		if sf >= 0 {
+			sf = 1 << sf
+		}
+		t.Int(fTCPWinScale, -1, 0, sf)
+	}
+	t.Uint(fTCPChecksum, off+16, 2, uint64(c.Checksum))
+	t.Uint(fTCPCkStatus, -1, 0, ckStatus(e.ckL4, StatusUnverified))
+	t.Uint(fTCPUrgent, off+18, 2, uint64(c.Urgent))
+	if len(h) > 20 {
+		e.tcpOptionsTree(t, off+20, h[20:])
+	}
+	var ta tcpAcked
+	var irtt int64
+	if t != nil {
+		ta = e.tcpTreeAnalysis(t, f, seglen)
+		// the connection's: either direction may hold it (one seen
+		// before the other had a frame)
+		a, b := netip.AddrPortFrom(n.Src, n.SrcPort), netip.AddrPortFrom(n.Dst, n.DstPort)
+		for _, k := range [2]tcpHalf{{a, b}, {b, a}} {
+			if i := e.tcpTab.lookup(k); i != 0 {
+				irtt = max(irtt, e.tcpTab.d(i).firstRTT)
+			}
+		}
+	}
+	if an := n.TCPAnalysis; an != 0 || ta.acksFrame != 0 || seglen > 0 && irtt > 0 || n.TCPBytesInFlight > 0 {
+		// tshark's SEQ/ACK analysis node, shown when something is in it
+		// (on a data segment, with the iRTT: for its bytes in flight)
+		t.Uint(fTCPAnalysis, -1, 0, 0)
+		t.Open()
+		if ta.acksFrame != 0 {
+			t.Uint(fTCPAnAcksFrame, -1, 0, ta.acksFrame)
+			t.Int(fTCPAnAckRTT, -1, 0, ta.ackRTT)
+		}
+		if irtt > 0 {
+			t.Int(fTCPAnIRTT, -1, 0, irtt)
+		}
+		if n.TCPBytesInFlight > 0 {
+			t.Uint(fTCPAnBIF, -1, 0, uint64(n.TCPBytesInFlight))
+		}
+		if an&TCPDuplicateAck != 0 {
+			t.Uint(fTCPAnDupAck, -1, 0, 0)
+			t.Uint(fTCPAnDupAckNum, -1, 0, uint64(n.DupAckNum))
+			t.Uint(fTCPAnDupAckFrame, -1, 0, n.DupAckFrame)
+		}
+		if an != 0 {
+			t.Uint(fTCPAnFlags, -1, 0, 0)
+			t.Open()
+			for _, a := range tcpAnalyses {
+				if an&a.flag != 0 {
+					t.Uint(a.field, -1, 0, 0)
+				}
+			}
+			t.Close()
+		}
+		t.Close()
+	}
+	if t != nil {
+		t.Text(-1, 0, "Timestamps")
+		t.Open()
+		t.Int(fTCPTimeRel, -1, 0, ta.rel)
+		t.Int(fTCPTimeDelta, -1, 0, ta.delta)
+		t.Close()
+	}
+	return len(e.tcp.Contents)
 }
 
 // ipFlagsLabels are the -V texts of the three IPv4 flag bits, as tshark's:
@@ -492,14 +524,18 @@ func (e *Engine) frameTree(t *Tree, f *Frame, protocols string) {
 		label = frameLabel(f)
 	}
 	t.Proto(PFrame, 0, f.CapLen, label)
-	t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
-	t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
-	t.Int(FFrameEpoch, -1, 0, f.TimeNS)
-	t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
-	t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
+	if !t.SkipSpan(frameTimes) {
+		t.Uint(FFrameEncap, -1, 0, uint64(f.LinkType))
+		t.Uint(FFrameTime, -1, 0, uint64(f.TimeNS))
+		t.Int(FFrameEpoch, -1, 0, f.TimeNS)
+		t.Int(FFrameDelta, -1, 0, f.TimeNS-e.prevTime)
+		t.Int(FFrameRel, -1, 0, f.TimeNS-e.firstTime)
+	}
 	t.Uint(FFrameNumber, -1, 0, f.Num)
-	t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
-	t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
+	if !t.SkipSpan(frameLens) {
+		t.Uint(FFrameLen, -1, 0, uint64(f.WireLen))
+		t.Uint(FFrameCapLen, -1, 0, uint64(f.CapLen))
+	}
 	if f.Iface != 0 || f.LinkType == LinkTypeERF { // tshark names every ERF record's interface
 		t.Uint(FFrameIface, -1, 0, uint64(f.Iface))
 	}
@@ -554,13 +590,13 @@ func ethAddr(t *Tree, addr, lg, ig *Field, off int, mac []byte) {
 // fields after it; the host names are the address (rdx resolves none, as
 // tshark -n). The address strings of the last two hosts are kept: most
 // frames repeat them, and the tree then allocates none.
-func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, off int, ip []byte) {
+func (e *Engine) ipAddr(t *Tree, addr, hostOne, either, host *Field, rest *Span, off int, ip []byte) {
 	n := len(ip)
 	t.Bytes(addr, off, n, ip)
-	t.Bytes(either, off, n, ip)
-	if t == nil {
+	if t == nil || t.SkipSpan(rest) { // the hidden fields after it: asked for less often
 		return
 	}
+	t.Bytes(either, off, n, ip)
 	if !t.Wants(hostOne) && !t.Wants(host) {
 		// the same calls as a whole tree (a sparse tree is cut where the
 		// whole one is), without the text nobody reads
@@ -600,34 +636,68 @@ type hostName struct {
 // ip4Tree adds an IPv4 header h (at least 20 octets) at frame offset off.
 func (e *Engine) ip4Tree(t *Tree, off int, h []byte) {
 	t.Proto(PIP, off, len(h), "")
-	t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
-	t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
-	t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
-	t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
-	t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
-	t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
-	t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
-	t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
-	t.Uint(fIPProto, off+9, 1, uint64(h[9]))
-	t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
-	t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
-	e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, off+12, h[12:16])
-	e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, off+16, h[16:20])
+	if !t.SkipSpan(ip4Fixed) {
+		t.Uint(fIPVersion, off, 1, uint64(h[0]>>4))
+		t.Uint(fIPHdrLen, off, 1, uint64(h[0]&15)*4)
+		t.Flags(fIPDSField, off+1, 1, uint64(h[1]), "", fIPDSCP, fIPECN)
+		t.Uint(fIPLen, off+2, 2, uint64(be16(h[2:])))
+		t.Uint(fIPID, off+4, 2, uint64(be16(h[4:])))
+		t.Flags(fIPFlags, off+6, 1, uint64(h[6]), ipFlagsLabels[h[6]>>5], fIPFlagRB, fIPFlagDF, fIPFlagMF)
+		t.Uint(fIPFragOff, off+6, 2, uint64(be16(h[6:])))
+		t.Uint(fIPTTL, off+8, 1, uint64(h[8]))
+		t.Uint(fIPProto, off+9, 1, uint64(h[9]))
+		t.Uint(fIPChecksum, off+10, 2, uint64(be16(h[10:])))
+		t.Uint(fIPCkStatus, -1, 0, ckStatus(e.ckIP, StatusUnverified))
+	}
+	if !t.SkipSpan(ip4SrcSpan) {
+		e.ipAddr(t, fIPSrc, fIPSrcHost, fIPAddr, fIPHost, ip4SrcRest, off+12, h[12:16])
+	}
+	if !t.SkipSpan(ip4DstSpan) {
+		e.ipAddr(t, fIPDst, fIPDstHost, fIPAddr, fIPHost, ip4DstRest, off+16, h[16:20])
+	}
 }
+
+// The spans of the frame and IPv4 trees (Tree.SkipSpan): a -T fields run
+// showing ip.src walks four nodes of IPv4's twenty-four.
+var (
+	frameTimes = NewSpan(FFrameEncap, FFrameTime, FFrameEpoch, FFrameDelta, FFrameRel)
+	frameLens  = NewSpan(FFrameLen, FFrameCapLen)
+	ip4Fixed   = NewSpan(fIPVersion, fIPHdrLen, fIPDSField, fIPDSCP, fIPECN, fIPLen, fIPID,
+		fIPFlags, fIPFlagRB, fIPFlagDF, fIPFlagMF, fIPFragOff, fIPTTL, fIPProto, fIPChecksum, fIPCkStatus)
+	ip4SrcSpan = NewSpan(fIPSrc, fIPAddr, fIPSrcHost, fIPHost)
+	ip4DstSpan = NewSpan(fIPDst, fIPAddr, fIPDstHost, fIPHost)
+	// ipAddr's nodes after the address
+	ip4SrcRest = NewSpan(fIPAddr, fIPSrcHost, fIPHost)
+	ip4DstRest = NewSpan(fIPAddr, fIPDstHost, fIPHost)
+)
 
 // ip6Tree adds the fixed IPv6 header h (40 octets) at frame offset off.
 func (e *Engine) ip6Tree(t *Tree, off int, h []byte) {
 	word := uint64(be32(h))
 	t.Proto(PIPv6, off, 40, "")
-	t.Uint(fIP6Ver, off, 1, word>>28)
-	t.Flags(fIP6TClass, off, 2, word, "", fIP6DSCP, fIP6ECN)
-	t.Uint(fIP6Flow, off+1, 3, word&0xfffff)
-	t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
-	t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
-	t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
-	e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, off+8, h[8:24])
-	e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, off+24, h[24:40])
+	if !t.SkipSpan(ip6Fixed) {
+		t.Uint(fIP6Ver, off, 1, word>>28)
+		t.Flags(fIP6TClass, off, 2, word, "", fIP6DSCP, fIP6ECN)
+		t.Uint(fIP6Flow, off+1, 3, word&0xfffff)
+		t.Uint(fIP6Plen, off+4, 2, uint64(be16(h[4:])))
+		t.Uint(fIP6Nxt, off+6, 1, uint64(h[6]))
+		t.Uint(fIP6Hlim, off+7, 1, uint64(h[7]))
+	}
+	if !t.SkipSpan(ip6SrcSpan) {
+		e.ipAddr(t, fIP6Src, fIP6SrcHost, fIP6Addr, fIP6Host, ip6SrcRest, off+8, h[8:24])
+	}
+	if !t.SkipSpan(ip6DstSpan) {
+		e.ipAddr(t, fIP6Dst, fIP6DstHost, fIP6Addr, fIP6Host, ip6DstRest, off+24, h[24:40])
+	}
 }
+
+var (
+	ip6Fixed   = NewSpan(fIP6Ver, fIP6TClass, fIP6DSCP, fIP6ECN, fIP6Flow, fIP6Plen, fIP6Nxt, fIP6Hlim)
+	ip6SrcSpan = NewSpan(fIP6Src, fIP6Addr, fIP6SrcHost, fIP6Host)
+	ip6DstSpan = NewSpan(fIP6Dst, fIP6Addr, fIP6DstHost, fIP6Host)
+	ip6SrcRest = NewSpan(fIP6Addr, fIP6SrcHost, fIP6Host)
+	ip6DstRest = NewSpan(fIP6Addr, fIP6DstHost, fIP6Host)
+)
 
 // udpTree adds a UDP header h (8 octets) at frame offset off, between src
 // and dst. A zero checksum over IPv4 is "not present" (RFC 768).

@@ -968,13 +968,13 @@ func (e *Engine) strictPanic(where string, frame uint64, r any) {
 // BuildTree fills t with the whole tree of the engine's current frame: the
 // frame, link, IP and transport layers, then every PDU.
 func (e *Engine) BuildTree(t *Tree, f *Frame) {
-	defer t.finish() // last: after a recovered panic's node
-	defer func() {
+	defer func() { // one deferred call a frame: the recovery, then the cut's node
 		if r := recover(); r != nil { // see endFrame: a bug must not crash the read
 			e.strictPanic("tree", f.Num, r)
 			t.SetBase(0, false)
 			t.Text(-1, 0, fmt.Sprintf("[internal error while building the tree of frame %d (please report it): %v]", f.Num, r))
 		}
+		t.finish() // last: after a recovered panic's node
 	}()
 	t.Reset()
 	protocols := ""

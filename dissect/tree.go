@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -44,11 +45,145 @@ type Tree struct {
 	// want: the others' subtrees may be left out (SkipProto). The tree's
 	// own: SetWant computes it.
 	protos FieldSet
-	lastAt int // count when the latest stored node was added (Last)
+	expert bool // a sparse tree keeps findings (SetWant)
+	lastAt int  // count when the latest stored node was added (Last)
 	// where the cut fell, for its finding node: added by finish, so that
 	// keep stays small enough to be inlined
 	cutF     *Field
 	cutDepth int16
+	// skipSpan[s.id] is true for a Span none of whose fields a sparse
+	// tree keeps (SetWant computes it).
+	skipSpan []bool
+	// spanLog, when not nil (tests), records where every span started in
+	// a whole tree, for SpanCheck.
+	spanLog []spanAt
+}
+
+// Span is a run of nodes a dissector always adds together and in this
+// order, with Open and Close balanced and nothing conditional inside: a
+// sparse tree that keeps none of its fields counts its nodes and the
+// dissector skips the code that adds them (SkipSpan). It is the
+// SkipProto of a part of a protocol: -T fields and -Y read a few fields,
+// and walking the rest of a header cost most of a -T fields row.
+type Span struct {
+	id     int
+	fields []*Field
+	alts   []spanAlt
+}
+
+// spanAlt is another field node i of a span may be (one of two by a
+// value the header holds).
+type spanAlt struct {
+	i int
+	f *Field
+}
+
+// Alt lets node i of s be of field f instead; s is returned.
+func (s *Span) Alt(i int, f *Field) *Span {
+	regMu.Lock()
+	s.alts = append(s.alts, spanAlt{i, f})
+	regMu.Unlock()
+	return s
+}
+
+// allows tells whether node i of s may be of field f.
+func (s *Span) allows(i int, f *Field) bool {
+	if i >= len(s.fields) {
+		return false
+	}
+	if s.fields[i] == f {
+		return true
+	}
+	for _, a := range s.alts {
+		if a.i == i && a.f == f {
+			return true
+		}
+	}
+	return false
+}
+
+var spans []*Span // by id; guarded by regMu
+
+// NewSpan declares a span of the fields fs, one per node, in the order the
+// dissector adds them (SpanCheck verifies it on whole trees).
+func NewSpan(fs ...*Field) *Span {
+	regMu.Lock()
+	defer regMu.Unlock()
+	s := &Span{id: len(spans), fields: fs}
+	spans = append(spans, s)
+	return s
+}
+
+// SkipSpan reports whether the tree leaves out span s: a sparse tree that
+// keeps none of its fields, not near the cap (there the nodes are added
+// for the cut to fall where it falls in the whole tree). It then counts
+// s's nodes as added.
+func (t *Tree) SkipSpan(s *Span) bool {
+	if t == nil {
+		return false
+	}
+	if uint(s.id) < uint(len(t.skipSpan)) && t.skipSpan[s.id] && !t.cut && t.count+len(s.fields) < MaxTreeNodes {
+		t.count += len(s.fields)
+		return true
+	}
+	if t.spanLog != nil { // a whole tree (no skipSpan) under test
+		t.spanLog = append(t.spanLog, spanAt{s, len(t.Nodes), t.depth})
+	}
+	return false
+}
+
+// TraceSpans makes a whole tree record where its spans start, for
+// SpanError (tests).
+func (t *Tree) TraceSpans() {
+	if t != nil {
+		t.spanLog = make([]spanAt, 0, 8)
+	}
+}
+
+// SpanError checks the spans of a whole tree built after TraceSpans: each
+// span's nodes are its fields in order, the first at the depth the span
+// started at. Tests compare Counted of sparse and whole trees to check
+// that no node follows them unannounced.
+func (t *Tree) SpanError() error {
+	if t == nil || t.sparse || t.cut {
+		return nil
+	}
+	for _, sa := range t.spanLog {
+		for i := range sa.s.fields {
+			k := sa.at + i
+			if k >= len(t.Nodes) {
+				return fmt.Errorf("span of %s: node %d of %d missing", sa.s.fields[0].Abbrev, i, len(sa.s.fields))
+			}
+			n := &t.Nodes[k]
+			if !sa.s.allows(i, n.F) {
+				name := "a text node"
+				if n.F != nil {
+					name = n.F.Abbrev
+				}
+				return fmt.Errorf("span of %s: node %d is %s, not %s", sa.s.fields[0].Abbrev, i, name, sa.s.fields[i].Abbrev)
+			}
+			if i == 0 && n.Depth != sa.depth {
+				return fmt.Errorf("span of %s starts at depth %d, not %d", sa.s.fields[0].Abbrev, n.Depth, sa.depth)
+			}
+		}
+	}
+	return nil
+}
+
+// Counted is the nodes the whole tree holds or would hold (tests).
+func (t *Tree) Counted() int {
+	if t == nil {
+		return 0
+	}
+	return t.count
+}
+
+// spanAt is where a span started: the index of its first node and the
+// depth before it.
+type spanAt struct {
+	s     *Span
+	at    int
+	depth int16
 }
 
 // FieldSet is a set of fields by registration index: what a sparse tree
@@ -90,10 +225,12 @@ func (t *Tree) SetWant(s *FieldSet) {
 	if t == nil {
 		return
 	}
-	t.sparse, t.want = s != nil, nil
+	t.sparse, t.want, t.expert = s != nil, nil, false
 	clear(t.protos.bits)
+	t.skipSpan = t.skipSpan[:0]
 	if s != nil {
 		t.want = s.bits
+		t.expert = t.has(fExpert)
 		regMu.Lock()
 		for i, w := range s.bits {
 			for ; w != 0; w &= w - 1 {
@@ -103,6 +240,16 @@ func (t *Tree) SetWant(s *FieldSet) {
 					}
 				}
 			}
+		}
+		for _, sp := range spans {
+			skip := true
+			for _, f := range sp.fields {
+				skip = skip && !t.has(f)
+			}
+			for _, a := range sp.alts {
+				skip = skip && !t.has(a.f)
+			}
+			t.skipSpan = append(t.skipSpan, skip)
 		}
 		regMu.Unlock()
 	}
@@ -116,7 +263,7 @@ func (t *Tree) SetWant(s *FieldSet) {
 // the exact count its subtree would add (TestSkipProtoCounts checks them
 // on every capture).
 func (t *Tree) SkipProto(p *ProtoInfo, nodes int) bool {
-	if t == nil || !t.sparse || t.cut || t.count+nodes >= MaxTreeNodes || t.has(fExpert) || t.protos.Has(p.Field) {
+	if t == nil || !t.sparse || t.expert || t.cut || t.count+nodes >= MaxTreeNodes || t.protos.Has(p.Field) {
 		return false
 	}
 	t.count += nodes
@@ -162,6 +309,9 @@ func (t *Tree) Reset() {
 	t.count = 0
 	t.lastAt = 0
 	t.cutF = nil
+	if t.spanLog != nil {
+		t.spanLog = t.spanLog[:0]
+	}
 }
 
 // Cut reports whether nodes were dropped because the tree reached

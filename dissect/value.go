@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"math/bits"
@@ -234,11 +235,37 @@ func appendBitPattern(dst []byte, v, mask uint64, width int) []byte {
 func appendAddr(dst []byte, b []byte) []byte {
 	switch len(b) {
 	case 4:
-		return netip.AddrFrom4([4]byte(b)).AppendTo(dst)
+		return AppendIPv4(dst, [4]byte(b))
 	case 16:
 		return netip.AddrFrom16([16]byte(b)).AppendTo(dst)
 	}
 	return dst
+}
+
+// octetDot is each octet's decimal digits and a dot, little-endian in a
+// word, and octetLen their count: AppendIPv4's tables.
+var octetDot, octetLen = func() (t [256]uint32, n [256]uint8) {
+	for v := range t {
+		d := append(strconv.AppendUint(nil, uint64(v), 10), '.')
+		var w [4]byte
+		copy(w[:], d)
+		t[v], n[v] = binary.LittleEndian.Uint32(w[:]), uint8(len(d))
+	}
+	return t, n
+}()
+
+// AppendIPv4 appends a as dotted decimal, as netip.Addr.AppendTo does: a
+// word store an octet instead of a division a digit (-T fields ip.src).
+func AppendIPv4(dst []byte, a [4]byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 16)[:l+16] // 4 words: "255.255.255.255." at most
+	p := dst[l:]
+	i := 0
+	for _, o := range a {
+		binary.LittleEndian.PutUint32(p[i:i+4], octetDot[o])
+		i += int(octetLen[o])
+	}
+	return dst[:l+i-1] // without the last dot
 }
 
 func appendMAC(dst []byte, b []byte) []byte { return AppendHexBytes(dst, b, ':') }

@@ -1,6 +1,9 @@
 package dissect
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+)
 
 func TestAppendHexDigits(t *testing.T) {
 	for _, c := range []struct {
@@ -11,5 +14,29 @@ func TestAppendHexDigits(t *testing.T) {
 		if got := string(AppendHexDigits([]byte("x"), c.v, c.digits)); got != "x"+c.want {
 			t.Errorf("AppendHexDigits(%#x, %d) = %q, want %q", c.v, c.digits, got, "x"+c.want)
 		}
+	}
+}
+
+// TestAppendIPv4: the table writer spells every octet value in every
+// position as netip does, after a prefix and at a slice's capacity.
+func TestAppendIPv4(t *testing.T) {
+	var a [4]byte
+	for pos := range 4 {
+		for v := range 256 {
+			a = [4]byte{1, 22, 133, 4}
+			a[pos] = byte(v)
+			want := "x=" + netip.AddrFrom4(a).String()
+			if got := string(AppendIPv4([]byte("x="), a)); got != want {
+				t.Fatalf("%v: %q, want %q", a, got, want)
+			}
+			dst := make([]byte, 2, 2) // no spare capacity
+			copy(dst, "x=")
+			if got := string(AppendIPv4(dst, a)); got != want {
+				t.Fatalf("%v at capacity: %q, want %q", a, got, want)
+			}
+		}
+	}
+	if got := string(AppendIPv4(nil, [4]byte{255, 255, 255, 255})); got != "255.255.255.255" {
+		t.Fatalf("broadcast: %q", got)
 	}
 }

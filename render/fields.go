@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,17 +78,30 @@ type Fields struct {
 	Opts  FieldsOpts
 	names []string
 	col   []int32 // by field ID: 1 + the column of the field's values, 0 for none
-	cols  [][]byte
-	count []int
+	cols  []column
 	idx   []int // column holding each name's values (a repeated name shares one)
+	// lastUse[i]: name i is the last to print its column, which the row
+	// then empties for the next
+	lastUse []bool
 	// columns of the finding parts (-1: not asked); any of them makes rows
 	// read findings' nodes
 	xMsg, xSev, xGroup, xField int
 	// summary columns asked for as _ws.col.*, by output column, and the
 	// frame they come from (SetFrame)
 	wscol []wsCol
-	frame *dissect.Frame
-	clock Clock
+	hasWS bool // some wscol is a column
+	// direct: every name is its own column, none a _ws.col.* or
+	// _ws.expert.* one: Row tries rowDirect first
+	direct bool
+	frame  *dissect.Frame
+	clock  Clock
+}
+
+// column is one column's text in the row being made and its number of
+// occurrences (values joined by the aggregator).
+type column struct {
+	b []byte
+	n int
 }
 
 // wsCol is a summary column tshark prints for -e _ws.col.TITLE.
@@ -174,7 +188,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names))}
 	for i, n := range names {
 		if c := wsColumns[n]; c != colNone { // from the frame (SetFrame), not the tree
-			w.wscol[i] = c
+			w.wscol[i], w.hasWS = c, true
 			w.idx = append(w.idx, i)
 			continue
 		}
@@ -192,8 +206,13 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 		w.idx = append(w.idx, int(w.col[id])-1)
 	}
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
-	w.cols = make([][]byte, len(names))
-	w.count = make([]int, len(names))
+	w.cols = make([]column, len(names))
+	w.lastUse = make([]bool, len(names))
+	w.direct = !w.hasWS && w.xMsg < 0 && w.xSev < 0 && w.xGroup < 0 && w.xField < 0
+	for i, c := range w.idx {
+		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
+		w.direct = w.direct && c == i
+	}
 	return w, nil
 }
 
@@ -218,6 +237,63 @@ func (w *Fields) Want(s *dissect.FieldSet) {
 	}
 }
 
+// rowDirect writes the row straight into dst when the tree holds at most
+// one value a column, in column order (a frame's usual row): no column
+// buffers and no join. It reports false when the tree is otherwise; Row
+// then makes the row with columns. Only for names that are each their own
+// column, without _ws.col.* or _ws.expert.* ones (direct).
+func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
+	// locals: the appends below would make the compiler reload w's fields
+	sep, q, cols, ncol := w.Opts.Separator, w.Opts.Quote, w.col, len(w.idx)
+	sep1 := len(sep) == 1
+	next := 0 // the columns before it are written
+	nodes := t.Nodes
+	for k := range nodes {
+		n := &nodes[k]
+		f := n.F
+		if f == nil || n.IsExpert() {
+			continue
+		}
+		id := uint(f.ID())
+		if id >= uint(len(cols)) || cols[id] == 0 {
+			continue
+		}
+		c := int(cols[id]) - 1
+		if c < next { // a second value, or out of order
+			return dst, false
+		}
+		for ; next <= c; next++ {
+			switch {
+			case next == 0:
+			case sep1:
+				dst = append(dst, sep[0])
+			default:
+				dst = append(dst, sep...)
+			}
+		}
+		if q != 0 {
+			dst = append(dst, q)
+		}
+		switch f.Type {
+		case dissect.TProtocol:
+			dst = append(dst, f.Abbrev...)
+		case dissect.TNone:
+			dst = append(dst, '1')
+		default:
+			dst = dissect.AppendField(dst, n)
+		}
+		if q != 0 {
+			dst = append(dst, q)
+		}
+	}
+	for ; next < ncol; next++ {
+		if next > 0 {
+			dst = append(dst, sep...)
+		}
+	}
+	return append(dst, '\n'), true
+}
+
 // Header appends the header line.
 func (w *Fields) Header(dst []byte) []byte {
 	for i, n := range w.names {
@@ -238,33 +314,37 @@ var (
 
 // open starts one more occurrence in column c.
 // It reports false when -E occurrence=f keeps the column as it is.
-func (w *Fields) open(c int) bool {
-	if w.count[c] > 0 {
+func (w *Fields) open(c *column) bool {
+	if c.n > 0 {
 		switch w.Opts.Occurrence {
 		case 'f':
 			return false
 		case 'l':
-			w.cols[c] = w.cols[c][:0]
+			c.b = c.b[:0]
 			return true
 		}
-		w.cols[c] = append(w.cols[c], w.Opts.Aggregator...)
+		c.b = append(c.b, w.Opts.Aggregator...)
 	}
-	w.count[c]++
+	c.n++
 	return true
 }
 
 // putString adds an occurrence to column c (-1: not asked).
 func (w *Fields) putString(c int, v string) {
-	if c >= 0 && w.open(c) {
-		w.cols[c] = append(w.cols[c], v...)
+	if c >= 0 && w.open(&w.cols[c]) {
+		w.cols[c].b = append(w.cols[c].b, v...)
 	}
 }
 
-// Row appends one frame's row.
+// Row appends one frame's row. The columns are empty between rows: the
+// join at the end empties each one it copies.
 func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
-	for i := range w.cols {
-		w.cols[i] = w.cols[i][:0]
-		w.count[i] = 0
+	if w.direct {
+		l := len(dst)
+		if out, ok := w.rowDirect(dst, t); ok {
+			return out
+		}
+		dst = dst[:l]
 	}
 	for k := range t.Nodes {
 		n := &t.Nodes[k]
@@ -290,28 +370,38 @@ func (w *Fields) Row(dst []byte, t *dissect.Tree) []byte {
 		case dissect.TNone:
 			w.putString(c, "1")
 		default:
-			if w.open(c) {
-				w.cols[c] = dissect.AppendField(w.cols[c], n)
+			if col := &w.cols[c]; w.open(col) {
+				col.b = dissect.AppendField(col.b, n)
 			}
 		}
 	}
-	for i, c := range w.wscol {
-		if c != colNone && w.frame != nil { // one value a frame: no aggregation
-			w.cols[i] = appendColumn(w.cols[i], c, w.frame, &w.clock)
-			w.count[i] = 1
+	if w.hasWS && w.frame != nil {
+		for i, c := range w.wscol {
+			if c != colNone { // one value a frame: no aggregation
+				w.cols[i].b = appendColumn(w.cols[i].b, c, w.frame, &w.clock)
+				w.cols[i].n = 1
+			}
 		}
 	}
-	for i := range w.names {
+	sep := w.Opts.Separator
+	for i, c := range w.idx {
 		if i > 0 {
-			dst = append(dst, w.Opts.Separator...)
+			if len(sep) == 1 {
+				dst = append(dst, sep[0])
+			} else {
+				dst = append(dst, sep...)
+			}
 		}
-		c := w.idx[i]
-		if w.Opts.Quote != 0 && w.count[c] > 0 {
+		col := &w.cols[c]
+		if w.Opts.Quote != 0 && col.n > 0 {
 			dst = append(dst, w.Opts.Quote)
-			dst = append(dst, w.cols[c]...)
+			dst = append(dst, col.b...)
 			dst = append(dst, w.Opts.Quote)
 		} else {
-			dst = append(dst, w.cols[c]...)
+			dst = append(dst, col.b...)
+		}
+		if w.lastUse[i] { // a repeated name shares its column: empty it after its last use
+			col.b, col.n = col.b[:0], 0
 		}
 	}
 	return append(dst, '\n')

@@ -115,3 +115,25 @@ func TestFieldsRowAllocates0(t *testing.T) {
 		t.Error("a field the row does not read is wanted")
 	}
 }
+
+// TestFieldsRowEmptiesColumns: a row starts from empty columns, also for a
+// name asked twice (one shared column) and with quotes: the values of the
+// frame before never leak into the next row.
+func TestFieldsRowEmptiesColumns(t *testing.T) {
+	w, err := render.NewFields([]string{"frame.number", "frame.len", "frame.number"}, render.FieldsOpts{Quote: '"', Separator: ";;"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full, empty dissect.Tree
+	full.Uint(dissect.FFrameNumber, -1, 0, 7)
+	full.Uint(dissect.FFrameLen, -1, 0, 60)
+	full.Uint(dissect.FFrameNumber, -1, 0, 8)
+	for i, c := range []struct {
+		t    *dissect.Tree
+		want string
+	}{{&full, `"7,8";;"60";;"7,8"` + "\n"}, {&empty, ";;;;\n"}, {&full, `"7,8";;"60";;"7,8"` + "\n"}} {
+		if got := string(w.Row(nil, c.t)); got != c.want {
+			t.Errorf("row %d: %q, want %q", i, got, c.want)
+		}
+	}
+}

@@ -55,6 +55,7 @@ func TestSparseTreeSameAsWhole(t *testing.T) {
 		t.Run(filepath.Base(c), func(t *testing.T) {
 			eng := dissect.NewEngine(dissect.Options{})
 			var whole, sparse dissect.Tree
+			whole.TraceSpans()
 			checked := 0
 			for pass := 1; pass <= 2; pass++ {
 				err := testpkt.Each(c, func(p dissect.Packet) error {
@@ -64,11 +65,18 @@ func TestSparseTreeSameAsWhole(t *testing.T) {
 						return nil
 					}
 					eng.BuildTree(&whole, f)
+					if err := whole.SpanError(); err != nil {
+						t.Fatalf("frame %d: %v", p.Num, err)
+					}
 					check := func(what string, set *dissect.FieldSet) {
 						sparse.SetWant(set)
 						eng.BuildTree(&sparse, f)
 						if err := sameKept(&whole, &sparse, set); err != nil {
 							t.Fatalf("frame %d, sparse tree of %s: %v", p.Num, what, err)
+						}
+						// skipped protocols and spans count what they leave out
+						if sparse.Counted() != whole.Counted() {
+							t.Fatalf("frame %d, sparse tree of %s: counted %d nodes, the whole tree %d", p.Num, what, sparse.Counted(), whole.Counted())
 						}
 						checked++
 					}
@@ -168,7 +176,8 @@ func sameKept(whole, sparse *dissect.Tree, set *dissect.FieldSet) error {
 		}
 		s := &sparse.Nodes[j]
 		j++
-		if s.F != w.F || s.U != w.U || s.S != w.S || !bytes.Equal(s.B, w.B) || w.IsExpert() && s.Label != w.Label {
+		if s.F != w.F || s.U != w.U || s.S != w.S || !bytes.Equal(s.B, w.B) || w.IsExpert() && s.Label != w.Label ||
+			s.Off != w.Off || s.Len != w.Len || s.Depth != w.Depth {
 			return fmt.Errorf("node %d: %s %d %q %x %q, whole tree: %s %d %q %x %q", i,
 				s.F.Abbrev, s.U, s.S, s.B, s.Label, w.F.Abbrev, w.U, w.S, w.B, w.Label)
 		}

@@ -34,45 +34,53 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		return
 	}
 	o := p.off
-	t.Uint(fEpoch, o, 4, uint64(h.Epoch())*1e9)
-	t.Open()
-	t.Uint(fEpochRaw, o, 4, uint64(h.Epoch()))
-	t.Uint(fEpochAny, o, 4, uint64(h.Epoch()))
-	t.Close()
-	t.Uint(fCID, o+offCID, 4, uint64(h.CID()))
-	t.Open()
-	t.Uint(fConnID, o+offCID, 4, uint64(h.CID()&^3))
-	t.Uint(fChannel, o+offCID, 4, uint64(h.CID()))
-	t.Close()
+	if !t.SkipSpan(spanConn) {
+		t.Uint(fEpoch, o, 4, uint64(h.Epoch())*1e9)
+		t.Open()
+		t.Uint(fEpochRaw, o, 4, uint64(h.Epoch()))
+		t.Uint(fEpochAny, o, 4, uint64(h.Epoch()))
+		t.Close()
+		t.Uint(fCID, o+offCID, 4, uint64(h.CID()))
+		t.Open()
+		t.Uint(fConnID, o+offCID, 4, uint64(h.CID()&^3))
+		t.Uint(fChannel, o+offCID, 4, uint64(h.CID()))
+		t.Close()
+	}
 	t.Uint(fCall, o+offCall, 4, uint64(h.CallNumber()))
+	// A sub-packet's sequence and serial are derived from the full header:
+	// generated nodes (no bytes of their own).
 	if p.sub > 0 {
-		// derived from the full header: generated nodes (no bytes of their own)
 		t.Uint(fSeq, -1, 0, uint64(p.seq))
-		t.Uint(fSerial, -1, 0, uint64(p.ser))
 	} else {
 		t.Uint(fSeq, o+offSeq, 4, uint64(p.seq))
-		t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
 	}
 	typ := h.Type()
-	t.Uint(fType, o+offType, 1, uint64(typ))
-	flagOff := o + offFlags
-	if p.sub > 0 {
-		flagOff = p.jhOff
+	if !t.SkipSpan(spanRest) {
+		if p.sub > 0 {
+			t.Uint(fSerial, -1, 0, uint64(p.ser))
+		} else {
+			t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
+		}
+		t.Uint(fType, o+offType, 1, uint64(typ))
+		flagOff := o + offFlags
+		if p.sub > 0 {
+			flagOff = p.jhOff
+		}
+		bit20 := fFlagJumbo
+		if typ == TypeAck {
+			bit20 = fFlagSlow
+		}
+		flagsText, secText := "", ""
+		if t.Labels() { // formatted only for a tree that shows them
+			flagsText, secText = flagsLabel(p.flags, typ), secLabel(h.SecurityIndex())
+		}
+		t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
+			bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
+		t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
+		t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
+		t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
+		t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 	}
-	bit20 := fFlagJumbo
-	if typ == TypeAck {
-		bit20 = fFlagSlow
-	}
-	flagsText, secText := "", ""
-	if t.Labels() { // formatted only for a tree that shows them
-		flagsText, secText = flagsLabel(p.flags, typ), secLabel(h.SecurityIndex())
-	}
-	t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
-		bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
-	t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
-	t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
-	t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
-	t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 	if p.nsub > 1 {
 		t.Uint(fJumbo, -1, 0, uint64(p.sub))
 		t.Uint(fJumboCount, -1, 0, uint64(p.nsub))
@@ -148,6 +156,16 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	}
 	f.TreeFindings(t, p.idx)
 }
+
+// The spans of the header (dissect.Tree.SkipSpan) around the call number
+// and sequence, the fields scripts ask for most. Bit 0x20 of the flags
+// is one of two fields by packet type: the span holds both (Alt), so that
+// it is walked when either is kept.
+var (
+	spanConn = dissect.NewSpan(fEpoch, fEpochRaw, fEpochAny, fCID, fConnID, fChannel)
+	spanRest = dissect.NewSpan(fSerial, fType, fFlags, fFlagJumbo, fFlagFree, fFlagMore,
+		fFlagLast, fFlagRA, fFlagCI, fUser, fSecIdx, fSpare, fService).Alt(3, fFlagSlow)
+)
 
 func secLabel(i uint8) string {
 	s := strconv.Itoa(int(i))
