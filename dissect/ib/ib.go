@@ -615,10 +615,11 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	if f.InError() {
 		return true // quoted in an ICMP error: no PSN tracking, flow counts or message assembly
 	}
-	d.analyze(f, p, h, op)
-	d.count(f, p, h, op)
+	src, dst := d.flowKey(f, p) // once, for the PSN check, the counters and assembly
+	d.analyze(f, p, h, op, src, dst)
+	d.count(f, p, h, op, src, dst)
 	if op.Known {
-		d.deliver(f, p, h)
+		d.deliver(f, p, h, src, dst)
 	}
 	return true
 }
@@ -689,12 +690,11 @@ func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 // analyze checks PSN order per direction and destination QP on RC, UC and
 // XRC: requests must advance by one (a read request may consume more),
 // read response middles and lasts must follow their predecessor.
-func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst netip.Addr) {
 	t := h.Transport()
 	if !op.Known || (t != RC && t != UC && t != XRC) {
 		return
 	}
-	src, dst := d.flowKey(f, p)
 	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
 	i, seen := d.lookupQP(k)

@@ -91,8 +91,7 @@ func (t *flowTable) reset() {
 }
 
 // count updates the packet's flow after its analysis.
-func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
-	src, dst := d.flowKey(f, p)
+func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst netip.Addr) {
 	if c := f.Conversations(); c != nil {
 		// the source QP is in datagram packets only (DETH)
 		sqp := uint32(flows.NoQP)
