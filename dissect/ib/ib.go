@@ -158,23 +158,24 @@ func (d *State) clearQPs() {
 	}
 }
 
-// lookupQP finds the PSN state of k (index into qpSlab).
-func (d *State) lookupQP(k qpKey) (int32, bool) {
+// lookupQP finds the PSN state of *k (index into qpSlab).
+func (d *State) lookupQP(k *qpKey) (int32, bool) {
 	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k.eq(&k) {
+		if r := &d.recent[j]; r.i >= 0 && r.k.eq(k) {
 			return r.i, true
 		}
 	}
-	i, ok := d.qps[k]
+	i, ok := d.qps[*k]
 	if ok {
 		d.remember(k, i)
 	}
 	return i, ok
 }
 
-func (d *State) remember(k qpKey, i int32) {
-	d.recent[d.nextRc] = recentQP{k, i}
-	d.nextRc = (d.nextRc + 1) % uint8(len(d.recent))
+func (d *State) remember(k *qpKey, i int32) {
+	r := &d.recent[d.nextRc%uint8(len(d.recent))]
+	r.k, r.i = *k, i
+	d.nextRc++
 }
 
 // reissuedBy reports whether a READ request at psn with RETH r asks again
@@ -697,10 +698,13 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst
 	}
 	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
-	i, seen := d.lookupQP(k)
-	var st qpState
+	i, seen := d.lookupQP(&k)
+	// st points at the QP's state in place (no copy in and out); a QP
+	// seen first starts from the zero state, made its slot below.
+	var fresh qpState
+	st := &fresh
 	if seen {
-		st = d.qpSlab[i]
+		st = &d.qpSlab[i]
 	}
 	low := h.Opcode() & 0x1F
 	check := seen
@@ -745,7 +749,8 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst
 		i = int32(len(d.qpSlab))
 		d.qpSlab = append(d.qpSlab, qpState{})
 		d.qps[k] = i
-		d.remember(k, i)
+		d.remember(&k, i)
+		st = &d.qpSlab[i]
 	}
 	st.expected = (psn + 1) & PSNMask
 	st.window = 0
@@ -760,5 +765,4 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst
 			st.readKey, st.readVA, st.readLen = r.RKey(), r.VA(), n
 		}
 	}
-	d.qpSlab[i] = st
 }

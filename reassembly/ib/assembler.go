@@ -494,6 +494,17 @@ func (a *Assembler) lookup(k *streamKey) *stream {
 	return s
 }
 
+// find is a.streams[*k] without touching it: the request stream of a READ
+// response is most often among the last streams used.
+func (a *Assembler) find(k *streamKey) *stream {
+	for _, s := range a.recent {
+		if s != nil && s.key.eq(k) {
+			return s
+		}
+	}
+	return a.streams[*k]
+}
+
 // evicted records a drop; only those of a table limit (with a reason)
 // count in Evictions: the engine reports budget drops itself.
 func (a *Assembler) evicted(e Eviction) {
@@ -878,7 +889,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 		}
 		s.take(p.PSN)
 		rk := streamKey{src: req.key.src, dst: req.key.dst, qp: req.responderQP}
-		rs := a.streams[rk]
+		rs := a.find(&rk)
 		consumed(rs, rk, p.PSN)
 		if o != nil && o.continuedBy(p, req) {
 			// The requester lost responses, discarded what followed,
