@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/rdx-project/rdx/internal/smallmap"
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
@@ -328,8 +329,8 @@ type Assembler struct {
 	lru      stream // sentinel of the list of all streams (lru.next is the least recently active)
 	openList stream // sentinel of the list of streams with a message in progress
 	nopen    int
-	reads    map[readKey]*readReq
-	readList readReq // sentinel: oldest request first
+	reads    smallmap.Map[readKey, *readReq] // a few outstanding at a time: no hashing
+	readList readReq                         // sentinel: oldest request first
 	// the streams of the last packets: a connection's requests and
 	// responses interleave, and these skip hashing the key
 	recent [4]*stream
@@ -359,7 +360,7 @@ type Assembler struct {
 
 // New makes an empty assembler.
 func New() *Assembler {
-	a := &Assembler{streams: map[streamKey]*stream{}, reads: map[readKey]*readReq{}, stalled: map[pairKey]*stream{}}
+	a := &Assembler{streams: map[streamKey]*stream{}, stalled: map[pairKey]*stream{}}
 	a.initLists()
 	return a
 }
@@ -410,10 +411,11 @@ func (a *Assembler) Reset() {
 		a.freeS = append(a.freeS, s)
 		delete(a.streams, k)
 	}
-	for k, r := range a.reads {
+	a.reads.All(func(_ readKey, r *readReq) bool {
 		a.freeR = append(a.freeR, r)
-		delete(a.reads, k)
-	}
+		return true
+	})
+	a.reads.Clear()
 	clear(a.stalled)
 	a.initLists()
 	a.acct.Reset()
@@ -1104,11 +1106,11 @@ func (o *open) continuedBy(p *Packet, req readReq) bool {
 
 func (a *Assembler) recordRead(p *Packet) {
 	k := readKey{src: p.Src, dst: p.Dst, psn: p.PSN}
-	r := a.reads[k]
+	r, _ := a.reads.Get(k)
 	if r != nil { // sent again: the latest copy counts
 		a.unlinkRead(r)
 	} else {
-		if len(a.reads) >= maxReads {
+		if a.reads.Len() >= maxReads {
 			// drop the oldest request: its response will show as unmatched
 			old := a.readList.next
 			a.evicted(Eviction{What: "READ request", Src: old.key.src, Dst: old.key.dst, QP: old.responderQP, PSN: old.key.psn,
@@ -1120,7 +1122,7 @@ func (a *Assembler) recordRead(p *Packet) {
 		} else {
 			r = new(readReq)
 		}
-		a.reads[k] = r
+		a.reads.Set(k, r)
 		a.acct.Charge(readCost)
 	}
 	*r = readReq{key: k, va: p.VA, rkey: p.RKey, len: p.DMALen, frame: p.Frame, responderQP: p.DestQP, stamp: a.acct.Now()}
@@ -1136,7 +1138,7 @@ func (a *Assembler) unlinkRead(r *readReq) {
 
 func (a *Assembler) removeRead(r *readReq) {
 	a.unlinkRead(r)
-	delete(a.reads, r.key)
+	a.reads.Delete(r.key)
 	a.freeR = append(a.freeR, r)
 	a.acct.Charge(-readCost)
 }
@@ -1145,10 +1147,7 @@ func (a *Assembler) removeRead(r *readReq) {
 // address pair reversed, and the response's PSN equal to the request's
 // (responses reuse the request's PSN range, IBA 9.7.5.1.3).
 func (a *Assembler) matchRead(p *Packet) (readReq, bool) {
-	if len(a.reads) == 0 {
-		return readReq{}, false
-	}
-	r := a.reads[readKey{src: p.Dst, dst: p.Src, psn: p.PSN}]
+	r, _ := a.reads.Get(readKey{src: p.Dst, dst: p.Src, psn: p.PSN})
 	if r == nil {
 		return readReq{}, false
 	}
@@ -1158,7 +1157,7 @@ func (a *Assembler) matchRead(p *Packet) (readReq, bool) {
 }
 
 // Open is the number of messages in progress and READ requests outstanding.
-func (a *Assembler) Open() (messages, reads int) { return a.nopen, len(a.reads) }
+func (a *Assembler) Open() (messages, reads int) { return a.nopen, a.reads.Len() }
 
 // Held is the number of packets held ahead of a gap.
 func (a *Assembler) Held() int { return a.nheld }
