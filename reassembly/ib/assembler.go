@@ -268,10 +268,13 @@ func (s *stream) take(psn uint32) {
 
 // skip moves hi ahead to psn; the PSNs between are not taken.
 func (s *stream) skip(psn uint32) {
-	d := (psn - s.hi) & psnMask
-	if d >= window {
+	switch d := (psn - s.hi) & psnMask; {
+	case d == 0:
+		// none between (resync taking consecutive held packets), not
+		// once round the 2^24 PSNs unmarking every one
+	case d >= window:
 		clear(s.taken[:])
-	} else {
+	default:
 		for q := (s.hi + 1) & psnMask; q != psn; q = (q + 1) & psnMask {
 			s.taken[q%window/64] &^= 1 << (q % 64)
 		}
