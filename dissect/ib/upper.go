@@ -54,8 +54,8 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, src, dst netip.Addr)
 			u.asm.PlaceReads(true)
 		}
 	}
-	if u.asm == nil || p.short {
-		return
+	if u.asm == nil || p.short || !u.asm.Wants(h.Opcode(), p.exts&ExtAETH != 0, p.exts&ExtRETH != 0) {
+		return // nothing for assembly (most often an ACK): no Packet to build
 	}
 	q := &u.pkt
 	p.asmPacket(q, h, src, dst, f.Num)

@@ -722,16 +722,32 @@ func (a *Assembler) Next() *Message {
 	return &a.outs[a.nout-1].msg
 }
 
-func isReadRequest(p *Packet) bool { return p.Opcode&0x1F == 0x0C && p.Opcode>>5 != 3 && p.HasRETH }
+func isReadRequest(op uint8, hasRETH bool) bool { return op&0x1F == 0x0C && op>>5 != 3 && hasRETH }
+
+func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 && hasAETH }
+
+// Wants reports whether Add would do anything with a packet of opcode op
+// (with an AETH, with a RETH): an Acknowledge matters only while a stream
+// holds packets ahead of a gap, and a packet outside messages (atomics,
+// CNP, reserved opcodes) never does. A caller may skip Add, and building
+// its Packet, when it does not (a third of the packets of a RoCE
+// connection are ACKs).
+func (a *Assembler) Wants(op uint8, hasAETH, hasRETH bool) bool {
+	if isAck(op, hasAETH) {
+		return len(a.stalled) > 0
+	}
+	_, _, ok := classify(op)
+	return ok || isReadRequest(op, hasRETH)
+}
 
 func (a *Assembler) addPacket(p *Packet) Event {
-	if p.Opcode&0x1F == 0x11 && p.Opcode>>5 != 3 && p.HasAETH { // Acknowledge
+	if isAck(p.Opcode, p.HasAETH) {
 		if len(a.stalled) > 0 {
 			a.ack(p)
 		}
 		return None
 	}
-	readReq := isReadRequest(p)
+	readReq := isReadRequest(p.Opcode, p.HasRETH)
 	kind, pos, ok := classify(p.Opcode)
 	if !ok && !readReq {
 		return None
@@ -1031,7 +1047,7 @@ func (a *Assembler) drain(s *stream) {
 func (a *Assembler) takeHeld(s *stream) {
 	p := s.held[0].p // the payload stays valid: its buffer is reused only by the next hold
 	kind, pos, _ := classify(p.Opcode)
-	if s.msg != nil && !isReadRequest(&p) && s.msg.nextPSN != p.PSN {
+	if s.msg != nil && !isReadRequest(p.Opcode, p.HasRETH) && s.msg.nextPSN != p.PSN {
 		a.dropMessage(s) // its missing packets were lost by the capture
 		a.Dropped++
 	}
@@ -1041,7 +1057,7 @@ func (a *Assembler) takeHeld(s *stream) {
 	s.held[0].buf = nil
 	a.unhold(s, 1)
 	a.acct.Charge(-int64(len(buf)))
-	a.request(s, &p, kind, pos, isReadRequest(&p))
+	a.request(s, &p, kind, pos, isReadRequest(p.Opcode, p.HasRETH))
 	a.bufs = append(a.bufs, buf[:0])
 }
 
