@@ -69,10 +69,19 @@ func maskBTH(m, bth []byte) int {
 	return BTHLen
 }
 
+// move40 copies 40 octets (a GRH, an IPv6 header) as three moves: the
+// compiler makes a copy, or an array assignment over 16 octets, a memmove
+// call.
+func move40(m, b []byte) {
+	*(*[16]byte)(m) = *(*[16]byte)(b)
+	*(*[16]byte)(m[16:]) = *(*[16]byte)(b[16:])
+	*(*[8]byte)(m[32:]) = *(*[8]byte)(b[32:])
+}
+
 // maskGRH copies the GRH with traffic class, flow label and hop limit
 // forced to all-ones.
 func maskGRH(m, g []byte) int {
-	copy(m, g[:GRHLen])
+	move40(m, g)
 	m[0] |= 0x0F // TClass high nibble
 	m[1], m[2], m[3] = 0xFF, 0xFF, 0xFF
 	m[7] = 0xFF // HopLmt
@@ -122,8 +131,9 @@ func icrcRoCEv2(b *scratch, ip, udp, ib []byte) (uint32, bool) {
 			return 0, false
 		}
 		m := h[n : n+hl]
-		if hl == 20 { // no options, nearly always: a fixed-size move
-			*(*[20]byte)(m) = [20]byte(ip)
+		if hl == 20 { // no options, nearly always: two moves (see move40)
+			*(*[16]byte)(m) = *(*[16]byte)(ip)
+			*(*[4]byte)(m[16:]) = *(*[4]byte)(ip[16:])
 		} else {
 			copy(m, ip[:hl])
 		}
@@ -136,7 +146,7 @@ func icrcRoCEv2(b *scratch, ip, udp, ib []byte) (uint32, bool) {
 			return 0, false
 		}
 		m := h[n : n+40]
-		copy(m, ip[:40])
+		move40(m, ip)
 		m[0] |= 0x0F
 		m[1], m[2], m[3] = 0xFF, 0xFF, 0xFF // traffic class, flow label
 		m[7] = 0xFF                         // hop limit
