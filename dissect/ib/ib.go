@@ -616,11 +616,12 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	if f.InError() {
 		return true // quoted in an ICMP error: no PSN tracking, flow counts or message assembly
 	}
-	src, dst := d.flowKey(f, p) // once, for the PSN check, the counters and assembly
-	d.analyze(f, p, h, op, src, dst)
-	d.count(f, p, h, op, src, dst)
+	var e addrPair // once, for the PSN check, the counters and assembly
+	e.src, e.dst = d.flowKey(f, p)
+	d.analyze(f, p, h, op, &e)
+	d.count(f, p, h, op, &e)
 	if op.Known {
-		d.deliver(f, p, h, src, dst)
+		d.deliver(f, p, h, &e)
 	}
 	return true
 }
@@ -670,6 +671,10 @@ func (d *State) checkBTH(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	}
 }
 
+// addrPair is a packet's flow addresses (flowKey), handed by pointer:
+// six words of arguments to three calls a packet cost more.
+type addrPair struct{ src, dst netip.Addr }
+
 func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 	switch p.encap {
 	case EncRoCEv2:
@@ -691,12 +696,12 @@ func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 // analyze checks PSN order per direction and destination QP on RC, UC and
 // XRC: requests must advance by one (a read request may consume more),
 // read response middles and lasts must follow their predecessor.
-func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, src, dst netip.Addr) {
+func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, e *addrPair) {
 	t := h.Transport()
 	if !op.Known || (t != RC && t != UC && t != XRC) {
 		return
 	}
-	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
+	k := qpKey{src: e.src, dst: e.dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
 	i, seen := d.lookupQP(&k)
 	// st points at the QP's state in place (no copy in and out); a QP

@@ -1,7 +1,6 @@
 package ib
 
 import (
-	"net/netip"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -44,7 +43,7 @@ type upperState struct {
 
 // deliver feeds a decoded packet to message assembly and offers completed
 // messages to the upper layers. Engines without upper layers skip assembly.
-func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, src, dst netip.Addr) {
+func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, e *addrPair) {
 	u := &d.up
 	if !u.resolved {
 		u.resolved = true
@@ -58,7 +57,7 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, src, dst netip.Addr)
 		return // nothing for assembly (most often an ACK): no Packet to build
 	}
 	q := &u.pkt
-	p.asmPacket(q, h, src, dst, f.Num)
+	p.asmPacket(q, h, e, f.Num)
 	ev0 := u.asm.Evictions
 	m, ev := u.asm.Add(q)
 	if u.asm.Evictions != ev0 {
@@ -79,8 +78,8 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, src, dst netip.Addr)
 
 // asmPacket fills q, what message assembly needs of p, field by field:
 // a composite literal builds the Packet in a temporary and copies it.
-func (p *Packet) asmPacket(q *ibasm.Packet, h BTH, src, dst netip.Addr, frame uint64) {
-	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = src, dst, h.Opcode(), h.DestQP(), h.PSN()
+func (p *Packet) asmPacket(q *ibasm.Packet, h BTH, e *addrPair, frame uint64) {
+	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = e.src, e.dst, h.Opcode(), h.DestQP(), h.PSN()
 	q.Payload, q.Frame = p.Payload(), frame
 	q.HasRETH, q.VA, q.RKey, q.DMALen = false, 0, 0, 0
 	q.HasImm, q.Imm, q.HasInv, q.InvRKey, q.HasAETH, q.Syndrome = false, 0, false, 0, false, 0

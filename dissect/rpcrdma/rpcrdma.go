@@ -130,10 +130,6 @@ type pendKey struct {
 	handle uint32
 }
 
-func (k *pendKey) eq(o *pendKey) bool {
-	return k.handle == o.handle && k.qp == o.qp && k.req == o.req && k.resp == o.resp
-}
-
 // advKey keys a handle a requester advertised for a write or reply chunk.
 // No QP: the call names only the responder's, the RDMA WRITEs only the
 // requester's (the WRITEs kept, extents, are told apart by the latter).
@@ -145,10 +141,12 @@ type advKey struct {
 // lookup finds the pending call of handle of the message being read (READ
 // responses, from the requester).
 func (d *State) lookup(handle uint32) *pending {
-	k := pendKey{d.byRequester(), d.qp, handle}
-	if d.last != nil && d.lastKey.eq(&k) {
+	// the call of the last lookup, compared field by field without
+	// building the key: every packet of a READ asks again
+	if l := &d.lastKey; d.last != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
 		return d.last
 	}
+	k := pendKey{d.byRequester(), d.qp, handle}
 	p, _ := d.pending.Get(k)
 	if p != nil {
 		d.last, d.lastKey = p, k
