@@ -138,6 +138,7 @@ type State struct {
 	qpSlab []qpState
 	recent [4]recentQP
 	nextRc uint8
+	hint   [8]uint8 // by the QP and direction: the recent slot to try first
 	crc    scratch
 	up     upperState
 	flows  flowTable // per-flow counters for -z infiniband,flows
@@ -158,10 +159,27 @@ func (d *State) clearQPs() {
 	}
 }
 
-// lookupQP finds the PSN state of *k (index into qpSlab).
+// hintOf is where a key's hint is: the QP and the direction tell apart
+// the few keys a connection alternates between.
+func hintOf(k *qpKey) int {
+	h := k.qp << 1
+	if k.resp {
+		h |= 1
+	}
+	return int(h & 7)
+}
+
+// lookupQP finds the PSN state of *k (index into qpSlab). The slot the
+// key's hint names is tried first, then all of them: the hint changes the
+// order, never the answer.
 func (d *State) lookupQP(k *qpKey) (int32, bool) {
+	hk := hintOf(k)
+	if r := &d.recent[d.hint[hk]%uint8(len(d.recent))]; r.i >= 0 && r.k.eq(k) {
+		return r.i, true
+	}
 	for j := range d.recent {
 		if r := &d.recent[j]; r.i >= 0 && r.k.eq(k) {
+			d.hint[hk] = uint8(j)
 			return r.i, true
 		}
 	}
@@ -173,8 +191,10 @@ func (d *State) lookupQP(k *qpKey) (int32, bool) {
 }
 
 func (d *State) remember(k *qpKey, i int32) {
-	r := &d.recent[d.nextRc%uint8(len(d.recent))]
+	j := d.nextRc % uint8(len(d.recent))
+	r := &d.recent[j]
 	r.k, r.i = *k, i
+	d.hint[hintOf(k)] = j
 	d.nextRc++
 }
 
