@@ -164,6 +164,12 @@ type engTable struct {
 	sparse map[uint64]uint8 // the same for wider keys
 	ents   []engEntry
 	heurs  []engEntry
+	// the last sparse lookup: a table is mostly called with the key of
+	// the call before (one QP, one RPC program), and its keys never
+	// change once the engine is built
+	lastKey uint64
+	lastIdx int
+	lastOK  bool
 }
 
 type engEntry struct {
@@ -181,10 +187,18 @@ func (t *engTable) lookup(key uint64) int {
 		}
 		return -1
 	}
-	if i, ok := t.sparse[key]; ok {
-		return int(i) - 1
+	if len(t.sparse) == 0 {
+		return -1
 	}
-	return -1
+	if t.lastOK && key == t.lastKey {
+		return t.lastIdx
+	}
+	i := -1
+	if j, ok := t.sparse[key]; ok {
+		i = int(j) - 1
+	}
+	t.lastKey, t.lastIdx, t.lastOK = key, i, true
+	return i
 }
 
 // addEntry appends an entry and returns its index.
@@ -198,6 +212,7 @@ func (t *engTable) addEntry(en engEntry) int {
 
 // set points keys lo..hi at entry i.
 func (t *engTable) set(r KeyRange, i int) {
+	t.lastOK = false
 	if t.def.bits <= 16 {
 		if t.dense == nil {
 			t.dense = make([]uint8, 1<<t.def.bits)

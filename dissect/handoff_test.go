@@ -15,6 +15,10 @@ type handoffLog struct{ got []string }
 
 var testTable = dissect.NewDissectorTable[*handoffLog]("test.handoff", "a test table", 16)
 
+// testWide is keyed wider than 16 bits: its keys are looked up in a map,
+// behind a cache of the last key.
+var testWide = dissect.NewDissectorTable[*handoffLog]("test.handoff.wide", "a test table of 24-bit keys", 24)
+
 func init() {
 	logAs := func(name string, take bool) dissect.Handler[*handoffLog] {
 		return func(_ dissect.Dissector, _ *dissect.Frame, l *handoffLog) bool {
@@ -27,6 +31,37 @@ func init() {
 	dissect.AddHandler(testTable.Name(), "t-cand", nil, logAs("t-cand", true))
 	dissect.AddHeuristic(testTable.Name(), "t-h1", logAs("t-h1", false))
 	dissect.AddHeuristic(testTable.Name(), "t-h2", logAs("t-h2", true))
+	dissect.AddHandler(testWide.Name(), "w-exact", []dissect.KeyRange{{Lo: 0x10000, Hi: 0x10000}}, logAs("w-exact", true))
+	dissect.AddHandler(testWide.Name(), "w-cand", nil, logAs("w-cand", true))
+	dissect.AddHeuristic(testWide.Name(), "w-h", logAs("w-h", true))
+}
+
+// A wide table answers each key by its own entry whatever key came before
+// (the last-key cache never answers for another key), decode-as rules
+// included.
+func TestDissectorTableWideKeys(t *testing.T) {
+	da, err := dissect.ParseDecodeAs("test.handoff.wide==0x20000,w-cand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts dissect.Options
+		want map[uint64]string
+	}{
+		{dissect.Options{}, map[uint64]string{0x10000: "w-exact", 0x20000: "w-h", 0x30000: "w-h"}},
+		{dissect.Options{DecodeAs: []dissect.DecodeAs{da}}, map[uint64]string{0x10000: "w-exact", 0x20000: "w-cand", 0x30000: "w-h"}},
+	} {
+		e := dissect.NewEngine(tc.opts)
+		var f dissect.Frame
+		e.Bind(&f)
+		for _, key := range []uint64{0x10000, 0x10000, 0x20000, 0x10000, 0x30000, 0x30000, 0x20000, 0x20000, 0x10000} {
+			var l handoffLog
+			testWide.Call(&f, key, &l)
+			if got := strings.Join(l.got, " "); got != tc.want[key] {
+				t.Errorf("rules %d, key %#x: %q, want %q", len(tc.opts.DecodeAs), key, got, tc.want[key])
+			}
+		}
+	}
 }
 
 // An exact key wins over the heuristics; a handler that declines passes on

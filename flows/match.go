@@ -1,6 +1,9 @@
 package flows
 
-import "github.com/rdx-project/rdx/reassembly/budget"
+import (
+	"github.com/rdx-project/rdx/internal/smallmap"
+	"github.com/rdx-project/rdx/reassembly/budget"
+)
 
 // Request is a request waiting for its answer: where and when it was seen.
 // A protocol that keeps per-call state of its own (Rx's call table) embeds
@@ -77,7 +80,7 @@ type Pending[K comparable, V any] struct {
 // The zero value is not ready: call Init. A Matcher must not be copied once
 // used. It is not safe for concurrent use.
 type Matcher[K comparable, V any] struct {
-	m        map[K]*Pending[K, V]
+	m        smallmap.Map[K, *Pending[K, V]] // most often a few outstanding: no hashing
 	lru      budget.LRU[Pending[K, V]]
 	free     []*Pending[K, V]
 	limit    int
@@ -109,20 +112,18 @@ func (m *Matcher[K, V]) Register(b *budget.Budget, name string) {
 // Rewind forgets every outstanding request (a second pass starts over) but
 // keeps what was learned.
 func (m *Matcher[K, V]) Rewind() {
-	if m.m == nil {
-		m.m = map[K]*Pending[K, V]{}
-	}
-	for _, p := range m.m {
+	m.m.All(func(_ K, p *Pending[K, V]) bool {
 		m.recycle(p)
-	}
-	clear(m.m)
+		return true
+	})
+	m.m.Clear()
 	acct := m.lru.Account()
 	m.lru.Reset()
 	acct.Reset()
 }
 
 // Len is the number of outstanding requests.
-func (m *Matcher[K, V]) Len() int { return len(m.m) }
+func (m *Matcher[K, V]) Len() int { return m.m.Len() }
 
 // Evicted is how many requests were dropped because the matcher was full.
 func (m *Matcher[K, V]) Evicted() uint64 { return m.evicted }
@@ -137,8 +138,8 @@ func (m *Matcher[K, V]) Expired() uint64 { return m.expired }
 // dropped names it (for the caller's finding); "" otherwise.
 func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V], dropped string) {
 	m.expire(timeNS)
-	if p = m.m[k]; p == nil {
-		if len(m.m) >= m.limit {
+	if p, _ = m.m.Get(k); p == nil {
+		if m.m.Len() >= m.limit {
 			if old := m.lru.Back(); old != nil {
 				dropped = m.name(old)
 				m.evicted++
@@ -151,7 +152,7 @@ func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V],
 			p = new(Pending[K, V])
 		}
 		p.key = k
-		m.m[k] = p
+		m.m.Set(k, p)
 		m.lru.Charge(&p.elem, m.overhead)
 	}
 	p.Request = Request{Frame: frame, TimeNS: timeNS}
@@ -160,14 +161,17 @@ func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V],
 }
 
 // Outstanding returns k's outstanding request, nil if none.
-func (m *Matcher[K, V]) Outstanding(k K) *Pending[K, V] { return m.m[k] }
+func (m *Matcher[K, V]) Outstanding(k K) *Pending[K, V] {
+	p, _ := m.m.Get(k)
+	return p
+}
 
 // Reply matches a reply for k seen in frame at timeNS to its request and
 // forgets the request: it is answered, and a second reply (a retransmission)
 // finds nothing. ok is false when no request is outstanding, or it is older
 // than the timeout.
 func (m *Matcher[K, V]) Reply(k K, frame uint64, timeNS int64) (req Request, v V, a Answer, ok bool) {
-	p := m.m[k]
+	p, _ := m.m.Get(k)
 	if p == nil {
 		return req, v, a, false
 	}
@@ -192,7 +196,7 @@ func (m *Matcher[K, V]) expire(now int64) {
 }
 
 func (m *Matcher[K, V]) remove(p *Pending[K, V]) {
-	delete(m.m, p.key)
+	m.m.Delete(p.key)
 	m.lru.Remove(&p.elem)
 	m.recycle(p)
 }

@@ -92,7 +92,7 @@ func TestICRCMatchesPlainChecksum(t *testing.T) {
 	ip6ext := pat(48, 4)
 	ip6ext[0] = 0x60
 	udp := pat(8, 5)
-	for n := 0; n <= 300; n++ {
+	for n := 0; n <= moveMax+40; n++ {
 		ib := pat(BTHLen+n, n)
 		bth := ones(ib[:BTHLen], 4)
 		for _, ip := range [][]byte{ip4, ip4opt} {

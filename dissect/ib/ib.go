@@ -138,6 +138,7 @@ type State struct {
 	qpSlab []qpState
 	recent [4]recentQP
 	nextRc uint8
+	hint   [8]uint8 // by the QP and direction: the recent slot to try first
 	crc    scratch
 	up     upperState
 	flows  flowTable // per-flow counters for -z infiniband,flows
@@ -158,23 +159,43 @@ func (d *State) clearQPs() {
 	}
 }
 
-// lookupQP finds the PSN state of k (index into qpSlab).
-func (d *State) lookupQP(k qpKey) (int32, bool) {
+// hintOf is where a key's hint is: the QP and the direction tell apart
+// the few keys a connection alternates between.
+func hintOf(k *qpKey) int {
+	h := k.qp << 1
+	if k.resp {
+		h |= 1
+	}
+	return int(h & 7)
+}
+
+// lookupQP finds the PSN state of *k (index into qpSlab). The slot the
+// key's hint names is tried first, then all of them: the hint changes the
+// order, never the answer.
+func (d *State) lookupQP(k *qpKey) (int32, bool) {
+	hk := hintOf(k)
+	if r := &d.recent[d.hint[hk]%uint8(len(d.recent))]; r.i >= 0 && r.k.eq(k) {
+		return r.i, true
+	}
 	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k.eq(&k) {
+		if r := &d.recent[j]; r.i >= 0 && r.k.eq(k) {
+			d.hint[hk] = uint8(j)
 			return r.i, true
 		}
 	}
-	i, ok := d.qps[k]
+	i, ok := d.qps[*k]
 	if ok {
 		d.remember(k, i)
 	}
 	return i, ok
 }
 
-func (d *State) remember(k qpKey, i int32) {
-	d.recent[d.nextRc] = recentQP{k, i}
-	d.nextRc = (d.nextRc + 1) % uint8(len(d.recent))
+func (d *State) remember(k *qpKey, i int32) {
+	j := d.nextRc % uint8(len(d.recent))
+	r := &d.recent[j]
+	r.k, r.i = *k, i
+	d.hint[hintOf(k)] = j
+	d.nextRc++
 }
 
 // reissuedBy reports whether a READ request at psn with RETH r asks again
@@ -615,10 +636,12 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 	if f.InError() {
 		return true // quoted in an ICMP error: no PSN tracking, flow counts or message assembly
 	}
-	d.analyze(f, p, h, op)
-	d.count(f, p, h, op)
+	var e addrPair // once, for the PSN check, the counters and assembly
+	e.src, e.dst = d.flowKey(f, p)
+	d.analyze(f, p, h, op, &e)
+	d.count(f, p, h, op, &e)
 	if op.Known {
-		d.deliver(f, p, h)
+		d.deliver(f, p, h, &e)
 	}
 	return true
 }
@@ -668,6 +691,10 @@ func (d *State) checkBTH(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 	}
 }
 
+// addrPair is a packet's flow addresses (flowKey), handed by pointer:
+// six words of arguments to three calls a packet cost more.
+type addrPair struct{ src, dst netip.Addr }
+
 func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 	switch p.encap {
 	case EncRoCEv2:
@@ -689,18 +716,20 @@ func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 // analyze checks PSN order per direction and destination QP on RC, UC and
 // XRC: requests must advance by one (a read request may consume more),
 // read response middles and lasts must follow their predecessor.
-func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, e *addrPair) {
 	t := h.Transport()
 	if !op.Known || (t != RC && t != UC && t != XRC) {
 		return
 	}
-	src, dst := d.flowKey(f, p)
-	k := qpKey{src: src, dst: dst, qp: h.DestQP(), resp: !op.Request}
+	k := qpKey{src: e.src, dst: e.dst, qp: h.DestQP(), resp: !op.Request}
 	psn := h.PSN()
-	i, seen := d.lookupQP(k)
-	var st qpState
+	i, seen := d.lookupQP(&k)
+	// st points at the QP's state in place (no copy in and out); a QP
+	// seen first starts from the zero state, made its slot below.
+	var fresh qpState
+	st := &fresh
 	if seen {
-		st = d.qpSlab[i]
+		st = &d.qpSlab[i]
 	}
 	low := h.Opcode() & 0x1F
 	check := seen
@@ -745,7 +774,8 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 		i = int32(len(d.qpSlab))
 		d.qpSlab = append(d.qpSlab, qpState{})
 		d.qps[k] = i
-		d.remember(k, i)
+		d.remember(&k, i)
+		st = &d.qpSlab[i]
 	}
 	st.expected = (psn + 1) & PSNMask
 	st.window = 0
@@ -760,5 +790,4 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
 			st.readKey, st.readVA, st.readLen = r.RKey(), r.VA(), n
 		}
 	}
-	d.qpSlab[i] = st
 }

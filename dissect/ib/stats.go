@@ -91,21 +91,20 @@ func (t *flowTable) reset() {
 }
 
 // count updates the packet's flow after its analysis.
-func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
-	src, dst := d.flowKey(f, p)
+func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, e *addrPair) {
 	if c := f.Conversations(); c != nil {
 		// the source QP is in datagram packets only (DETH)
 		sqp := uint32(flows.NoQP)
 		if p.exts&ExtDETH != 0 {
 			sqp = DETH(p.Header(ExtDETH)).SrcQP()
 		}
-		c.Between(flows.IB, flows.Endpoint{Addr: netip.AddrPortFrom(src, 0), QP: sqp},
-			flows.Endpoint{Addr: netip.AddrPortFrom(dst, 0), QP: h.DestQP()}, 0, f.WireLen, f.TimeNS, f.Num)
+		c.Between(flows.IB, flows.Endpoint{Addr: netip.AddrPortFrom(e.src, 0), QP: sqp},
+			flows.Endpoint{Addr: netip.AddrPortFrom(e.dst, 0), QP: h.DestQP()}, 0, f.WireLen, f.TimeNS, f.Num)
 	}
 	if !f.ProtoStats() {
 		return // no -z infiniband,flows to print
 	}
-	s := d.flows.get(flowKey{src: src, dst: dst, qp: h.DestQP()}, f.Num)
+	s := d.flows.get(flowKey{src: e.src, dst: e.dst, qp: h.DestQP()}, f.Num)
 	if s == nil {
 		return
 	}

@@ -43,7 +43,7 @@ type upperState struct {
 
 // deliver feeds a decoded packet to message assembly and offers completed
 // messages to the upper layers. Engines without upper layers skip assembly.
-func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
+func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, e *addrPair) {
 	u := &d.up
 	if !u.resolved {
 		u.resolved = true
@@ -53,26 +53,11 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 			u.asm.PlaceReads(true)
 		}
 	}
-	if u.asm == nil || p.short {
-		return
+	if u.asm == nil || p.short || !u.asm.Wants(h.Opcode(), p.exts&ExtAETH != 0, p.exts&ExtRETH != 0) {
+		return // nothing for assembly (most often an ACK): no Packet to build
 	}
-	src, dst := d.flowKey(f, p)
 	q := &u.pkt
-	*q = ibasm.Packet{Src: src, Dst: dst, Opcode: h.Opcode(), DestQP: h.DestQP(), PSN: h.PSN(),
-		Payload: p.Payload(), Frame: f.Num}
-	if b := p.Header(ExtRETH); b != nil {
-		r := RETH(b)
-		q.HasRETH, q.VA, q.RKey, q.DMALen = true, r.VA(), r.RKey(), r.DMALen()
-	}
-	if b := p.Header(ExtImmDt); b != nil {
-		q.HasImm, q.Imm = true, ImmDt(b).Value()
-	}
-	if b := p.Header(ExtIETH); b != nil {
-		q.HasInv, q.InvRKey = true, IETH(b).RKey()
-	}
-	if b := p.Header(ExtAETH); b != nil {
-		q.HasAETH, q.Syndrome = true, AETH(b).Syndrome()
-	}
+	p.asmPacket(q, h, e, f.Num)
 	ev0 := u.asm.Evictions
 	m, ev := u.asm.Add(q)
 	if u.asm.Evictions != ev0 {
@@ -88,6 +73,31 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH) {
 	// A packet that fills a gap completes the held messages behind it too.
 	for ; m != nil; m = u.asm.Next() {
 		d.offer(f, p, m)
+	}
+}
+
+// asmPacket fills q, what message assembly needs of p, field by field:
+// a composite literal builds the Packet in a temporary and copies it.
+func (p *Packet) asmPacket(q *ibasm.Packet, h BTH, e *addrPair, frame uint64) {
+	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = e.src, e.dst, h.Opcode(), h.DestQP(), h.PSN()
+	q.Payload, q.Frame = p.Payload(), frame
+	q.HasRETH, q.VA, q.RKey, q.DMALen = false, 0, 0, 0
+	q.HasImm, q.Imm, q.HasInv, q.InvRKey, q.HasAETH, q.Syndrome = false, 0, false, 0, false, 0
+	if p.exts&(ExtRETH|ExtImmDt|ExtIETH|ExtAETH) == 0 {
+		return
+	}
+	if b := p.Header(ExtRETH); b != nil {
+		r := RETH(b)
+		q.HasRETH, q.VA, q.RKey, q.DMALen = true, r.VA(), r.RKey(), r.DMALen()
+	}
+	if b := p.Header(ExtImmDt); b != nil {
+		q.HasImm, q.Imm = true, ImmDt(b).Value()
+	}
+	if b := p.Header(ExtIETH); b != nil {
+		q.HasInv, q.InvRKey = true, IETH(b).RKey()
+	}
+	if b := p.Header(ExtAETH); b != nil {
+		q.HasAETH, q.Syndrome = true, AETH(b).Syndrome()
 	}
 }
 

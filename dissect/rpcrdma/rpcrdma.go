@@ -11,6 +11,7 @@ import (
 	"github.com/rdx-project/rdx/dissect/ddp"
 	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/dissect/oncrpc"
+	"github.com/rdx-project/rdx/internal/smallmap"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 	"github.com/rdx-project/rdx/reassembly/tcp"
@@ -36,7 +37,7 @@ func init() {
 	dissect.RegisterDissector(&dissect.Registration{
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
-			d := &State{eng: e, pending: map[pendKey]*pending{}, advertised: map[advKey]bool{}}
+			d := &State{eng: e, advertised: map[advKey]bool{}}
 			d.calls.prev, d.calls.next = &d.calls, &d.calls
 			d.acct = e.Budget().Register(Name, d)
 			return d
@@ -74,9 +75,9 @@ type State struct {
 	rec     oncrpc.Record // the rpcordma.message context
 	pool    dissect.Pool[Hdr]
 	reas    dissect.Pool[Reasm]
-	scope   dissect.FrameScope   // for retired
-	pending map[pendKey]*pending // by connection, responder's QP and read segment handle
-	last    *pending             // the call last looked up, and its key: its READ's packets come in a run
+	scope   dissect.FrameScope              // for retired
+	pending smallmap.Map[pendKey, *pending] // by connection, responder's QP and read segment handle; a few at a time: no hashing
+	last    *pending                        // the call last looked up, and its key: its READ's packets come in a run
 	lastKey pendKey
 	// the message being read goes from src to dst, to QP qp over
 	// InfiniBand/RoCE (over iWARP, the addresses carry TCP ports and qp is 0)
@@ -129,10 +130,6 @@ type pendKey struct {
 	handle uint32
 }
 
-func (k *pendKey) eq(o *pendKey) bool {
-	return k.handle == o.handle && k.qp == o.qp && k.req == o.req && k.resp == o.resp
-}
-
 // advKey keys a handle a requester advertised for a write or reply chunk.
 // No QP: the call names only the responder's, the RDMA WRITEs only the
 // requester's (the WRITEs kept, extents, are told apart by the latter).
@@ -144,11 +141,13 @@ type advKey struct {
 // lookup finds the pending call of handle of the message being read (READ
 // responses, from the requester).
 func (d *State) lookup(handle uint32) *pending {
-	k := pendKey{d.byRequester(), d.qp, handle}
-	if d.last != nil && d.lastKey.eq(&k) {
+	// the call of the last lookup, compared field by field without
+	// building the key: every packet of a READ asks again
+	if l := &d.lastKey; d.last != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
 		return d.last
 	}
-	p := d.pending[k]
+	k := pendKey{d.byRequester(), d.qp, handle}
+	p, _ := d.pending.Get(k)
 	if p != nil {
 		d.last, d.lastKey = p, k
 	}
@@ -275,7 +274,7 @@ func (d *State) Rewind() {
 	for d.calls.next != &d.calls {
 		d.dropCall(d.calls.next)
 	}
-	clear(d.pending)
+	d.pending.Clear()
 	d.last = nil
 	clear(d.advertised)
 	d.extents, d.stored = d.extents[:0], 0
@@ -757,10 +756,10 @@ func (d *State) expect(f *dissect.Frame, h *Hdr, payload []byte, frames []uint64
 		p.spans[i] = p.spans[i][:0]
 		p.staged[i] = p.staged[i][:0]
 		k := pendKey{p.conn, p.qp, r.Handle}
-		if old := d.pending[k]; old != nil && old != p {
+		if old, _ := d.pending.Get(k); old != nil && old != p {
 			d.dropCall(old) // the handle was offered again: the old call will not be read
 		}
-		d.pending[k] = p
+		d.pending.Set(k, p)
 	}
 	p.charged = int64(pendingCost + len(p.inline))
 	d.acct.Charge(p.charged)
@@ -777,8 +776,8 @@ func (d *State) unlinkCall(p *pending) {
 	}
 	for _, r := range p.reads {
 		k := pendKey{p.conn, p.qp, r.Handle}
-		if d.pending[k] == p {
-			delete(d.pending, k)
+		if q, _ := d.pending.Get(k); q == p {
+			d.pending.Delete(k)
 		}
 	}
 	p.prev.next, p.next.prev = p.next, p.prev

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/rdx-project/rdx/internal/smallmap"
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
@@ -267,10 +268,13 @@ func (s *stream) take(psn uint32) {
 
 // skip moves hi ahead to psn; the PSNs between are not taken.
 func (s *stream) skip(psn uint32) {
-	d := (psn - s.hi) & psnMask
-	if d >= window {
+	switch d := (psn - s.hi) & psnMask; {
+	case d == 0:
+		// none between (resync taking consecutive held packets), not
+		// once round the 2^24 PSNs unmarking every one
+	case d >= window:
 		clear(s.taken[:])
-	} else {
+	default:
 		for q := (s.hi + 1) & psnMask; q != psn; q = (q + 1) & psnMask {
 			s.taken[q%window/64] &^= 1 << (q % 64)
 		}
@@ -328,8 +332,8 @@ type Assembler struct {
 	lru      stream // sentinel of the list of all streams (lru.next is the least recently active)
 	openList stream // sentinel of the list of streams with a message in progress
 	nopen    int
-	reads    map[readKey]*readReq
-	readList readReq // sentinel: oldest request first
+	reads    smallmap.Map[readKey, *readReq] // a few outstanding at a time: no hashing
+	readList readReq                         // sentinel: oldest request first
 	// the streams of the last packets: a connection's requests and
 	// responses interleave, and these skip hashing the key
 	recent [4]*stream
@@ -359,7 +363,7 @@ type Assembler struct {
 
 // New makes an empty assembler.
 func New() *Assembler {
-	a := &Assembler{streams: map[streamKey]*stream{}, reads: map[readKey]*readReq{}, stalled: map[pairKey]*stream{}}
+	a := &Assembler{streams: map[streamKey]*stream{}, stalled: map[pairKey]*stream{}}
 	a.initLists()
 	return a
 }
@@ -410,10 +414,11 @@ func (a *Assembler) Reset() {
 		a.freeS = append(a.freeS, s)
 		delete(a.streams, k)
 	}
-	for k, r := range a.reads {
+	a.reads.All(func(_ readKey, r *readReq) bool {
 		a.freeR = append(a.freeR, r)
-		delete(a.reads, k)
-	}
+		return true
+	})
+	a.reads.Clear()
 	clear(a.stalled)
 	a.initLists()
 	a.acct.Reset()
@@ -492,6 +497,17 @@ func (a *Assembler) lookup(k *streamKey) *stream {
 	a.recent[a.nextRc] = s
 	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
 	return s
+}
+
+// find is a.streams[*k] without touching it: the request stream of a READ
+// response is most often among the last streams used.
+func (a *Assembler) find(k *streamKey) *stream {
+	for _, s := range a.recent {
+		if s != nil && s.key.eq(k) {
+			return s
+		}
+	}
+	return a.streams[*k]
 }
 
 // evicted records a drop; only those of a table limit (with a reason)
@@ -706,16 +722,32 @@ func (a *Assembler) Next() *Message {
 	return &a.outs[a.nout-1].msg
 }
 
-func isReadRequest(p *Packet) bool { return p.Opcode&0x1F == 0x0C && p.Opcode>>5 != 3 && p.HasRETH }
+func isReadRequest(op uint8, hasRETH bool) bool { return op&0x1F == 0x0C && op>>5 != 3 && hasRETH }
+
+func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 && hasAETH }
+
+// Wants reports whether Add would do anything with a packet of opcode op
+// (with an AETH, with a RETH): an Acknowledge matters only while a stream
+// holds packets ahead of a gap, and a packet outside messages (atomics,
+// CNP, reserved opcodes) never does. A caller may skip Add, and building
+// its Packet, when it does not (a third of the packets of a RoCE
+// connection are ACKs).
+func (a *Assembler) Wants(op uint8, hasAETH, hasRETH bool) bool {
+	if isAck(op, hasAETH) {
+		return len(a.stalled) > 0
+	}
+	_, _, ok := classify(op)
+	return ok || isReadRequest(op, hasRETH)
+}
 
 func (a *Assembler) addPacket(p *Packet) Event {
-	if p.Opcode&0x1F == 0x11 && p.Opcode>>5 != 3 && p.HasAETH { // Acknowledge
+	if isAck(p.Opcode, p.HasAETH) {
 		if len(a.stalled) > 0 {
 			a.ack(p)
 		}
 		return None
 	}
-	readReq := isReadRequest(p)
+	readReq := isReadRequest(p.Opcode, p.HasRETH)
 	kind, pos, ok := classify(p.Opcode)
 	if !ok && !readReq {
 		return None
@@ -878,7 +910,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 		}
 		s.take(p.PSN)
 		rk := streamKey{src: req.key.src, dst: req.key.dst, qp: req.responderQP}
-		rs := a.streams[rk]
+		rs := a.find(&rk)
 		consumed(rs, rk, p.PSN)
 		if o != nil && o.continuedBy(p, req) {
 			// The requester lost responses, discarded what followed,
@@ -1015,7 +1047,7 @@ func (a *Assembler) drain(s *stream) {
 func (a *Assembler) takeHeld(s *stream) {
 	p := s.held[0].p // the payload stays valid: its buffer is reused only by the next hold
 	kind, pos, _ := classify(p.Opcode)
-	if s.msg != nil && !isReadRequest(&p) && s.msg.nextPSN != p.PSN {
+	if s.msg != nil && !isReadRequest(p.Opcode, p.HasRETH) && s.msg.nextPSN != p.PSN {
 		a.dropMessage(s) // its missing packets were lost by the capture
 		a.Dropped++
 	}
@@ -1025,7 +1057,7 @@ func (a *Assembler) takeHeld(s *stream) {
 	s.held[0].buf = nil
 	a.unhold(s, 1)
 	a.acct.Charge(-int64(len(buf)))
-	a.request(s, &p, kind, pos, isReadRequest(&p))
+	a.request(s, &p, kind, pos, isReadRequest(p.Opcode, p.HasRETH))
 	a.bufs = append(a.bufs, buf[:0])
 }
 
@@ -1093,11 +1125,11 @@ func (o *open) continuedBy(p *Packet, req readReq) bool {
 
 func (a *Assembler) recordRead(p *Packet) {
 	k := readKey{src: p.Src, dst: p.Dst, psn: p.PSN}
-	r := a.reads[k]
+	r, _ := a.reads.Get(k)
 	if r != nil { // sent again: the latest copy counts
 		a.unlinkRead(r)
 	} else {
-		if len(a.reads) >= maxReads {
+		if a.reads.Len() >= maxReads {
 			// drop the oldest request: its response will show as unmatched
 			old := a.readList.next
 			a.evicted(Eviction{What: "READ request", Src: old.key.src, Dst: old.key.dst, QP: old.responderQP, PSN: old.key.psn,
@@ -1109,7 +1141,7 @@ func (a *Assembler) recordRead(p *Packet) {
 		} else {
 			r = new(readReq)
 		}
-		a.reads[k] = r
+		a.reads.Set(k, r)
 		a.acct.Charge(readCost)
 	}
 	*r = readReq{key: k, va: p.VA, rkey: p.RKey, len: p.DMALen, frame: p.Frame, responderQP: p.DestQP, stamp: a.acct.Now()}
@@ -1125,7 +1157,7 @@ func (a *Assembler) unlinkRead(r *readReq) {
 
 func (a *Assembler) removeRead(r *readReq) {
 	a.unlinkRead(r)
-	delete(a.reads, r.key)
+	a.reads.Delete(r.key)
 	a.freeR = append(a.freeR, r)
 	a.acct.Charge(-readCost)
 }
@@ -1134,10 +1166,7 @@ func (a *Assembler) removeRead(r *readReq) {
 // address pair reversed, and the response's PSN equal to the request's
 // (responses reuse the request's PSN range, IBA 9.7.5.1.3).
 func (a *Assembler) matchRead(p *Packet) (readReq, bool) {
-	if len(a.reads) == 0 {
-		return readReq{}, false
-	}
-	r := a.reads[readKey{src: p.Dst, dst: p.Src, psn: p.PSN}]
+	r, _ := a.reads.Get(readKey{src: p.Dst, dst: p.Src, psn: p.PSN})
 	if r == nil {
 		return readReq{}, false
 	}
@@ -1147,7 +1176,7 @@ func (a *Assembler) matchRead(p *Packet) (readReq, bool) {
 }
 
 // Open is the number of messages in progress and READ requests outstanding.
-func (a *Assembler) Open() (messages, reads int) { return a.nopen, len(a.reads) }
+func (a *Assembler) Open() (messages, reads int) { return a.nopen, a.reads.Len() }
 
 // Held is the number of packets held ahead of a gap.
 func (a *Assembler) Held() int { return a.nheld }

@@ -197,3 +197,32 @@ func TestUnreliableNotDeduplicated(t *testing.T) {
 		t.Errorf("UC: got %q, want %q", got, want)
 	}
 }
+
+// A resync that takes two consecutive held packets skips nothing between
+// them: it must not forget which PSNs were taken (skip to the current
+// highest PSN went once round all 2^24 PSNs, clearing every mark on the
+// way: 16 million steps a packet, and a retransmission of a packet taken
+// before came out as a new message).
+func TestResyncConsecutiveHeld(t *testing.T) {
+	a := New()
+	send := func(psn uint32, frame uint64) Event {
+		_, ev := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: psn, Payload: []byte{byte(psn)}, Frame: frame})
+		return ev
+	}
+	if ev := send(10, 1); ev != Complete {
+		t.Fatalf("PSN 10: %v", ev)
+	}
+	for _, psn := range []uint32{12, 13} {
+		if ev := send(psn, uint64(psn)); ev != Gap {
+			t.Fatalf("PSN %d: %v, want held (Gap)", psn, ev)
+		}
+	}
+	// The receiver acknowledges 13: it has 11, which the capture lost.
+	m, ev := a.Add(&Packet{Src: a2, Dst: a1, Opcode: 0x11, DestQP: 6, PSN: 13, HasAETH: true, Frame: 20})
+	if ev != Complete || m.FirstPSN != 12 || a.Next() == nil {
+		t.Fatalf("ACK 13: %v %+v, want 12 and 13 taken", ev, m)
+	}
+	if ev := send(10, 21); ev != Duplicate {
+		t.Fatalf("PSN 10 sent again: %v, want Duplicate", ev)
+	}
+}

@@ -1,0 +1,107 @@
+package smallmap
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+type key struct {
+	a, b netip.Addr
+	id   uint32
+}
+
+// TestAgainstMap runs random inserts, overwrites, lookups and deletes on a
+// Map and a Go map side by side, through sizes below, at and far above
+// Front, and requires the same answers and the same contents throughout.
+func TestAgainstMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	addrs := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
+	for _, keys := range []int{1, Front - 1, Front, Front + 1, 4 * Front, 200} {
+		var s Map[key, int]
+		want := map[key]int{}
+		for op := range 20000 {
+			k := key{addrs[rng.IntN(len(addrs))], addrs[rng.IntN(len(addrs))], uint32(rng.IntN(keys))}
+			switch rng.IntN(4) {
+			case 0, 1:
+				s.Set(k, op)
+				want[k] = op
+			case 2:
+				s.Delete(k)
+				delete(want, k)
+			case 3:
+				v, ok := s.Get(k)
+				wv, wok := want[k]
+				if v != wv || ok != wok {
+					t.Fatalf("%d keys, op %d: Get(%v) = %d, %v; want %d, %v", keys, op, k, v, ok, wv, wok)
+				}
+			}
+			if s.Len() != len(want) {
+				t.Fatalf("%d keys, op %d: Len %d, want %d", keys, op, s.Len(), len(want))
+			}
+			if op%1000 == 0 {
+				got := map[key]int{}
+				s.All(func(k key, v int) bool {
+					if _, dup := got[k]; dup {
+						t.Fatalf("%d keys, op %d: %v yielded twice", keys, op, k)
+					}
+					got[k] = v
+					return true
+				})
+				if len(got) != len(want) {
+					t.Fatalf("%d keys, op %d: All yielded %d entries, want %d", keys, op, len(got), len(want))
+				}
+				for k, v := range want {
+					if got[k] != v {
+						t.Fatalf("%d keys, op %d: All gave %v = %d, want %d", keys, op, k, got[k], v)
+					}
+				}
+			}
+		}
+		s.Clear()
+		if s.Len() != 0 {
+			t.Fatalf("Len %d after Clear", s.Len())
+		}
+		if _, ok := s.Get(key{id: 0}); ok {
+			t.Fatal("Get found a key after Clear")
+		}
+	}
+}
+
+// TestDeleteReleases checks that a deleted value is not kept reachable
+// from the array (the freed slot is zeroed).
+func TestDeleteReleases(t *testing.T) {
+	var s Map[int, *int]
+	for i := range Front {
+		s.Set(i, new(int))
+	}
+	s.Delete(3)
+	s.Delete(Front - 1)
+	for i := s.n; i < Front; i++ {
+		if s.vals[i] != nil {
+			t.Fatalf("slot %d still holds a deleted value", i)
+		}
+	}
+}
+
+func BenchmarkSetGetDelete(b *testing.B) {
+	k := key{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), 7}
+	b.Run("smallmap", func(b *testing.B) {
+		var s Map[key, int]
+		for i := 0; i < b.N; i++ {
+			k.id = uint32(i)
+			s.Set(k, i)
+			s.Get(k)
+			s.Delete(k)
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		m := map[key]int{}
+		for i := 0; i < b.N; i++ {
+			k.id = uint32(i)
+			m[k] = i
+			_ = m[k]
+			delete(m, k)
+		}
+	})
+}
