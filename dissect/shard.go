@@ -18,6 +18,11 @@ import "encoding/binary"
 // ShardKey returns the flow key of a frame's bytes. It allocates nothing
 // and reads only inside data.
 func ShardKey(linkType uint16, data []byte) uint64 {
+	// Untagged IPv4 over Ethernet, most frames: the same key without the
+	// switches and calls below (a third of the -j reader's cost).
+	if linkType == LinkTypeEthernet && len(data) >= 34 && binary.BigEndian.Uint16(data[12:]) == EtherTypeIPv4 && data[14]>>4 == 4 {
+		return pairKey4(binary.BigEndian.Uint32(data[26:]), binary.BigEndian.Uint32(data[30:]))
+	}
 	var et uint16
 	switch linkType {
 	case LinkTypeEthernet:
@@ -98,7 +103,7 @@ func ipKey(b []byte) uint64 {
 		if len(b) < 20 {
 			return 0
 		}
-		return pairKey(b[12:16], b[16:20])
+		return pairKey4(binary.BigEndian.Uint32(b[12:]), binary.BigEndian.Uint32(b[16:]))
 	case 6:
 		if len(b) < 40 {
 			return 0
@@ -142,14 +147,29 @@ func pairKey(a, b []byte) uint64 {
 	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
 }
 
+// pairKey4 is pairKey of two IPv4 addresses.
+func pairKey4(a, b uint32) uint64 {
+	ha, hb := addrHash4(a), addrHash4(b)
+	if ha > hb {
+		ha, hb = hb, ha
+	}
+	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
+}
+
+// addrHash4 is addrHash of an IPv4 address.
+func addrHash4(a uint32) uint64 { return mix64(addrSeed ^ uint64(a) ^ 4<<56) }
+
+// addrSeed starts every address hash (FNV-1's offset basis).
+const addrSeed uint64 = 0xcbf29ce484222325
+
 // addrHash folds an address of up to 16 octets into 64 bits. IPv4's and
 // IPv6's lengths load whole words (the loop below gives the same value,
 // octet by octet: five times the instructions of the reader's frame).
 func addrHash(a []byte) uint64 {
-	const seed uint64 = 0xcbf29ce484222325
+	const seed = addrSeed
 	switch len(a) {
 	case 4:
-		return mix64(seed ^ uint64(binary.BigEndian.Uint32(a)) ^ 4<<56)
+		return addrHash4(binary.BigEndian.Uint32(a))
 	case 16:
 		h := mix64(mix64(seed^binary.BigEndian.Uint64(a)) ^ binary.BigEndian.Uint64(a[8:]))
 		return mix64(h)

@@ -47,3 +47,38 @@ func BenchmarkShardKeyIPv4(b *testing.B) {
 	}
 	_ = s
 }
+
+// pairKeyBytes is pairKey on addrHashBytes: the keys as they always were.
+func pairKeyBytes(a, b []byte) uint64 {
+	ha, hb := addrHashBytes(a), addrHashBytes(b)
+	if ha > hb {
+		ha, hb = hb, ha
+	}
+	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
+}
+
+// TestShardKeyIPv4Words: untagged Ethernet IPv4 (ShardKey's first test),
+// tagged and raw IPv4 (ipKey) key as pairKeyBytes does, so no flow moves
+// to another worker.
+func TestShardKeyIPv4Words(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ip := make([]byte, 28)
+	ip[0] = 0x45
+	for range 20000 {
+		binary.BigEndian.PutUint64(ip[12:], r.Uint64())
+		if r.Uint32()%8 == 0 { // equal addresses too
+			copy(ip[16:20], ip[12:16])
+		}
+		want := pairKeyBytes(ip[12:16], ip[16:20])
+		untagged := append([]byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0}, ip...)
+		tagged := append([]byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x81, 0, 0, 7, 8, 0}, ip...)
+		for _, c := range []struct {
+			link uint16
+			b    []byte
+		}{{LinkTypeEthernet, untagged}, {LinkTypeEthernet, tagged}, {LinkTypeRaw, ip}} {
+			if got := ShardKey(c.link, c.b); got != want {
+				t.Fatalf("link %d % x: key %#x, want %#x", c.link, c.b, got, want)
+			}
+		}
+	}
+}
