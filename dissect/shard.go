@@ -196,15 +196,16 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// DecodeShard decodes pkt as Decode does on an engine that sees only some
+// DecodeShard decodes *pkt as Decode does on an engine that sees only some
 // of the capture's frames (a -j worker): first and prev are the capture's
 // first frame time and the time of the frame just before pkt, which the
 // frame's time fields (frame.time_delta, frame.time_relative) and the
-// summary's time column are relative to.
-func (e *Engine) DecodeShard(pkt Packet, first, prev int64) *Frame {
+// summary's time column are relative to. pkt is a pointer: the packet is
+// copied once, into Decode, not twice.
+func (e *Engine) DecodeShard(pkt *Packet, first, prev int64) *Frame {
 	// The capture's first time before Decode too: -z io,stat counts from it.
 	e.firstTime, e.seenFirst = first, true
-	f := e.Decode(pkt)
+	f := e.Decode(*pkt)
 	// Nothing else reads the times during Decode: the tree and the printer do,
 	// after it.
 	e.firstTime, e.prevTime, e.seenFirst = first, prev, true

@@ -181,11 +181,11 @@ func TestShardKeyTruncated(t *testing.T) {
 func TestDecodeShardTimes(t *testing.T) {
 	e := dissect.NewEngine(dissect.Options{})
 	ip := testpkt.UDP4(nil, hostC, hostS, 1, 2, nil)
-	e.DecodeShard(dissect.Packet{Num: 5, TimeNS: 5000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 4000)
+	e.DecodeShard(&dissect.Packet{Num: 5, TimeNS: 5000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 4000)
 	if first, prev := e.Times(); first != 1000 || prev != 4000 {
 		t.Errorf("after frame 5: first %d prev %d, want 1000 4000", first, prev)
 	}
-	e.DecodeShard(dissect.Packet{Num: 9, TimeNS: 9000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 8000)
+	e.DecodeShard(&dissect.Packet{Num: 9, TimeNS: 9000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 8000)
 	if first, prev := e.Times(); first != 1000 || prev != 8000 {
 		t.Errorf("after frame 9: first %d prev %d, want 1000 8000", first, prev)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -272,8 +273,18 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 
 	// Merge: the rounds in order, each frame from its worker's batch.
 	var fake dissect.Frame
-	var start [maxWorkers]int
-	var next [maxWorkers]int
+	var between []byte // what pr.sep puts between two frames
+	if pr != nil {
+		between = separator(pr)
+	}
+	// cur is each worker's place in its batch of the round: the results
+	// not yet taken and where its next frame's output starts. Indexed by
+	// id&(maxWorkers-1), which is the id: no bounds check a frame.
+	var cur [maxWorkers]struct {
+		res   []frameOut
+		start int
+		i     int
+	}
 	for rd := range order {
 		for _, b := range rd.b {
 			<-b.done
@@ -281,24 +292,47 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 				panic(b.pan)
 			}
 		}
-		clear(start[:len(rd.b)])
-		clear(next[:len(rd.b)])
+		for w, b := range rd.b {
+			c := &cur[w]
+			c.res, c.start, c.i = b.res, 0, 0
+		}
+		// Consecutive frames of one worker are one range of its output
+		// (rd.b[pw].out[ps:pe], not yet in pr.buf): copied at once.
+		pw, ps, pe := -1, 0, 0
 		for _, w := range rd.ids {
-			b := rd.b[w]
-			i := next[w]
-			next[w]++
-			fo := b.res[i]
+			c := &cur[w&(maxWorkers-1)]
+			fo := c.res[c.i]
 			if fo.shown {
 				if pcap != nil {
-					pk := &b.pkts[i]
+					pk := &rd.b[w].pkts[c.i]
 					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
 					pcap.Frame(&fake, nil)
 				}
 				if pr != nil { // one write per round
-					pr.buf = append(pr.sep(pr.buf), b.out[start[w]:fo.end]...)
+					if pr.first {
+						pr.first = false
+					} else if len(between) > 0 {
+						if pw >= 0 {
+							pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
+							pw = -1
+						}
+						pr.buf = append(pr.buf, between...)
+					}
+					if int(w) == pw && c.start == pe {
+						pe = fo.end
+					} else {
+						if pw >= 0 {
+							pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
+						}
+						pw, ps, pe = int(w), c.start, fo.end
+					}
 				}
 			}
-			start[w] = fo.end
+			c.start = fo.end
+			c.i++
+		}
+		if pw >= 0 {
+			pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
 		}
 		if pr != nil && len(pr.buf) > 0 {
 			pr.out.Write(pr.buf)
@@ -340,13 +374,29 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	return c, readErr
 }
 
+// separator is what pr.sep puts between two frames (after the first, it
+// puts the same every time).
+func separator(pr *printer) []byte {
+	first := pr.first
+	pr.first = false
+	s := pr.sep(nil)
+	pr.first = first
+	return s
+}
+
 // read is the reading goroutine: it numbers the frames, copies each into
 // its worker's batch of the current round and sends full rounds on, to the
 // workers and (in order) to the merger. It stops as runner.pass does: at
 // the end, an error, -c or a stop.
 func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool, pass int) (uint64, error) {
 	nw := uint64(len(p.w))
-	var count uint64
+	// A power of two of workers takes the key's low bits: the same worker
+	// as the modulo, without a division a frame.
+	mask := nw - 1
+	if nw&mask != 0 {
+		mask = 0
+	}
+	count := uint64(math.MaxUint64)
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
@@ -366,9 +416,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	}
 	var err error
 	var pkt capture.Packet // one: the interface call makes it escape
-	prog := r.cfg.Input.Progress
-	for count == 0 || num < count {
-		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+	stop, prog := r.cfg.Stop, r.cfg.Input.Progress
+	for num < count {
+		if stop != nil && stop.Stopped() {
 			break
 		}
 		if err = src.Next(&pkt); err != nil {
@@ -381,11 +431,15 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		if prog != nil {
 			prog.SetFrames(num)
 		}
-		shown := dissect.FrameTimeNS(pkt.LinkType, pkt.Data, pkt.CapLen, pkt.WireLen, pkt.TimeNS) // an ERF record's own time
+		data := pkt.Data
+		shown := pkt.TimeNS
+		if pkt.LinkType == dissect.LinkTypeERF { // an ERF record's own time
+			shown = dissect.FrameTimeNS(pkt.LinkType, data, pkt.CapLen, pkt.WireLen, shown)
+		}
 		if num == 1 {
 			first, prev = shown, shown
 		}
-		if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
+		if rd != nil && len(rd.data)+len(data) > cap(rd.data) {
 			send()
 		}
 		if rd == nil {
@@ -396,10 +450,14 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			}
 			rd.first = first
 		}
-		w := dissect.ShardKey(pkt.LinkType, pkt.Data) % nw
+		key := dissect.ShardKey(pkt.LinkType, data)
+		w := key & mask
+		if mask == 0 {
+			w = key % nw
+		}
 		b := rd.b[w]
 		off := len(rd.data)
-		rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
+		rd.data = append(rd.data, data...) // grows only for a record larger than roundBytes
 		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, prev: prev, capLen: uint32(pkt.CapLen),
 			wireLen: uint32(pkt.WireLen), linkType: pkt.LinkType, iface: int32(pkt.Iface), off: uint32(off), end: uint32(len(rd.data))})
 		if p.streams != nil {
@@ -451,14 +509,16 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print boo
 	}()
 	b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
 	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
+	eng, tree := w.eng, r.tree
+	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
 	for i := range b.pkts {
 		pk := &b.pkts[i]
-		dp := dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: int(pk.capLen), WireLen: int(pk.wireLen),
-			LinkType: pk.linkType, Iface: int(pk.iface), Data: data[pk.off:pk.end], Pass: pass}
+		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = pk.num, pk.timeNS, int(pk.capLen), int(pk.wireLen)
+		dp.LinkType, dp.Iface, dp.Data = pk.linkType, int(pk.iface), data[pk.off:pk.end]
 		if numbered {
 			dp.Streams = b.streams[i]
 		}
-		f := w.eng.DecodeShard(dp, first, pk.prev)
+		f := eng.DecodeShard(&dp, first, pk.prev)
 		for j := range f.Findings {
 			w.counts.Add(f.Findings[j].Sev)
 		}
@@ -466,11 +526,11 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print boo
 		if emit {
 			var t *dissect.Tree
 			shown = true
-			if r.tree {
+			if tree {
 				t = &w.t
-				w.eng.BuildTree(t, f)
+				eng.BuildTree(t, f)
 				if r.zf {
-					w.eng.CountFiltered(f, t)
+					eng.CountFiltered(f, t)
 				}
 				shown = w.flt == nil || w.flt.Match(t)
 			}
