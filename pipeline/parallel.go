@@ -374,6 +374,14 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	return c, readErr
 }
 
+// frameTime is a frame's time as the engine shows it: an ERF record's own.
+func frameTime(pk *capture.Packet) int64 {
+	if pk.LinkType == dissect.LinkTypeERF {
+		return dissect.FrameTimeNS(pk.LinkType, pk.Data, pk.CapLen, pk.WireLen, pk.TimeNS)
+	}
+	return pk.TimeNS
+}
+
 // separator is what pr.sep puts between two frames (after the first, it
 // puts the same every time).
 func separator(pr *printer) []byte {
@@ -417,57 +425,72 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	var err error
 	var pkt capture.Packet // one: the interface call makes it escape
 	stop, prog := r.cfg.Stop, r.cfg.Input.Progress
+	// A pcap file hands over every whole record in its read buffer at
+	// once, copied into the round (the last MaxRecord octets of a round
+	// are filled one Next at a time: a record must not outgrow it).
+	rdr, bulk := src.(*capture.Reader)
+	var pkts []capture.Packet
+	var offs []int
 	for num < count {
 		if stop != nil && stop.Stopped() {
 			break
 		}
-		if err = src.Next(&pkt); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			break
+		pkts, offs = pkts[:0], offs[:0]
+		if bulk && rd != nil && len(rd.data) < cap(rd.data)-capture.MaxRecord {
+			n := uint64(p.frames - len(rd.ids))
+			pkts, offs, rd.data = rdr.AppendBuffered(pkts, offs, rd.data, int(min(n, count-num)), cap(rd.data)-capture.MaxRecord)
 		}
-		num++
+		if len(pkts) == 0 {
+			if err = src.Next(&pkt); err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				break
+			}
+			if num == 0 {
+				first, prev = frameTime(&pkt), frameTime(&pkt)
+			}
+			if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
+				send()
+			}
+			if rd == nil {
+				rd = <-p.free // waits while roundsInFlight rounds are being worked on
+				rd.ids, rd.data = rd.ids[:0], rd.data[:0]
+				for _, b := range rd.b {
+					b.pkts, b.streams, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.res[:0], b.out[:0], nil
+				}
+				rd.first = first
+			}
+			offs = append(offs, len(rd.data))
+			rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
+			pkts = append(pkts, pkt)
+		}
+		for i := range pkts {
+			pk := &pkts[i]
+			num++
+			shown := frameTime(pk)
+			off := offs[i]
+			end := off + len(pk.Data)
+			key := dissect.ShardKey(pk.LinkType, pk.Data)
+			w := key & mask
+			if mask == 0 {
+				w = key % nw
+			}
+			b := rd.b[w]
+			b.pkts = append(b.pkts, pktRec{num: num, timeNS: pk.TimeNS, prev: prev, capLen: uint32(pk.CapLen),
+				wireLen: uint32(pk.WireLen), linkType: pk.LinkType, iface: int32(pk.Iface), off: uint32(off), end: uint32(end)})
+			if p.streams != nil {
+				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
+					LinkType: pk.LinkType, Iface: pk.Iface, Data: rd.data[off:end], Pass: pass}
+				p.streams.NumberStreams(&dp)
+				b.streams = append(b.streams, dp.Streams)
+			}
+			prev = shown
+			rd.ids = append(rd.ids, uint8(w))
+		}
 		if prog != nil {
 			prog.SetFrames(num)
 		}
-		data := pkt.Data
-		shown := pkt.TimeNS
-		if pkt.LinkType == dissect.LinkTypeERF { // an ERF record's own time
-			shown = dissect.FrameTimeNS(pkt.LinkType, data, pkt.CapLen, pkt.WireLen, shown)
-		}
-		if num == 1 {
-			first, prev = shown, shown
-		}
-		if rd != nil && len(rd.data)+len(data) > cap(rd.data) {
-			send()
-		}
-		if rd == nil {
-			rd = <-p.free // waits while roundsInFlight rounds are being worked on
-			rd.ids, rd.data = rd.ids[:0], rd.data[:0]
-			for _, b := range rd.b {
-				b.pkts, b.streams, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.res[:0], b.out[:0], nil
-			}
-			rd.first = first
-		}
-		key := dissect.ShardKey(pkt.LinkType, data)
-		w := key & mask
-		if mask == 0 {
-			w = key % nw
-		}
-		b := rd.b[w]
-		off := len(rd.data)
-		rd.data = append(rd.data, data...) // grows only for a record larger than roundBytes
-		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, prev: prev, capLen: uint32(pkt.CapLen),
-			wireLen: uint32(pkt.WireLen), linkType: pkt.LinkType, iface: int32(pkt.Iface), off: uint32(off), end: uint32(len(rd.data))})
-		if p.streams != nil {
-			dp := dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen,
-				LinkType: pkt.LinkType, Iface: pkt.Iface, Data: rd.data[off:], Pass: pass}
-			p.streams.NumberStreams(&dp)
-			b.streams = append(b.streams, dp.Streams)
-		}
-		prev = shown
-		rd.ids = append(rd.ids, uint8(w))
 		if len(rd.ids) == p.frames {
 			send()
 		}
