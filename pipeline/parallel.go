@@ -123,11 +123,20 @@ type frameOut struct {
 	shown bool // passed the display filter
 }
 
+// frameRun is n consecutive frames of the capture that went to one
+// worker (the reader counts them); their output, what the frames shown
+// made, ends at out[end] (the worker sets it). With nothing between frames
+// and no -w the merger writes a run's output at once, else frame by frame.
+type frameRun struct {
+	n, end int
+}
+
 // batch is one worker's frames of a round, and what the worker made of them.
 type batch struct {
 	pkts    []pktRec
 	streams []dissect.StreamNumbers // pkts' when parallel.streams numbers them, else empty
-	res     []frameOut
+	runs    []frameRun
+	res     []frameOut // pkts', when the merger takes frame by frame
 	out     []byte
 	done    chan struct{} // the worker finished the batch
 	pan     any           // a panic the worker recovered, raised again by the merger
@@ -135,7 +144,8 @@ type batch struct {
 
 // round is up to roundFrames consecutive frames.
 type round struct {
-	ids   []uint8 // the worker of each frame, in frame order
+	ids   []uint8 // the worker of each run, in frame order
+	n     int     // frames
 	b     []*batch
 	data  []byte // the frames' octets (readers reuse their buffers)
 	first int64  // the capture's first frame time
@@ -204,8 +214,9 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 		rd := &round{ids: make([]uint8, 0, p.frames), b: make([]*batch, n), data: make([]byte, 0, p.bytes)}
 		bf := batchFrames(p.frames, n)
 		for i := range rd.b {
-			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), res: make([]frameOut, 0, bf),
-				out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
+			// res and runs grow in the first rounds (runs are as many as
+			// frames only when flows alternate frame by frame)
+			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -254,6 +265,11 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	// With nothing to write per frame (-q, check, -z) the workers free the
 	// rounds themselves: one hand-over less per round.
 	direct := pr == nil && pcap == nil
+	var between []byte // what pr.sep puts between two frames
+	if pr != nil {
+		between = separator(pr)
+	}
+	runs := pr != nil && pcap == nil && len(between) == 0
 	order := make(chan *round, cap(p.free))
 	var readErr error
 	var frames uint64
@@ -261,7 +277,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	for i, w := range p.w {
 		w.in = make(chan *round, cap(p.free))
 		done[i] = make(chan struct{})
-		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, done[i])
+		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, runs, done[i])
 	}
 	go func() {
 		frames, readErr = p.read(r, src, order, direct, n)
@@ -271,20 +287,13 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 		}
 	}()
 
-	// Merge: the rounds in order, each frame from its worker's batch.
+	// Merge: the rounds in order, each run of frames from its worker's
+	// batch.
 	var fake dissect.Frame
-	var between []byte // what pr.sep puts between two frames
-	if pr != nil {
-		between = separator(pr)
-	}
-	// cur is each worker's place in its batch of the round: the results
-	// not yet taken and where its next frame's output starts. Indexed by
-	// id&(maxWorkers-1), which is the id: no bounds check a frame.
-	var cur [maxWorkers]struct {
-		res   []frameOut
-		start int
-		i     int
-	}
+	// cur is each worker's place in its batch of the round: the runs and
+	// frames taken and where its next output starts. Indexed by
+	// id&(maxWorkers-1), which is the id: no bounds check.
+	var cur [maxWorkers]struct{ start, run, i int }
 	for rd := range order {
 		for _, b := range rd.b {
 			<-b.done
@@ -292,47 +301,39 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 				panic(b.pan)
 			}
 		}
-		for w, b := range rd.b {
-			c := &cur[w]
-			c.res, c.start, c.i = b.res, 0, 0
-		}
-		// Consecutive frames of one worker are one range of its output
-		// (rd.b[pw].out[ps:pe], not yet in pr.buf): copied at once.
-		pw, ps, pe := -1, 0, 0
+		clear(cur[:len(rd.b)])
 		for _, w := range rd.ids {
-			c := &cur[w&(maxWorkers-1)]
-			fo := c.res[c.i]
-			if fo.shown {
-				if pcap != nil {
-					pk := &rd.b[w].pkts[c.i]
-					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
-					pcap.Frame(&fake, nil)
-				}
-				if pr != nil { // one write per round
-					if pr.first {
-						pr.first = false
-					} else if len(between) > 0 {
-						if pw >= 0 {
-							pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
-							pw = -1
-						}
-						pr.buf = append(pr.buf, between...)
-					}
-					if int(w) == pw && c.start == pe {
-						pe = fo.end
-					} else {
-						if pw >= 0 {
-							pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
-						}
-						pw, ps, pe = int(w), c.start, fo.end
-					}
-				}
+			c, b := &cur[w&(maxWorkers-1)], rd.b[w]
+			run := b.runs[c.run]
+			c.run++
+			if runs {
+				pr.buf = append(pr.buf, b.out[c.start:run.end]...)
+				c.start = run.end
+				continue
 			}
-			c.start = fo.end
-			c.i++
+			for range run.n {
+				fo := b.res[c.i]
+				if fo.shown {
+					if pcap != nil {
+						pk := &b.pkts[c.i]
+						fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
+						pcap.Frame(&fake, nil)
+					}
+					if pr != nil { // one write per round
+						if pr.first {
+							pr.first = false
+						} else {
+							pr.buf = append(pr.buf, between...)
+						}
+						pr.buf = append(pr.buf, b.out[c.start:fo.end]...)
+					}
+				}
+				c.start = fo.end
+				c.i++
+			}
 		}
-		if pw >= 0 {
-			pr.buf = append(pr.buf, rd.b[pw].out[ps:pe]...)
+		if runs && len(pr.buf) > 0 {
+			pr.first = false // nothing between frames: only End's JSON cares
 		}
 		if pr != nil && len(pr.buf) > 0 {
 			pr.out.Write(pr.buf)
@@ -431,13 +432,14 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	rdr, bulk := src.(*capture.Reader)
 	var pkts []capture.Packet
 	var offs []int
+	var last *batch // the one the round's last run is in
 	for num < count {
 		if stop != nil && stop.Stopped() {
 			break
 		}
 		pkts, offs = pkts[:0], offs[:0]
 		if bulk && rd != nil && len(rd.data) < cap(rd.data)-capture.MaxRecord {
-			n := uint64(p.frames - len(rd.ids))
+			n := uint64(p.frames - rd.n)
 			pkts, offs, rd.data = rdr.AppendBuffered(pkts, offs, rd.data, int(min(n, count-num)), cap(rd.data)-capture.MaxRecord)
 		}
 		if len(pkts) == 0 {
@@ -455,9 +457,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			}
 			if rd == nil {
 				rd = <-p.free // waits while roundsInFlight rounds are being worked on
-				rd.ids, rd.data = rd.ids[:0], rd.data[:0]
+				rd.ids, rd.n, rd.data, last = rd.ids[:0], 0, rd.data[:0], nil
 				for _, b := range rd.b {
-					b.pkts, b.streams, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.res[:0], b.out[:0], nil
+					b.pkts, b.streams, b.runs, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.runs[:0], b.res[:0], b.out[:0], nil
 				}
 				rd.first = first
 			}
@@ -486,12 +488,19 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				b.streams = append(b.streams, dp.Streams)
 			}
 			prev = shown
-			rd.ids = append(rd.ids, uint8(w))
+			if b == last {
+				b.runs[len(b.runs)-1].n++
+			} else {
+				b.runs = append(b.runs, frameRun{n: 1})
+				rd.ids = append(rd.ids, uint8(w))
+				last = b
+			}
 		}
+		rd.n += len(pkts)
 		if prog != nil {
 			prog.SetFrames(num)
 		}
-		if len(rd.ids) == p.frames {
+		if rd.n == p.frames {
 			send()
 		}
 	}
@@ -504,12 +513,12 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 // run is a worker's goroutine for one pass: it decodes its batch of every
 // round, then finishes its engine as runner.pass does (after a read error
 // too: the tables that follow are of what was read).
-func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool, done chan<- struct{}) {
+func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs bool, done chan<- struct{}) {
 	defer close(done)
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
-			w.batch(r, b, rd, pass, emit, print)
+			w.batch(r, b, rd, pass, emit, print, runs)
 		}
 		if !direct {
 			b.done <- struct{}{}
@@ -524,13 +533,19 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool,
 
 // batch decodes and renders one batch; a panic (strict mode, or a bug in
 // rendering) is handed to the merger to raise in the calling goroutine.
-func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print bool) {
+func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, runs bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.pan, w.pan, w.dead = v, v, true
 		}
 	}()
-	b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
+	if !runs {
+		b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
+	}
+	ri, rend := 0, 0 // the run of frame i and its first frame after
+	if len(b.runs) > 0 {
+		rend = b.runs[0].n
+	}
 	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
 	eng, tree := w.eng, r.tree
 	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
@@ -566,6 +581,14 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print boo
 				}
 			}
 		}
-		b.res[i] = frameOut{end: len(b.out), shown: shown}
+		if !runs {
+			b.res[i] = frameOut{end: len(b.out), shown: shown}
+		}
+		if i+1 == rend {
+			b.runs[ri].end = len(b.out)
+			if ri++; ri < len(b.runs) {
+				rend += b.runs[ri].n
+			}
+		}
 	}
 }
