@@ -20,8 +20,8 @@ import "encoding/binary"
 func ShardKey(linkType uint16, data []byte) uint64 {
 	// Untagged IPv4 over Ethernet, most frames: the same key without the
 	// switches and calls below (a third of the -j reader's cost).
-	if linkType == LinkTypeEthernet && len(data) >= 34 && binary.BigEndian.Uint16(data[12:]) == EtherTypeIPv4 && data[14]>>4 == 4 {
-		return pairKey4(binary.BigEndian.Uint32(data[26:]), binary.BigEndian.Uint32(data[30:]))
+	if pair, ok := etherIPv4Pair(linkType, data); ok {
+		return pairKey4(uint32(pair>>32), uint32(pair))
 	}
 	var et uint16
 	switch linkType {
@@ -81,6 +81,44 @@ func ShardKey(linkType uint16, data []byte) uint64 {
 		return pairKey(data[8:24], data[24:40])
 	}
 	return 0
+}
+
+// etherIPv4Pair is the source and destination address (high and low 32
+// bits) of untagged IPv4 over Ethernet; ok is false for any other frame.
+func etherIPv4Pair(linkType uint16, data []byte) (pair uint64, ok bool) {
+	if linkType == LinkTypeEthernet && len(data) >= 34 && binary.BigEndian.Uint16(data[12:]) == EtherTypeIPv4 && data[14]>>4 == 4 {
+		return binary.BigEndian.Uint64(data[26:]), true
+	}
+	return 0, false
+}
+
+// ShardCache keys frames as ShardKey does, remembering the keys of the
+// address pairs of untagged IPv4 over Ethernet it last saw: a capture of
+// a few flows costs a lookup a frame instead of three rounds of mixing.
+// The zero value is ready; it is not safe for concurrent use.
+type ShardCache struct {
+	// slots is direct-mapped by a hash of the pair: a fixed size, a new
+	// pair replaces the one in its slot.
+	slots [shardCacheSlots]struct {
+		pair, key uint64
+		ok        bool
+	}
+}
+
+// shardCacheSlots is how many pairs a ShardCache holds (24 octets each).
+const shardCacheSlots = 256
+
+// Key is ShardKey(linkType, data).
+func (c *ShardCache) Key(linkType uint16, data []byte) uint64 {
+	pair, ok := etherIPv4Pair(linkType, data)
+	if !ok {
+		return ShardKey(linkType, data)
+	}
+	s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]
+	if s.pair != pair || !s.ok {
+		s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
+	}
+	return s.key
 }
 
 // Link and EtherType numbers the ib package owns; repeated here because

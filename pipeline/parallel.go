@@ -176,6 +176,7 @@ type parallel struct {
 	free    chan *round
 	frames  int // roundFrames: the round is full
 	bytes   int // roundBytes
+	keys    dissect.ShardCache
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
@@ -473,7 +474,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			shown := frameTime(pk)
 			off := offs[i]
 			end := off + len(pk.Data)
-			key := dissect.ShardKey(pk.LinkType, pk.Data)
+			key := p.keys.Key(pk.LinkType, pk.Data)
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
