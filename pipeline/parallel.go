@@ -543,53 +543,47 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 	if !runs {
 		b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
 	}
-	ri, rend := 0, 0 // the run of frame i and its first frame after
-	if len(b.runs) > 0 {
-		rend = b.runs[0].n
-	}
 	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
 	eng, tree := w.eng, r.tree
 	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	for i := range b.pkts {
-		pk := &b.pkts[i]
-		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = pk.num, pk.timeNS, int(pk.capLen), int(pk.wireLen)
-		dp.LinkType, dp.Iface, dp.Data = pk.linkType, int(pk.iface), data[pk.off:pk.end]
-		if numbered {
-			dp.Streams = b.streams[i]
-		}
-		f := eng.DecodeShard(&dp, first, pk.prev)
-		for j := range f.Findings {
-			w.counts.Add(f.Findings[j].Sev)
-		}
-		shown := false
-		if emit {
-			var t *dissect.Tree
-			shown = true
-			if tree {
-				t = &w.t
-				eng.BuildTree(t, f)
-				if r.zf {
-					eng.CountFiltered(f, t)
-				}
-				shown = w.flt == nil || w.flt.Match(t)
+	i := 0
+	for ri := range b.runs {
+		for end := i + b.runs[ri].n; i < end; i++ {
+			pk := &b.pkts[i]
+			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = pk.num, pk.timeNS, int(pk.capLen), int(pk.wireLen)
+			dp.LinkType, dp.Iface, dp.Data = pk.linkType, int(pk.iface), data[pk.off:pk.end]
+			if numbered {
+				dp.Streams = b.streams[i]
 			}
-			if shown {
-				if print {
-					b.out = w.pr.body(b.out, f, t)
+			f := eng.DecodeShard(&dp, first, pk.prev)
+			for j := range f.Findings {
+				w.counts.Add(f.Findings[j].Sev)
+			}
+			shown := false
+			if emit {
+				var t *dissect.Tree
+				shown = true
+				if tree {
+					t = &w.t
+					eng.BuildTree(t, f)
+					if r.zf {
+						eng.CountFiltered(f, t)
+					}
+					shown = w.flt == nil || w.flt.Match(t)
 				}
-				if w.ck != nil {
-					w.ck.Frame(f, t)
+				if shown {
+					if print {
+						b.out = w.pr.body(b.out, f, t)
+					}
+					if w.ck != nil {
+						w.ck.Frame(f, t)
+					}
 				}
 			}
-		}
-		if !runs {
-			b.res[i] = frameOut{end: len(b.out), shown: shown}
-		}
-		if i+1 == rend {
-			b.runs[ri].end = len(b.out)
-			if ri++; ri < len(b.runs) {
-				rend += b.runs[ri].n
+			if !runs {
+				b.res[i] = frameOut{end: len(b.out), shown: shown}
 			}
 		}
+		b.runs[ri].end = len(b.out)
 	}
 }
