@@ -16,14 +16,16 @@ import (
 
 // Flow-sharded reading (Config.Workers > 1, rdx -j N). One goroutine reads
 // the input (it is the prefetch: decoding never waits for a read), numbers the frames and sends each
-// to worker dissect.ShardKey % N, so all state of a flow lives in one
+// to worker dissect.ShardKey % N (through a dissect.ShardCache), so all state of a flow lives in one
 // worker's engine. Frames travel in rounds of up to roundFrames frames: a
 // round copies their bytes (readers reuse their buffers), gives each worker
-// a batch of its frames and lists which worker has each frame. A worker decodes its batch
+// a batch of its frames and lists which worker has each run of consecutive
+// frames. A worker decodes its batch
 // in frame order with its own engine and renders every shown frame (summary,
 // -V, JSON, fields, -x) into the batch; the calling goroutine takes the
-// rounds in order and writes each frame's output from the worker that has
-// it, so the output is byte for byte that of one worker. What needs the
+// rounds in order and writes each run's output (each frame's, when
+// something goes between frames or -w writes them) from the worker that
+// has it, so the output is byte for byte that of one worker. What needs the
 // frames before (frame numbers, the first and previous frame's time, -c, a
 // stop) the reader provides; what goes between frames (JSON's commas, -V's
 // blank lines) and -w's pcapng interfaces the merger does. At the end each
