@@ -133,3 +133,15 @@ type closedError struct{}
 func (closedError) Error() string { return "capture: prefetch closed" }
 
 var errClosed error = closedError{}
+
+// AppendBuffered appends every complete record already in the read buffer
+// to pkts (its data copied to buf at offs), consuming it, up to maxPkts
+// packets or maxBytes octets of buf, as Prefetch's batches do: for a caller
+// that copies packets into batches of its own (rdx -j's reader), one call
+// per bufferful instead of one Next per record. It returns at once for
+// anything but a pcap file, and leaves to Next whatever it does not take (a
+// record cut by the end of the buffer, one it must report). Each packet's
+// Data is the record in the read buffer, valid until the next call.
+func (r *Reader) AppendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
+	return r.appendBuffered(pkts, offs, buf, maxPkts, maxBytes)
+}

@@ -18,6 +18,11 @@ import "encoding/binary"
 // ShardKey returns the flow key of a frame's bytes. It allocates nothing
 // and reads only inside data.
 func ShardKey(linkType uint16, data []byte) uint64 {
+	// Untagged IPv4 over Ethernet, most frames: the same key without the
+	// switches and calls below (a third of the -j reader's cost).
+	if pair, ok := etherIPv4Pair(linkType, data); ok {
+		return pairKey4(uint32(pair>>32), uint32(pair))
+	}
 	var et uint16
 	switch linkType {
 	case LinkTypeEthernet:
@@ -78,6 +83,44 @@ func ShardKey(linkType uint16, data []byte) uint64 {
 	return 0
 }
 
+// etherIPv4Pair is the source and destination address (high and low 32
+// bits) of untagged IPv4 over Ethernet; ok is false for any other frame.
+func etherIPv4Pair(linkType uint16, data []byte) (pair uint64, ok bool) {
+	if linkType == LinkTypeEthernet && len(data) >= 34 && binary.BigEndian.Uint16(data[12:]) == EtherTypeIPv4 && data[14]>>4 == 4 {
+		return binary.BigEndian.Uint64(data[26:]), true
+	}
+	return 0, false
+}
+
+// ShardCache keys frames as ShardKey does, remembering the keys of the
+// address pairs of untagged IPv4 over Ethernet it last saw: a capture of
+// a few flows costs a lookup a frame instead of three rounds of mixing.
+// The zero value is ready; it is not safe for concurrent use.
+type ShardCache struct {
+	// slots is direct-mapped by a hash of the pair: a fixed size, a new
+	// pair replaces the one in its slot.
+	slots [shardCacheSlots]struct {
+		pair, key uint64
+		ok        bool
+	}
+}
+
+// shardCacheSlots is how many pairs a ShardCache holds (24 octets each).
+const shardCacheSlots = 256
+
+// Key is ShardKey(linkType, data).
+func (c *ShardCache) Key(linkType uint16, data []byte) uint64 {
+	pair, ok := etherIPv4Pair(linkType, data)
+	if !ok {
+		return ShardKey(linkType, data)
+	}
+	s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]
+	if s.pair != pair || !s.ok {
+		s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
+	}
+	return s.key
+}
+
 // Link and EtherType numbers the ib package owns; repeated here because
 // dissect cannot import its dissectors.
 const (
@@ -98,7 +141,7 @@ func ipKey(b []byte) uint64 {
 		if len(b) < 20 {
 			return 0
 		}
-		return pairKey(b[12:16], b[16:20])
+		return pairKey4(binary.BigEndian.Uint32(b[12:]), binary.BigEndian.Uint32(b[16:]))
 	case 6:
 		if len(b) < 40 {
 			return 0
@@ -142,14 +185,29 @@ func pairKey(a, b []byte) uint64 {
 	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
 }
 
+// pairKey4 is pairKey of two IPv4 addresses.
+func pairKey4(a, b uint32) uint64 {
+	ha, hb := addrHash4(a), addrHash4(b)
+	if ha > hb {
+		ha, hb = hb, ha
+	}
+	return mix64(ha*0x9e3779b97f4a7c15 ^ hb)
+}
+
+// addrHash4 is addrHash of an IPv4 address.
+func addrHash4(a uint32) uint64 { return mix64(addrSeed ^ uint64(a) ^ 4<<56) }
+
+// addrSeed starts every address hash (FNV-1's offset basis).
+const addrSeed uint64 = 0xcbf29ce484222325
+
 // addrHash folds an address of up to 16 octets into 64 bits. IPv4's and
 // IPv6's lengths load whole words (the loop below gives the same value,
 // octet by octet: five times the instructions of the reader's frame).
 func addrHash(a []byte) uint64 {
-	const seed uint64 = 0xcbf29ce484222325
+	const seed = addrSeed
 	switch len(a) {
 	case 4:
-		return mix64(seed ^ uint64(binary.BigEndian.Uint32(a)) ^ 4<<56)
+		return addrHash4(binary.BigEndian.Uint32(a))
 	case 16:
 		h := mix64(mix64(seed^binary.BigEndian.Uint64(a)) ^ binary.BigEndian.Uint64(a[8:]))
 		return mix64(h)
@@ -176,15 +234,16 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// DecodeShard decodes pkt as Decode does on an engine that sees only some
+// DecodeShard decodes *pkt as Decode does on an engine that sees only some
 // of the capture's frames (a -j worker): first and prev are the capture's
 // first frame time and the time of the frame just before pkt, which the
 // frame's time fields (frame.time_delta, frame.time_relative) and the
-// summary's time column are relative to.
-func (e *Engine) DecodeShard(pkt Packet, first, prev int64) *Frame {
+// summary's time column are relative to. pkt is a pointer: the packet is
+// copied once, into Decode, not twice.
+func (e *Engine) DecodeShard(pkt *Packet, first, prev int64) *Frame {
 	// The capture's first time before Decode too: -z io,stat counts from it.
 	e.firstTime, e.seenFirst = first, true
-	f := e.Decode(pkt)
+	f := e.Decode(*pkt)
 	// Nothing else reads the times during Decode: the tree and the printer do,
 	// after it.
 	e.firstTime, e.prevTime, e.seenFirst = first, prev, true

@@ -181,18 +181,19 @@ func TestShardKeyTruncated(t *testing.T) {
 func TestDecodeShardTimes(t *testing.T) {
 	e := dissect.NewEngine(dissect.Options{})
 	ip := testpkt.UDP4(nil, hostC, hostS, 1, 2, nil)
-	e.DecodeShard(dissect.Packet{Num: 5, TimeNS: 5000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 4000)
+	e.DecodeShard(&dissect.Packet{Num: 5, TimeNS: 5000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 4000)
 	if first, prev := e.Times(); first != 1000 || prev != 4000 {
 		t.Errorf("after frame 5: first %d prev %d, want 1000 4000", first, prev)
 	}
-	e.DecodeShard(dissect.Packet{Num: 9, TimeNS: 9000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 8000)
+	e.DecodeShard(&dissect.Packet{Num: 9, TimeNS: 9000, LinkType: dissect.LinkTypeIPv4, Data: ip}, 1000, 8000)
 	if first, prev := e.Times(); first != 1000 || prev != 8000 {
 		t.Errorf("after frame 9: first %d prev %d, want 1000 8000", first, prev)
 	}
 }
 
-// FuzzShardKey: any bytes under any link type key without a panic, and a
-// frame's key never depends on octets after its IP addresses.
+// FuzzShardKey: any bytes under any link type key without a panic, a
+// frame's key never depends on octets after its IP addresses, and a
+// ShardCache gives the same keys.
 func FuzzShardKey(f *testing.F) {
 	f.Add(uint16(dissect.LinkTypeEthernet), eth(dissect.EtherTypeIPv4, testpkt.UDP4(nil, hostC, hostS, 1, 2, nil), 7))
 	f.Add(uint16(dissect.LinkTypeEthernet), rocev1(1, 2))
@@ -200,10 +201,16 @@ func FuzzShardKey(f *testing.F) {
 	f.Add(uint16(197), erf(lrh(3, 4)))
 	f.Add(uint16(dissect.LinkTypeLinuxSLL), sll(testpkt.UDP4(nil, hostC, hostS, 1, 2, nil)))
 	f.Add(uint16(dissect.LinkTypeIPv6), ipv6(1, 2, 17, nil))
+	var c dissect.ShardCache // across inputs: what one input leaves cached must not change another's key
 	f.Fuzz(func(t *testing.T, link uint16, b []byte) {
 		k := dissect.ShardKey(link, b)
 		if k2 := dissect.ShardKey(link, append(b[:len(b):len(b)], 0xff, 0xee)); k != 0 && k2 != k {
 			t.Fatalf("key %#x changed to %#x by octets after the frame", k, k2)
+		}
+		for range 2 { // a miss, then a hit
+			if kc := c.Key(link, b); kc != k {
+				t.Fatalf("ShardCache key %#x, ShardKey %#x", kc, k)
+			}
 		}
 	})
 }

@@ -100,7 +100,7 @@ func decodeSharded(t *testing.T, name string, pkts []capture.Packet, n int) outc
 			w = int(testShardKey(scratch, p) % uint64(n))
 		}
 		prev := pkts[max(i-1, 0)].TimeNS
-		f := engs[w].DecodeShard(dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen,
+		f := engs[w].DecodeShard(&dissect.Packet{Num: uint64(i + 1), TimeNS: p.TimeNS, CapLen: p.CapLen, WireLen: p.WireLen,
 			LinkType: p.LinkType, Iface: p.Iface, Data: p.Data}, pkts[0].TimeNS, prev)
 		for j := range f.Findings {
 			o.counts.Add(f.Findings[j].Sev)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -15,14 +16,16 @@ import (
 
 // Flow-sharded reading (Config.Workers > 1, rdx -j N). One goroutine reads
 // the input (it is the prefetch: decoding never waits for a read), numbers the frames and sends each
-// to worker dissect.ShardKey % N, so all state of a flow lives in one
+// to worker dissect.ShardKey % N (through a dissect.ShardCache), so all state of a flow lives in one
 // worker's engine. Frames travel in rounds of up to roundFrames frames: a
 // round copies their bytes (readers reuse their buffers), gives each worker
-// a batch of its frames and lists which worker has each frame. A worker decodes its batch
+// a batch of its frames and lists which worker has each run of consecutive
+// frames. A worker decodes its batch
 // in frame order with its own engine and renders every shown frame (summary,
 // -V, JSON, fields, -x) into the batch; the calling goroutine takes the
-// rounds in order and writes each frame's output from the worker that has
-// it, so the output is byte for byte that of one worker. What needs the
+// rounds in order and writes each run's output (each frame's, when
+// something goes between frames or -w writes them) from the worker that
+// has it, so the output is byte for byte that of one worker. What needs the
 // frames before (frame numbers, the first and previous frame's time, -c, a
 // stop) the reader provides; what goes between frames (JSON's commas, -V's
 // blank lines) and -w's pcapng interfaces the merger does. At the end each
@@ -122,11 +125,20 @@ type frameOut struct {
 	shown bool // passed the display filter
 }
 
+// frameRun is n consecutive frames of the capture that went to one
+// worker (the reader counts them); their output, what the frames shown
+// made, ends at out[end] (the worker sets it). With nothing between frames
+// and no -w the merger writes a run's output at once, else frame by frame.
+type frameRun struct {
+	n, end int
+}
+
 // batch is one worker's frames of a round, and what the worker made of them.
 type batch struct {
 	pkts    []pktRec
 	streams []dissect.StreamNumbers // pkts' when parallel.streams numbers them, else empty
-	res     []frameOut
+	runs    []frameRun
+	res     []frameOut // pkts', when the merger takes frame by frame
 	out     []byte
 	done    chan struct{} // the worker finished the batch
 	pan     any           // a panic the worker recovered, raised again by the merger
@@ -134,7 +146,8 @@ type batch struct {
 
 // round is up to roundFrames consecutive frames.
 type round struct {
-	ids   []uint8 // the worker of each frame, in frame order
+	ids   []uint8 // the worker of each run, in frame order
+	n     int     // frames
 	b     []*batch
 	data  []byte // the frames' octets (readers reuse their buffers)
 	first int64  // the capture's first frame time
@@ -165,6 +178,7 @@ type parallel struct {
 	free    chan *round
 	frames  int // roundFrames: the round is full
 	bytes   int // roundBytes
+	keys    dissect.ShardCache
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
@@ -203,8 +217,9 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 		rd := &round{ids: make([]uint8, 0, p.frames), b: make([]*batch, n), data: make([]byte, 0, p.bytes)}
 		bf := batchFrames(p.frames, n)
 		for i := range rd.b {
-			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), res: make([]frameOut, 0, bf),
-				out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
+			// res and runs grow in the first rounds (runs are as many as
+			// frames only when flows alternate frame by frame)
+			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -253,6 +268,11 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	// With nothing to write per frame (-q, check, -z) the workers free the
 	// rounds themselves: one hand-over less per round.
 	direct := pr == nil && pcap == nil
+	var between []byte // what pr.sep puts between two frames
+	if pr != nil {
+		between = separator(pr)
+	}
+	runs := pr != nil && pcap == nil && len(between) == 0
 	order := make(chan *round, cap(p.free))
 	var readErr error
 	var frames uint64
@@ -260,7 +280,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	for i, w := range p.w {
 		w.in = make(chan *round, cap(p.free))
 		done[i] = make(chan struct{})
-		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, done[i])
+		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, runs, done[i])
 	}
 	go func() {
 		frames, readErr = p.read(r, src, order, direct, n)
@@ -270,10 +290,13 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 		}
 	}()
 
-	// Merge: the rounds in order, each frame from its worker's batch.
+	// Merge: the rounds in order, each run of frames from its worker's
+	// batch.
 	var fake dissect.Frame
-	var start [maxWorkers]int
-	var next [maxWorkers]int
+	// cur is each worker's place in its batch of the round: the runs and
+	// frames taken and where its next output starts. Indexed by
+	// id&(maxWorkers-1), which is the id: no bounds check.
+	var cur [maxWorkers]struct{ start, run, i int }
 	for rd := range order {
 		for _, b := range rd.b {
 			<-b.done
@@ -281,24 +304,39 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 				panic(b.pan)
 			}
 		}
-		clear(start[:len(rd.b)])
-		clear(next[:len(rd.b)])
+		clear(cur[:len(rd.b)])
 		for _, w := range rd.ids {
-			b := rd.b[w]
-			i := next[w]
-			next[w]++
-			fo := b.res[i]
-			if fo.shown {
-				if pcap != nil {
-					pk := &b.pkts[i]
-					fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
-					pcap.Frame(&fake, nil)
-				}
-				if pr != nil { // one write per round
-					pr.buf = append(pr.sep(pr.buf), b.out[start[w]:fo.end]...)
-				}
+			c, b := &cur[w&(maxWorkers-1)], rd.b[w]
+			run := b.runs[c.run]
+			c.run++
+			if runs {
+				pr.buf = append(pr.buf, b.out[c.start:run.end]...)
+				c.start = run.end
+				continue
 			}
-			start[w] = fo.end
+			for range run.n {
+				fo := b.res[c.i]
+				if fo.shown {
+					if pcap != nil {
+						pk := &b.pkts[c.i]
+						fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
+						pcap.Frame(&fake, nil)
+					}
+					if pr != nil { // one write per round
+						if pr.first {
+							pr.first = false
+						} else {
+							pr.buf = append(pr.buf, between...)
+						}
+						pr.buf = append(pr.buf, b.out[c.start:fo.end]...)
+					}
+				}
+				c.start = fo.end
+				c.i++
+			}
+		}
+		if runs && len(pr.buf) > 0 {
+			pr.first = false // nothing between frames: only End's JSON cares
 		}
 		if pr != nil && len(pr.buf) > 0 {
 			pr.out.Write(pr.buf)
@@ -340,13 +378,37 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	return c, readErr
 }
 
+// frameTime is a frame's time as the engine shows it: an ERF record's own.
+func frameTime(pk *capture.Packet) int64 {
+	if pk.LinkType == dissect.LinkTypeERF {
+		return dissect.FrameTimeNS(pk.LinkType, pk.Data, pk.CapLen, pk.WireLen, pk.TimeNS)
+	}
+	return pk.TimeNS
+}
+
+// separator is what pr.sep puts between two frames (after the first, it
+// puts the same every time).
+func separator(pr *printer) []byte {
+	first := pr.first
+	pr.first = false
+	s := pr.sep(nil)
+	pr.first = first
+	return s
+}
+
 // read is the reading goroutine: it numbers the frames, copies each into
 // its worker's batch of the current round and sends full rounds on, to the
 // workers and (in order) to the merger. It stops as runner.pass does: at
 // the end, an error, -c or a stop.
 func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool, pass int) (uint64, error) {
 	nw := uint64(len(p.w))
-	var count uint64
+	// A power of two of workers takes the key's low bits: the same worker
+	// as the modulo, without a division a frame.
+	mask := nw - 1
+	if nw&mask != 0 {
+		mask = 0
+	}
+	count := uint64(math.MaxUint64)
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
@@ -366,51 +428,82 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	}
 	var err error
 	var pkt capture.Packet // one: the interface call makes it escape
-	prog := r.cfg.Input.Progress
-	for count == 0 || num < count {
-		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+	stop, prog := r.cfg.Stop, r.cfg.Input.Progress
+	// A pcap file hands over every whole record in its read buffer at
+	// once, copied into the round (the last MaxRecord octets of a round
+	// are filled one Next at a time: a record must not outgrow it).
+	rdr, bulk := src.(*capture.Reader)
+	var pkts []capture.Packet
+	var offs []int
+	var last *batch // the one the round's last run is in
+	for num < count {
+		if stop != nil && stop.Stopped() {
 			break
 		}
-		if err = src.Next(&pkt); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = nil
+		pkts, offs = pkts[:0], offs[:0]
+		if bulk && rd != nil && len(rd.data) < cap(rd.data)-capture.MaxRecord {
+			n := uint64(p.frames - rd.n)
+			pkts, offs, rd.data = rdr.AppendBuffered(pkts, offs, rd.data, int(min(n, count-num)), cap(rd.data)-capture.MaxRecord)
+		}
+		if len(pkts) == 0 {
+			if err = src.Next(&pkt); err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				break
 			}
-			break
+			if num == 0 {
+				first, prev = frameTime(&pkt), frameTime(&pkt)
+			}
+			if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
+				send()
+			}
+			if rd == nil {
+				rd = <-p.free // waits while roundsInFlight rounds are being worked on
+				rd.ids, rd.n, rd.data, last = rd.ids[:0], 0, rd.data[:0], nil
+				for _, b := range rd.b {
+					b.pkts, b.streams, b.runs, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.runs[:0], b.res[:0], b.out[:0], nil
+				}
+				rd.first = first
+			}
+			offs = append(offs, len(rd.data))
+			rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
+			pkts = append(pkts, pkt)
 		}
-		num++
+		for i := range pkts {
+			pk := &pkts[i]
+			num++
+			shown := frameTime(pk)
+			off := offs[i]
+			end := off + len(pk.Data)
+			key := p.keys.Key(pk.LinkType, pk.Data)
+			w := key & mask
+			if mask == 0 {
+				w = key % nw
+			}
+			b := rd.b[w]
+			b.pkts = append(b.pkts, pktRec{num: num, timeNS: pk.TimeNS, prev: prev, capLen: uint32(pk.CapLen),
+				wireLen: uint32(pk.WireLen), linkType: pk.LinkType, iface: int32(pk.Iface), off: uint32(off), end: uint32(end)})
+			if p.streams != nil {
+				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
+					LinkType: pk.LinkType, Iface: pk.Iface, Data: rd.data[off:end], Pass: pass}
+				p.streams.NumberStreams(&dp)
+				b.streams = append(b.streams, dp.Streams)
+			}
+			prev = shown
+			if b == last {
+				b.runs[len(b.runs)-1].n++
+			} else {
+				b.runs = append(b.runs, frameRun{n: 1})
+				rd.ids = append(rd.ids, uint8(w))
+				last = b
+			}
+		}
+		rd.n += len(pkts)
 		if prog != nil {
 			prog.SetFrames(num)
 		}
-		shown := dissect.FrameTimeNS(pkt.LinkType, pkt.Data, pkt.CapLen, pkt.WireLen, pkt.TimeNS) // an ERF record's own time
-		if num == 1 {
-			first, prev = shown, shown
-		}
-		if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
-			send()
-		}
-		if rd == nil {
-			rd = <-p.free // waits while roundsInFlight rounds are being worked on
-			rd.ids, rd.data = rd.ids[:0], rd.data[:0]
-			for _, b := range rd.b {
-				b.pkts, b.streams, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.res[:0], b.out[:0], nil
-			}
-			rd.first = first
-		}
-		w := dissect.ShardKey(pkt.LinkType, pkt.Data) % nw
-		b := rd.b[w]
-		off := len(rd.data)
-		rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
-		b.pkts = append(b.pkts, pktRec{num: num, timeNS: pkt.TimeNS, prev: prev, capLen: uint32(pkt.CapLen),
-			wireLen: uint32(pkt.WireLen), linkType: pkt.LinkType, iface: int32(pkt.Iface), off: uint32(off), end: uint32(len(rd.data))})
-		if p.streams != nil {
-			dp := dissect.Packet{Num: num, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen,
-				LinkType: pkt.LinkType, Iface: pkt.Iface, Data: rd.data[off:], Pass: pass}
-			p.streams.NumberStreams(&dp)
-			b.streams = append(b.streams, dp.Streams)
-		}
-		prev = shown
-		rd.ids = append(rd.ids, uint8(w))
-		if len(rd.ids) == p.frames {
+		if rd.n == p.frames {
 			send()
 		}
 	}
@@ -423,12 +516,12 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 // run is a worker's goroutine for one pass: it decodes its batch of every
 // round, then finishes its engine as runner.pass does (after a read error
 // too: the tables that follow are of what was read).
-func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool, done chan<- struct{}) {
+func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs bool, done chan<- struct{}) {
 	defer close(done)
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
-			w.batch(r, b, rd, pass, emit, print)
+			w.batch(r, b, rd, pass, emit, print, runs)
 		}
 		if !direct {
 			b.done <- struct{}{}
@@ -443,46 +536,56 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct bool,
 
 // batch decodes and renders one batch; a panic (strict mode, or a bug in
 // rendering) is handed to the merger to raise in the calling goroutine.
-func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print bool) {
+func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, runs bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.pan, w.pan, w.dead = v, v, true
 		}
 	}()
-	b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
+	if !runs {
+		b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
+	}
 	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
-	for i := range b.pkts {
-		pk := &b.pkts[i]
-		dp := dissect.Packet{Num: pk.num, TimeNS: pk.timeNS, CapLen: int(pk.capLen), WireLen: int(pk.wireLen),
-			LinkType: pk.linkType, Iface: int(pk.iface), Data: data[pk.off:pk.end], Pass: pass}
-		if numbered {
-			dp.Streams = b.streams[i]
-		}
-		f := w.eng.DecodeShard(dp, first, pk.prev)
-		for j := range f.Findings {
-			w.counts.Add(f.Findings[j].Sev)
-		}
-		shown := false
-		if emit {
-			var t *dissect.Tree
-			shown = true
-			if r.tree {
-				t = &w.t
-				w.eng.BuildTree(t, f)
-				if r.zf {
-					w.eng.CountFiltered(f, t)
-				}
-				shown = w.flt == nil || w.flt.Match(t)
+	eng, tree := w.eng, r.tree
+	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
+	i := 0
+	for ri := range b.runs {
+		for end := i + b.runs[ri].n; i < end; i++ {
+			pk := &b.pkts[i]
+			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = pk.num, pk.timeNS, int(pk.capLen), int(pk.wireLen)
+			dp.LinkType, dp.Iface, dp.Data = pk.linkType, int(pk.iface), data[pk.off:pk.end]
+			if numbered {
+				dp.Streams = b.streams[i]
 			}
-			if shown {
-				if print {
-					b.out = w.pr.body(b.out, f, t)
+			f := eng.DecodeShard(&dp, first, pk.prev)
+			for j := range f.Findings {
+				w.counts.Add(f.Findings[j].Sev)
+			}
+			shown := false
+			if emit {
+				var t *dissect.Tree
+				shown = true
+				if tree {
+					t = &w.t
+					eng.BuildTree(t, f)
+					if r.zf {
+						eng.CountFiltered(f, t)
+					}
+					shown = w.flt == nil || w.flt.Match(t)
 				}
-				if w.ck != nil {
-					w.ck.Frame(f, t)
+				if shown {
+					if print {
+						b.out = w.pr.body(b.out, f, t)
+					}
+					if w.ck != nil {
+						w.ck.Frame(f, t)
+					}
 				}
 			}
+			if !runs {
+				b.res[i] = frameOut{end: len(b.out), shown: shown}
+			}
 		}
-		b.res[i] = frameOut{end: len(b.out), shown: shown}
+		b.runs[ri].end = len(b.out)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -292,5 +293,39 @@ func TestWorkersStreams(t *testing.T) {
 				t.Errorf("%d tcp.stream and %d udp.stream numbers, want %d and %d, from 0", len(tcps), len(udps), 3*hosts, 7*hosts)
 			}
 		})
+	}
+}
+
+// TestWorkersBulkRounds: frames of every size up to 9000 octets, so rounds
+// end by octets as well as by frames and records straddle the reader's
+// buffer (the -j reader copies what its buffer holds at once and takes the
+// rest one record at a time), print the same on 2 and 3 workers (the low
+// bits of the key and its remainder) as on one, whole and cut by -c.
+func TestWorkersBulkRounds(t *testing.T) {
+	var pkts []capture.Packet
+	t0 := int64(1_700_000_000) * 1e9
+	x := uint32(1)
+	for i := range 3000 {
+		x = x*1664525 + 1013904223
+		n := int(x>>8) % 9000
+		if i%7 == 0 {
+			n = 8980 // some jumbo frames at any position
+		}
+		src := [4]byte{198, 18, 0, byte(x >> 28)}
+		ip := testpkt.UDP4(nil, src, [4]byte{198, 19, 0, 1}, 4000+uint16(i%5), 9, make([]byte, n))
+		pkts = append(pkts, capture.Packet{Data: ip, TimeNS: t0 + int64(i)*1000, CapLen: len(ip), WireLen: len(ip), LinkType: dissect.LinkTypeIPv4})
+	}
+	path := filepath.Join(t.TempDir(), "sizes.pcap")
+	writePcap(t, path, pkts, 1)
+	if fi, err := os.Stat(path); err != nil || fi.Size() < 8<<20 {
+		t.Fatalf("capture of %v octets: fewer rounds than the test needs (%v)", fi.Size(), err)
+	}
+	for _, j := range []int{2, 3} {
+		for _, count := range []int{0, 1, 2, 1999} {
+			one, many, want := sameOnWorkers(t, pipeline.Config{Input: pipeline.Input{File: path}, Count: count}, j)
+			if wantN := uint64(cmp.Or(count, len(pkts))); one.Frames != wantN || many.Frames != wantN || strings.Count(want, "\n") != int(wantN) {
+				t.Errorf("-j %d -c %d: %d and %d frames, %d lines; want %d", j, count, one.Frames, many.Frames, strings.Count(want, "\n"), wantN)
+			}
+		}
 	}
 }
