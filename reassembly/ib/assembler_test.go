@@ -52,6 +52,7 @@ func FuzzIBAssembly(f *testing.F) {
 		pa := New()
 		pa.PlaceReads(true)
 		placed := map[*Message][]byte{}
+		his := map[streamKey]uint32{}
 		for i := 0; i+1 < len(b); i += 2 {
 			p := Packet{Src: a1, Dst: a2, Opcode: b[i], DestQP: uint32(b[i+1] & 3), PSN: uint32(b[i+1]) * 0x10101 & psnMask,
 				HasRETH: true, VA: uint64(b[i+1]), RKey: 1, DMALen: 8, Payload: b[i:], Frame: uint64(i)}
@@ -62,6 +63,9 @@ func FuzzIBAssembly(f *testing.F) {
 			m, ev := a.Add(&p)
 			if (m != nil) != (ev == Complete) {
 				t.Fatalf("message %v with event %v", m != nil, ev)
+			}
+			if err := checkStreams(a, his); err != nil {
+				t.Fatal(err)
 			}
 			pm, pev := pa.Add(&q)
 			if pev != ev || (pm == nil) != (m == nil) {
