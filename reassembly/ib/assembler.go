@@ -1064,6 +1064,11 @@ func (a *Assembler) takeHeld(s *stream) {
 // resync moves s past a gap up to q that will not be filled: the receiver
 // has every PSN through q, and the capture lost the missing ones. Held
 // packets up to q are taken in order, then the rest in order after q.
+// Every held packet is ahead of hi here, so skipping to just before one
+// never moves hi back: a request that readWin lets past held packets is
+// always followed by drain, which takes them (behind hi is in order), and
+// resync runs only before anything is taken (addPacket, ack).
+// TestHeldAheadOfHi checks it.
 func (a *Assembler) resync(s *stream, q uint32) {
 	for len(s.held) > 0 {
 		h := &s.held[0]

@@ -42,8 +42,12 @@ func TestGapAndRead(t *testing.T) {
 }
 
 func FuzzIBAssembly(f *testing.F) {
-	f.Add([]byte{0x00, 0, 0x01, 1, 0x02, 2, 0x0C, 3, 0x0D, 3, 0x0E, 4, 0x0F, 5})
-	f.Add([]byte{0xAC, 3, 0x10, 3, 0xAC, 7, 0x0D, 7}) // XRC READ requests the other way, answered
+	// second bytes: 4 keeps the PSN, 5 is the next one
+	f.Add([]byte{0x00, 5, 0x01, 5, 0x02, 5, 0x0C, 5, 0x0D, 4, 0x0E, 5, 0x0F, 5})
+	f.Add([]byte{0xAC, 4, 0x10, 4, 0xAC, 5, 0x0D, 4}) // XRC READ requests the other way, answered
+	f.Add([]byte{0x04, 4, 0x04, 6, 0x91, 4, 0x04, 4}) // a gap the receiver's ACK closes, then a resend
+	// a READ request held past a gap, answered, and a SEND in order past it
+	f.Add([]byte{0xA4, 4, 0xAC, 7, 0x0D, 4, 0x0E, 5, 0x0F, 5, 0xA4, 5})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a := New()
 		// The same packets to an assembler that places reads: the same
@@ -52,9 +56,21 @@ func FuzzIBAssembly(f *testing.F) {
 		pa := New()
 		pa.PlaceReads(true)
 		placed := map[*Message][]byte{}
+		his := map[streamKey]uint32{}
+		psn := uint32(0xFFFFF8) // near the wrap
 		for i := 0; i+1 < len(b); i += 2 {
-			p := Packet{Src: a1, Dst: a2, Opcode: b[i], DestQP: uint32(b[i+1] & 3), PSN: uint32(b[i+1]) * 0x10101 & psnMask,
-				HasRETH: true, VA: uint64(b[i+1]), RKey: 1, DMALen: 8, Payload: b[i:], Frame: uint64(i)}
+			// The second byte moves the PSN a little (in order, gaps,
+			// go-back-N) or, with its top bit, anywhere in the 2^24.
+			d := b[i+1]
+			if d&0x80 != 0 {
+				psn = uint32(d) * 0x10101 & psnMask
+			} else {
+				psn = (psn + uint32(d&0xF) - 4) & psnMask
+			}
+			p := Packet{Src: a1, Dst: a2, Opcode: b[i], DestQP: uint32(d >> 4 & 1), PSN: psn,
+				HasRETH: true, VA: uint64(d), RKey: 1, Payload: b[i:], Frame: uint64(i),
+				// READs of up to 4 PSNs widen readWin; Acknowledges resync held packets.
+				DMALen: 8 + uint32(d&0x60)<<3, HasAETH: true, Syndrome: d & 0x7F}
 			if b[i]&0x80 != 0 { // swap direction
 				p.Src, p.Dst = a2, a1
 			}
@@ -62,6 +78,9 @@ func FuzzIBAssembly(f *testing.F) {
 			m, ev := a.Add(&p)
 			if (m != nil) != (ev == Complete) {
 				t.Fatalf("message %v with event %v", m != nil, ev)
+			}
+			if err := checkStreams(a, his); err != nil {
+				t.Fatal(err)
 			}
 			pm, pev := pa.Add(&q)
 			if pev != ev || (pm == nil) != (m == nil) {

@@ -17,6 +17,7 @@ func TestWantsMatchesAdd(t *testing.T) {
 	all, some := New(), New()
 	psn := [2]uint32{100, 5000}
 	skipped := 0
+	his := map[streamKey]uint32{}
 	for i := range 50000 {
 		op := ops[rng.IntN(len(ops))]
 		if rng.IntN(50) == 0 {
@@ -39,6 +40,9 @@ func TestWantsMatchesAdd(t *testing.T) {
 		}
 		want := some.Wants(p.Opcode, p.HasAETH, p.HasRETH)
 		m1, ev1 := all.Add(&p)
+		if err := checkStreams(all, his); err != nil {
+			t.Fatalf("packet %d: %v", i, err)
+		}
 		if !want {
 			skipped++
 			if ev1 != None || m1 != nil {
