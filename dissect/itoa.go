@@ -6,9 +6,12 @@ import (
 	"slices"
 )
 
-// AppendUint appends v in decimal, exactly as strconv.AppendUint(dst, v,
-// 10) does, for the numbers every summary line prints: the digits written
-// in place, two at a time, without strconv's copy through a buffer.
+// AppendUint appends v in decimal, the digits strconv.AppendUint(dst, v,
+// 10) gives, for the numbers every summary line prints: written in place
+// without strconv's copy through a buffer. Unlike append, it may also
+// write up to 8 octets of dst's spare capacity past the result (one
+// 8-octet store): never append into a slice whose capacity overlaps data
+// still wanted (a slot of a shared array: copy from the result instead).
 func AppendUint(dst []byte, v uint64) []byte {
 	if v < 10 { // small enough to inline: a one-digit number costs no call
 		return append(dst, byte('0'+v))
