@@ -182,9 +182,18 @@ func Heuristic(b []byte) bool {
 }
 
 // IBMessage reads an assembled InfiniBand message (infiniband.destqp): SENDs to QP1 that are CM MADs.
+// The QP test inlines into the table's handler: every message and READ
+// piece of the connected QPs is offered here first and declined without a call.
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, am *ibasm.Message) bool {
-	if am.Kind != ibasm.KindSend || am.QP != 1 || am.Truncated() || len(am.Data) < MADHdrLen ||
-		am.Data[0] != 1 || am.Data[1] != ClassCM {
+	if am.QP != 1 || am.Kind != ibasm.KindSend {
+		return false
+	}
+	return d.qp1Send(f, p, am)
+}
+
+// qp1Send is IBMessage for a SEND to QP1.
+func (d *State) qp1Send(f *dissect.Frame, p *ib.Packet, am *ibasm.Message) bool {
+	if am.Truncated() || len(am.Data) < MADHdrLen || am.Data[0] != 1 || am.Data[1] != ClassCM {
 		return false
 	}
 	m, _ := d.pool.Get(f)

@@ -245,6 +245,12 @@ func ibHeaderShape(b []byte) bool {
 		return false
 	}
 	h := Header(b[:HeaderLen])
+	// Fields shapeProblems would flag anyway, tested first without its
+	// extension walk: most SENDs offered here are RPC-over-RDMA's, whose
+	// octets 24..29 are never RDS flags and padding.
+	if h.Flags()&^flagsKnown != 0 || h.Pad() != 0 || h.Len() > MaxMsgLen {
+		return false
+	}
 	if h.shapeProblems()&(ProbPad|ProbFlags|ProbLen|ProbCongLen|ProbPortsZero|ProbExtOverrun) != 0 {
 		return false
 	}
@@ -260,9 +266,19 @@ func (q *ibQP) continues(b []byte) bool {
 	return q.open && first.Seq() == h.Seq() && first.Len() == h.Len() && first.Sport() == h.Sport() && first.Dport() == h.Dport()
 }
 
-// IBMessage reads an assembled InfiniBand message (infiniband.destqp).
+// IBMessage reads an assembled InfiniBand message (infiniband.destqp). It
+// is small enough to inline into the table's handler, so the READ pieces
+// and messages offered to every heuristic are declined without a call.
 func (d *State) IBMessage(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
-	if m.Kind != ibasm.KindSend || m.QP <= 1 || m.Truncated() || len(m.Data) < HeaderLen || !ibHeaderShape(m.Data) {
+	if m.Kind != ibasm.KindSend || m.QP <= 1 {
+		return false
+	}
+	return d.ibSend(f, p, m)
+}
+
+// ibSend is IBMessage for a SEND to a QP other than 0 and 1.
+func (d *State) ibSend(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+	if m.Truncated() || len(m.Data) < HeaderLen || !ibHeaderShape(m.Data) {
 		return false // not an RDS header: no need to look the QP up (every other protocol's SEND comes here first)
 	}
 	k := ibKey{src: m.Src, dst: m.Dst, qp: m.QP}
