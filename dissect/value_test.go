@@ -29,7 +29,7 @@ func TestAppendIPv4(t *testing.T) {
 			if got := string(AppendIPv4([]byte("x="), a)); got != want {
 				t.Fatalf("%v: %q, want %q", a, got, want)
 			}
-			dst := make([]byte, 2, 2) // no spare capacity
+			dst := make([]byte, 2) // no spare capacity
 			copy(dst, "x=")
 			if got := string(AppendIPv4(dst, a)); got != want {
 				t.Fatalf("%v at capacity: %q, want %q", a, got, want)
