@@ -256,6 +256,7 @@ var octetDot, octetLen = func() (t [256]uint32, n [256]uint8) {
 
 // AppendIPv4 appends a as dotted decimal, as netip.Addr.AppendTo does: a
 // word store an octet instead of a division a digit (-T fields ip.src).
+// Like AppendUint, it may write spare capacity past the result.
 func AppendIPv4(dst []byte, a [4]byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 16)[:l+16] // 4 words: "255.255.255.255." at most
