@@ -26,7 +26,7 @@ for j in $(jflags); do
   timecpu "rdx read -q -j $j"        bin/rdx read -q -j "$j" "$cap"
 done
 if command -v tshark >/dev/null 2>&1; then
-  if tshark -G protocols 2>/dev/null | cut -f3 | grep -qx rds; then
+  if cut -f3 <<<"$(tshark -G protocols 2>/dev/null)" | grep -qx rds; then
     timecpu "tshark -r (summary)" tshark -r "$cap" -d tcp.port==16385,rds
   else
     # tshark (4.0) has no RDS dissector: its TCP decode is the reference

@@ -24,7 +24,8 @@ loadavg() { echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(n
 # jflags prints the -j values to try when rdx read has -j (flow-sharded
 # workers): 1 to the number of cores; nothing otherwise.
 jflags() {
-  if bin/rdx read --help 2>&1 | grep -q -- ' -j'; then
+  # help whole first: grep -q would leave rdx a SIGPIPE, failing pipefail
+  if grep -q -- ' -j' <<<"$(bin/rdx read --help 2>&1)"; then
     seq 1 "$(nproc)"
   fi
 }
