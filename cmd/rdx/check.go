@@ -176,8 +176,7 @@ func checkMany(o *CheckOptions) error {
 	printCounts(o.IO, total, nil)
 	switch {
 	case len(errs) > 0: // an input error wins over failed checks, as for one file
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (the report holds what was read)",
-			len(errs), len(o.Files))}
+		return unreadCaptures(len(errs), len(o.Files), "the report holds")
 	case total.ChecksFailed:
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: checks failed", render.Plural(len(o.Files), "capture"))}
 	case total.Errors > 0:

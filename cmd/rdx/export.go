@@ -267,8 +267,7 @@ func exportRun(o *ExportOptions) error {
 	}
 	prog.Stop()
 	if len(errs) > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (their files hold what was read)",
-			len(errs), len(o.Files))}
+		return unreadCaptures(len(errs), len(o.Files), "their files hold")
 	}
 	return nil
 }

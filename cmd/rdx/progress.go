@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -88,4 +89,11 @@ func fileEngines(ef EngineFlags, files []string) ([]dissect.Options, error) {
 		}
 	}
 	return eos, nil
+}
+
+// unreadCaptures is the input error (exit 2) of a verb over many files
+// when n of them stopped early; held says what the run still wrote ("the
+// output holds", "their files hold").
+func unreadCaptures(n, files int, held string) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (%s what was read)", n, files, held)}
 }

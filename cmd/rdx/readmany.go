@@ -148,8 +148,7 @@ func readMany(o *ReadOptions) error {
 	}
 	printCounts(o.IO, total, nil)
 	if len(errs) > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (the output holds what was read)",
-			len(errs), len(o.Files))}
+		return unreadCaptures(len(errs), len(o.Files), "the output holds")
 	}
 	return nil
 }

@@ -181,8 +181,7 @@ func statsMany(o *StatsOptions) error {
 	}
 	printCounts(o.IO, total, nil)
 	if len(errs) > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d captures were not read to the end (the tables hold what was read)",
-			len(errs), len(o.Files))}
+		return unreadCaptures(len(errs), len(o.Files), "the tables holds")
 	}
 	return nil
 }
