@@ -134,18 +134,12 @@ func (p *Packet) appendExts(dst []byte) []byte {
 			dst = appendHex8(dst, DETH(b).QKey())
 		case ExtRETH:
 			r := RETH(b)
-			dst = append(dst, " VA "...)
-			dst = dissect.AppendHex(append(dst, "0x"...), r.VA())
-			dst = append(dst, " R_Key "...)
-			dst = appendHex8(dst, r.RKey())
+			dst = appendVAKey(dst, r.VA(), r.RKey())
 			dst = append(dst, " DMA len "...)
 			dst = appendDec(dst, r.DMALen())
 		case ExtAtomicETH:
 			a := AtomicETH(b)
-			dst = append(dst, " VA "...)
-			dst = dissect.AppendHex(append(dst, "0x"...), a.VA())
-			dst = append(dst, " R_Key "...)
-			dst = appendHex8(dst, a.RKey())
+			dst = appendVAKey(dst, a.VA(), a.RKey())
 		case ExtAETH:
 			dst = appendAETH(dst, AETH(b))
 		case ExtImmDt:
@@ -185,4 +179,12 @@ func appendAETH(dst []byte, a AETH) []byte {
 	}
 	dst = append(dst, " MSN "...)
 	return appendDec(dst, a.MSN())
+}
+
+// appendVAKey is the remote address and key that RETH and AtomicETH share.
+func appendVAKey(dst []byte, va uint64, rkey uint32) []byte {
+	dst = append(dst, " VA "...)
+	dst = dissect.AppendHex(append(dst, "0x"...), va)
+	dst = append(dst, " R_Key "...)
+	return appendHex8(dst, rkey)
 }
