@@ -26,7 +26,16 @@ type Print struct {
 	// timestamp precision (6 for microseconds, 9 for nanoseconds), as
 	// tshark's automatic precision does.
 	TimeDigits int
+	// LineFlush (-l) writes each frame's output by itself; otherwise a
+	// file's frames go out in batches of outHold octets.
+	LineFlush bool
 }
+
+// outHold is how much output the printer holds before one Write when it
+// reads a file (as -j's rounds hold theirs): a Write per line cost about
+// 100 instructions a frame (Out's lock and copy). A live or piped source,
+// a caller's sinks and -l still get a Write per frame.
+const outHold = 32 << 10
 
 // printer is the sink that prints frames to Out.
 type printer struct {
@@ -43,6 +52,7 @@ type printer struct {
 	seenShown bool
 	allShown  bool
 	summary   bool                // the text summary line and nothing else (the common case: Frame goes straight to it)
+	hold      bool                // frames' output held in buf up to outHold (reading a file)
 	cols      render.SummaryCache // the summary's repeated columns (one printer per -j worker)
 }
 
@@ -51,6 +61,7 @@ type printer struct {
 func newPrinter(cfg Config) (*printer, error) {
 	p := cfg.Print
 	pr := &printer{p: p, out: cfg.Out, first: true}
+	pr.hold = cfg.Input.rereadable() && len(cfg.Sinks) == 0 && !p.LineFlush
 	pr.clk = render.Clock{Format: p.Time, HMS: p.HMS, Digits: p.TimeDigits}
 	switch p.Format {
 	case "", "text", "json", "jsonl":
@@ -128,9 +139,20 @@ func (pr *printer) Start(e *dissect.Engine) error {
 }
 
 func (pr *printer) Frame(f *dissect.Frame, t *dissect.Tree) {
-	buf := pr.body(pr.sep(pr.buf[:0]), f, t)
-	pr.out.Write(buf)
+	buf := pr.body(pr.sep(pr.buf), f, t) // buf is empty unless held
+	if !pr.hold || len(buf) >= outHold {
+		pr.out.Write(buf)
+		buf = buf[:0]
+	}
 	pr.buf = buf
+}
+
+// writeHeld writes the output held back (hold).
+func (pr *printer) writeHeld() {
+	if len(pr.buf) > 0 {
+		pr.out.Write(pr.buf)
+		pr.buf = pr.buf[:0]
+	}
 }
 
 // sep appends what goes between two frames (-V's blank line, JSON's comma):
@@ -211,6 +233,7 @@ func (pr *printer) setDigits(d int) {
 }
 
 func (pr *printer) End(error) error {
+	pr.writeHeld()
 	if pr.p.Format == "json" {
 		if !pr.first {
 			io.WriteString(pr.out, "\n")

@@ -415,7 +415,7 @@ func readConfig(o *ReadOptions, eo dissect.Options, nw int) (pipeline.Config, []
 		Engine: eo,
 		Count:  o.Count, Filter: o.Filter, SinglePass: o.SinglePass, TwoPass: o.TwoPass,
 		Print: pipeline.Print{Format: o.Format, Verbose: o.Verbose, Hex: o.Hex, Fields: o.Fields, FieldOpts: o.FieldOpts,
-			Style: o.IO.Style(), Time: tf, HMS: hms, Only: only},
+			Style: o.IO.Style(), Time: tf, HMS: hms, Only: only, LineFlush: o.LineFlush},
 		Quiet: o.Quiet,
 		Write: o.Write, WriteOut: o.IO.Out, PrintToo: o.Print, WriteFormat: o.WriteFmt,
 		Stats: stats, StatsStyle: o.IO.Style(),
