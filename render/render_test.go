@@ -3,6 +3,7 @@ package render_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"strings"
 	"testing"
@@ -391,6 +392,41 @@ func TestClockNoAlloc(t *testing.T) {
 		c := render.Clock{Format: f, HMS: true, Digits: 9}
 		if n := testing.AllocsPerRun(100, func() { buf = c.Append(buf[:0], 1_795_237_229_714_069_123) }); n != 0 {
 			t.Errorf("-t format %d: %v allocations", f, n)
+		}
+	}
+}
+
+// The default Time column reuses the text of the frame before but for its
+// last four digits: over frames close together, far apart, out of order
+// and at every precision it writes what a fresh Clock writes.
+func TestClockRelativeReuse(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	for digits := 0; digits <= 10; digits++ {
+		c := render.Clock{First: 1_700_000_000_000_000_000, Digits: digits}
+		ns := c.First
+		for i := 0; i < 20000; i++ {
+			switch rnd.IntN(6) {
+			case 0:
+				ns += rnd.Int64N(1e12) // far on
+			case 1:
+				ns -= rnd.Int64N(1e6) // back (before First too)
+			case 2:
+				ns = c.First + 1e17 - 5e3 + rnd.Int64N(1e4) // around the longest cached text
+			default:
+				ns += rnd.Int64N(2e4) // close
+			}
+			d, rel, sign := digits, ns-c.First, ""
+			if d < 1 || d > 9 {
+				d = 6
+			}
+			if rel < 0 {
+				sign, rel = "-", -rel
+			}
+			want := fmt.Sprintf("x%s%d.%0*d", sign, rel/1e9, d, uint64(rel%1e9)/dissect.Pow10[9-d])
+			got := string(c.Append([]byte("x"), ns))
+			if got != want {
+				t.Fatalf("digits %d, %d ns after the first: %q, want %q", digits, ns-c.First, got, want)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -50,14 +51,59 @@ type Clock struct {
 	// First is the first frame's time, Prev the previous captured frame's,
 	// Shown the previous displayed frame's (the frame's own for the first).
 	First, Prev, Shown int64
+
+	rel relText // the default column's text but its last four digits
+}
+
+// relText is a relative Time column's text less its last four digits (its
+// prefix: the seconds and the decimals before them), for the frames after
+// it: a capture's times mostly differ only there (frames closer than
+// 10 µs apart at nanoseconds, 10 ms at microseconds), and writing the
+// prefix costs as much as the rest of the line's numbers.
+type relText struct {
+	key    uint64 // the column's value (in its last decimal) / 1e4, plus 1 (0: none)
+	digits int    // the decimals the text has
+	n      int    // the prefix's length
+	text   [32]byte
 }
 
 // Append appends the column for a frame captured at ns (Unix nanoseconds).
 func (c *Clock) Append(dst []byte, ns int64) []byte {
 	if c.Format == TimeRelative && !c.HMS { // the default: small enough to inline, straight to the digits
-		return appendFixed(dst, ns-c.First, c.digits())
+		return c.appendRel(dst, ns-c.First, c.digits())
 	}
 	return c.append(dst, ns)
+}
+
+// appendRel appends the default column, ns seconds with digits decimals,
+// from the prefix of the frame before when it is the same.
+func (c *Clock) appendRel(dst []byte, ns int64, digits int) []byte {
+	if ns < 0 || ns >= 1e17 || digits < 4 { // out of order, or a text relText may not hold
+		return appendFixed(dst, ns, digits)
+	}
+	var v uint64 // ns in the column's last decimal
+	switch digits {
+	case 9:
+		v = uint64(ns)
+	case 6: // a constant divisor: no division instruction
+		v = uint64(ns) / 1e3
+	default:
+		v = uint64(ns) / dissect.Pow10[9-digits]
+	}
+	r := &c.rel
+	if key := v/1e4 + 1; key != r.key || digits != r.digits {
+		// at most 8+1+9 octets, and the digit writer's 8 of room after
+		t := appendFixed(r.text[:0], ns, digits)
+		r.key, r.digits, r.n = key, digits, len(t)-4
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, len(r.text))
+	*(*[len(r.text)]byte)(dst[l : l+len(r.text)]) = r.text
+	low := v % 1e4
+	hi, lo := low/100*2, low%100*2
+	b := dst[l+r.n : l+r.n+4]
+	b[0], b[1], b[2], b[3] = dissect.Digits2[hi], dissect.Digits2[hi+1], dissect.Digits2[lo], dissect.Digits2[lo+1]
+	return dst[:l+r.n+4]
 }
 
 // digits is the number of decimals: Digits, or 6 when it is not 1 to 9.
