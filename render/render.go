@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/charmbracelet/colorprofile"
 
@@ -45,19 +46,39 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // before, for SummaryClock: the address columns of recent IPv4 endpoints
 // (a capture's frames mostly repeat a few, and writing one costs some 300
 // instructions), the last frame number (the next is mostly one more: its
-// text counts up in place), and the last Length and Protocol columns. Not
-// safe for concurrent use: one per goroutine that renders.
+// text counts up in place), and the last few Length and Protocol columns.
+// Not safe for concurrent use: one per goroutine that
+// renders.
 type SummaryCache struct {
-	slots [addrCacheSize]addrSlot
-	num   uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
-	wire  int    // the last Length, its column and a space in wireText[:wireLen] (0: none)
-	proto string // the last Protocol (f.Proto), its column in protoText[:protoLen] (0: none)
-	// what else InfiniBand's Protocol column depends on (appendProtoColumn)
-	protoL4  bool
-	protoEth uint16
+	slots  [addrCacheSize]addrSlot
+	protos [protoCacheSize]protoSlot
+	wires  [wireCacheSize]wireSlot
+	wnext  int // the slot the next new Length column takes
 
-	numLen, wireLen, protoLen    int
-	numText, wireText, protoText [16]byte
+	num     uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
+	numLen  int
+	numText [16]byte
+}
+
+// protoCacheSize and wireCacheSize are the number of Protocol and Length
+// columns SummaryCache holds (a RoCE NFS capture alternates three
+// protocols and eight lengths).
+const protoCacheSize, wireCacheSize = 4, 8
+
+// wireSlot is a Length column and the space after it.
+type wireSlot struct {
+	v, n int // the length, the text's length (0: empty slot)
+	text [16]byte
+}
+
+// protoSlot is a Protocol column (appendProtoColumn, padded) and what it
+// depends on: f.Proto, and for InfiniBand the encapsulation.
+type protoSlot struct {
+	proto string
+	l4    bool
+	eth   uint16
+	n     int // the column's length (0: empty slot)
+	text  [16]byte
 }
 
 // addrCacheSize is the number of address pairs SummaryCache holds (a
@@ -159,30 +180,42 @@ func (c *SummaryCache) appendWireLen(dst []byte, n int) []byte {
 	if c == nil || n >= 1e8 {
 		return append(appendUintPad(dst, uint64(n), 5), ' ')
 	}
-	if n != c.wire || c.wireLen == 0 {
-		var b [16]byte
-		c.wire, c.wireLen = n, copy(c.wireText[:], append(appendUintPad(b[:0], uint64(n), 5), ' ')) // 9 octets at most
+	for i := range c.wires { // ints: a scan costs less than writing the number
+		if s := &c.wires[i]; s.v == n && s.n > 0 {
+			return appendText(dst, &s.text, s.n)
+		}
 	}
-	return appendText(dst, &c.wireText, c.wireLen)
+	s := &c.wires[c.wnext%wireCacheSize]
+	c.wnext++
+	var b [16]byte
+	s.v, s.n = n, copy(s.text[:], append(appendUintPad(b[:0], uint64(n), 5), ' ')) // 9 octets at most
+	return appendText(dst, &s.text, s.n)
 }
 
 // appendProto appends the Protocol column, padded to protoWidth.
 func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
-	if c != nil && c.protoLen > 0 && f.Proto == c.proto && f.Net.HasL4 == c.protoL4 && f.Net.EtherType == c.protoEth {
-		l := len(dst)
-		dst = slices.Grow(dst, len(c.protoText))
-		*(*[len(c.protoText)]byte)(dst[l : l+len(c.protoText)]) = c.protoText
-		return dst[:l+c.protoLen]
+	var s *protoSlot
+	if c != nil {
+		// a slot by the name's length: one comparison, and a RoCE NFS
+		// capture's three (nfs, infiniband, rpcordma) each have their own
+		s = &c.protos[len(f.Proto)%protoCacheSize]
+		if s.n > 0 && f.Net.HasL4 == s.l4 && f.Net.EtherType == s.eth && sameString(f.Proto, s.proto) {
+			return appendText(dst, &s.text, s.n)
+		}
 	}
 	start := len(dst)
 	dst = pad(appendProtoColumn(dst, f), start, protoWidth)
-	if c != nil {
-		c.proto, c.protoL4, c.protoEth, c.protoLen = f.Proto, f.Net.HasL4, f.Net.EtherType, 0
-		if n := len(dst) - start; n <= len(c.protoText) {
-			c.protoLen = copy(c.protoText[:], dst[start:])
-		}
+	if n := len(dst) - start; s != nil && n <= len(s.text) {
+		s.proto, s.l4, s.eth, s.n = f.Proto, f.Net.HasL4, f.Net.EtherType, n
+		copy(s.text[:], dst[start:])
 	}
 	return dst
+}
+
+// sameString is a == b, without memequal's call when both are the same
+// string (f.Proto is mostly a ProtoInfo's Abbrev, the same each time).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // appendText appends the first n octets of b by one fixed-size copy.
