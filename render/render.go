@@ -403,7 +403,7 @@ func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg strin
 // first error or warning, if any.
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
-	var last string
+	var last *dissect.ProtoInfo // the last PDU printed (one word live across the calls, not a string's two)
 	for i, p := range f.PDUs {
 		if f.IsQuoted(i) {
 			continue // a packet quoted in an ICMP error: tshark's Info shows only the error
@@ -415,12 +415,11 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 		// name the protocol when it changes after something was printed
 		// ("...; AFS FS FetchData request")
 		pi := p.Proto()
-		a := pi.Abbrev
-		if a != last && last != "" {
+		if last != nil && pi != last && last.Abbrev != "" && pi.Abbrev != last.Abbrev {
 			if pi.Upper != "" {
 				dst = append(dst, pi.Upper...)
 			} else { // a ProtoInfo not made by RegisterProto
-				dst = appendUpper(dst, a)
+				dst = appendUpper(dst, pi.Abbrev)
 			}
 			dst = append(dst, ' ')
 		}
@@ -430,7 +429,7 @@ func appendInfo(dst []byte, f *dissect.Frame) []byte {
 			dst = dst[:mark] // an empty summary (a jumbogram's later sub-packets, an FPDU that only carries DDP)
 			continue
 		}
-		last = a
+		last = pi
 	}
 	// A TCP segment nothing above decoded: tshark's Info, whose "[TCP ...]"
 	// prefixes already say what the analysis found.
