@@ -27,7 +27,7 @@ var frameColumns = []column{
 	{"frame_protocols", dictString()},
 	{"frame_len", parquet.Encoded(parquet.Uint(32), dict)},
 	{"frame_cap_len", parquet.Encoded(parquet.Uint(32), dict)},
-	{"info", parquet.Encoded(parquet.String(), &parquet.DeltaByteArray)},
+	{"info", parquet.Encoded(parquet.String(), &deltaByteArray{})},
 }
 
 // infoColumn is the frames table's last everyday column.
@@ -36,14 +36,14 @@ const infoColumn = 11
 // Info is DELTA_BYTE_ARRAY (each value stored as the length of the prefix
 // it shares with the one before, and the rest) when the first batch of a
 // part shares at least infoSharedPct of its octets so, else
-// DELTA_LENGTH_BYTE_ARRAY (lengths, then the values): parquet-go's prefix
-// search costs 400 instructions a frame and pays only where consecutive
-// rows are alike. Frames table of 200k generated RoCE frames (requests,
-// replies and ACKs interleaved, 9% shared): 991 kB with prefixes, 966 kB
-// without, 5% fewer instructions for the whole export; 200k generated Rx
-// frames (a call's packets in a row, 89% shared) 284 kB with, 612 kB
-// without; below 30% every capture in pcaps/ was smaller without, at 52%
-// (kernel/nfs3_rdma_roce.pcap) 2% larger.
+// DELTA_LENGTH_BYTE_ARRAY (lengths, then the values): prefixes pay only
+// where consecutive rows are alike. Frames table of 200k generated RoCE
+// frames (requests, replies and ACKs interleaved, 9% shared): 991 kB with
+// prefixes, 966 kB without, and 2% fewer instructions for the whole
+// export (5% with parquet-go's prefix search, see deltaByteArray); 200k
+// generated Rx frames (a call's packets in a row, 89% shared) 284 kB
+// with, 612 kB without; below 30% every capture in pcaps/ was smaller
+// without, at 52% (kernel/nfs3_rdma_roce.pcap) 2% larger.
 const infoSharedPct = 50
 
 // The -e fields that are everyday columns already.
@@ -86,11 +86,7 @@ func (ft *frameTable) infoSchema() *parquet.Schema {
 			b := ft.cols[infoColumn][i].ByteArray()
 			s = unsafe.String(unsafe.SliceData(b), len(b))
 		}
-		n := 0
-		for n < len(s) && n < len(prev) && s[n] == prev[n] {
-			n++
-		}
-		shared += n
+		shared += sharedPrefix(unsafe.Slice(unsafe.StringData(prev), len(prev)), unsafe.Slice(unsafe.StringData(s), len(s)))
 		total += len(s)
 		prev = s
 	}
