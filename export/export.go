@@ -528,6 +528,9 @@ type table struct {
 	// fast, when set, holds the batch as typed rows (frames without -e
 	// columns, checks) instead of the Values in cols
 	fast typedBatch
+	// schemaFor, when set, is the schema of a part's file, chosen when its
+	// first batch is written (the batch is in fast or cols)
+	schemaFor func() *parquet.Schema
 
 	path  func(day int64, seq int) string // a part's file
 	parts map[int64]*part                 // open parts by day
@@ -543,9 +546,9 @@ type part struct {
 	path    string
 	tmp     string
 	f       *os.File
-	w       pqWriter
-	inGroup int    // rows in the row group being written
-	used    uint64 // tick of its last row, for closing the least recently used
+	w       pqWriter // nil until its first batch: see writer
+	inGroup int      // rows in the row group being written
+	used    uint64   // tick of its last row, for closing the least recently used
 }
 
 // pqWriter is what a part needs of its parquet-go writer, typed or not.
@@ -666,19 +669,31 @@ func (t *table) create(day int64, path string) (*part, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &part{day: day, path: path, tmp: f.Name(), f: f}, nil
+}
+
+// writer is p's parquet-go writer, made at its first batch (or at its
+// end, without rows): its schema may depend on the rows (schemaFor).
+func (t *table) writer(p *part) pqWriter {
+	if p.w != nil {
+		return p.w
+	}
+	schema := t.schema
+	if t.schemaFor != nil && p == t.cur { // else a part without rows
+		schema = t.schemaFor()
+	}
 	// No statistics in each data page's header: engines prune by the
 	// column chunk's statistics and the page index, which keep theirs;
 	// parquet-go computed the header's bounds of every page again, skipped
 	// columns too (8% of an export of 1M RoCE frames).
-	opts := append([]parquet.WriterOption{t.schema, parquet.Compression(codec), parquet.CreatedBy("rdx", "", ""),
+	opts := append([]parquet.WriterOption{schema, parquet.Compression(codec), parquet.CreatedBy("rdx", "", ""),
 		parquet.DataPageStatistics(false), parquet.DictionaryMaxBytes(dictMaxBytes)}, noBounds...)
-	p := &part{day: day, path: path, tmp: f.Name(), f: f}
 	if t.fast != nil {
-		p.w = t.fast.newWriter(f, opts...)
+		p.w = t.fast.newWriter(p.f, opts...)
 	} else {
-		p.w = parquet.NewGenericWriter[any](f, opts...)
+		p.w = parquet.NewGenericWriter[any](p.f, opts...)
 	}
-	return p, nil
+	return p.w
 }
 
 // put adds v to required column col (or a null to an optional one) of
@@ -721,12 +736,13 @@ func (t *table) end() {
 
 func (t *table) write() {
 	if p := t.cur; t.n > 0 && t.err == nil && p != nil {
+		w := t.writer(p)
 		if t.fast != nil {
-			if err := t.fast.write(p.w, t.n); err != nil {
+			if err := t.fast.write(w, t.n); err != nil {
 				t.err = fmt.Errorf("writing %s: %w", p.tmp, err)
 			}
 		} else {
-			for c, cw := range p.w.ColumnWriters() {
+			for c, cw := range w.ColumnWriters() {
 				if _, err := cw.WriteRowValues(t.cols[c]); err != nil {
 					t.err = fmt.Errorf("writing %s: %w", p.tmp, err)
 					break
@@ -736,7 +752,7 @@ func (t *table) write() {
 		t.rows += int64(t.n)
 		p.inGroup += t.n
 		if p.inGroup >= t.groupRows && t.err == nil {
-			if err := p.w.Flush(); err != nil {
+			if err := w.Flush(); err != nil {
 				t.err = fmt.Errorf("writing %s: %w", p.tmp, err)
 			}
 			p.inGroup = 0
@@ -774,13 +790,14 @@ func (t *table) finishPart(p *part, readErr error) error {
 	}
 	delete(t.parts, p.day)
 	complete := "true"
+	w := t.writer(p)
 	if readErr != nil {
 		complete = "false"
-		p.w.SetKeyValueMetadata("rdx.error", readErr.Error())
+		w.SetKeyValueMetadata("rdx.error", readErr.Error())
 	}
-	p.w.SetKeyValueMetadata("rdx.complete", complete)
+	w.SetKeyValueMetadata("rdx.complete", complete)
 	err := t.err
-	if e := p.w.Close(); e != nil && err == nil {
+	if e := w.Close(); e != nil && err == nil {
 		err = fmt.Errorf("writing %s: %w", p.tmp, e)
 	}
 	if e := p.f.Close(); e != nil && err == nil {
