@@ -204,9 +204,16 @@ func (a *Assembly) NoteFrame(num uint64) {
 	}
 	a.nfr++
 	if len(a.frames) < a.cfg.MaxFrames {
+		if cap(a.frames) == 0 {
+			a.frames = make([]uint64, 0, min(firstFrames, a.cfg.MaxFrames))
+		}
 		a.frames = append(a.frames, num)
 	}
 }
+
+// firstFrames is the room the first NoteFrame makes: most units span a few
+// frames, and appending from nil would allocate at 1, 2, 4 and 8.
+const firstFrames = 8
 
 // Bytes is what the assembly occupies, for budget charges.
 func (a *Assembly) Bytes() int {
