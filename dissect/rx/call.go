@@ -56,9 +56,8 @@ type conn struct {
 	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
 	debugType  uint32
 	maxCall    [4]uint32 // highest call number seen per channel
-	// lastCall is the entry of the call last seen per channel: with many
-	// connections interleaved, State.lastCall rarely matches, and the
-	// table's map costs a hash and a probe per DATA packet. An entry
+	// lastCall is the entry of the call last seen per channel, so that a
+	// DATA packet costs no hash and probe of the table's map. An entry
 	// dropped since is not Live, or was reused under another key.
 	lastCall [4]*dissect.Entry[callKey, call]
 }
@@ -429,17 +428,12 @@ type seqFrame struct {
 	frame    uint64
 }
 
-// call finds or creates a call's state. Packets of one call come in bursts,
-// so the last call is checked before the map.
+// call finds or creates a call's state. A channel carries one call at a
+// time, so the channel's last call is checked before the map.
 func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissect.Entry[callKey, call] {
-	if d.lastCall != nil && key == d.lastCallKey {
-		d.calls.Touch(d.lastCall)
-		return d.lastCall
-	}
 	slot := &cn.lastCall[key.channel&3]
-	if e := *slot; e != nil && e.Live() && e.Key() == key {
+	if e := *slot; e != nil && e.Live() && *e.KeyRef() == key {
 		d.calls.Touch(e)
-		d.lastCall, d.lastCallKey = e, key
 		return e
 	}
 	var e *dissect.Entry[callKey, call]
@@ -482,7 +476,6 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 				"the rest of the call is not reassembled")
 		}
 	}
-	d.lastCall, d.lastCallKey = e, key
 	*slot = e
 	return e
 }
