@@ -27,18 +27,30 @@ func (k *connKey) same(o *connKey) bool {
 // in sets of connWays: two connections whose keys hash alike share a set
 // instead of pushing each other out of a single slot.
 const (
-	connCacheSize = 256
+	connCacheBits = 10
+	connCacheSize = 1 << connCacheBits // 8 KiB of pointers
 	connWays      = 2
 )
+
+// is reports whether k is the connection (epoch, cid) from client cl port
+// cp to server sv port sp: k.same without building the key, as a packet
+// whose connection is cached needs none.
+func (k *connKey) is(epoch, cid uint32, cl netip.Addr, cp uint16, sv netip.Addr, sp uint16) bool {
+	return k.epoch == epoch && k.cid == cid && k.client.Port() == cp && k.server.Port() == sp &&
+		k.client.Addr() == cl && k.server.Addr() == sv
+}
 
 // connSet hashes what tells a connection apart in practice (epoch, CID,
 // the client's port and the low octets of its address) to the first slot
 // of a connCache set.
-func connSet(k *connKey) int {
-	a := k.client.Addr().As16()
-	h := k.epoch*0x9e3779b1 ^ k.cid*0x85ebca77 ^ (uint32(k.client.Port())|binary.BigEndian.Uint32(a[12:])<<16)*0xc2b2ae3d
-	h ^= binary.BigEndian.Uint32(a[12:]) * 0x27d4eb2f
-	return int(h>>(32-8)) &^ (connWays - 1)
+func connSet(k *connKey) int { return connHash(k.epoch, k.cid, k.client.Addr(), k.client.Port()) }
+
+func connHash(epoch, cid uint32, cl netip.Addr, cp uint16) int {
+	a := cl.As16()
+	lo := binary.BigEndian.Uint32(a[12:])
+	h := epoch*0x9e3779b1 ^ cid*0x85ebca77 ^ (uint32(cp)|lo<<16)*0xc2b2ae3d
+	h ^= lo * 0x27d4eb2f
+	return int(h>>(32-connCacheBits)) &^ (connWays - 1)
 }
 
 type sentRec struct {
@@ -199,29 +211,28 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if fromClient {
 		dir = 0
 	}
-	ck := connKey{epoch: h.Epoch(), cid: h.CID() &^ 3}
+	// the connection's endpoints, none when its epoch says any address is
+	// fine (the key then holds zero AddrPorts)
+	epoch, cid := h.Epoch(), h.CID()&^3
+	var cl, sv netip.Addr
+	var cp, sp uint16
 	if !h.AnyAddress() {
-		ck.client, ck.server = endpoints(f, fromClient)
+		cl, sv, cp, sp = f.Net.Src, f.Net.Dst, f.Net.SrcPort, f.Net.DstPort
+		if !fromClient {
+			cl, sv, cp, sp = sv, cl, sp, cp
+		}
 	}
 	// A few connections carry most packets, interleaved: a two-way
-	// cache in front of the map saves hashing the 72-octet key. A cached
-	// entry dropped since is not Live, or was reused under another key.
-	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connSet(&ck):])
+	// cache in front of the map saves building and hashing the 72-octet
+	// key. A cached entry dropped since is not Live, or was reused under
+	// another key.
+	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connHash(epoch, cid, cl, cp):])
 	ce := set[0]
-	if ce == nil || !ce.Live() || !ck.same(ce.KeyRef()) {
-		if ce = set[1]; ce != nil && ce.Live() && ck.same(ce.KeyRef()) {
+	if ce == nil || !ce.Live() || !ce.KeyRef().is(epoch, cid, cl, cp, sv, sp) {
+		if ce = set[1]; ce != nil && ce.Live() && ce.KeyRef().is(epoch, cid, cl, cp, sv, sp) {
 			d.conns.Touch(ce)
-		} else if ce = d.conns.Get(ck); ce == nil {
-			var old *dissect.Entry[connKey, conn]
-			ce, old = d.conns.Add(ck)
-			if old != nil && !d.connsFull {
-				// Churn of idle connections is normal in long captures: said once.
-				d.connsFull = true
-				f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx connection table full ("+
-					strconv.Itoa(maxConns)+"): the least recently active are forgotten from now on, first "+d.conns.Describe(old))
-			}
-			d.connSeq++
-			ce.V = conn{id: d.connSeq}
+		} else {
+			ce = d.conn(f, p, connKey{epoch, cid, netip.AddrPortFrom(cl, cp), netip.AddrPortFrom(sv, sp)})
 		}
 		set[0], set[1] = ce, set[0] // the most recent first; the other way goes
 	} else {
@@ -294,6 +305,23 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 				"VERSION reply of "+strconv.Itoa(len(p.body))+" octets (OpenAFS sends 65)")
 		}
 	}
+}
+
+// conn finds a connection the cache did not hold in the table, or adds it.
+func (d *State) conn(f *dissect.Frame, p *Packet, ck connKey) *dissect.Entry[connKey, conn] {
+	if ce := d.conns.Get(ck); ce != nil {
+		return ce
+	}
+	ce, old := d.conns.Add(ck)
+	if old != nil && !d.connsFull {
+		// Churn of idle connections is normal in long captures: said once.
+		d.connsFull = true
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx connection table full ("+
+			strconv.Itoa(maxConns)+"): the least recently active are forgotten from now on, first "+d.conns.Describe(old))
+	}
+	d.connSeq++
+	ce.V = conn{id: d.connSeq}
+	return ce
 }
 
 func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {

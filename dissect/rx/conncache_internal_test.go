@@ -52,7 +52,7 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 	check(send(a, 1))
 }
 
-// connKey.same is ==: keys differing in any one field (a port, an address
+// connKey.same and connKey.is are ==: keys differing in any one field (a port, an address
 // family, a zone) are told apart, equal ones are not.
 func TestConnKeySame(t *testing.T) {
 	c4 := netip.MustParseAddrPort("198.51.100.1:40000")
@@ -72,6 +72,10 @@ func TestConnKeySame(t *testing.T) {
 		for j := range keys {
 			if got, want := keys[i].same(&keys[j]), keys[i] == keys[j]; got != want {
 				t.Errorf("keys %d and %d: same %v, == %v", i, j, got, want)
+			}
+			o := &keys[j]
+			if got, want := keys[i].is(o.epoch, o.cid, o.client.Addr(), o.client.Port(), o.server.Addr(), o.server.Port()), keys[i] == keys[j]; got != want {
+				t.Errorf("keys %d and %d: is %v, == %v", i, j, got, want)
 			}
 		}
 	}

@@ -426,14 +426,3 @@ func versionString(b []byte) []byte {
 	}
 	return b
 }
-
-// endpoints returns (client, server) address/port pairs of the frame, by the
-// packet's CLIENT_INITIATED flag.
-func endpoints(f *dissect.Frame, fromClient bool) (client, server netip.AddrPort) {
-	src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
-	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
-	if fromClient {
-		return src, dst
-	}
-	return dst, src
-}
