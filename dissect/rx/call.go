@@ -365,7 +365,13 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		return
 	}
 	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
-	e := d.call(f, p, cn, key)
+	// the channel's current call, as d.call finds it first, without the call
+	e := cn.lastCall[key.channel&3]
+	if e != nil && e.Live() && *e.KeyRef() == key {
+		d.calls.Touch(e)
+	} else {
+		e = d.call(f, p, cn, key)
+	}
 	c := &e.V
 	if dir == 0 {
 		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort

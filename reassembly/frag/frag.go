@@ -372,7 +372,11 @@ func (a *Assembly) Append(off, end int64, data []byte) bool {
 	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
 		return false
 	}
-	a.keep(data)
+	if n := len(a.out) + len(data); n <= cap(a.out) && a.h == nil && n <= a.cfg.MaxBytes && !a.trunc {
+		a.out = append(a.out, data...) // keep's first case, without the call
+	} else {
+		a.keep(data)
+	}
 	a.n++
 	a.next = end
 	return true
