@@ -268,6 +268,16 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 		d.data(f, p, cn, dir)
 	case TypeAck:
 		d.ack(f, p, cn, dir)
+	default:
+		d.other(f, p, cn, dir, typ)
+	}
+}
+
+// other is analyze for the packet types that carry no call data and no
+// acknowledgements, out of analyze's DATA path.
+func (d *State) other(f *dissect.Frame, p *Packet, cn *conn, dir int, typ uint8) {
+	fromClient, callNo := dir == 0, p.header().CallNumber()
+	switch typ {
 	case TypeAbort:
 		if len(p.body) != 4 {
 			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fAbortCode, "rx",
