@@ -74,11 +74,23 @@ type conn struct {
 	lastCall [4]*dissect.Entry[callKey, call]
 }
 
-type callKey struct {
-	conn    uint64 // conn.id: a small key hashes faster than the addresses
-	channel uint32
-	call    uint32
+// callKey is a call's connection (conn.id), channel and call number in one
+// word: the call table's map then hashes and compares a word (the fast
+// uint64 map), which a new call costs on every insert.
+type callKey uint64
+
+// maxConnID is the largest conn.id, the 30 bits callKey has for it. Ids
+// start over after that many connections, and all Rx state with them
+// (State.conn): a call of an old connection must not be taken for one of a
+// new connection with the same id.
+const maxConnID = 1<<30 - 1
+
+func makeCallKey(conn uint64, channel, call uint32) callKey {
+	return callKey(conn<<34 | uint64(channel&3)<<32 | uint64(call))
 }
+
+func (k callKey) channel() uint32 { return uint32(k>>32) & 3 }
+func (k callKey) call() uint32    { return uint32(k) }
 
 // maxPending bounds the packets of a call direction held ahead of a missing
 // one; past it the call's data is counted, not kept.
@@ -152,7 +164,7 @@ func (d *State) initTables() {
 func droppedCall(k callKey, c *call) string {
 	b := make([]byte, 0, 96)
 	b = append(b, "Rx call "...)
-	b = strconv.AppendUint(b, uint64(k.call), 10)
+	b = strconv.AppendUint(b, uint64(k.call()), 10)
 	b = append(b, " of connection epoch 0x"...)
 	b = strconv.AppendUint(b, uint64(c.epoch), 16)
 	b = append(b, " cid 0x"...)
@@ -322,6 +334,9 @@ func (d *State) conn(f *dissect.Frame, p *Packet, ck connKey) *dissect.Entry[con
 	if ce := d.conns.Get(ck); ce != nil {
 		return ce
 	}
+	if d.connSeq == maxConnID {
+		d.restart(f, p)
+	}
 	ce, old := d.conns.Add(ck)
 	if old != nil && !d.connsFull {
 		// Churn of idle connections is normal in long captures: said once.
@@ -332,6 +347,16 @@ func (d *State) conn(f *dissect.Frame, p *Packet, ck connKey) *dissect.Entry[con
 	d.connSeq++
 	ce.V = conn{id: d.connSeq}
 	return ce
+}
+
+// restart forgets every connection and call, when the connection ids
+// start over (maxConnID), with a note on the packet.
+func (d *State) restart(f *dissect.Frame, p *Packet) {
+	d.initTables()
+	d.connCache = [connCacheSize]*dissect.Entry[connKey, conn]{}
+	d.connSeq = 0
+	f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx: "+strconv.Itoa(maxConnID)+
+		" connections seen: connection and call state starts over")
 }
 
 func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
@@ -374,9 +399,9 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
 		return
 	}
-	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
+	key := makeCallKey(cn.id, h.Channel(), h.CallNumber())
 	// the channel's current call, as d.call finds it first, without the call
-	e := cn.lastCall[key.channel&3]
+	e := cn.lastCall[key.channel()]
 	if e != nil && e.Live() && *e.KeyRef() == key {
 		d.calls.Touch(e)
 	} else {
@@ -475,7 +500,8 @@ type seqFrame struct {
 // call finds or creates a call's state. A channel carries one call at a
 // time, so the channel's last call is checked before the map.
 func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissect.Entry[callKey, call] {
-	slot := &cn.lastCall[key.channel&3]
+	ch := key.channel()
+	slot := &cn.lastCall[ch]
 	if e := *slot; e != nil && e.Live() && *e.KeyRef() == key {
 		d.calls.Touch(e)
 		return e
@@ -483,9 +509,9 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 	var e *dissect.Entry[callKey, call]
 	// Call numbers only grow on a channel (draft §2.3): a number above any
 	// seen is a new call, no need to look it up.
-	newCall := key.call > cn.maxCall[key.channel&3]
+	newCall := key.call() > cn.maxCall[ch]
 	if newCall {
-		cn.maxCall[key.channel&3] = key.call
+		cn.maxCall[ch] = key.call()
 	} else {
 		e = d.calls.Get(key)
 	}
@@ -516,7 +542,7 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c.lost = !newCall
 		if c.lost {
 			f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, fCall, "rx", "Rx call "+
-				strconv.FormatUint(uint64(key.call), 10)+": its earlier state was dropped (call table limit or --max-mem), "+
+				strconv.FormatUint(uint64(key.call()), 10)+": its earlier state was dropped (call table limit or --max-mem), "+
 				"the rest of the call is not reassembled")
 		}
 	}
@@ -526,7 +552,7 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
 	h := p.header()
-	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
+	key := makeCallKey(cn.id, h.Channel(), h.CallNumber())
 	c := &d.call(f, p, cn, key).V
 	if c.serverPort == 0 {
 		if dir == 0 {
