@@ -372,8 +372,11 @@ func (a *Assembly) Append(off, end int64, data []byte) bool {
 	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
 		return false
 	}
-	if n := len(a.out) + len(data); n <= cap(a.out) && a.h == nil && n <= a.cfg.MaxBytes && !a.trunc {
-		a.out = append(a.out, data...) // keep's first case, without the call
+	if o, n := len(a.out), len(a.out)+len(data); n <= cap(a.out) && a.h == nil && n <= a.cfg.MaxBytes && !a.trunc {
+		// keep's first case, without the call; resliced in place, so that
+		// only the length is stored
+		a.out = a.out[:n]
+		copy(a.out[o:], data)
 	} else {
 		a.keep(data)
 	}
