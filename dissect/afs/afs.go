@@ -301,7 +301,12 @@ func dissectService(c *rx.Call, svc *service) bool {
 func (p *PDU) check() {
 	c := &p.Call
 	f := c.Frame
-	if c.HasOpcode && p.svc.names != nil && p.svc.names[c.Opcode] == "" {
+	var o op
+	known := false // every opcode with a decoder has a name (TestOpsNamed): one lookup for both
+	if c.HasOpcode {
+		o, known = p.svc.ops[c.Opcode]
+	}
+	if c.HasOpcode && p.svc.names != nil && !known && p.svc.names[c.Opcode] == "" {
 		if c.SecIdx != 0 {
 			p.encrypted = true
 			if !c.Reply {
@@ -314,7 +319,7 @@ func (p *PDU) check() {
 				"unknown "+p.svc.abbrev+" opcode "+strconv.FormatUint(uint64(c.Opcode), 10))
 		}
 	}
-	if fn, start := p.decoder(); fn != nil {
+	if fn, start := p.decoderOf(o, known); fn != nil {
 		p.d.reset(c, nil, start)
 		fn(&p.d)
 		if p.d.isOver() {
@@ -357,12 +362,15 @@ func (p *PDU) check() {
 // decoder returns the function for this direction and the offset its data
 // starts at (after the opcode in a request); nil when there is none.
 func (p *PDU) decoder() (func(*dec), int) {
+	o, ok := p.svc.ops[p.Call.Opcode]
+	return p.decoderOf(o, ok)
+}
+
+// decoderOf is decoder with the opcode's entry in the service's table
+// looked up (ok: there is one).
+func (p *PDU) decoderOf(o op, ok bool) (func(*dec), int) {
 	c := &p.Call
-	if c.Abort || !c.HasOpcode || p.encrypted {
-		return nil, 0
-	}
-	o, ok := p.svc.ops[c.Opcode]
-	if !ok {
+	if c.Abort || !c.HasOpcode || p.encrypted || !ok {
 		return nil, 0
 	}
 	if c.Reply {

@@ -67,3 +67,15 @@ func TestOpcodeTablesComplete(t *testing.T) {
 		t.Fatalf("only %d opcodes read", n)
 	}
 }
+
+// TestOpsNamed: every opcode a service decodes is in its name table (PDU.check
+// takes a decoder's opcode as known without looking its name up).
+func TestOpsNamed(t *testing.T) {
+	for _, s := range []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp, svcRmtsys, svcBackup, svcButc, svcVote, svcDisk} {
+		for op := range s.ops {
+			if s.names[op] == "" {
+				t.Errorf("%s opcode %d has a decoder but no name", s.abbrev, op)
+			}
+		}
+	}
+}

@@ -27,18 +27,30 @@ func (k *connKey) same(o *connKey) bool {
 // in sets of connWays: two connections whose keys hash alike share a set
 // instead of pushing each other out of a single slot.
 const (
-	connCacheSize = 256
+	connCacheBits = 10
+	connCacheSize = 1 << connCacheBits // 8 KiB of pointers
 	connWays      = 2
 )
+
+// is reports whether k is the connection (epoch, cid) from client cl port
+// cp to server sv port sp: k.same without building the key, as a packet
+// whose connection is cached needs none.
+func (k *connKey) is(epoch, cid uint32, cl netip.Addr, cp uint16, sv netip.Addr, sp uint16) bool {
+	return k.epoch == epoch && k.cid == cid && k.client.Port() == cp && k.server.Port() == sp &&
+		k.client.Addr() == cl && k.server.Addr() == sv
+}
 
 // connSet hashes what tells a connection apart in practice (epoch, CID,
 // the client's port and the low octets of its address) to the first slot
 // of a connCache set.
-func connSet(k *connKey) int {
-	a := k.client.Addr().As16()
-	h := k.epoch*0x9e3779b1 ^ k.cid*0x85ebca77 ^ (uint32(k.client.Port())|binary.BigEndian.Uint32(a[12:])<<16)*0xc2b2ae3d
-	h ^= binary.BigEndian.Uint32(a[12:]) * 0x27d4eb2f
-	return int(h>>(32-8)) &^ (connWays - 1)
+func connSet(k *connKey) int { return connHash(k.epoch, k.cid, k.client.Addr(), k.client.Port()) }
+
+func connHash(epoch, cid uint32, cl netip.Addr, cp uint16) int {
+	a := cl.As16()
+	lo := binary.BigEndian.Uint32(a[12:])
+	h := epoch*0x9e3779b1 ^ cid*0x85ebca77 ^ (uint32(cp)|lo<<16)*0xc2b2ae3d
+	h ^= lo * 0x27d4eb2f
+	return int(h>>(32-connCacheBits)) &^ (connWays - 1)
 }
 
 type sentRec struct {
@@ -56,18 +68,29 @@ type conn struct {
 	sent       [2][sentRing]sentRec // by direction: 0 client->server, 1 server->client
 	debugType  uint32
 	maxCall    [4]uint32 // highest call number seen per channel
-	// lastCall is the entry of the call last seen per channel: with many
-	// connections interleaved, State.lastCall rarely matches, and the
-	// table's map costs a hash and a probe per DATA packet. An entry
+	// lastCall is the entry of the call last seen per channel, so that a
+	// DATA packet costs no hash and probe of the table's map. An entry
 	// dropped since is not Live, or was reused under another key.
 	lastCall [4]*dissect.Entry[callKey, call]
 }
 
-type callKey struct {
-	conn    uint64 // conn.id: a small key hashes faster than the addresses
-	channel uint32
-	call    uint32
+// callKey is a call's connection (conn.id), channel and call number in one
+// word: the call table's map then hashes and compares a word (the fast
+// uint64 map), which a new call costs on every insert.
+type callKey uint64
+
+// maxConnID is the largest conn.id, the 30 bits callKey has for it. Ids
+// start over after that many connections, and all Rx state with them
+// (State.conn): a call of an old connection must not be taken for one of a
+// new connection with the same id.
+const maxConnID = 1<<30 - 1
+
+func makeCallKey(conn uint64, channel, call uint32) callKey {
+	return callKey(conn<<34 | uint64(channel&3)<<32 | uint64(call))
 }
+
+func (k callKey) channel() uint32 { return uint32(k>>32) & 3 }
+func (k callKey) call() uint32    { return uint32(k) }
 
 // maxPending bounds the packets of a call direction held ahead of a missing
 // one; past it the call's data is counted, not kept.
@@ -141,7 +164,7 @@ func (d *State) initTables() {
 func droppedCall(k callKey, c *call) string {
 	b := make([]byte, 0, 96)
 	b = append(b, "Rx call "...)
-	b = strconv.AppendUint(b, uint64(k.call), 10)
+	b = strconv.AppendUint(b, uint64(k.call()), 10)
 	b = append(b, " of connection epoch 0x"...)
 	b = strconv.AppendUint(b, uint64(c.epoch), 16)
 	b = append(b, " cid 0x"...)
@@ -200,29 +223,28 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	if fromClient {
 		dir = 0
 	}
-	ck := connKey{epoch: h.Epoch(), cid: h.CID() &^ 3}
+	// the connection's endpoints, none when its epoch says any address is
+	// fine (the key then holds zero AddrPorts)
+	epoch, cid := h.Epoch(), h.CID()&^3
+	var cl, sv netip.Addr
+	var cp, sp uint16
 	if !h.AnyAddress() {
-		ck.client, ck.server = endpoints(f, fromClient)
+		cl, sv, cp, sp = f.Net.Src, f.Net.Dst, f.Net.SrcPort, f.Net.DstPort
+		if !fromClient {
+			cl, sv, cp, sp = sv, cl, sp, cp
+		}
 	}
 	// A few connections carry most packets, interleaved: a two-way
-	// cache in front of the map saves hashing the 72-octet key. A cached
-	// entry dropped since is not Live, or was reused under another key.
-	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connSet(&ck):])
+	// cache in front of the map saves building and hashing the 72-octet
+	// key. A cached entry dropped since is not Live, or was reused under
+	// another key.
+	set := (*[connWays]*dissect.Entry[connKey, conn])(d.connCache[connHash(epoch, cid, cl, cp):])
 	ce := set[0]
-	if ce == nil || !ce.Live() || !ck.same(ce.KeyRef()) {
-		if ce = set[1]; ce != nil && ce.Live() && ck.same(ce.KeyRef()) {
+	if ce == nil || !ce.Live() || !ce.KeyRef().is(epoch, cid, cl, cp, sv, sp) {
+		if ce = set[1]; ce != nil && ce.Live() && ce.KeyRef().is(epoch, cid, cl, cp, sv, sp) {
 			d.conns.Touch(ce)
-		} else if ce = d.conns.Get(ck); ce == nil {
-			var old *dissect.Entry[connKey, conn]
-			ce, old = d.conns.Add(ck)
-			if old != nil && !d.connsFull {
-				// Churn of idle connections is normal in long captures: said once.
-				d.connsFull = true
-				f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx connection table full ("+
-					strconv.Itoa(maxConns)+"): the least recently active are forgotten from now on, first "+d.conns.Describe(old))
-			}
-			d.connSeq++
-			ce.V = conn{id: d.connSeq}
+		} else {
+			ce = d.conn(f, p, connKey{epoch, cid, netip.AddrPortFrom(cl, cp), netip.AddrPortFrom(sv, sp)})
 		}
 		set[0], set[1] = ce, set[0] // the most recent first; the other way goes
 	} else {
@@ -258,6 +280,16 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 		d.data(f, p, cn, dir)
 	case TypeAck:
 		d.ack(f, p, cn, dir)
+	default:
+		d.other(f, p, cn, dir, typ)
+	}
+}
+
+// other is analyze for the packet types that carry no call data and no
+// acknowledgements, out of analyze's DATA path.
+func (d *State) other(f *dissect.Frame, p *Packet, cn *conn, dir int, typ uint8) {
+	fromClient, callNo := dir == 0, p.header().CallNumber()
+	switch typ {
 	case TypeAbort:
 		if len(p.body) != 4 {
 			f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fAbortCode, "rx",
@@ -295,6 +327,36 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 				"VERSION reply of "+strconv.Itoa(len(p.body))+" octets (OpenAFS sends 65)")
 		}
 	}
+}
+
+// conn finds a connection the cache did not hold in the table, or adds it.
+func (d *State) conn(f *dissect.Frame, p *Packet, ck connKey) *dissect.Entry[connKey, conn] {
+	if ce := d.conns.Get(ck); ce != nil {
+		return ce
+	}
+	if d.connSeq == maxConnID {
+		d.restart(f, p)
+	}
+	ce, old := d.conns.Add(ck)
+	if old != nil && !d.connsFull {
+		// Churn of idle connections is normal in long captures: said once.
+		d.connsFull = true
+		f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx connection table full ("+
+			strconv.Itoa(maxConns)+"): the least recently active are forgotten from now on, first "+d.conns.Describe(old))
+	}
+	d.connSeq++
+	ce.V = conn{id: d.connSeq}
+	return ce
+}
+
+// restart forgets every connection and call, when the connection ids
+// start over (maxConnID), with a note on the packet.
+func (d *State) restart(f *dissect.Frame, p *Packet) {
+	d.initTables()
+	d.connCache = [connCacheSize]*dissect.Entry[connKey, conn]{}
+	d.connSeq = 0
+	f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, nil, "rx", "Rx: "+strconv.Itoa(maxConnID)+
+		" connections seen: connection and call state starts over")
 }
 
 func (d *State) ack(f *dissect.Frame, p *Packet, cn *conn, dir int) {
@@ -337,8 +399,14 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupMalformed, fSeq, "rx", "DATA packet with sequence number 0")
 		return
 	}
-	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
-	e := d.call(f, p, cn, key)
+	key := makeCallKey(cn.id, h.Channel(), h.CallNumber())
+	// the channel's current call, as d.call finds it first, without the call
+	e := cn.lastCall[key.channel()]
+	if e != nil && e.Live() && *e.KeyRef() == key {
+		d.calls.Touch(e)
+	} else {
+		e = d.call(f, p, cn, key)
+	}
 	c := &e.V
 	if dir == 0 {
 		c.clientPort, c.serverPort = f.Net.SrcPort, f.Net.DstPort
@@ -429,25 +497,21 @@ type seqFrame struct {
 	frame    uint64
 }
 
-// call finds or creates a call's state. Packets of one call come in bursts,
-// so the last call is checked before the map.
+// call finds or creates a call's state. A channel carries one call at a
+// time, so the channel's last call is checked before the map.
 func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissect.Entry[callKey, call] {
-	if d.lastCall != nil && key == d.lastCallKey {
-		d.calls.Touch(d.lastCall)
-		return d.lastCall
-	}
-	slot := &cn.lastCall[key.channel&3]
-	if e := *slot; e != nil && e.Live() && e.Key() == key {
+	ch := key.channel()
+	slot := &cn.lastCall[ch]
+	if e := *slot; e != nil && e.Live() && *e.KeyRef() == key {
 		d.calls.Touch(e)
-		d.lastCall, d.lastCallKey = e, key
 		return e
 	}
 	var e *dissect.Entry[callKey, call]
 	// Call numbers only grow on a channel (draft §2.3): a number above any
 	// seen is a new call, no need to look it up.
-	newCall := key.call > cn.maxCall[key.channel&3]
+	newCall := key.call() > cn.maxCall[ch]
 	if newCall {
-		cn.maxCall[key.channel&3] = key.call
+		cn.maxCall[ch] = key.call()
 	} else {
 		e = d.calls.Get(key)
 	}
@@ -478,18 +542,17 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 		c.lost = !newCall
 		if c.lost {
 			f.AddFinding(p.idx, dissect.Note, dissect.GroupReassembly, fCall, "rx", "Rx call "+
-				strconv.FormatUint(uint64(key.call), 10)+": its earlier state was dropped (call table limit or --max-mem), "+
+				strconv.FormatUint(uint64(key.call()), 10)+": its earlier state was dropped (call table limit or --max-mem), "+
 				"the rest of the call is not reassembled")
 		}
 	}
-	d.lastCall, d.lastCallKey = e, key
 	*slot = e
 	return e
 }
 
 func (d *State) abort(f *dissect.Frame, p *Packet, cn *conn, dir int, code uint32) {
 	h := p.header()
-	key := callKey{conn: cn.id, channel: h.Channel(), call: h.CallNumber()}
+	key := makeCallKey(cn.id, h.Channel(), h.CallNumber())
 	c := &d.call(f, p, cn, key).V
 	if c.serverPort == 0 {
 		if dir == 0 {

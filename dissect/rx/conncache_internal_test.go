@@ -52,7 +52,7 @@ func TestConnCacheDroppedEntry(t *testing.T) {
 	check(send(a, 1))
 }
 
-// connKey.same is ==: keys differing in any one field (a port, an address
+// connKey.same and connKey.is are ==: keys differing in any one field (a port, an address
 // family, a zone) are told apart, equal ones are not.
 func TestConnKeySame(t *testing.T) {
 	c4 := netip.MustParseAddrPort("198.51.100.1:40000")
@@ -72,6 +72,10 @@ func TestConnKeySame(t *testing.T) {
 		for j := range keys {
 			if got, want := keys[i].same(&keys[j]), keys[i] == keys[j]; got != want {
 				t.Errorf("keys %d and %d: same %v, == %v", i, j, got, want)
+			}
+			o := &keys[j]
+			if got, want := keys[i].is(o.epoch, o.cid, o.client.Addr(), o.client.Port(), o.server.Addr(), o.server.Port()), keys[i] == keys[j]; got != want {
+				t.Errorf("keys %d and %d: is %v, == %v", i, j, got, want)
 			}
 		}
 	}
@@ -114,5 +118,67 @@ func TestConnCacheTwoWays(t *testing.T) {
 				t.Fatalf("frame %d: the other connection of the set left the cache", num)
 			}
 		}
+	}
+}
+
+// callKey packs conn.id, channel and call number without losing any: keys
+// of tuples that differ in one part differ, and each part reads back.
+func TestCallKey(t *testing.T) {
+	type tuple struct {
+		conn      uint64
+		ch, callN uint32
+	}
+	tuples := []tuple{{1, 0, 1}, {1, 1, 1}, {1, 3, 1}, {2, 0, 1}, {1, 0, 2}, {maxConnID, 3, 0xffffffff}, {maxConnID - 1, 3, 0xffffffff}, {1, 0, 0xffffffff}}
+	seen := map[callKey]tuple{}
+	for _, tu := range tuples {
+		k := makeCallKey(tu.conn, tu.ch, tu.callN)
+		if k.channel() != tu.ch || k.call() != tu.callN || uint64(k>>34) != tu.conn {
+			t.Errorf("%+v: key %#x reads back conn %d channel %d call %d", tu, uint64(k), uint64(k>>34), k.channel(), k.call())
+		}
+		if o, dup := seen[k]; dup {
+			t.Errorf("%+v and %+v share key %#x", tu, o, uint64(k))
+		}
+		seen[k] = tu
+	}
+}
+
+// TestConnIDsStartOver: once maxConnID connections were seen, a new one
+// starts the connection and call state over (with a note), so that no call
+// of an old connection is taken for one of a new connection with its id: a
+// call in progress is forgotten, its next packet starts it anew.
+func TestConnIDsStartOver(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	d := eng.Instance("rx").(*State)
+	num := uint64(0)
+	send := func(port uint16, seq uint32, fl uint8) []dissect.Finding {
+		num++
+		h := HeaderFields{Epoch: 0x5f3a1b2c, CID: 4, CallNumber: 1, Seq: seq, Serial: seq, Type: TypeData,
+			Flags: FlagClientInitiated | fl, ServiceID: 1}
+		data := testpkt.UDP4(nil, testpkt.Client, testpkt.Server, port, 7000, append(h.Encode(nil), 0, 0, 0, 1))
+		return eng.Decode(dissect.Packet{Num: num, TimeNS: int64(num), LinkType: dissect.LinkTypeIPv4, Data: data}).Findings
+	}
+	has := func(fs []dissect.Finding, s string) bool {
+		for _, f := range fs {
+			if strings.Contains(f.Msg, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if fs := send(40000, 1, 0); len(fs) != 0 { // connection A, call 1 begins
+		t.Fatalf("first packet: %v", fs)
+	}
+	d.connSeq = maxConnID - 1
+	if fs := send(40001, 1, FlagLastPacket); has(fs, "starts over") { // B takes the last id
+		t.Fatalf("connection %d started over: %v", maxConnID, fs)
+	}
+	if fs := send(40002, 1, FlagLastPacket); !has(fs, "connections seen: connection and call state starts over") {
+		t.Fatalf("no note when the ids ran out: %v", fs)
+	}
+	if d.connSeq != 1 || d.conns.Len() != 1 || d.calls.Len() != 1 {
+		t.Fatalf("after the restart: connSeq %d, %d connections, %d calls", d.connSeq, d.conns.Len(), d.calls.Len())
+	}
+	if fs := send(40000, 2, FlagLastPacket); !has(fs, "sequence gap") { // A's call 1 is new again
+		t.Fatalf("connection A's call kept its state across the restart: %v", fs)
 	}
 }

@@ -44,7 +44,6 @@ func init() {
 
 // Packet is one Rx packet (a datagram, or one sub-packet of a jumbogram).
 type Packet struct {
-	d     *State
 	hdr   Header
 	off   int    // offset of the full header in the frame
 	body  []byte // payload of this (sub-)packet
@@ -91,12 +90,10 @@ type State struct {
 	callScratch Call
 	abortQ      AbortCode // the rx.abort_code context
 
-	connSeq     uint64
-	connCache   [connCacheSize]*dissect.Entry[connKey, conn] // in sets of connWays, by connSet
-	lastCall    *dissect.Entry[callKey, call]
-	lastCallKey callKey
-	callsFull   bool // the call table reached maxCalls (said once per pass)
-	connsFull   bool
+	connSeq   uint64
+	connCache [connCacheSize]*dissect.Entry[connKey, conn] // in sets of connWays, by connSet
+	callsFull bool                                         // the call table reached maxCalls (said once per pass)
+	connsFull bool
 
 	srtTab flows.SRT[srtKey] // per call type, for -z rx,srt
 }
@@ -112,7 +109,7 @@ func newDissector() *State {
 func (d *State) Rewind() {
 	d.initTables()
 	d.callsFull, d.connsFull = false, false
-	d.connCache, d.lastCall = [connCacheSize]*dissect.Entry[connKey, conn]{}, nil
+	d.connCache = [connCacheSize]*dissect.Entry[connKey, conn]{}
 	d.srtTab.Reset() // the second pass counts again
 	d.pass2 = true
 	d.pool.Reset()
@@ -121,14 +118,12 @@ func (d *State) Rewind() {
 func (d *State) newPacket(f *dissect.Frame) *Packet {
 	p, fresh := d.pool.Get(f)
 	if fresh {
-		// a dropped entry is reused after Release: forget it if cached
-		if d.lastCall != nil && !d.lastCall.Live() {
-			d.lastCall = nil
-		}
 		d.calls.Release()
 		d.conns.Release()
 	}
-	*p = Packet{d: d}
+	// cleared, then set field by field: a composite literal would be built
+	// on the stack and copied
+	*p = Packet{}
 	return p
 }
 
@@ -149,14 +144,14 @@ func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {
 	}
 	h := Header(data[:HeaderLen])
 	p.hdr = h
+	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
+	p.body, p.boff = data[HeaderLen:], off+HeaderLen
 	if c := f.Conversations(); c != nil {
 		// one Rx connection: its epoch and ID (the low two bits are the channel)
 		c.Between(flows.Rx, flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)},
 			flows.Endpoint{Addr: netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)}, uint64(h.Epoch())<<32|uint64(h.CID()&^3),
 			f.WireLen, f.TimeNS, f.Num)
 	}
-	p.seq, p.ser, p.flags = h.Seq(), h.Serial(), h.Flags()
-	p.body, p.boff = data[HeaderLen:], off+HeaderLen
 	if h.Type() == TypeData && h.Flags()&FlagJumbo != 0 {
 		d.splitJumbo(f, p, data, off, detached)
 		return
@@ -180,7 +175,7 @@ func (d *State) splitJumbo(f *dissect.Frame, first *Packet, data []byte, off int
 		if k > 0 {
 			jh := data[pos-JumboHdrLen : pos]
 			q := d.newPacket(f)
-			*q = Packet{d: d, hdr: first.hdr, off: off, seq: first.seq + uint32(k), ser: first.ser + uint32(k),
+			*q = Packet{hdr: first.hdr, off: off, seq: first.seq + uint32(k), ser: first.ser + uint32(k),
 				flags: jh[0], sub: k, jhOff: off + pos - JumboHdrLen, jh: [JumboHdrLen]byte(jh), detached: detached}
 			p = q
 		}
@@ -430,15 +425,4 @@ func versionString(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-// endpoints returns (client, server) address/port pairs of the frame, by the
-// packet's CLIENT_INITIATED flag.
-func endpoints(f *dissect.Frame, fromClient bool) (client, server netip.AddrPort) {
-	src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
-	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
-	if fromClient {
-		return src, dst
-	}
-	return dst, src
 }

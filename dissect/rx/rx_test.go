@@ -556,3 +556,43 @@ func TestCallCacheAfterDrop(t *testing.T) {
 		t.Errorf("the dropped call's next packet was taken for a live call: %q", fs)
 	}
 }
+
+// TestDecodeAllocs: the allocations of the -q decode path on 8-packet calls
+// (BenchmarkDecodeRx's traffic). While the call table fills, a new call
+// makes its table entry, its data buffer and its frame list, each once (the
+// frame list used to grow at 1, 2, 4 and 8); once the table is full, the
+// calls dropped are reused with their buffers and a call allocates nothing.
+func TestDecodeAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills the call table")
+	}
+	h := hdr(1, 1, 1, rx.TypeData, rx.FlagClientInitiated)
+	data := udp4(40000, 7000, append(h.Encode(nil), make([]byte, 64)...))
+	binary.BigEndian.PutUint32(data[28+28:], 130)
+	eng := dissect.NewEngine(dissect.Options{})
+	i := 0
+	call := func() { // the 8 packets of the next call
+		for range 8 {
+			h.CallNumber, h.Seq, h.Serial = uint32(i/8+1), uint32(i%8+1), uint32(i+1)
+			h.Flags = rx.FlagClientInitiated
+			if i%8 == 7 {
+				h.Flags |= rx.FlagLastPacket
+			}
+			h.Encode(data[28:28])
+			eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i), LinkType: dissect.LinkTypeIPv4, Data: data})
+			i++
+		}
+	}
+	for range 8 { // warm the engine's per-frame buffers
+		call()
+	}
+	if n := testing.AllocsPerRun(200, call); n > 3 {
+		t.Errorf("%v allocations per new call while the call table fills, want at most 3 (entry, data, frame list)", n)
+	}
+	for i < (1<<14+16)*8 { // past the call table's limit
+		call()
+	}
+	if n := testing.AllocsPerRun(200, call); n != 0 {
+		t.Errorf("%v allocations per call once the call table is full, want 0", n)
+	}
+}

@@ -204,9 +204,16 @@ func (a *Assembly) NoteFrame(num uint64) {
 	}
 	a.nfr++
 	if len(a.frames) < a.cfg.MaxFrames {
+		if cap(a.frames) == 0 {
+			a.frames = make([]uint64, 0, min(firstFrames, a.cfg.MaxFrames))
+		}
 		a.frames = append(a.frames, num)
 	}
 }
+
+// firstFrames is the room the first NoteFrame makes: most units span a few
+// frames, and appending from nil would allocate at 1, 2, 4 and 8.
+const firstFrames = 8
 
 // Bytes is what the assembly occupies, for budget charges.
 func (a *Assembly) Bytes() int {
@@ -365,7 +372,14 @@ func (a *Assembly) Append(off, end int64, data []byte) bool {
 	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
 		return false
 	}
-	a.keep(data)
+	if o, n := len(a.out), len(a.out)+len(data); n <= cap(a.out) && a.h == nil && n <= a.cfg.MaxBytes && !a.trunc {
+		// keep's first case, without the call; resliced in place, so that
+		// only the length is stored
+		a.out = a.out[:n]
+		copy(a.out[o:], data)
+	} else {
+		a.keep(data)
+	}
 	a.n++
 	a.next = end
 	return true

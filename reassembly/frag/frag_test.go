@@ -242,3 +242,32 @@ func TestNoAllocsWhenReused(t *testing.T) {
 		t.Fatalf("%v allocations per unit", n)
 	}
 }
+
+// TestNoteFrameAllocs: the frame list of a unit of up to eight frames (an Rx
+// call of eight packets) is made once, not grown at 1, 2, 4 and 8; and it
+// never grows past MaxFrames.
+func TestNoteFrameAllocs(t *testing.T) {
+	cfg := Config{Start: 1, MaxPieces: 8, MaxBytes: 1 << 10, Dup: DupPosition, MaxFrames: 64, MergeFrames: true}
+	allocs := testing.AllocsPerRun(100, func() {
+		var a Assembly
+		a.Reset(&cfg)
+		for i := range 8 {
+			a.NoteFrame(uint64(i + 1))
+		}
+		if len(a.Frames()) != 8 {
+			t.Fatalf("frames %v", a.Frames())
+		}
+	})
+	if allocs != 1 {
+		t.Fatalf("%v allocations for 8 frames, want 1", allocs)
+	}
+	small := Config{Start: 1, MaxPieces: 8, MaxBytes: 1 << 10, MaxFrames: 3}
+	var a Assembly
+	a.Reset(&small)
+	for i := range 5 {
+		a.NoteFrame(uint64(i + 1))
+	}
+	if a.NFrames() != 5 || len(a.Frames()) != 3 || cap(a.Frames()) != 3 {
+		t.Fatalf("MaxFrames 3: frames %v (cap %d) of %d", a.Frames(), cap(a.Frames()), a.NFrames())
+	}
+}
