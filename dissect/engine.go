@@ -229,6 +229,10 @@ type Engine struct {
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
+	guarded    bool // in Guard: its recovery covers DecodeRef
+	// plain: no conversations, checksums or link-type dissector for
+	// Ethernet, so decode may take an Ethernet/IPv4/UDP frame's fast path
+	plain      bool
 	given      StreamNumbers // the frame's Packet.Streams
 	lazy       bool          // fastUDP4 decoded the frame; the gopacket layers are not (ensureLayers)
 	flushFrame Frame
@@ -285,6 +289,7 @@ func NewEngine(opts Options) *Engine {
 	e.frame.eng = e
 	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
 	e.defrag.acct = e.budget.Register("ip", &e.defrag)
+	e.plain = !e.Opts.Checksums && !e.Opts.Conversations && !e.convs.Logging && !e.convEth && e.tLink.dense[LinkTypeEthernet] == 0
 	return e
 }
 
@@ -324,12 +329,51 @@ func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
 
 // Decode dissects one frame. The returned Frame, and everything in it, is
 // reused by the next call.
-func (e *Engine) Decode(pkt Packet) (f *Frame) {
-	if pkt.CapLen == 0 && pkt.WireLen == 0 {
-		pkt.CapLen, pkt.WireLen = len(pkt.Data), len(pkt.Data)
+func (e *Engine) Decode(pkt Packet) *Frame { return e.DecodeRef(&pkt) }
+
+// Guard runs loop, which decodes frames with DecodeRef, under one deferred
+// panic recovery for all of them instead of one per frame (a defer and a
+// recover cost a Rx frame about 50 instructions). A dissector panic ends
+// its frame as Decode's would, with an error finding naming the frame (or
+// the strict re-panic), and Guard returns that frame: the caller hands it
+// on like any decoded frame, then calls Guard again to resume the loop with
+// the next packet. Guard returns nil when loop returns. A panic outside a
+// frame's decoding (in what the loop does with a frame) is not recovered.
+func (e *Engine) Guard(loop func()) (cut *Frame) {
+	if e.guarded { // an enclosing Guard recovers
+		loop()
+		return nil
 	}
-	num, timeNS, capLen, wireLen, linkType, data := pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
-	f = &e.frame // named: a recovered panic still returns the frame
+	e.guarded = true
+	defer func() {
+		e.guarded = false
+		if !e.inFrame { // loop returned, or the panic is not a frame's
+			return
+		}
+		cut = &e.frame
+		e.recovered(cut, recover())
+	}()
+	loop()
+	return nil
+}
+
+// DecodeRef is Decode of *pkt, which it only reads during the call. Inside
+// Guard it leaves a dissector panic to Guard's one recovery for the whole
+// loop; elsewhere it recovers itself, as Decode.
+//
+// The everyday frame (Ethernet, IPv4, UDP, see fastUDP4) goes straight from
+// its header to the UDP port table; anything else, and any run that counts
+// conversations or verifies checksums, takes layers.
+func (e *Engine) DecodeRef(pkt *Packet) *Frame {
+	if !e.guarded {
+		return e.decodeRecover(pkt)
+	}
+	f := &e.frame
+	capLen, wireLen, linkType, data := pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
+	if capLen == 0 && wireLen == 0 {
+		capLen, wireLen = len(data), len(data)
+	}
+	timeNS := pkt.TimeNS
 	f.reset()
 	f.recTimeNS, f.recWireLen = timeNS, wireLen
 	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
@@ -345,30 +389,58 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	} else {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
-	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.types, e.lazy = e.types[:0], false
+	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
+	e.lazy = false
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
-	e.inFrame = true
-	defer e.endFrame(f)
-	if capLen > wireLen {
+	e.given = pkt.Streams
+	e.inFrame = true // from here a panic is the frame's (recovered)
+	if e.plain && linkType == LinkTypeEthernet && capLen <= wireLen && len(data) > 23 && data[23] == IPProtoUDP && e.fastUDP4(f, data) {
+		// dispatch's UDP case, for what fastUDP4 takes (no fragment)
+		n := &f.Net
+		e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
+		t := e.tUDP
+		payload := data[42 : 42+n.PayloadLen]
+		if i := pickPort(t.dense, n.SrcPort, n.DstPort); i >= 0 {
+			t.ents[i].d.Dissect(f, payload, 42)
+		} else {
+			e.heuristics(t, f, payload, 42)
+		}
+	} else {
+		e.types = e.types[:0]
+		e.layers(f, linkType, data)
+	}
+	e.endFrame(f)
+	return f
+}
+
+// decodeRecover is DecodeRef outside Guard, under a deferred recovery for
+// its one frame.
+func (e *Engine) decodeRecover(pkt *Packet) (f *Frame) {
+	f = &e.frame
+	e.guarded = true
+	defer e.recoverFrame(f)
+	return e.DecodeRef(pkt)
+}
+
+// layers decodes the frame's layers, from the link on.
+func (e *Engine) layers(f *Frame, linkType uint16, data []byte) {
+	if f.CapLen > f.WireLen {
 		e.lengthFinding(f)
 	}
-
-	e.given = pkt.Streams
 	if e.convs.Logging {
 		e.convs.StartFrame()
 	}
 	if e.convEth && e.Opts.Conversations && linkType == LinkTypeEthernet && len(data) >= 14 {
-		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
+		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, f.WireLen, f.TimeNS, f.Num)
 	}
 	if i := e.tLink.dense[linkType]; i != 0 {
 		e.linkOff = 0 // netHeaders sets it for the others; EtherPayload may here
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
-		return f
+		return
 	}
 	if !e.netHeaders(f, linkType, data) {
-		return f
+		return
 	}
 	if e.Opts.Checksums {
 		e.verifyChecksums(f, data)
@@ -377,7 +449,6 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.countConv(f)
 	}
 	e.dispatch(f, data)
-	return f
 }
 
 // netHeaders decodes the link, IP and transport headers of a frame whose
@@ -866,6 +937,12 @@ func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) bool {
 		t.ents[i].d.Dissect(f, payload, off)
 		return true
 	}
+	return e.heuristics(t, f, payload, off)
+}
+
+// heuristics hands a payload no port claimed to the first heuristic of t
+// that accepts it, and reports whether one did.
+func (e *Engine) heuristics(t *engTable, f *Frame, payload []byte, off int) bool {
 	for i := range t.heurs {
 		if h := &t.heurs[i]; h.verify(payload) {
 			h.d.Dissect(f, payload, off)
@@ -911,24 +988,40 @@ func pickPort(tab []uint8, a, b uint16) int {
 	return -1
 }
 
-// endFrame closes a frame's decoding. A dissector that panics is a bug, but
-// the input must still never crash rdx: the panic becomes an error finding
-// naming the frame, and decoding goes on with the next one (unless strict).
-func (e *Engine) endFrame(f *Frame) {
-	if r := recover(); r != nil {
+// recoverFrame is decodeRecover's deferred call. A
+// frame that decode ended (inFrame clear) has nothing to recover: recover
+// is called only when a panic cut the frame short.
+func (e *Engine) recoverFrame(f *Frame) {
+	e.guarded = false
+	if e.inFrame {
+		e.recovered(f, recover())
+	}
+}
+
+// recovered ends frame f, which a panic with value r (nil: none) cut
+// short. A dissector that panics is a bug, but the input must still never
+// crash rdx: the panic becomes an error finding naming the frame, and
+// decoding goes on with the next one (unless strict).
+func (e *Engine) recovered(f *Frame, r any) {
+	if r != nil {
 		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
 	}
+	e.endFrame(f)
+}
+
+// endFrame closes a frame's decoding.
+func (e *Engine) endFrame(f *Frame) {
 	// Still in the frame: what dropped state tells its consumers (a stream
 	// gap, a close) is reported on this frame.
 	if e.budget.Over() {
 		e.enforceBudget(f)
 	}
-	if e.tly != nil {
-		e.tly.count(e, f)
-	}
 	e.inFrame = false // a strict re-panic leaves through strictPanic, which clears it
+	if e.tly != nil {
+		e.tly.count(e, f) // not a dissector's: a panic here is not the frame's (recoverFrame)
+	}
 }
 
 // maxBudgetFindings is how many drops one frame names; the rest are counted.
