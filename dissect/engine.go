@@ -374,7 +374,10 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 		capLen, wireLen = len(data), len(data)
 	}
 	timeNS := pkt.TimeNS
-	f.reset()
+	f.resetFields() // f.reset, inlined
+	if f.arena.used {
+		f.arena.resetBlocks()
+	}
 	f.recTimeNS, f.recWireLen = timeNS, wireLen
 	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
 		if t, c, w, ok := erfRecord(data); ok {
@@ -395,13 +398,15 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 	e.ckIP, e.ckL4 = 0, 0
 	e.given = pkt.Streams
 	e.inFrame = true // from here a panic is the frame's (recovered)
-	if e.plain && linkType == LinkTypeEthernet && capLen <= wireLen && len(data) > 23 && data[23] == IPProtoUDP && e.fastUDP4(f, data) {
-		// dispatch's UDP case, for what fastUDP4 takes (no fragment)
-		n := &f.Net
+	var payload []byte
+	ok := false
+	if e.plain && linkType == LinkTypeEthernet && capLen <= wireLen {
+		payload, ok = e.fastUDP4(f, data)
+	}
+	if ok { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
 		e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
 		t := e.tUDP
-		payload := data[42 : 42+n.PayloadLen]
-		if i := pickPort(t.dense, n.SrcPort, n.DstPort); i >= 0 {
+		if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
 			t.ents[i].d.Dissect(f, payload, 42)
 		} else {
 			e.heuristics(t, f, payload, 42)
@@ -410,7 +415,11 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 		e.types = e.types[:0]
 		e.layers(f, linkType, data)
 	}
-	e.endFrame(f)
+	if e.budget.Over() || e.tly != nil { // endFrame, inlined
+		e.endFrameSlow()
+	} else {
+		e.inFrame = false
+	}
 	return f
 }
 
@@ -461,7 +470,7 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 		fast := false
 		switch data[23] { // IPv4's protocol, if it is IPv4: each fast path checks
 		case IPProtoUDP:
-			fast = e.fastUDP4(f, data)
+			_, fast = e.fastUDP4(f, data)
 		case IPProtoTCP:
 			fast = e.fastTCP4(f, data)
 		}
@@ -603,20 +612,21 @@ func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) 
 // the gopacket layers cost a Rx frame some 600 instructions its summary does
 // not need. Anything else (and any length gopacket would reject, trim or
 // call truncated) returns false and takes decodeLayers; what this accepts,
-// decodeLayers decodes into the same Net and layer list (TestFastUDP4).
-func (e *Engine) fastUDP4(f *Frame, data []byte) bool {
-	if len(data) < 14+20+8 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 {
-		return false
+// decodeLayers decodes into the same Net, layer list and UDP payload, which
+// it returns (TestFastUDP4).
+func (e *Engine) fastUDP4(f *Frame, data []byte) (payload []byte, ok bool) {
+	if len(data) < 14+20+8 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 || data[23] != IPProtoUDP {
+		return nil, false
 	}
 	ip := data[14:]
 	ipLen := int(ip[2])<<8 | int(ip[3])
-	if ipLen < 20+8 || ipLen > len(ip) || ip[9] != IPProtoUDP || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
-		return false
+	if ipLen < 20+8 || ipLen > len(ip) || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
+		return nil, false
 	}
 	u := ip[20:ipLen]
 	udpLen := int(u[4])<<8 | int(u[5])
 	if udpLen < 8 || udpLen > len(u) {
-		return false
+		return nil, false
 	}
 	n := &f.Net
 	n.EtherType = EtherTypeIPv4
@@ -629,8 +639,16 @@ func (e *Engine) fastUDP4(f *Frame, data []byte) bool {
 	n.PayloadOff, n.PayloadLen = 42, udpLen-8
 	f.Proto = "udp"
 	e.trunc = false
-	e.types = append(e.types[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP)
-	return true
+	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP)
+	return u[8:udpLen], true
+}
+
+// setTypes makes a, b, c the frame's layer list (fastUDP4, fastTCP4): in
+// place, as the list's capacity is never below 3 (NewEngine).
+func (e *Engine) setTypes(a, b, c gopacket.LayerType) {
+	e.types = e.types[:3]
+	t := e.types
+	t[0], t[1], t[2] = a, b, c
 }
 
 // fastTCP4 is fastUDP4 for TCP: Ethernet, IPv4 without options, not a
@@ -684,7 +702,7 @@ func (e *Engine) fastTCP4(f *Frame, data []byte) bool {
 	n.TCP.Seq, n.TCP.Ack, n.TCP.Window, n.TCP.Flags, n.TCP.HdrLen = t.Seq, t.Ack, t.Window, uint16(th[12]&1)<<8|uint16(fl), hl
 	f.Proto = "tcp"
 	e.trunc = false
-	e.types = append(e.types[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)
+	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)
 	e.tcpRelative(f)
 	return true
 }
@@ -1008,11 +1026,22 @@ func (e *Engine) recovered(f *Frame, r any) {
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
 	}
-	e.endFrame(f)
+	e.endFrame()
 }
 
-// endFrame closes a frame's decoding.
-func (e *Engine) endFrame(f *Frame) {
+// endFrame closes the decoding of e.frame, the frame Decode and
+// NumberStreams decode into.
+func (e *Engine) endFrame() {
+	if e.budget.Over() || e.tly != nil {
+		e.endFrameSlow()
+	} else {
+		e.inFrame = false
+	}
+}
+
+// endFrameSlow is endFrame over the budget or with -z tables.
+func (e *Engine) endFrameSlow() {
+	f := &e.frame
 	// Still in the frame: what dropped state tells its consumers (a stream
 	// gap, a close) is reported on this frame.
 	if e.budget.Over() {

@@ -49,7 +49,7 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	e.inFrame = true
 	defer e.recoverFrame(f) // a decoder panic, as in Decode
 	e.numberStreams(f, pkt)
-	e.endFrame(f) // the budget, as in Decode
+	e.endFrame() // the budget, as in Decode
 }
 
 // numberStreams is NumberStreams after the frame is set up.
