@@ -638,7 +638,6 @@ func (e *Engine) fastUDP4(f *Frame, data []byte) (payload []byte, ok bool) {
 	n.SrcPort, n.DstPort = uint16(u[0])<<8|uint16(u[1]), uint16(u[2])<<8|uint16(u[3])
 	n.PayloadOff, n.PayloadLen = 42, udpLen-8
 	f.Proto = "udp"
-	e.trunc = false
 	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP)
 	return u[8:udpLen], true
 }
@@ -701,7 +700,6 @@ func (e *Engine) fastTCP4(f *Frame, data []byte) bool {
 	// Field by field: a TCPHeader literal is built in a temporary and copied.
 	n.TCP.Seq, n.TCP.Ack, n.TCP.Window, n.TCP.Flags, n.TCP.HdrLen = t.Seq, t.Ack, t.Window, uint16(th[12]&1)<<8|uint16(fl), hl
 	f.Proto = "tcp"
-	e.trunc = false
 	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)
 	e.tcpRelative(f)
 	return true
