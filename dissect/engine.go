@@ -393,7 +393,7 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
 	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.lazy = false
+	e.lazy, e.linkOff = false, 0 // as netHeaders sets it: the fast path does not call it
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
 	e.given = pkt.Streams
