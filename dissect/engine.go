@@ -229,6 +229,10 @@ type Engine struct {
 	asm        *tcp.Assembler
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
+	guarded    bool // in Guard: its recovery covers DecodeRef
+	// plain: no conversations, checksums or link-type dissector for
+	// Ethernet, so decode may take an Ethernet/IPv4/UDP frame's fast path
+	plain      bool
 	given      StreamNumbers // the frame's Packet.Streams
 	lazy       bool          // fastUDP4 decoded the frame; the gopacket layers are not (ensureLayers)
 	flushFrame Frame
@@ -285,6 +289,7 @@ func NewEngine(opts Options) *Engine {
 	e.frame.eng = e
 	e.flushFrame.eng = e // hand-offs during the end-of-input flush reach the tables too
 	e.defrag.acct = e.budget.Register("ip", &e.defrag)
+	e.plain = !e.Opts.Checksums && !e.Opts.Conversations && !e.convs.Logging && !e.convEth && e.tLink.dense[LinkTypeEthernet] == 0
 	return e
 }
 
@@ -324,13 +329,55 @@ func (e *Engine) Times() (first, prev int64) { return e.firstTime, e.prevTime }
 
 // Decode dissects one frame. The returned Frame, and everything in it, is
 // reused by the next call.
-func (e *Engine) Decode(pkt Packet) (f *Frame) {
-	if pkt.CapLen == 0 && pkt.WireLen == 0 {
-		pkt.CapLen, pkt.WireLen = len(pkt.Data), len(pkt.Data)
+func (e *Engine) Decode(pkt Packet) *Frame { return e.DecodeRef(&pkt) }
+
+// Guard runs loop, which decodes frames with DecodeRef, under one deferred
+// panic recovery for all of them instead of one per frame (a defer and a
+// recover cost a Rx frame about 50 instructions). A dissector panic ends
+// its frame as Decode's would, with an error finding naming the frame (or
+// the strict re-panic), and Guard returns that frame: the caller hands it
+// on like any decoded frame, then calls Guard again to resume the loop with
+// the next packet. Guard returns nil when loop returns. A panic outside a
+// frame's decoding (in what the loop does with a frame) is not recovered.
+func (e *Engine) Guard(loop func()) (cut *Frame) {
+	if e.guarded { // an enclosing Guard recovers
+		loop()
+		return nil
 	}
-	num, timeNS, capLen, wireLen, linkType, data := pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
-	f = &e.frame // named: a recovered panic still returns the frame
-	f.reset()
+	e.guarded = true
+	defer func() {
+		e.guarded = false
+		if !e.inFrame { // loop returned, or the panic is not a frame's
+			return
+		}
+		cut = &e.frame
+		e.recovered(cut, recover())
+	}()
+	loop()
+	return nil
+}
+
+// DecodeRef is Decode of *pkt, which it only reads during the call. Inside
+// Guard it leaves a dissector panic to Guard's one recovery for the whole
+// loop; elsewhere it recovers itself, as Decode.
+//
+// The everyday frame (Ethernet, IPv4, UDP, see fastUDP4) goes straight from
+// its header to the UDP port table; anything else, and any run that counts
+// conversations or verifies checksums, takes layers.
+func (e *Engine) DecodeRef(pkt *Packet) *Frame {
+	if !e.guarded {
+		return e.decodeRecover(pkt)
+	}
+	f := &e.frame
+	capLen, wireLen, linkType, data := pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
+	if capLen == 0 && wireLen == 0 {
+		capLen, wireLen = len(data), len(data)
+	}
+	timeNS := pkt.TimeNS
+	f.resetFields() // f.reset, inlined
+	if f.arena.used {
+		f.arena.resetBlocks()
+	}
 	f.recTimeNS, f.recWireLen = timeNS, wireLen
 	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
 		if t, c, w, ok := erfRecord(data); ok {
@@ -345,30 +392,64 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 	} else {
 		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
 	}
-	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
-	e.types, e.lazy = e.types[:0], false
+	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
+	e.lazy, e.linkOff = false, 0 // as netHeaders sets it: the fast path does not call it
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
-	e.inFrame = true
-	defer e.endFrame(f)
-	if capLen > wireLen {
+	e.given = pkt.Streams
+	e.inFrame = true // from here a panic is the frame's (recovered)
+	var payload []byte
+	ok := false
+	if e.plain && linkType == LinkTypeEthernet && capLen <= wireLen {
+		payload, ok = e.fastUDP4(f, data)
+	}
+	if ok { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
+		e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
+		t := e.tUDP
+		if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
+			t.ents[i].d.Dissect(f, payload, 42)
+		} else {
+			e.heuristics(t, f, payload, 42)
+		}
+	} else {
+		e.types = e.types[:0]
+		e.layers(f, linkType, data)
+	}
+	if e.budget.Over() || e.tly != nil { // endFrame, inlined
+		e.endFrameSlow()
+	} else {
+		e.inFrame = false
+	}
+	return f
+}
+
+// decodeRecover is DecodeRef outside Guard, under a deferred recovery for
+// its one frame.
+func (e *Engine) decodeRecover(pkt *Packet) (f *Frame) {
+	f = &e.frame
+	e.guarded = true
+	defer e.recoverFrame(f)
+	return e.DecodeRef(pkt)
+}
+
+// layers decodes the frame's layers, from the link on.
+func (e *Engine) layers(f *Frame, linkType uint16, data []byte) {
+	if f.CapLen > f.WireLen {
 		e.lengthFinding(f)
 	}
-
-	e.given = pkt.Streams
 	if e.convs.Logging {
 		e.convs.StartFrame()
 	}
 	if e.convEth && e.Opts.Conversations && linkType == LinkTypeEthernet && len(data) >= 14 {
-		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, wireLen, timeNS, num)
+		e.convs.Between(flows.Eth, flows.MACEndpoint(data[6:12]), flows.MACEndpoint(data[0:6]), 0, f.WireLen, f.TimeNS, f.Num)
 	}
 	if i := e.tLink.dense[linkType]; i != 0 {
 		e.linkOff = 0 // netHeaders sets it for the others; EtherPayload may here
 		e.tLink.ents[i-1].d.Dissect(f, data, 0)
-		return f
+		return
 	}
 	if !e.netHeaders(f, linkType, data) {
-		return f
+		return
 	}
 	if e.Opts.Checksums {
 		e.verifyChecksums(f, data)
@@ -377,7 +458,6 @@ func (e *Engine) Decode(pkt Packet) (f *Frame) {
 		e.countConv(f)
 	}
 	e.dispatch(f, data)
-	return f
 }
 
 // netHeaders decodes the link, IP and transport headers of a frame whose
@@ -390,7 +470,7 @@ func (e *Engine) netHeaders(f *Frame, linkType uint16, data []byte) bool {
 		fast := false
 		switch data[23] { // IPv4's protocol, if it is IPv4: each fast path checks
 		case IPProtoUDP:
-			fast = e.fastUDP4(f, data)
+			_, fast = e.fastUDP4(f, data)
 		case IPProtoTCP:
 			fast = e.fastTCP4(f, data)
 		}
@@ -532,20 +612,21 @@ func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) 
 // the gopacket layers cost a Rx frame some 600 instructions its summary does
 // not need. Anything else (and any length gopacket would reject, trim or
 // call truncated) returns false and takes decodeLayers; what this accepts,
-// decodeLayers decodes into the same Net and layer list (TestFastUDP4).
-func (e *Engine) fastUDP4(f *Frame, data []byte) bool {
-	if len(data) < 14+20+8 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 {
-		return false
+// decodeLayers decodes into the same Net, layer list and UDP payload, which
+// it returns (TestFastUDP4).
+func (e *Engine) fastUDP4(f *Frame, data []byte) (payload []byte, ok bool) {
+	if len(data) < 14+20+8 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 || data[23] != IPProtoUDP {
+		return nil, false
 	}
 	ip := data[14:]
 	ipLen := int(ip[2])<<8 | int(ip[3])
-	if ipLen < 20+8 || ipLen > len(ip) || ip[9] != IPProtoUDP || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
-		return false
+	if ipLen < 20+8 || ipLen > len(ip) || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
+		return nil, false
 	}
 	u := ip[20:ipLen]
 	udpLen := int(u[4])<<8 | int(u[5])
 	if udpLen < 8 || udpLen > len(u) {
-		return false
+		return nil, false
 	}
 	n := &f.Net
 	n.EtherType = EtherTypeIPv4
@@ -557,9 +638,16 @@ func (e *Engine) fastUDP4(f *Frame, data []byte) bool {
 	n.SrcPort, n.DstPort = uint16(u[0])<<8|uint16(u[1]), uint16(u[2])<<8|uint16(u[3])
 	n.PayloadOff, n.PayloadLen = 42, udpLen-8
 	f.Proto = "udp"
-	e.trunc = false
-	e.types = append(e.types[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP)
-	return true
+	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP)
+	return u[8:udpLen], true
+}
+
+// setTypes makes a, b, c the frame's layer list (fastUDP4, fastTCP4): in
+// place, as the list's capacity is never below 3 (NewEngine).
+func (e *Engine) setTypes(a, b, c gopacket.LayerType) {
+	e.types = e.types[:3]
+	t := e.types
+	t[0], t[1], t[2] = a, b, c
 }
 
 // fastTCP4 is fastUDP4 for TCP: Ethernet, IPv4 without options, not a
@@ -612,8 +700,7 @@ func (e *Engine) fastTCP4(f *Frame, data []byte) bool {
 	// Field by field: a TCPHeader literal is built in a temporary and copied.
 	n.TCP.Seq, n.TCP.Ack, n.TCP.Window, n.TCP.Flags, n.TCP.HdrLen = t.Seq, t.Ack, t.Window, uint16(th[12]&1)<<8|uint16(fl), hl
 	f.Proto = "tcp"
-	e.trunc = false
-	e.types = append(e.types[:0], layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)
+	e.setTypes(layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP)
 	e.tcpRelative(f)
 	return true
 }
@@ -866,6 +953,12 @@ func (e *Engine) ports(t *engTable, f *Frame, payload []byte, off int) bool {
 		t.ents[i].d.Dissect(f, payload, off)
 		return true
 	}
+	return e.heuristics(t, f, payload, off)
+}
+
+// heuristics hands a payload no port claimed to the first heuristic of t
+// that accepts it, and reports whether one did.
+func (e *Engine) heuristics(t *engTable, f *Frame, payload []byte, off int) bool {
 	for i := range t.heurs {
 		if h := &t.heurs[i]; h.verify(payload) {
 			h.d.Dissect(f, payload, off)
@@ -911,24 +1004,51 @@ func pickPort(tab []uint8, a, b uint16) int {
 	return -1
 }
 
-// endFrame closes a frame's decoding. A dissector that panics is a bug, but
-// the input must still never crash rdx: the panic becomes an error finding
-// naming the frame, and decoding goes on with the next one (unless strict).
-func (e *Engine) endFrame(f *Frame) {
-	if r := recover(); r != nil {
+// recoverFrame is decodeRecover's deferred call. A
+// frame that decode ended (inFrame clear) has nothing to recover: recover
+// is called only when a panic cut the frame short.
+func (e *Engine) recoverFrame(f *Frame) {
+	e.guarded = false
+	if e.inFrame {
+		e.recovered(f, recover())
+	}
+}
+
+// recovered ends frame f, which a panic with value r (nil: none) cut
+// short. A dissector that panics is a bug, but the input must still never
+// crash rdx: the panic becomes an error finding naming the frame, and
+// decoding goes on with the next one (unless strict).
+func (e *Engine) recovered(f *Frame, r any) {
+	if r != nil {
 		e.strictPanic("dissector", f.Num, r)
 		f.AddFinding(-1, Error, GroupMalformed, nil, "rdx",
 			fmt.Sprintf("internal error in a dissector on frame %d (please report it): %v", f.Num, r))
 	}
+	e.endFrame()
+}
+
+// endFrame closes the decoding of e.frame, the frame Decode and
+// NumberStreams decode into.
+func (e *Engine) endFrame() {
+	if e.budget.Over() || e.tly != nil {
+		e.endFrameSlow()
+	} else {
+		e.inFrame = false
+	}
+}
+
+// endFrameSlow is endFrame over the budget or with -z tables.
+func (e *Engine) endFrameSlow() {
+	f := &e.frame
 	// Still in the frame: what dropped state tells its consumers (a stream
 	// gap, a close) is reported on this frame.
 	if e.budget.Over() {
 		e.enforceBudget(f)
 	}
-	if e.tly != nil {
-		e.tly.count(e, f)
-	}
 	e.inFrame = false // a strict re-panic leaves through strictPanic, which clears it
+	if e.tly != nil {
+		e.tly.count(e, f) // not a dissector's: a panic here is not the frame's (recoverFrame)
+	}
 }
 
 // maxBudgetFindings is how many drops one frame names; the rest are counted.

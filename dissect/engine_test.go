@@ -2,6 +2,7 @@ package dissect_test
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,6 +195,102 @@ func TestPanicBecomesFinding(t *testing.T) {
 	last := tree.Nodes[len(tree.Nodes)-1]
 	if !strings.Contains(last.Label, "internal error while building the tree of frame 2") {
 		t.Errorf("tree ends with %+v", last)
+	}
+}
+
+// ethernet puts an Ethernet header (IPv4) before an IPv4 packet: such a
+// frame takes DecodeRef's fast path to the UDP port table.
+func ethernet(ip []byte) []byte {
+	return append([]byte{2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00}, ip...)
+}
+
+// Guard's one recovery for a whole loop: each frame a dissector panics on
+// comes back from Guard once, with one finding naming it and the PDUs
+// before the panic, and the loop resumes with the next packet; frames on
+// the fast path (Ethernet) and the layered path (raw IP) alike. Outside
+// Guard, DecodeRef and Decode recover per frame again.
+func TestGuardResumesAfterPanic(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "")
+	eng := dissect.NewEngine(dissect.Options{})
+	var pkts []dissect.Packet
+	for i, b := range []byte{1, 0xff, 1, 0xff, 0xff, 1, 1} {
+		p := dissect.Packet{Num: uint64(i + 1), LinkType: dissect.LinkTypeEthernet, Data: ethernet(panicUDP(b))}
+		if i%2 == 1 {
+			p.LinkType, p.Data = dissect.LinkTypeIPv4, panicUDP(b)
+		}
+		pkts = append(pkts, p)
+	}
+	var got []string
+	record := func(f *dissect.Frame) {
+		s := strconv.FormatUint(f.Num, 10) + ":" + strconv.Itoa(len(f.PDUs))
+		for _, fd := range f.Findings {
+			s += " " + fd.Msg
+		}
+		got = append(got, s)
+	}
+	next := 0
+	loop := func() {
+		for next < len(pkts) {
+			next++
+			record(eng.DecodeRef(&pkts[next-1]))
+		}
+	}
+	cut := 0
+	for f := eng.Guard(loop); f != nil; f = eng.Guard(loop) {
+		cut++
+		record(f)
+	}
+	boom := func(n int) string {
+		return strconv.Itoa(n) + ":0 internal error in a dissector on frame " + strconv.Itoa(n) + " (please report it): boom"
+	}
+	want := []string{"1:1", boom(2), "3:1", boom(4), boom(5), "6:1", "7:1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || cut != 3 {
+		t.Errorf("%d frames cut, got\n%s\nwant\n%s", cut, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, p := range pkts[3:5] { // after Guard: the per-frame recovery
+		if f := eng.DecodeRef(&p); len(f.Findings) != 1 || !strings.Contains(f.Findings[0].Msg, "internal error in a dissector") {
+			t.Errorf("DecodeRef after Guard: findings %+v", f.Findings)
+		}
+		if f := eng.Decode(p); len(f.Findings) != 1 {
+			t.Errorf("Decode after Guard: findings %+v", f.Findings)
+		}
+	}
+}
+
+// Guard recovers only a frame's decoding: a panic in what the loop does
+// with a decoded frame goes on up, untouched; in strict mode a dissector
+// panic leaves Guard as the *InternalError Decode raises.
+func TestGuardScope(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "")
+	eng := dissect.NewEngine(dissect.Options{})
+	ok := dissect.Packet{Num: 1, LinkType: dissect.LinkTypeEthernet, Data: ethernet(panicUDP(1))}
+	func() {
+		defer func() {
+			if r := recover(); r != "sink boom" {
+				t.Errorf("recovered %v, want the loop's own panic", r)
+			}
+		}()
+		f := eng.Guard(func() {
+			eng.DecodeRef(&ok)
+			panic("sink boom")
+		})
+		t.Errorf("Guard returned %v after a panic outside decoding", f)
+	}()
+	if f := eng.Decode(ok); len(f.PDUs) != 1 || len(f.Findings) != 0 {
+		t.Errorf("after the loop's panic: %d PDUs, findings %+v", len(f.PDUs), f.Findings)
+	}
+
+	strict := dissect.NewEngine(dissect.Options{Strict: true})
+	bad := dissect.Packet{Num: 7, LinkType: dissect.LinkTypeEthernet, Data: ethernet(panicUDP(0xff))}
+	ie := strictPanic(t, func() { strict.Guard(func() { strict.DecodeRef(&ok); strict.DecodeRef(&bad) }) })
+	if ie == nil || ie.Frame != 7 || ie.Where != "dissector" || ie.Value != "boom" || !strings.Contains(string(ie.Stack), "panicker.Dissect") {
+		t.Fatalf("strict Guard: %+v", ie)
+	}
+	if ie := strictPanic(t, func() { strict.DecodeRef(&bad) }); ie == nil || ie.Frame != 7 {
+		t.Errorf("strict DecodeRef after Guard: %+v", ie)
+	}
+	if f := strict.DecodeRef(&ok); len(f.PDUs) != 1 || len(f.Findings) != 0 {
+		t.Errorf("strict, next frame: %d PDUs, findings %+v", len(f.PDUs), f.Findings)
 	}
 }
 

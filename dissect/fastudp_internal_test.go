@@ -23,7 +23,8 @@ func TestFastUDP4(t *testing.T) {
 		frames++
 		f.reset()
 		f.Data = data
-		if !e.fastUDP4(f, data) {
+		payload, ok := e.fastUDP4(f, data)
+		if !ok {
 			return
 		}
 		fast++
@@ -35,7 +36,8 @@ func TestFastUDP4(t *testing.T) {
 			t.Fatalf("%s (%x):\nfast %+v %v\nlayers %+v %v %s", name, data, got, gotTypes, f.Net, e.types, f.Proto)
 		}
 		p := data[got.PayloadOff : got.PayloadOff+got.PayloadLen]
-		if len(p) != len(e.udp.Payload) || (len(p) > 0 && &p[0] != &e.udp.Payload[0]) {
+		if len(p) != len(e.udp.Payload) || (len(p) > 0 && &p[0] != &e.udp.Payload[0]) ||
+			len(payload) != len(p) || (len(p) > 0 && &payload[0] != &p[0]) {
 			t.Fatalf("%s: UDP payload differs", name)
 		}
 	}

@@ -426,13 +426,18 @@ func appendTCPOptionsInfo(dst []byte, n *Net, opts []byte) []byte {
 }
 
 func (f *Frame) reset() {
+	f.resetFields()
+	f.arena.reset()
+}
+
+// resetFields is reset but for the arena.
+func (f *Frame) resetFields() {
 	f.Net = Net{}
 	f.PDUs = f.PDUs[:0]
 	f.Findings = f.Findings[:0]
 	f.Checks = f.Checks[:0]
 	f.Proto = ""
 	f.Link.Kind = LinkNone // the rest is read only with a Kind
-	f.arena.reset()
 	f.inError, f.qLo, f.qHi = false, 0, 0
 	f.reasmUDP = nil
 	f.etherAt = 0

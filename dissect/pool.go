@@ -80,17 +80,26 @@ const arenaBlock = 64 << 10
 type arena struct {
 	blocks [][]byte
 	cur    int
+	used   bool // alloc was called since the last reset
 }
 
 func (a *arena) reset() {
+	if a.used { // most frames keep nothing
+		a.resetBlocks()
+	}
+}
+
+//go:noinline
+func (a *arena) resetBlocks() {
 	for i := 0; i <= a.cur && i < len(a.blocks); i++ {
 		a.blocks[i] = a.blocks[i][:0]
 	}
-	a.cur = 0
+	a.cur, a.used = 0, false
 }
 
 // alloc reserves n octets and returns them as an empty slice of capacity n.
 func (a *arena) alloc(n int) []byte {
+	a.used = true
 	for ; a.cur < len(a.blocks); a.cur++ {
 		b := a.blocks[a.cur]
 		if s := len(b); cap(b)-s >= n {

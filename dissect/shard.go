@@ -239,11 +239,11 @@ func mix64(x uint64) uint64 {
 // first frame time and the time of the frame just before pkt, which the
 // frame's time fields (frame.time_delta, frame.time_relative) and the
 // summary's time column are relative to. pkt is a pointer: the packet is
-// copied once, into Decode, not twice.
+// not copied (DecodeRef).
 func (e *Engine) DecodeShard(pkt *Packet, first, prev int64) *Frame {
 	// The capture's first time before Decode too: -z io,stat counts from it.
 	e.firstTime, e.seenFirst = first, true
-	f := e.Decode(*pkt)
+	f := e.DecodeRef(pkt)
 	// Nothing else reads the times during Decode: the tree and the printer do,
 	// after it.
 	e.firstTime, e.prevTime, e.seenFirst = first, prev, true

@@ -47,7 +47,13 @@ func (e *Engine) NumberStreams(pkt *Packet) {
 	e.n6ext, e.hbhLen = 0, 0
 	e.given = StreamNumbers{}
 	e.inFrame = true
-	defer e.endFrame(f) // a decoder panic and the budget, as in Decode
+	defer e.recoverFrame(f) // a decoder panic, as in Decode
+	e.numberStreams(f, pkt)
+	e.endFrame() // the budget, as in Decode
+}
+
+// numberStreams is NumberStreams after the frame is set up.
+func (e *Engine) numberStreams(f *Frame, pkt *Packet) {
 	if i := e.tLink.dense[pkt.LinkType]; i != 0 {
 		if !e.linkEther(f, e.tLink.ents[i-1].d, pkt.LinkType, pkt.Data) {
 			return // a link dissector's frame has no TCP or UDP layer, unless it hands one on (IPoIB)

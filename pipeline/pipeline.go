@@ -520,38 +520,62 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		count = uint64(r.cfg.Count)
 	}
 	prog := r.cfg.Input.Progress
-	for count == 0 || c.frames < count {
-		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
-			break // as at the end of the input: the tables and counts follow
+	var readErr error
+	// One panic recovery for the whole loop, not one per frame
+	// (Engine.Guard): a frame a dissector panicked on comes back from Guard
+	// with its finding, is handed on here, and the loop resumes.
+	loop := func() {
+		for count == 0 || c.frames < count {
+			if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+				return // as at the end of the input: the tables and counts follow
+			}
+			if live && !ready() {
+				r.idle(sinks)
+			}
+			pkt, err := next()
+			if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
+				return
+			}
+			if err != nil {
+				readErr = err
+				return
+			}
+			c.frames++
+			if prog != nil {
+				prog.SetFrames(c.frames) // an atomic store; the meter draws it
+			}
+			f := r.eng.DecodeRef(&dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
+			for i := range f.Findings { // r.frame, inlined
+				c.Add(f.Findings[i].Sev)
+			}
+			if len(sinks) > 0 || r.zf && n != 1 {
+				r.emit(f, sinks)
+			}
 		}
-		if live && !ready() {
-			r.idle(sinks)
-		}
-		pkt, err := next()
-		if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
-			break
-		}
-		if err != nil {
-			r.eng.Finish() // the tables that follow are of what was read
-			return c, err
-		}
-		c.frames++
-		if prog != nil {
-			prog.SetFrames(c.frames) // an atomic store; the meter draws it
-		}
-		f := r.eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
-		for i := range f.Findings {
-			c.Add(f.Findings[i].Sev)
-		}
-		if len(sinks) > 0 || r.zf && n != 1 {
-			r.emit(f, sinks)
-		}
+	}
+	for f := r.eng.Guard(loop); f != nil; f = r.eng.Guard(loop) {
+		r.frame(&c, f, sinks, n)
+	}
+	if readErr != nil {
+		r.eng.Finish() // the tables that follow are of what was read
+		return c, readErr
 	}
 	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 		r.cfg.Stop.Ack() // stopped reading: what follows prints what was read
 	}
 	r.eng.Finish()
 	return c, nil
+}
+
+// frame counts a decoded frame's findings and hands it on (pass, for a
+// frame Guard gives back).
+func (r *runner) frame(c *passCounts, f *dissect.Frame, sinks []Sink, n int) {
+	for i := range f.Findings {
+		c.Add(f.Findings[i].Sev)
+	}
+	if len(sinks) > 0 || r.zf && n != 1 {
+		r.emit(f, sinks)
+	}
 }
 
 // rewind prepares the engines for the second pass.
