@@ -608,7 +608,11 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 		d.malformed(f, p, fBTH, "truncated BTH: "+strconv.Itoa(max(0, min(end, len(data))-pos))+" of 12 octets")
 		return false
 	}
-	h := BTH(data[pos : pos+BTHLen])
+	// hb, a fixed-size view, is what the calls below take: their BTH
+	// accessors then need no bounds checks (an octet slice took one per
+	// field read, several per packet)
+	hb := (*[BTHLen]byte)(data[pos:])
+	h := BTH(hb[:])
 	pos += BTHLen
 	op := &Ops[h.Opcode()]
 	// the opcode's extended headers, in wire order (Ext bit i is extOrder[i])
@@ -632,23 +636,24 @@ func (d *State) transport(f *dissect.Frame, p *Packet, end int) bool {
 		p.padLen = end - pos
 		p.payLen = 0
 	}
-	d.checkBTH(f, p, h, op)
+	d.checkBTH(f, p, hb, op)
 	if f.InError() {
 		return true // quoted in an ICMP error: no PSN tracking, flow counts or message assembly
 	}
 	var e addrPair // once, for the PSN check, the counters and assembly
 	e.src, e.dst = d.flowKey(f, p)
-	d.analyze(f, p, h, op, &e)
-	d.count(f, p, h, op, &e)
+	d.analyze(f, p, hb, op, &e)
+	d.count(f, p, hb, op, &e)
 	if op.Known {
-		d.deliver(f, p, h, &e)
+		d.deliver(f, p, hb, &e)
 	}
 	return true
 }
 
 var extNames = [...]string{"RDETH", "DETH", "XRCETH", "RETH", "AtomicETH", "AETH", "AtomicAckETH", "ImmDt", "IETH", "FETH", "CNP reserved octets"}
 
-func (d *State) checkBTH(f *dissect.Frame, p *Packet, h BTH, op *OpInfo) {
+func (d *State) checkBTH(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInfo) {
+	h := BTH(hb[:])
 	if h.TVer() != 0 {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupMalformed, fTVer, "infiniband",
 			"BTH transport version "+strconv.Itoa(int(h.TVer()))+", expected 0")
@@ -716,7 +721,8 @@ func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 // analyze checks PSN order per direction and destination QP on RC, UC and
 // XRC: requests must advance by one (a read request may consume more),
 // read response middles and lasts must follow their predecessor.
-func (d *State) analyze(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, e *addrPair) {
+func (d *State) analyze(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInfo, e *addrPair) {
+	h := BTH(hb[:])
 	t := h.Transport()
 	if !op.Known || (t != RC && t != UC && t != XRC) {
 		return
