@@ -140,6 +140,7 @@ type State struct {
 	nextRc uint8
 	hint   [8]uint8 // by the QP and direction: the recent slot to try first
 	crc    scratch
+	tmpl   icrcCache // RoCEv2 over IPv4: header templates per QP (icrc4.go)
 	up     upperState
 	flows  flowTable // per-flow counters for -z infiniband,flows
 	icrc   icrcTable // bad ICRCs per flow, to tell rewritten addresses from corruption
@@ -323,7 +324,11 @@ func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
 		return
 	}
 	ip := f.Data[n.L3Off:n.L4Off]
-	crc, ok := icrcRoCEv2(&d.crc, ip, f.Data[n.L4Off:n.L4Off+8], data[:end])
+	udp := f.Data[n.L4Off : n.L4Off+8]
+	crc, ok := d.tmpl.roce4(ip, udp, data[:end])
+	if !ok { // not IPv4 without options
+		crc, ok = icrcRoCEv2(&d.crc, ip, udp, data[:end])
+	}
 	d.checkICRC(f, p, ip, crc, ok)
 }
 
