@@ -105,10 +105,11 @@ type qpKey struct {
 	resp     bool
 }
 
-// eq is k == *o, field by field: the compiler compares a struct holding
-// two netip.Addrs by calling memequal, several times per packet.
-func (k *qpKey) eq(o *qpKey) bool {
-	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
+// is reports whether k is the key of e, qp and resp, field by field: the
+// compiler compares a struct holding two netip.Addrs by calling memequal,
+// and a key built only to be compared costs as much as the compare.
+func (k *qpKey) is(e *addrPair, qp uint32, resp bool) bool {
+	return k.qp == qp && k.resp == resp && k.src == e.src && k.dst == e.dst
 }
 
 type recentQP struct {
@@ -162,31 +163,33 @@ func (d *State) clearQPs() {
 
 // hintOf is where a key's hint is: the QP and the direction tell apart
 // the few keys a connection alternates between.
-func hintOf(k *qpKey) int {
-	h := k.qp << 1
-	if k.resp {
+func hintOf(qp uint32, resp bool) int {
+	h := qp << 1
+	if resp {
 		h |= 1
 	}
 	return int(h & 7)
 }
 
-// lookupQP finds the PSN state of *k (index into qpSlab). The slot the
-// key's hint names is tried first, then all of them: the hint changes the
-// order, never the answer.
-func (d *State) lookupQP(k *qpKey) (int32, bool) {
-	hk := hintOf(k)
-	if r := &d.recent[d.hint[hk]%uint8(len(d.recent))]; r.i >= 0 && r.k.eq(k) {
+// lookupQP finds the PSN state of the key of e, qp and resp (index into
+// qpSlab). The slot the key's hint names is tried first, then all of
+// them: the hint changes the order, never the answer. The key itself is
+// built only for the map, when the recent slots miss.
+func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
+	hk := hintOf(qp, resp)
+	if r := &d.recent[d.hint[hk]%uint8(len(d.recent))]; r.i >= 0 && r.k.is(e, qp, resp) {
 		return r.i, true
 	}
 	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k.eq(k) {
+		if r := &d.recent[j]; r.i >= 0 && r.k.is(e, qp, resp) {
 			d.hint[hk] = uint8(j)
 			return r.i, true
 		}
 	}
-	i, ok := d.qps[*k]
+	k := qpKey{src: e.src, dst: e.dst, qp: qp, resp: resp}
+	i, ok := d.qps[k]
 	if ok {
-		d.remember(k, i)
+		d.remember(&k, i)
 	}
 	return i, ok
 }
@@ -195,7 +198,7 @@ func (d *State) remember(k *qpKey, i int32) {
 	j := d.nextRc % uint8(len(d.recent))
 	r := &d.recent[j]
 	r.k, r.i = *k, i
-	d.hint[hintOf(k)] = j
+	d.hint[hintOf(k.qp, k.resp)] = j
 	d.nextRc++
 }
 
@@ -732,9 +735,8 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInf
 	if !op.Known || (t != RC && t != UC && t != XRC) {
 		return
 	}
-	k := qpKey{src: e.src, dst: e.dst, qp: h.DestQP(), resp: !op.Request}
-	psn := h.PSN()
-	i, seen := d.lookupQP(&k)
+	qp, resp, psn := h.DestQP(), !op.Request, h.PSN()
+	i, seen := d.lookupQP(e, qp, resp)
 	// st points at the QP's state in place (no copy in and out); a QP
 	// seen first starts from the zero state, made its slot below.
 	var fresh qpState
@@ -784,6 +786,7 @@ func (d *State) analyze(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInf
 		}
 		i = int32(len(d.qpSlab))
 		d.qpSlab = append(d.qpSlab, qpState{})
+		k := qpKey{src: e.src, dst: e.dst, qp: qp, resp: resp}
 		d.qps[k] = i
 		d.remember(&k, i)
 		st = &d.qpSlab[i]

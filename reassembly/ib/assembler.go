@@ -467,13 +467,16 @@ func (a *Assembler) touch(s *stream) {
 
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
-func (a *Assembler) lookup(k *streamKey) *stream {
+func (a *Assembler) lookup(p *Packet, resp bool) *stream {
 	for _, s := range a.recent {
-		if s != nil && s.key.eq(k) {
+		// field by field against p: a key built only to be compared costs
+		// as much as the compare
+		if s != nil && s.key.qp == p.DestQP && s.key.resp == resp && s.key.src == p.Src && s.key.dst == p.Dst {
 			a.touch(s)
 			return s
 		}
 	}
+	k := &streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: resp}
 	s := a.streams[*k]
 	if s == nil {
 		if len(a.streams) >= maxStreams {
@@ -752,8 +755,7 @@ func (a *Assembler) addPacket(p *Packet) Event {
 	if !ok && !readReq {
 		return None
 	}
-	k := streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: kind == KindRead}
-	s := a.lookup(&k)
+	s := a.lookup(p, kind == KindRead)
 	if readReq {
 		// Recorded even when sent again (the responder executes it
 		// again) or ahead (the sender will send it again).
