@@ -239,14 +239,13 @@ func (d *State) Rewind() {
 
 func (d *State) newPacket(f *dissect.Frame, off int) *Packet {
 	p, _ := d.pool.Get(f)
-	// field by field: the composite literal built the 200-octet Packet in
-	// a temporary and copied it (86 instructions a frame)
-	p.d, p.idx, p.encap, p.data, p.off, p.erf = d, 0, 0, nil, off, nil
-	p.lrh, p.grh, p.bth, p.ext, p.exts = -1, -1, -1, [numExt]int16{}, 0
-	p.payOff, p.payLen, p.padLen = 0, 0, 0
-	p.icrcOff, p.icrcWire, p.icrcCalc, p.icrcStatus = -1, 0, 0, dissect.StatusUnverified
-	p.vcrcOff, p.vcrcWire, p.vcrcCalc, p.vcrcStatus, p.vcrcSwapped = -1, 0, 0, dissect.StatusUnverified, false
-	p.short, p.psnExpected, p.psnBroken, p.psnDup, p.ipoib = false, 0, false, false, false
+	// cleared in place, then the non-zero fields: a composite literal with
+	// them built the 200-octet Packet in a temporary and copied it (86
+	// instructions a frame), field by field took 56
+	*p = Packet{}
+	p.d, p.off = d, off
+	p.lrh, p.grh, p.bth, p.icrcOff, p.vcrcOff = -1, -1, -1, -1, -1
+	p.icrcStatus, p.vcrcStatus = dissect.StatusUnverified, dissect.StatusUnverified
 	return p
 }
 
