@@ -160,6 +160,11 @@ func (k *streamKey) eq(o *streamKey) bool {
 	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
 }
 
+// is reports whether k is the key of p's stream (resp: its responses).
+func (k *streamKey) is(p *Packet, resp bool) bool {
+	return k.qp == p.DestQP && k.resp == resp && k.src == p.Src && k.dst == p.Dst
+}
+
 type pairKey struct{ src, dst netip.Addr }
 
 type readKey struct {
@@ -338,6 +343,7 @@ type Assembler struct {
 	// responses interleave, and these skip hashing the key
 	recent [4]*stream
 	nextRc uint8
+	hint   [8]uint8 // by QP and direction: the recent slot to try first
 	// stalled is, per address pair, the last stream that held packets: an
 	// ACK from the receiver finds it there.
 	stalled map[pairKey]*stream
@@ -468,10 +474,20 @@ func (a *Assembler) touch(s *stream) {
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(p *Packet, resp bool) *stream {
-	for _, s := range a.recent {
-		// field by field against p: a key built only to be compared costs
-		// as much as the compare
-		if s != nil && s.key.qp == p.DestQP && s.key.resp == resp && s.key.src == p.Src && s.key.dst == p.Dst {
+	// The slot the hint names first, then all: the hint changes the order,
+	// never the answer. Field by field against p: a key built only to be
+	// compared costs as much as the compare.
+	hk := p.DestQP << 1 & 7
+	if resp {
+		hk |= 1
+	}
+	if s := a.recent[a.hint[hk]%uint8(len(a.recent))]; s != nil && s.key.is(p, resp) {
+		a.touch(s)
+		return s
+	}
+	for j, s := range a.recent {
+		if s != nil && s.key.is(p, resp) {
+			a.hint[hk] = uint8(j)
 			a.touch(s)
 			return s
 		}
@@ -498,6 +514,7 @@ func (a *Assembler) lookup(p *Packet, resp bool) *stream {
 		a.touch(s)
 	}
 	a.recent[a.nextRc] = s
+	a.hint[hk] = a.nextRc
 	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
 	return s
 }
