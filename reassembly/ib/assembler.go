@@ -680,6 +680,29 @@ const (
 // classify maps the opcode's low 5 bits to a kind and position (RC, UC, RD,
 // UD and XRC share them); ok is false for packets outside messages.
 func classify(op uint8) (kind Kind, pos int, ok bool) {
+	c := &opClasses[op]
+	return c.kind, int(c.pos), c.ok
+}
+
+// opClass is what classify, isAck and isReadRequest tell of an opcode,
+// looked up per packet: the switch of classifyOp cost about 16
+// instructions a call, and a packet takes two or three of them.
+type opClass struct {
+	kind             Kind
+	pos              uint8
+	ok, ack, readReq bool
+}
+
+var opClasses = func() (t [256]opClass) {
+	for op := range t {
+		k, pos, ok := classifyOp(uint8(op))
+		t[op] = opClass{kind: k, pos: uint8(pos), ok: ok, ack: ackOp(uint8(op)), readReq: readRequestOp(uint8(op))}
+	}
+	return
+}()
+
+// classifyOp defines classify.
+func classifyOp(op uint8) (kind Kind, pos int, ok bool) {
 	if op>>5 == 4 || op>>5 > 5 { // CNP and reserved classes
 		return 0, 0, false
 	}
@@ -742,9 +765,14 @@ func (a *Assembler) Next() *Message {
 	return &a.outs[a.nout-1].msg
 }
 
-func isReadRequest(op uint8, hasRETH bool) bool { return op&0x1F == 0x0C && op>>5 != 3 && hasRETH }
+func isReadRequest(op uint8, hasRETH bool) bool { return opClasses[op].readReq && hasRETH }
 
-func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 && hasAETH }
+// readRequestOp and ackOp define isReadRequest and isAck (the opcodes,
+// outside UD).
+func readRequestOp(op uint8) bool { return op&0x1F == 0x0C && op>>5 != 3 }
+func ackOp(op uint8) bool         { return op&0x1F == 0x11 && op>>5 != 3 }
+
+func isAck(op uint8, hasAETH bool) bool { return opClasses[op].ack && hasAETH }
 
 // Wants reports whether Add would do anything with a packet of opcode op
 // (with an AETH, with a RETH): an Acknowledge matters only while a stream
@@ -753,11 +781,11 @@ func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 &
 // its Packet, when it does not (a third of the packets of a RoCE
 // connection are ACKs).
 func (a *Assembler) Wants(op uint8, hasAETH, hasRETH bool) bool {
-	if isAck(op, hasAETH) {
+	c := &opClasses[op]
+	if c.ack && hasAETH {
 		return len(a.stalled) > 0
 	}
-	_, _, ok := classify(op)
-	return ok || isReadRequest(op, hasRETH)
+	return c.ok || c.readReq && hasRETH
 }
 
 func (a *Assembler) addPacket(p *Packet) Event {

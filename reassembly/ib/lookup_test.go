@@ -39,3 +39,30 @@ func TestLookupHintCollisions(t *testing.T) {
 		t.Fatalf("%d streams, want %d", len(a.streams), len(ps))
 	}
 }
+
+// The per-opcode table says exactly what its defining functions say, for
+// every opcode, with and without the AETH or RETH.
+func TestOpClasses(t *testing.T) {
+	for op := range 256 {
+		o := uint8(op)
+		k, pos, ok := classifyOp(o)
+		if gk, gpos, gok := classify(o); gk != k || gpos != pos || gok != ok {
+			t.Errorf("opcode %#x: classify %v %d %v, want %v %d %v", op, gk, gpos, gok, k, pos, ok)
+		}
+		for _, has := range []bool{false, true} {
+			if isAck(o, has) != (ackOp(o) && has) || isReadRequest(o, has) != (readRequestOp(o) && has) {
+				t.Errorf("opcode %#x (header %v): isAck %v, isReadRequest %v", op, has, isAck(o, has), isReadRequest(o, has))
+			}
+		}
+	}
+	// spot checks of the definitions: RC ACK, UD "ACK" (none), RC READ request, RC SEND Only, CNP
+	if !ackOp(0x11) || ackOp(0x71) || !readRequestOp(0x0C) || readRequestOp(0x6C) {
+		t.Error("ackOp/readRequestOp wrong")
+	}
+	if k, pos, ok := classify(0x04); k != KindSend || pos != posOnly || !ok {
+		t.Error("SEND Only misclassified")
+	}
+	if _, _, ok := classify(0x81); ok {
+		t.Error("CNP classified as a message packet")
+	}
+}
