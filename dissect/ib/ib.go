@@ -299,8 +299,10 @@ func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
 	p.encap = EncRoCEv2
 	n := &f.Net
 	complete := true
+	var udp []byte // the frame's UDP header, when data follows it in the frame
 	if off >= 0 && n.L4Off+8 <= len(f.Data) {
-		ulen := int(binary.BigEndian.Uint16(f.Data[n.L4Off+4:])) - 8
+		udp = f.Data[n.L4Off : n.L4Off+8]
+		ulen := int(binary.BigEndian.Uint16(udp[4:])) - 8
 		if ulen >= 0 && ulen <= len(data) {
 			data = data[:ulen]
 		} else if ulen > len(data) {
@@ -321,12 +323,11 @@ func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
 		return
 	}
 	p.icrcOff = end
-	if off < 0 || n.L3Off >= n.L4Off || n.L4Off+8 > len(f.Data) {
+	if udp == nil || n.L3Off >= n.L4Off {
 		p.icrcWire = binary.BigEndian.Uint32(data[end:])
 		return
 	}
 	ip := f.Data[n.L3Off:n.L4Off]
-	udp := f.Data[n.L4Off : n.L4Off+8]
 	crc, ok := d.tmpl.roce4(ip, udp, data[:end])
 	if !ok { // not IPv4 without options
 		crc, ok = icrcRoCEv2(&d.crc, ip, udp, data[:end])
