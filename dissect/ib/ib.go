@@ -328,7 +328,7 @@ func (d *State) rocev2(f *dissect.Frame, data []byte, off int) {
 		return
 	}
 	ip := f.Data[n.L3Off:n.L4Off]
-	crc, ok := d.tmpl.roce4(ip, udp, data[:end])
+	crc, ok := d.tmpl.roce4(&d.crc, ip, udp, data[:end])
 	if !ok { // not IPv4 without options
 		crc, ok = icrcRoCEv2(&d.crc, ip, udp, data[:end])
 	}

@@ -3,6 +3,7 @@ package ib
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math/bits"
 )
 
 // The ICRC of RoCEv2 over IPv4 without options, nearly every RoCE packet,
@@ -71,18 +72,25 @@ type icrcTemplate struct {
 	ok             bool
 }
 
-// icrcCache holds the templates of the QPs last seen, direct-mapped by
-// destination QP: a fixed size, and a miss only costs the template's CRC.
-// h is where a template is laid out (crc32 lets its input escape: kept
-// here, not on the stack).
+// icrcSlots is the size of the template cache: a fixed table (10 KiB),
+// direct-mapped by addresses and QP, so that the two directions of a few
+// hundred connections (64 clients: 128 templates) mostly keep theirs; a
+// miss costs one template's CRC, about what a packet cost without them.
+const icrcSlots = 256
+
+// icrcCache holds the templates of the QP directions last seen. ip, udp
+// and bth are where a template is laid out for icrcRoCEv2 (which lets its
+// input escape: kept here, not on the stack).
 type icrcCache struct {
-	t [8]icrcTemplate
-	h [icrcHdrLen]byte
+	t   [icrcSlots]icrcTemplate
+	ip  [20]byte
+	udp [8]byte
+	bth [BTHLen]byte
 }
 
 // roce4 computes what icrcRoCEv2 does for RoCEv2 over IPv4 without options
 // (ok false for any other shape: the caller falls back to icrcRoCEv2).
-func (c *icrcCache) roce4(ip, udp, ib []byte) (crc uint32, ok bool) {
+func (c *icrcCache) roce4(s *scratch, ip, udp, ib []byte) (crc uint32, ok bool) {
 	if len(ip) != 20 || ip[0] != 0x45 || len(udp) < 8 || len(ib) < BTHLen {
 		return 0, false
 	}
@@ -92,9 +100,9 @@ func (c *icrcCache) roce4(ip, udp, ib []byte) (crc uint32, ok bool) {
 	ip2 := binary.LittleEndian.Uint32(iph[16:20])
 	u := binary.LittleEndian.Uint32(uh[0:4]) // the ports
 	b0 := binary.LittleEndian.Uint64(bh[0:8]) & icrcKeepBTH0
-	t := &c.t[bh[7]&7]
+	t := &c.t[icrcSlot(ip1, ip2, bh)]
 	if !t.ok || t.ip0 != ip0 || t.ip1 != ip1 || t.ip2 != ip2 || t.udp != u || t.bth0 != b0 {
-		*t = icrcTemplate{ip0: ip0, ip1: ip1, ip2: ip2, udp: u, bth0: b0, crc: c.templateCRC(iph, uh, bh), ok: true}
+		*t = icrcTemplate{ip0: ip0, ip1: ip1, ip2: ip2, udp: u, bth0: b0, crc: c.templateCRC(s, iph, uh, bh), ok: true}
 	}
 	crc = t.crc ^
 		icrcPos[0][iph[2]] ^ icrcPos[1][iph[3]] ^ icrcPos[2][iph[4]] ^ icrcPos[3][iph[5]] ^
@@ -111,19 +119,22 @@ func (c *icrcCache) roce4(ip, udp, ib []byte) (crc uint32, ok bool) {
 	return ^r, true
 }
 
+// icrcSlot is the cache slot of a template: source and destination
+// address (one rotated, so that the two directions differ) and QP, mixed
+// by a multiplicative hash.
+func icrcSlot(ip1 uint64, ip2 uint32, bh *[BTHLen]byte) uint8 {
+	h := uint32(ip1>>32) ^ bits.RotateLeft32(ip2, 16) ^ uint32(bh[7])<<8 ^ uint32(bh[6])
+	return uint8((h * 0x9E3779B1) >> 24)
+}
+
 // templateCRC is the CRC value of the masked header run of ip, udp, bth
-// with the changing octets (icrcVary) zero.
-func (c *icrcCache) templateCRC(ip *[20]byte, udp *[8]byte, bth *[BTHLen]byte) uint32 {
-	h := &c.h
-	copy(h[:8], ones8[:])
-	copy(h[8:28], ip[:])
-	copy(h[28:36], udp[:])
-	copy(h[36:], bth[:])
-	h[9], h[16], h[18], h[19] = 0xFF, 0xFF, 0xFF, 0xFF // TOS, TTL, header checksum
-	h[34], h[35] = 0xFF, 0xFF                          // UDP checksum
-	h[40] = 0xFF                                       // BTH FECN, BECN, resv6
-	for _, i := range icrcVary {
-		h[i] = 0
-	}
-	return crc32.ChecksumIEEE(h[:])
+// with the changing octets (icrcVary) zero: icrcRoCEv2 of the headers
+// alone, so that the masking has one definition.
+func (c *icrcCache) templateCRC(s *scratch, ip *[20]byte, udp *[8]byte, bth *[BTHLen]byte) uint32 {
+	c.ip, c.udp, c.bth = *ip, *udp, *bth
+	c.ip[2], c.ip[3], c.ip[4], c.ip[5] = 0, 0, 0, 0                                 // total length, identification
+	c.udp[4], c.udp[5] = 0, 0                                                       // length
+	c.bth[0], c.bth[1], c.bth[8], c.bth[9], c.bth[10], c.bth[11] = 0, 0, 0, 0, 0, 0 // opcode, flags, AckReq, PSN
+	crc, _ := icrcRoCEv2(s, c.ip[:], c.udp[:], c.bth[:])
+	return crc
 }

@@ -19,7 +19,7 @@ import (
 func checkRoCE4(t testing.TB, c *icrcCache, s *scratch, ip, udp, ib []byte) {
 	t.Helper()
 	want, wok := icrcRoCEv2(s, ip, udp, ib)
-	got, ok := c.roce4(ip, udp, ib)
+	got, ok := c.roce4(s, ip, udp, ib)
 	shape := len(ip) == 20 && ip[0] == 0x45 && len(udp) >= 8 && len(ib) >= BTHLen
 	if ok != shape {
 		t.Fatalf("roce4 ok=%v for ip % x (want %v)", ok, ip[:min(len(ip), 1)], shape)
@@ -44,8 +44,26 @@ func TestRoCE4MatchesReference(t *testing.T) {
 		rng.Read(f.udp)
 		rng.Read(f.bth)
 		f.ip[0] = 0x45
-		f.bth[7] = byte(i % 3) // QPs 0, 3, 6, 9 ... share a cache slot
 		flows[i] = f
+	}
+	// and pairs of flows that share a cache slot
+	slot := func(f flow) uint8 {
+		return icrcSlot(binary.LittleEndian.Uint64(f.ip[8:])&icrcKeepIP1, binary.LittleEndian.Uint32(f.ip[16:]), (*[BTHLen]byte)(f.bth))
+	}
+	// (each differing from its flow in one unchanging field only: source
+	// or destination address, QP, P_Key, ports, fragment field)
+	for i, at := range []struct { // (the octet at o, and the one after it)
+		b func(f flow) []byte
+		o int
+	}{{func(f flow) []byte { return f.ip }, 12}, {func(f flow) []byte { return f.ip }, 17}, {func(f flow) []byte { return f.bth }, 6},
+		{func(f flow) []byte { return f.bth }, 2}, {func(f flow) []byte { return f.udp }, 0}, {func(f flow) []byte { return f.udp }, 2},
+		{func(f flow) []byte { return f.ip }, 6}, {func(f flow) []byte { return f.bth }, 7}, {func(f flow) []byte { return f.ip }, 15}} {
+		f := flow{append([]byte(nil), flows[i].ip...), append([]byte(nil), flows[i].udp...), append([]byte(nil), flows[i].bth...)}
+		b, o := at.b(f), at.o
+		for n := uint16(1); slot(f) != slot(flows[i]) || n == 1; n++ {
+			b[o], b[o+1] = at.b(flows[i])[o]^byte(n), at.b(flows[i])[o+1]^byte(n>>8) // until it lands in the same slot
+		}
+		flows = append(flows, f)
 	}
 	for n := 0; n <= 600; n++ {
 		for k := 0; k < 4; k++ {
