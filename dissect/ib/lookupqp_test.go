@@ -24,7 +24,8 @@ func TestLookupQPHintCollisions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 10000 {
 		i := rng.IntN(len(keys))
-		got, ok := d.lookupQP(&keys[i])
+		k := &keys[i]
+		got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
 		if !ok || got != int32(i) {
 			t.Fatalf("key %d (%+v): state %d, %v", i, keys[i], got, ok)
 		}

@@ -91,7 +91,8 @@ func (t *flowTable) reset() {
 }
 
 // count updates the packet's flow after its analysis.
-func (d *State) count(f *dissect.Frame, p *Packet, h BTH, op *OpInfo, e *addrPair) {
+func (d *State) count(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInfo, e *addrPair) {
+	h := BTH(hb[:])
 	if c := f.Conversations(); c != nil {
 		// the source QP is in datagram packets only (DETH)
 		sqp := uint32(flows.NoQP)

@@ -43,7 +43,8 @@ type upperState struct {
 
 // deliver feeds a decoded packet to message assembly and offers completed
 // messages to the upper layers. Engines without upper layers skip assembly.
-func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, e *addrPair) {
+func (d *State) deliver(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, e *addrPair) {
+	h := BTH(hb[:])
 	u := &d.up
 	if !u.resolved {
 		u.resolved = true
@@ -57,7 +58,7 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, e *addrPair) {
 		return // nothing for assembly (most often an ACK): no Packet to build
 	}
 	q := &u.pkt
-	p.asmPacket(q, h, e, f.Num)
+	p.asmPacket(q, hb, e, f.Num)
 	ev0 := u.asm.Evictions
 	m, ev := u.asm.Add(q)
 	if u.asm.Evictions != ev0 {
@@ -78,7 +79,8 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, h BTH, e *addrPair) {
 
 // asmPacket fills q, what message assembly needs of p, field by field:
 // a composite literal builds the Packet in a temporary and copies it.
-func (p *Packet) asmPacket(q *ibasm.Packet, h BTH, e *addrPair, frame uint64) {
+func (p *Packet) asmPacket(q *ibasm.Packet, hb *[BTHLen]byte, e *addrPair, frame uint64) {
+	h := BTH(hb[:])
 	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = e.src, e.dst, h.Opcode(), h.DestQP(), h.PSN()
 	q.Payload, q.Frame = p.Payload(), frame
 	q.HasRETH, q.VA, q.RKey, q.DMALen = false, 0, 0, 0

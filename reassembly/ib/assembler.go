@@ -160,6 +160,11 @@ func (k *streamKey) eq(o *streamKey) bool {
 	return k.qp == o.qp && k.resp == o.resp && k.src == o.src && k.dst == o.dst
 }
 
+// is reports whether k is the key of p's stream (resp: its responses).
+func (k *streamKey) is(p *Packet, resp bool) bool {
+	return k.qp == p.DestQP && k.resp == resp && k.src == p.Src && k.dst == p.Dst
+}
+
 type pairKey struct{ src, dst netip.Addr }
 
 type readKey struct {
@@ -338,6 +343,7 @@ type Assembler struct {
 	// responses interleave, and these skip hashing the key
 	recent [4]*stream
 	nextRc uint8
+	hint   [8]uint8 // by QP and direction: the recent slot to try first
 	// stalled is, per address pair, the last stream that held packets: an
 	// ACK from the receiver finds it there.
 	stalled map[pairKey]*stream
@@ -467,13 +473,26 @@ func (a *Assembler) touch(s *stream) {
 
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
-func (a *Assembler) lookup(k *streamKey) *stream {
-	for _, s := range a.recent {
-		if s != nil && s.key.eq(k) {
+func (a *Assembler) lookup(p *Packet, resp bool) *stream {
+	// The slot the hint names first, then all: the hint changes the order,
+	// never the answer. Field by field against p: a key built only to be
+	// compared costs as much as the compare.
+	hk := p.DestQP << 1 & 7
+	if resp {
+		hk |= 1
+	}
+	if s := a.recent[a.hint[hk]%uint8(len(a.recent))]; s != nil && s.key.is(p, resp) {
+		a.touch(s)
+		return s
+	}
+	for j, s := range a.recent {
+		if s != nil && s.key.is(p, resp) {
+			a.hint[hk] = uint8(j)
 			a.touch(s)
 			return s
 		}
 	}
+	k := &streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: resp}
 	s := a.streams[*k]
 	if s == nil {
 		if len(a.streams) >= maxStreams {
@@ -495,6 +514,7 @@ func (a *Assembler) lookup(k *streamKey) *stream {
 		a.touch(s)
 	}
 	a.recent[a.nextRc] = s
+	a.hint[hk] = a.nextRc
 	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
 	return s
 }
@@ -660,6 +680,29 @@ const (
 // classify maps the opcode's low 5 bits to a kind and position (RC, UC, RD,
 // UD and XRC share them); ok is false for packets outside messages.
 func classify(op uint8) (kind Kind, pos int, ok bool) {
+	c := &opClasses[op]
+	return c.kind, int(c.pos), c.ok
+}
+
+// opClass is what classify, isAck and isReadRequest tell of an opcode,
+// looked up per packet: the switch of classifyOp cost about 16
+// instructions a call, and a packet takes two or three of them.
+type opClass struct {
+	kind             Kind
+	pos              uint8
+	ok, ack, readReq bool
+}
+
+var opClasses = func() (t [256]opClass) {
+	for op := range t {
+		k, pos, ok := classifyOp(uint8(op))
+		t[op] = opClass{kind: k, pos: uint8(pos), ok: ok, ack: ackOp(uint8(op)), readReq: readRequestOp(uint8(op))}
+	}
+	return
+}()
+
+// classifyOp defines classify.
+func classifyOp(op uint8) (kind Kind, pos int, ok bool) {
 	if op>>5 == 4 || op>>5 > 5 { // CNP and reserved classes
 		return 0, 0, false
 	}
@@ -722,9 +765,14 @@ func (a *Assembler) Next() *Message {
 	return &a.outs[a.nout-1].msg
 }
 
-func isReadRequest(op uint8, hasRETH bool) bool { return op&0x1F == 0x0C && op>>5 != 3 && hasRETH }
+func isReadRequest(op uint8, hasRETH bool) bool { return opClasses[op].readReq && hasRETH }
 
-func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 && hasAETH }
+// readRequestOp and ackOp define isReadRequest and isAck (the opcodes,
+// outside UD).
+func readRequestOp(op uint8) bool { return op&0x1F == 0x0C && op>>5 != 3 }
+func ackOp(op uint8) bool         { return op&0x1F == 0x11 && op>>5 != 3 }
+
+func isAck(op uint8, hasAETH bool) bool { return opClasses[op].ack && hasAETH }
 
 // Wants reports whether Add would do anything with a packet of opcode op
 // (with an AETH, with a RETH): an Acknowledge matters only while a stream
@@ -733,11 +781,11 @@ func isAck(op uint8, hasAETH bool) bool { return op&0x1F == 0x11 && op>>5 != 3 &
 // its Packet, when it does not (a third of the packets of a RoCE
 // connection are ACKs).
 func (a *Assembler) Wants(op uint8, hasAETH, hasRETH bool) bool {
-	if isAck(op, hasAETH) {
+	c := &opClasses[op]
+	if c.ack && hasAETH {
 		return len(a.stalled) > 0
 	}
-	_, _, ok := classify(op)
-	return ok || isReadRequest(op, hasRETH)
+	return c.ok || c.readReq && hasRETH
 }
 
 func (a *Assembler) addPacket(p *Packet) Event {
@@ -752,8 +800,7 @@ func (a *Assembler) addPacket(p *Packet) Event {
 	if !ok && !readReq {
 		return None
 	}
-	k := streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: kind == KindRead}
-	s := a.lookup(&k)
+	s := a.lookup(p, kind == KindRead)
 	if readReq {
 		// Recorded even when sent again (the responder executes it
 		// again) or ahead (the sender will send it again).

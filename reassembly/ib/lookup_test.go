@@ -1,0 +1,68 @@
+package ib
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+// lookup tries the recent slot a stream's hint names first: streams whose
+// hints collide (QPs 4 and 8 apart, both directions), more of them than
+// recent slots, in random order, must each get their own stream, and the
+// same one every time.
+func TestLookupHintCollisions(t *testing.T) {
+	a1, a2 := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	var ps []Packet
+	var resps []bool
+	for _, qp := range []uint32{0x11, 0x19, 0x21, 0x15, 0x12} {
+		for _, resp := range []bool{false, true} {
+			ps = append(ps, Packet{Src: a1, Dst: a2, DestQP: qp}, Packet{Src: a2, Dst: a1, DestQP: qp})
+			resps = append(resps, resp, resp)
+		}
+	}
+	a := New()
+	got := make([]*stream, len(ps))
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		i := rng.IntN(len(ps))
+		s := a.lookup(&ps[i], resps[i])
+		want := streamKey{src: ps[i].Src, dst: ps[i].Dst, qp: ps[i].DestQP, resp: resps[i]}
+		if s.key != want {
+			t.Fatalf("packet %d: stream of %+v, want %+v", i, s.key, want)
+		}
+		if got[i] != nil && got[i] != s {
+			t.Fatalf("packet %d: a second stream for %+v", i, want)
+		}
+		got[i] = s
+	}
+	if len(a.streams) != len(ps) {
+		t.Fatalf("%d streams, want %d", len(a.streams), len(ps))
+	}
+}
+
+// The per-opcode table says exactly what its defining functions say, for
+// every opcode, with and without the AETH or RETH.
+func TestOpClasses(t *testing.T) {
+	for op := range 256 {
+		o := uint8(op)
+		k, pos, ok := classifyOp(o)
+		if gk, gpos, gok := classify(o); gk != k || gpos != pos || gok != ok {
+			t.Errorf("opcode %#x: classify %v %d %v, want %v %d %v", op, gk, gpos, gok, k, pos, ok)
+		}
+		for _, has := range []bool{false, true} {
+			if isAck(o, has) != (ackOp(o) && has) || isReadRequest(o, has) != (readRequestOp(o) && has) {
+				t.Errorf("opcode %#x (header %v): isAck %v, isReadRequest %v", op, has, isAck(o, has), isReadRequest(o, has))
+			}
+		}
+	}
+	// spot checks of the definitions: RC ACK, UD "ACK" (none), RC READ request, RC SEND Only, CNP
+	if !ackOp(0x11) || ackOp(0x71) || !readRequestOp(0x0C) || readRequestOp(0x6C) {
+		t.Error("ackOp/readRequestOp wrong")
+	}
+	if k, pos, ok := classify(0x04); k != KindSend || pos != posOnly || !ok {
+		t.Error("SEND Only misclassified")
+	}
+	if _, _, ok := classify(0x81); ok {
+		t.Error("CNP classified as a message packet")
+	}
+}
