@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -353,19 +354,26 @@ func (t *Tree) keep(f *Field) bool {
 	return !t.sparse || t.has(f)
 }
 
-// add stores a node keep said yes to. Not inlined: in a sparse tree the
-// methods' fast path is keep alone.
+// add stores a node keep said yes to, of field f at off (relative to the
+// base) and n octets long, and returns it for the caller to set its value:
+// a Node is 12 words, and passing one by value copied it twice. Not
+// inlined: in a sparse tree the methods' fast path is keep alone.
 //
 //go:noinline
-func (t *Tree) add(n Node) {
-	n.Depth = t.depth
+func (t *Tree) add(f *Field, off, n int) *Node {
+	o := int32(off) + t.base
 	if t.detached {
-		n.Off = -1
-	} else {
-		n.Off += t.base
+		o = -1
 	}
-	t.Nodes = append(t.Nodes, n)
+	l := len(t.Nodes)
+	if l == cap(t.Nodes) {
+		t.Nodes = slices.Grow(t.Nodes, 1)
+	}
+	t.Nodes = t.Nodes[:l+1]
+	nd := &t.Nodes[l]
+	*nd = Node{F: f, Depth: t.depth, Off: o, Len: int32(n)}
 	t.lastAt = t.count
+	return nd
 }
 
 // Last is the index in Nodes of the node added last, or -1 when that node
@@ -431,7 +439,7 @@ func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
 		t.proto = p.Field
 	}
 	if t.keep(p.Field) {
-		t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
+		t.add(p.Field, off, n).Label = label
 	}
 	t.depth = 1
 }
@@ -439,49 +447,50 @@ func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
 // Uint adds an integer (or boolean, frame number, time) field.
 func (t *Tree) Uint(f *Field, off, n int, v uint64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v})
+		t.add(f, off, n).U = v
 	}
 }
 
 // Int adds a signed integer field.
 func (t *Tree) Int(f *Field, off, n int, v int64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: uint64(v)})
+		t.add(f, off, n).U = uint64(v)
 	}
 }
 
 // Float adds a floating-point field.
 func (t *Tree) Float(f *Field, off, n int, v float64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: math.Float64bits(v)})
+		t.add(f, off, n).U = math.Float64bits(v)
 	}
 }
 
 // UintLabel adds an integer field whose display text is label.
 func (t *Tree) UintLabel(f *Field, off, n int, v uint64, label string) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+		nd := t.add(f, off, n)
+		nd.U, nd.Label = v, label
 	}
 }
 
 // String adds a string field.
 func (t *Tree) String(f *Field, off, n int, s string) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), S: s})
+		t.add(f, off, n).S = s
 	}
 }
 
 // Bytes adds a bytes or address field.
 func (t *Tree) Bytes(f *Field, off, n int, b []byte) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), B: b})
+		t.add(f, off, n).B = b
 	}
 }
 
 // Text adds a label without a field.
 func (t *Tree) Text(off, n int, label string) {
 	if t.keep(textField) {
-		t.add(Node{Off: int32(off), Len: int32(n), Label: label})
+		t.add(nil, off, n).Label = label
 	}
 }
 
@@ -489,12 +498,13 @@ func (t *Tree) Text(off, n int, label string) {
 // with its Mask); the children are added at the same offset.
 func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Field) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+		nd := t.add(f, off, n)
+		nd.U, nd.Label = v, label
 	}
 	t.Open()
 	for _, b := range bits {
 		if t.keep(b) {
-			t.add(Node{F: b, Off: int32(off), Len: int32(n), U: v})
+			t.add(b, off, n).U = v
 		}
 	}
 	t.Close()
@@ -503,7 +513,8 @@ func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Fiel
 // Finding adds a finding's expert node (under the current protocol).
 func (t *Tree) Finding(fd *Finding) {
 	if t.keep(fExpert) {
-		t.add(Node{F: fExpert, Off: -1, Label: fd.Msg, U: uint64(fd.Sev)<<8 | uint64(fd.Group), B: nil, S: findingField(fd)})
+		nd := t.add(fExpert, -1, 0)
+		nd.Label, nd.U, nd.S = fd.Msg, uint64(fd.Sev)<<8|uint64(fd.Group), findingField(fd)
 	}
 }
 
