@@ -25,7 +25,9 @@ func (n *Node) Value() uint64 { return n.raw() }
 
 // AppendField appends the node's value as `tshark -T fields` prints it: integers
 // in the field's base (hex zero-padded to the field's width), booleans as 1/0,
-// bytes as plain hex, times as tshark spells them.
+// bytes as plain hex, times as tshark spells them. Like AppendUint (which
+// writes its decimal integers) and AppendIPv4, it may write spare capacity
+// past the result.
 func AppendField(dst []byte, n *Node) []byte {
 	f := n.F
 	if f == nil {
@@ -41,7 +43,7 @@ func AppendField(dst []byte, n *Node) []byte {
 		if f.Base == BaseHex || f.Base == BaseHexDec {
 			return appendHex(dst, n.raw(), f.Type.width())
 		}
-		return strconv.AppendUint(dst, n.raw(), 10)
+		return AppendUint(dst, n.raw())
 	case TInt16:
 		return strconv.AppendInt(dst, int64(int16(n.U)), 10)
 	case TInt32:
@@ -49,7 +51,7 @@ func AppendField(dst []byte, n *Node) []byte {
 	case TInt64:
 		return strconv.AppendInt(dst, int64(n.U), 10)
 	case TFrameNum:
-		return strconv.AppendUint(dst, n.U, 10)
+		return AppendUint(dst, n.U)
 	case TString:
 		return append(dst, n.S...)
 	case TBytes:
