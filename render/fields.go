@@ -142,7 +142,12 @@ func (w *Fields) SetFrame(f *dissect.Frame, first int64) {
 }
 
 // SetFrameClock is SetFrame with the Time column written by c (-t, -u).
-func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) { w.frame, w.clock = f, *c }
+// Without _ws.col.* columns nothing reads them: no copy of the clock a row.
+func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) {
+	if w.hasWS {
+		w.frame, w.clock = f, *c
+	}
+}
 
 // appendColumn appends one summary column of f as the summary line shows it
 // (no padding): addresses without ports; without an IP header, the LIDs
