@@ -58,6 +58,59 @@ type Tree struct {
 	// spanLog, when not nil (tests), records where every span started in
 	// a whole tree, for SpanCheck.
 	spanLog []spanAt
+	// udp4 is what the sparse tree keeps of a fast-path UDP frame's
+	// Ethernet, IPv4 and UDP headers (SetWant), for Engine.layersTree.
+	udp4 basePlan
+}
+
+// basePlan is the nodes a sparse tree keeps of headers whose nodes do not
+// depend on their values: the Ethernet, IPv4 and UDP headers of a frame
+// fastUDP4 took (Ethernet at 0, IPv4 without options, UDP at 34). It is
+// read off a whole tree the engine's own builders made of such headers
+// (planUDP4): which node each kept one is, its depth, offset and length,
+// and that its value is none (a protocol node) or the header's bytes at
+// its offset (addresses). A frame then gets these nodes straight, and the
+// count of the rest, with no walk of the three headers' code. ok is false
+// when the tree keeps a node of another kind (a number, a string, a
+// finding): those headers are then walked as usual.
+type basePlan struct {
+	ok    bool
+	total int // nodes the whole tree has of the headers
+	last  *Field
+	nodes []planNode
+}
+
+// planNode is one kept node of a basePlan.
+type planNode struct {
+	f      *Field
+	at     int // its index among the headers' nodes
+	depth  int16
+	off, n int
+	bytes  bool // its value is the frame's bytes at off
+}
+
+// addUDP4 adds the nodes of the udp4 plan for frame bytes d (at least the
+// headers' length), with the counts and depths the walk would have given;
+// it reports false, adding nothing, when the walk must be done instead.
+func (t *Tree) addUDP4(d []byte) bool {
+	if t == nil {
+		return false
+	}
+	p := &t.udp4
+	if !p.ok || t.expert || t.cut || t.count+p.total >= MaxTreeNodes {
+		return false
+	}
+	start := t.count
+	for i := range p.nodes {
+		pn := &p.nodes[i]
+		t.count, t.depth = start+pn.at+1, pn.depth
+		nd := t.add(pn.f, pn.off, pn.n)
+		if pn.bytes {
+			nd.B = d[pn.off : pn.off+pn.n]
+		}
+	}
+	t.count, t.depth, t.proto = start+p.total, 1, p.last
+	return true
 }
 
 // Span is a run of nodes a dissector always adds together and in this
@@ -254,6 +307,7 @@ func (t *Tree) SetWant(s *FieldSet) {
 		}
 		regMu.Unlock()
 	}
+	t.udp4 = planUDP4(t, t.udp4.nodes[:0])
 }
 
 // SkipProto reports whether a sparse tree may leave out the subtree of
