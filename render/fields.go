@@ -93,9 +93,8 @@ type Fields struct {
 	// direct: every name is its own column, none a _ws.col.* or
 	// _ws.expert.* one: Row tries rowDirect first
 	direct bool
-	// at[c] is 1 + the index in the tree of column c's node while
-	// rowDirect runs, else 0
-	at    []int32
+	// at[c] is column c's node while rowDirect runs, else nil
+	at    []*dissect.Node
 	frame *dissect.Frame
 	clock Clock
 }
@@ -216,7 +215,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([]column, len(names))
 	w.lastUse = make([]bool, len(names))
-	w.at = make([]int32, len(names))
+	w.at = make([]*dissect.Node, len(names))
 	w.direct = !w.hasWS && w.xMsg < 0 && w.xSev < 0 && w.xGroup < 0 && w.xField < 0
 	for i, c := range w.idx {
 		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
@@ -269,14 +268,14 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 			continue
 		}
 		c := &at[cols[id]-1]
-		if *c != 0 { // a second value
+		if *c != nil { // a second value
 			clear(at)
 			return dst, false
 		}
-		*c = int32(k) + 1
+		*c = n
 	}
 	sep, q := w.Opts.Separator, w.Opts.Quote
-	for c, k := range at {
+	for c, n := range at {
 		if c > 0 {
 			if len(sep) == 1 {
 				dst = append(dst, sep[0])
@@ -284,11 +283,10 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 				dst = append(dst, sep...)
 			}
 		}
-		if k == 0 {
+		if n == nil {
 			continue
 		}
-		at[c] = 0
-		n := &nodes[k-1]
+		at[c] = nil
 		if q != 0 {
 			dst = append(dst, q)
 		}
