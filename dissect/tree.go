@@ -40,8 +40,11 @@ type Tree struct {
 	// cut) falls where it falls in the whole tree even when want keeps
 	// only some of them.
 	count  int
-	sparse bool     // only nodes of fields in want are stored
-	want   []uint64 // a FieldSet's bits, shared read-only
+	sparse bool // only nodes of fields in want are stored
+	// want[id] tells whether the field of that id is kept: a byte a
+	// field (the tree's own, from a FieldSet), one load where the set's
+	// bits took a shift and a bit test on every node a dissector adds
+	want []bool
 	// protos holds the protocols (their ProtoInfo.Field) with a field in
 	// want: the others' subtrees may be left out (SkipProto). The tree's
 	// own: SetWant computes it.
@@ -279,11 +282,19 @@ func (t *Tree) SetWant(s *FieldSet) {
 	if t == nil {
 		return
 	}
-	t.sparse, t.want, t.expert = s != nil, nil, false
+	t.sparse, t.want, t.expert = s != nil, t.want[:0], false
 	clear(t.protos.bits)
 	t.skipSpan = t.skipSpan[:0]
 	if s != nil {
-		t.want = s.bits
+		for i, w := range s.bits {
+			for ; w != 0; w &= w - 1 {
+				id := i<<6 | bits.TrailingZeros64(w)
+				for len(t.want) <= id {
+					t.want = append(t.want, false)
+				}
+				t.want[id] = true
+			}
+		}
 		t.expert = t.has(fExpert)
 		regMu.Lock()
 		for i, w := range s.bits {
@@ -332,7 +343,7 @@ func (t *Tree) Wants(f *Field) bool {
 }
 
 func (t *Tree) has(f *Field) bool {
-	return f != nil && uint(f.id)>>6 < uint(len(t.want)) && t.want[uint(f.id)>>6]&(1<<(f.id&63)) != 0
+	return f != nil && uint(f.id) < uint(len(t.want)) && t.want[f.id]
 }
 
 // Labels tells whether nodes' display labels are shown: false for a nil
