@@ -243,6 +243,10 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 		// without options, then UDP or TCP, read from the bytes those
 		// paths checked; gopacket has not decoded them.
 		d := f.Data
+		if f.Net.IPProto == IPProtoUDP && t.addUDP4(d) {
+			e.layerFindings(t, f)
+			return
+		}
 		ethTree(t, 0, d[0:6], d[6:12], EtherTypeIPv4)
 		e.ip4Tree(t, 14, d[14:34])
 		if f.Net.IPProto == IPProtoUDP {
@@ -298,6 +302,51 @@ func (e *Engine) layersTree(t *Tree, f *Frame, off int) {
 		}
 	}
 	e.layerFindings(t, f)
+}
+
+// planUDP4 is the plan (basePlan) of what sparse tree t keeps of a
+// fast-path UDP frame's headers, read off the whole tree layersTree's
+// builders make of such headers; nodes is storage to reuse. Not ok for a
+// whole tree.
+func planUDP4(t *Tree, nodes []planNode) basePlan {
+	p := basePlan{nodes: nodes}
+	if t == nil || !t.sparse {
+		return p
+	}
+	var hdr [42]byte // Ethernet, IPv4 (20 octets), UDP
+	hdr[12], hdr[14], hdr[23] = 0x08, 0x45, IPProtoUDP
+	var e Engine
+	var w Tree
+	ethTree(&w, 0, hdr[0:6], hdr[6:12], EtherTypeIPv4)
+	e.ip4Tree(&w, 14, hdr[14:34])
+	e.udpTree(&w, 34, hdr[34:42], netip.Addr{}, netip.Addr{}, true)
+	if w.cut || w.count != len(w.Nodes) {
+		return p
+	}
+	p.total = w.count
+	for i := range w.Nodes {
+		n := &w.Nodes[i]
+		if n.F != nil && n.F.Type == TProtocol {
+			p.last = n.F
+		}
+		if !t.has(n.F) {
+			continue
+		}
+		if n.U != 0 || n.S != "" || n.Label != "" || n.Off < 0 {
+			return p
+		}
+		pn := planNode{f: n.F, at: i, depth: n.Depth, off: int(n.Off), n: int(n.Len)}
+		switch {
+		case n.F.Type == TProtocol && n.B == nil:
+		case len(n.B) == pn.n && pn.n > 0 && pn.off+pn.n <= len(hdr) && &n.B[0] == &hdr[pn.off]:
+			pn.bytes = true // the header's own bytes: the frame's at the same offset
+		default:
+			return p
+		}
+		p.nodes = append(p.nodes, pn)
+	}
+	p.ok = true
+	return p
 }
 
 // layerFindings adds the findings about the link, IP and transport layers.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -39,8 +40,11 @@ type Tree struct {
 	// cut) falls where it falls in the whole tree even when want keeps
 	// only some of them.
 	count  int
-	sparse bool     // only nodes of fields in want are stored
-	want   []uint64 // a FieldSet's bits, shared read-only
+	sparse bool // only nodes of fields in want are stored
+	// want[id] tells whether the field of that id is kept: a byte a
+	// field (the tree's own, from a FieldSet), one load where the set's
+	// bits took a shift and a bit test on every node a dissector adds
+	want []bool
 	// protos holds the protocols (their ProtoInfo.Field) with a field in
 	// want: the others' subtrees may be left out (SkipProto). The tree's
 	// own: SetWant computes it.
@@ -57,6 +61,59 @@ type Tree struct {
 	// spanLog, when not nil (tests), records where every span started in
 	// a whole tree, for SpanCheck.
 	spanLog []spanAt
+	// udp4 is what the sparse tree keeps of a fast-path UDP frame's
+	// Ethernet, IPv4 and UDP headers (SetWant), for Engine.layersTree.
+	udp4 basePlan
+}
+
+// basePlan is the nodes a sparse tree keeps of headers whose nodes do not
+// depend on their values: the Ethernet, IPv4 and UDP headers of a frame
+// fastUDP4 took (Ethernet at 0, IPv4 without options, UDP at 34). It is
+// read off a whole tree the engine's own builders made of such headers
+// (planUDP4): which node each kept one is, its depth, offset and length,
+// and that its value is none (a protocol node) or the header's bytes at
+// its offset (addresses). A frame then gets these nodes straight, and the
+// count of the rest, with no walk of the three headers' code. ok is false
+// when the tree keeps a node of another kind (a number, a string, a
+// finding): those headers are then walked as usual.
+type basePlan struct {
+	ok    bool
+	total int // nodes the whole tree has of the headers
+	last  *Field
+	nodes []planNode
+}
+
+// planNode is one kept node of a basePlan.
+type planNode struct {
+	f      *Field
+	at     int // its index among the headers' nodes
+	depth  int16
+	off, n int
+	bytes  bool // its value is the frame's bytes at off
+}
+
+// addUDP4 adds the nodes of the udp4 plan for frame bytes d (at least the
+// headers' length), with the counts and depths the walk would have given;
+// it reports false, adding nothing, when the walk must be done instead.
+func (t *Tree) addUDP4(d []byte) bool {
+	if t == nil {
+		return false
+	}
+	p := &t.udp4
+	if !p.ok || t.expert || t.cut || t.count+p.total >= MaxTreeNodes {
+		return false
+	}
+	start := t.count
+	for i := range p.nodes {
+		pn := &p.nodes[i]
+		t.count, t.depth = start+pn.at+1, pn.depth
+		nd := t.add(pn.f, pn.off, pn.n)
+		if pn.bytes {
+			nd.B = d[pn.off : pn.off+pn.n]
+		}
+	}
+	t.count, t.depth, t.proto = start+p.total, 1, p.last
+	return true
 }
 
 // Span is a run of nodes a dissector always adds together and in this
@@ -225,11 +282,19 @@ func (t *Tree) SetWant(s *FieldSet) {
 	if t == nil {
 		return
 	}
-	t.sparse, t.want, t.expert = s != nil, nil, false
+	t.sparse, t.want, t.expert = s != nil, t.want[:0], false
 	clear(t.protos.bits)
 	t.skipSpan = t.skipSpan[:0]
 	if s != nil {
-		t.want = s.bits
+		for i, w := range s.bits {
+			for ; w != 0; w &= w - 1 {
+				id := i<<6 | bits.TrailingZeros64(w)
+				for len(t.want) <= id {
+					t.want = append(t.want, false)
+				}
+				t.want[id] = true
+			}
+		}
 		t.expert = t.has(fExpert)
 		regMu.Lock()
 		for i, w := range s.bits {
@@ -253,6 +318,7 @@ func (t *Tree) SetWant(s *FieldSet) {
 		}
 		regMu.Unlock()
 	}
+	t.udp4 = planUDP4(t, t.udp4.nodes[:0])
 }
 
 // SkipProto reports whether a sparse tree may leave out the subtree of
@@ -277,7 +343,7 @@ func (t *Tree) Wants(f *Field) bool {
 }
 
 func (t *Tree) has(f *Field) bool {
-	return f != nil && uint(f.id)>>6 < uint(len(t.want)) && t.want[uint(f.id)>>6]&(1<<(f.id&63)) != 0
+	return f != nil && uint(f.id) < uint(len(t.want)) && t.want[f.id]
 }
 
 // Labels tells whether nodes' display labels are shown: false for a nil
@@ -353,19 +419,26 @@ func (t *Tree) keep(f *Field) bool {
 	return !t.sparse || t.has(f)
 }
 
-// add stores a node keep said yes to. Not inlined: in a sparse tree the
-// methods' fast path is keep alone.
+// add stores a node keep said yes to, of field f at off (relative to the
+// base) and n octets long, and returns it for the caller to set its value:
+// a Node is 12 words, and passing one by value copied it twice. Not
+// inlined: in a sparse tree the methods' fast path is keep alone.
 //
 //go:noinline
-func (t *Tree) add(n Node) {
-	n.Depth = t.depth
+func (t *Tree) add(f *Field, off, n int) *Node {
+	o := int32(off) + t.base
 	if t.detached {
-		n.Off = -1
-	} else {
-		n.Off += t.base
+		o = -1
 	}
-	t.Nodes = append(t.Nodes, n)
+	l := len(t.Nodes)
+	if l == cap(t.Nodes) {
+		t.Nodes = slices.Grow(t.Nodes, 1)
+	}
+	t.Nodes = t.Nodes[:l+1]
+	nd := &t.Nodes[l]
+	*nd = Node{F: f, Depth: t.depth, Off: o, Len: int32(n)}
 	t.lastAt = t.count
+	return nd
 }
 
 // Last is the index in Nodes of the node added last, or -1 when that node
@@ -431,7 +504,7 @@ func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
 		t.proto = p.Field
 	}
 	if t.keep(p.Field) {
-		t.add(Node{F: p.Field, Off: int32(off), Len: int32(n), Label: label})
+		t.add(p.Field, off, n).Label = label
 	}
 	t.depth = 1
 }
@@ -439,49 +512,50 @@ func (t *Tree) Proto(p *ProtoInfo, off, n int, label string) {
 // Uint adds an integer (or boolean, frame number, time) field.
 func (t *Tree) Uint(f *Field, off, n int, v uint64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v})
+		t.add(f, off, n).U = v
 	}
 }
 
 // Int adds a signed integer field.
 func (t *Tree) Int(f *Field, off, n int, v int64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: uint64(v)})
+		t.add(f, off, n).U = uint64(v)
 	}
 }
 
 // Float adds a floating-point field.
 func (t *Tree) Float(f *Field, off, n int, v float64) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: math.Float64bits(v)})
+		t.add(f, off, n).U = math.Float64bits(v)
 	}
 }
 
 // UintLabel adds an integer field whose display text is label.
 func (t *Tree) UintLabel(f *Field, off, n int, v uint64, label string) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+		nd := t.add(f, off, n)
+		nd.U, nd.Label = v, label
 	}
 }
 
 // String adds a string field.
 func (t *Tree) String(f *Field, off, n int, s string) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), S: s})
+		t.add(f, off, n).S = s
 	}
 }
 
 // Bytes adds a bytes or address field.
 func (t *Tree) Bytes(f *Field, off, n int, b []byte) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), B: b})
+		t.add(f, off, n).B = b
 	}
 }
 
 // Text adds a label without a field.
 func (t *Tree) Text(off, n int, label string) {
 	if t.keep(textField) {
-		t.add(Node{Off: int32(off), Len: int32(n), Label: label})
+		t.add(nil, off, n).Label = label
 	}
 }
 
@@ -489,12 +563,13 @@ func (t *Tree) Text(off, n int, label string) {
 // with its Mask); the children are added at the same offset.
 func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Field) {
 	if t.keep(f) {
-		t.add(Node{F: f, Off: int32(off), Len: int32(n), U: v, Label: label})
+		nd := t.add(f, off, n)
+		nd.U, nd.Label = v, label
 	}
 	t.Open()
 	for _, b := range bits {
 		if t.keep(b) {
-			t.add(Node{F: b, Off: int32(off), Len: int32(n), U: v})
+			t.add(b, off, n).U = v
 		}
 	}
 	t.Close()
@@ -503,7 +578,8 @@ func (t *Tree) Flags(f *Field, off, n int, v uint64, label string, bits ...*Fiel
 // Finding adds a finding's expert node (under the current protocol).
 func (t *Tree) Finding(fd *Finding) {
 	if t.keep(fExpert) {
-		t.add(Node{F: fExpert, Off: -1, Label: fd.Msg, U: uint64(fd.Sev)<<8 | uint64(fd.Group), B: nil, S: findingField(fd)})
+		nd := t.add(fExpert, -1, 0)
+		nd.Label, nd.U, nd.S = fd.Msg, uint64(fd.Sev)<<8|uint64(fd.Group), findingField(fd)
 	}
 }
 

@@ -25,7 +25,9 @@ func (n *Node) Value() uint64 { return n.raw() }
 
 // AppendField appends the node's value as `tshark -T fields` prints it: integers
 // in the field's base (hex zero-padded to the field's width), booleans as 1/0,
-// bytes as plain hex, times as tshark spells them.
+// bytes as plain hex, times as tshark spells them. Like AppendUint (which
+// writes its decimal integers) and AppendIPv4, it may write spare capacity
+// past the result.
 func AppendField(dst []byte, n *Node) []byte {
 	f := n.F
 	if f == nil {
@@ -41,7 +43,7 @@ func AppendField(dst []byte, n *Node) []byte {
 		if f.Base == BaseHex || f.Base == BaseHexDec {
 			return appendHex(dst, n.raw(), f.Type.width())
 		}
-		return strconv.AppendUint(dst, n.raw(), 10)
+		return AppendUint(dst, n.raw())
 	case TInt16:
 		return strconv.AppendInt(dst, int64(int16(n.U)), 10)
 	case TInt32:
@@ -49,7 +51,7 @@ func AppendField(dst []byte, n *Node) []byte {
 	case TInt64:
 		return strconv.AppendInt(dst, int64(n.U), 10)
 	case TFrameNum:
-		return strconv.AppendUint(dst, n.U, 10)
+		return AppendUint(dst, n.U)
 	case TString:
 		return append(dst, n.S...)
 	case TBytes:
@@ -255,18 +257,19 @@ var octetDot, octetLen = func() (t [256]uint32, n [256]uint8) {
 }()
 
 // AppendIPv4 appends a as dotted decimal, as netip.Addr.AppendTo does: a
-// word store an octet instead of a division a digit (-T fields ip.src).
-// Like AppendUint, it may write spare capacity past the result.
+// table word an octet instead of a division a digit (-T fields ip.src),
+// two octets joined in a register and stored at once. Like AppendUint, it
+// may write spare capacity past the result.
 func AppendIPv4(dst []byte, a [4]byte) []byte {
 	l := len(dst)
-	dst = slices.Grow(dst, 16)[:l+16] // 4 words: "255.255.255.255." at most
-	p := dst[l:]
-	i := 0
-	for _, o := range a {
-		binary.LittleEndian.PutUint32(p[i:i+4], octetDot[o])
-		i += int(octetLen[o])
-	}
-	return dst[:l+i-1] // without the last dot
+	dst = slices.Grow(dst, 16)[:l+16] // "255.255.255.255." at most
+	p := (*[16]byte)(dst[l:])
+	n0, n1, n2, n3 := uint(octetLen[a[0]]), uint(octetLen[a[1]]), uint(octetLen[a[2]]), uint(octetLen[a[3]])
+	// each word holds its octet's text in its low n octets, zeros above
+	binary.LittleEndian.PutUint64(p[:8], uint64(octetDot[a[0]])|uint64(octetDot[a[1]])<<(8*n0))
+	m := n0 + n1 // 4 to 8
+	binary.LittleEndian.PutUint64(p[m:m+8], uint64(octetDot[a[2]])|uint64(octetDot[a[3]])<<(8*n2))
+	return dst[:l+int(n0+n1+n2+n3)-1] // without the last dot
 }
 
 func appendMAC(dst []byte, b []byte) []byte { return AppendHexBytes(dst, b, ':') }

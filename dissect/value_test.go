@@ -36,6 +36,21 @@ func TestAppendIPv4(t *testing.T) {
 			}
 		}
 	}
+	// every mix of one-, two- and three-digit octets: the words of two
+	// octets are joined by their lengths
+	vals := []byte{0, 7, 10, 99, 100, 255}
+	for _, a0 := range vals {
+		for _, a1 := range vals {
+			for _, a2 := range vals {
+				for _, a3 := range vals {
+					a := [4]byte{a0, a1, a2, a3}
+					if got, want := string(AppendIPv4([]byte("x="), a)), "x="+netip.AddrFrom4(a).String(); got != want {
+						t.Fatalf("%v: %q, want %q", a, got, want)
+					}
+				}
+			}
+		}
+	}
 	if got := string(AppendIPv4(nil, [4]byte{255, 255, 255, 255})); got != "255.255.255.255" {
 		t.Fatalf("broadcast: %q", got)
 	}

@@ -93,8 +93,10 @@ type Fields struct {
 	// direct: every name is its own column, none a _ws.col.* or
 	// _ws.expert.* one: Row tries rowDirect first
 	direct bool
-	frame  *dissect.Frame
-	clock  Clock
+	// at[c] is column c's node while rowDirect runs, else nil
+	at    []*dissect.Node
+	frame *dissect.Frame
+	clock Clock
 }
 
 // column is one column's text in the row being made and its number of
@@ -139,7 +141,12 @@ func (w *Fields) SetFrame(f *dissect.Frame, first int64) {
 }
 
 // SetFrameClock is SetFrame with the Time column written by c (-t, -u).
-func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) { w.frame, w.clock = f, *c }
+// Without _ws.col.* columns nothing reads them: no copy of the clock a row.
+func (w *Fields) SetFrameClock(f *dissect.Frame, c *Clock) {
+	if w.hasWS {
+		w.frame, w.clock = f, *c
+	}
+}
 
 // appendColumn appends one summary column of f as the summary line shows it
 // (no padding): addresses without ports; without an IP header, the LIDs
@@ -208,6 +215,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([]column, len(names))
 	w.lastUse = make([]bool, len(names))
+	w.at = make([]*dissect.Node, len(names))
 	w.direct = !w.hasWS && w.xMsg < 0 && w.xSev < 0 && w.xGroup < 0 && w.xField < 0
 	for i, c := range w.idx {
 		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
@@ -238,15 +246,16 @@ func (w *Fields) Want(s *dissect.FieldSet) {
 }
 
 // rowDirect writes the row straight into dst when the tree holds at most
-// one value a column, in column order (a frame's usual row): no column
-// buffers and no join. It reports false when the tree is otherwise; Row
-// then makes the row with columns. Only for names that are each their own
-// column, without _ws.col.* or _ws.expert.* ones (direct).
+// one value a column (a frame's usual row): no column buffers and no
+// join. The values may come in any order (ip.src's node precedes rx.seq's
+// in the tree, whatever the order of -e): one pass over the nodes notes
+// each column's node, a second writes them in column order. It reports
+// false when a column has two values; Row then makes the row with
+// columns. Only for names that are each their own column, without
+// _ws.col.* or _ws.expert.* ones (direct).
 func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 	// locals: the appends below would make the compiler reload w's fields
-	sep, q, cols, ncol := w.Opts.Separator, w.Opts.Quote, w.col, len(w.idx)
-	sep1 := len(sep) == 1
-	next := 0 // the columns before it are written
+	cols, at := w.col, w.at
 	nodes := t.Nodes
 	for k := range nodes {
 		n := &nodes[k]
@@ -258,23 +267,30 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 		if id >= uint(len(cols)) || cols[id] == 0 {
 			continue
 		}
-		c := int(cols[id]) - 1
-		if c < next { // a second value, or out of order
+		c := &at[cols[id]-1]
+		if *c != nil { // a second value
+			clear(at)
 			return dst, false
 		}
-		for ; next <= c; next++ {
-			switch {
-			case next == 0:
-			case sep1:
+		*c = n
+	}
+	sep, q := w.Opts.Separator, w.Opts.Quote
+	for c, n := range at {
+		if c > 0 {
+			if len(sep) == 1 {
 				dst = append(dst, sep[0])
-			default:
+			} else {
 				dst = append(dst, sep...)
 			}
 		}
+		if n == nil {
+			continue
+		}
+		at[c] = nil
 		if q != 0 {
 			dst = append(dst, q)
 		}
-		switch f.Type {
+		switch f := n.F; f.Type {
 		case dissect.TProtocol:
 			dst = append(dst, f.Abbrev...)
 		case dissect.TNone:
@@ -284,11 +300,6 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 		}
 		if q != 0 {
 			dst = append(dst, q)
-		}
-	}
-	for ; next < ncol; next++ {
-		if next > 0 {
-			dst = append(dst, sep...)
 		}
 	}
 	return append(dst, '\n'), true

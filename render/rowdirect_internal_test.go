@@ -83,7 +83,8 @@ func FuzzRowDirect(f *testing.F) {
 
 // TestRowDirectCaptures: on every capture under pcaps/ (its first 300
 // frames), a row of the fields of each frame's tree, asked in tree order,
-// in reverse and one field alone, is the same made straight or by columns.
+// in reverse, one field alone, and a field the tree holds twice with the
+// first, is the same made straight or by columns.
 func TestRowDirectCaptures(t *testing.T) {
 	var files []string
 	filepath.WalkDir("../pcaps", func(path string, d os.DirEntry, err error) error {
@@ -115,14 +116,21 @@ func TestRowDirectCaptures(t *testing.T) {
 				LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data}
 			fr := eng.Decode(p)
 			eng.BuildTree(&whole, fr)
-			var names []string
+			var names, twice []string
 			seen := map[*dissect.Field]bool{}
 			for i := range whole.Nodes {
 				n := &whole.Nodes[i]
-				if n.F != nil && !n.IsExpert() && !seen[n.F] && len(names) < 8 {
+				if n.F == nil || n.IsExpert() {
+					continue
+				}
+				if seen[n.F] && len(twice) == 0 { // a column of two values: the column path
+					twice = append(twice, n.F.Abbrev, names[0])
+				}
+				if !seen[n.F] && len(names) < 8 {
 					seen[n.F] = true
 					names = append(names, n.F.Abbrev)
 				}
+				seen[n.F] = true
 			}
 			if len(names) == 0 {
 				continue
@@ -131,7 +139,11 @@ func TestRowDirectCaptures(t *testing.T) {
 			for i, n := range names {
 				rev[len(names)-1-i] = n
 			}
-			for _, set := range [][]string{names, rev, names[len(names)-1:]} {
+			sets := [][]string{names, rev, names[len(names)-1:]}
+			if twice != nil {
+				sets = append(sets, twice)
+			}
+			for _, set := range sets {
 				for _, o := range []FieldsOpts{{}, {Quote: '"', Separator: ",", Occurrence: 'f'}} {
 					d, c := rowPair(t, set, o)
 					var want dissect.FieldSet

@@ -55,6 +55,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fSeq, o+offSeq, 4, uint64(p.seq))
 	}
 	typ := h.Type()
+	// rx.type and rx.serial alone do not walk the flags and the tail
 	if !t.SkipSpan(spanRest) {
 		if p.sub > 0 {
 			t.Uint(fSerial, -1, 0, uint64(p.ser))
@@ -62,24 +63,32 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 			t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
 		}
 		t.Uint(fType, o+offType, 1, uint64(typ))
-		flagOff := o + offFlags
-		if p.sub > 0 {
-			flagOff = p.jhOff
+		if !t.SkipSpan(spanFlags) {
+			flagOff := o + offFlags
+			if p.sub > 0 {
+				flagOff = p.jhOff
+			}
+			bit20 := fFlagJumbo
+			if typ == TypeAck {
+				bit20 = fFlagSlow
+			}
+			flagsText := ""
+			if t.Labels() { // formatted only for a tree that shows them
+				flagsText = flagsLabel(p.flags, typ)
+			}
+			t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
+				bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
 		}
-		bit20 := fFlagJumbo
-		if typ == TypeAck {
-			bit20 = fFlagSlow
+		if !t.SkipSpan(spanTail) {
+			secText := ""
+			if t.Labels() {
+				secText = secLabel(h.SecurityIndex())
+			}
+			t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
+			t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
+			t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
+			t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 		}
-		flagsText, secText := "", ""
-		if t.Labels() { // formatted only for a tree that shows them
-			flagsText, secText = flagsLabel(p.flags, typ), secLabel(h.SecurityIndex())
-		}
-		t.Flags(fFlags, flagOff, 1, uint64(p.flags), flagsText,
-			bit20, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI)
-		t.Uint(fUser, o+offUser, 1, uint64(h.UserStatus()))
-		t.UintLabel(fSecIdx, o+offSecIdx, 1, uint64(h.SecurityIndex()), secText)
-		t.Uint(fSpare, o+offSpare, 2, uint64(h.Spare()))
-		t.Uint(fService, o+offService, 2, uint64(h.ServiceID()))
 	}
 	if p.nsub > 1 {
 		t.Uint(fJumbo, -1, 0, uint64(p.sub))
@@ -158,13 +167,18 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 }
 
 // The spans of the header (dissect.Tree.SkipSpan) around the call number
-// and sequence, the fields scripts ask for most. Bit 0x20 of the flags
-// is one of two fields by packet type: the span holds both (Alt), so that
-// it is walked when either is kept.
+// and sequence, the fields scripts ask for most: the connection, and the
+// rest, within which the flags with their bits and the tail are spans of
+// their own, so that a tree keeping rx.type (or rx.serial) walks two nodes
+// of the rest's thirteen. Bit 0x20 of the flags is one of two fields by
+// packet type: the spans hold both (Alt), so that they are walked when
+// either is kept.
 var (
 	spanConn = dissect.NewSpan(fEpoch, fEpochRaw, fEpochAny, fCID, fConnID, fChannel)
 	spanRest = dissect.NewSpan(fSerial, fType, fFlags, fFlagJumbo, fFlagFree, fFlagMore,
 		fFlagLast, fFlagRA, fFlagCI, fUser, fSecIdx, fSpare, fService).Alt(3, fFlagSlow)
+	spanFlags = dissect.NewSpan(fFlags, fFlagJumbo, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI).Alt(1, fFlagSlow)
+	spanTail  = dissect.NewSpan(fUser, fSecIdx, fSpare, fService)
 )
 
 func secLabel(i uint8) string {
