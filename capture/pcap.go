@@ -158,31 +158,29 @@ func (r *Reader) commitWin() {
 	r.win, r.wpos = nil, 0
 }
 
-// appendBuffered is Prefetch's batch path for pcap: it appends every
-// complete, ordinary record already in the read buffer to a batch (the data
-// copied to buf at offs, described in pkts) and consumes it, stopping at
-// maxPkts packets or maxBytes octets of buf. It leaves anything else (a
-// record cut by the end of the buffer, an oversized one, the end of the
-// input) to Next, which reads it carefully and reports what is wrong; it
-// only saves Next's per-record calls. Each packet's Data is the record in
-// the read buffer until the caller points it at its copy in buf.
-func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
-	if r.format != formatPcap || r.havePend || r.err != nil || len(pkts) >= maxPkts {
-		return pkts, offs, buf
+// scanBuffered parses the complete, ordinary records at the start of the
+// read buffer into ps (Data a view of the buffer) and, unless po is nil,
+// po (where each record's data starts, counted from base), as many as fit
+// ps and room
+// octets (headers included). It consumes nothing: n records took pos
+// octets. Anything else (a record cut by the end of the buffer, an
+// oversized one, the end of the input) is left to Next, which reads it
+// carefully and reports what is wrong; this only saves Next's per-record
+// calls. The loop is the per-record cost of reading a file.
+func (r *Reader) scanBuffered(ps []Packet, po []int, base, room int) (n, pos int) {
+	if r.format != formatPcap || r.havePend || r.err != nil {
+		return 0, 0
 	}
 	r.commitWin()
-	b, _ := r.br.Peek(r.br.Buffered())
+	b := r.br.buf[r.br.r:r.br.w]
+	b = b[:min(len(b), max(room, 0))]
 	limit, _ := recordLimit(r.snaplen)
-	// The reader's settings, loaded once: the loop is the per-record cost
-	// of reading a file.
+	// The reader's settings, loaded once.
 	be, nanos, linkType, erf := r.be, r.nanos, r.linkType, r.linkType == linkTypeERF
-	// Filled by index, not appended: a Packet append costs a temporary and
-	// a capacity check per record.
-	n0 := len(pkts)
-	pkts, offs = slices.Grow(pkts, maxPkts-n0), slices.Grow(offs, maxPkts-n0)
-	ps, po := pkts[n0:maxPkts], offs[n0:maxPkts]
-	pos, n := 0, 0
-	for n < len(ps) && n < len(po) && len(buf) < maxBytes {
+	// Filled by index, not appended: an append costs a temporary and a
+	// capacity check per record.
+	offs := po != nil
+	for n < len(ps) {
 		rest := b[pos:]
 		if len(rest) < pcapRecordHeaderLen {
 			break
@@ -210,14 +208,55 @@ func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, 
 		if erf {
 			p.Iface = r.iface(data)
 		}
-		po[n] = len(buf)
-		buf = append(buf, data...)
+		if offs {
+			po[n] = base + pos + pcapRecordHeaderLen
+		}
 		pos += end
 		n++
 	}
-	pkts, offs = pkts[:n0+n], offs[:n0+n]
+	return n, pos
+}
+
+// consume marks n records of pos octets as read.
+func (r *Reader) consume(n, pos int) {
 	r.frame += uint64(n)
-	_, _ = r.br.Discard(pos) // cannot fail: the bytes are buffered
+	r.br.r += pos // buffered: scanBuffered saw them
 	r.off += int64(pos)
-	return pkts, offs, buf
+}
+
+// takeBuffered is Prefetch's batch path for pcap: it appends to pkts, up to
+// maxPkts, the records scanBuffered finds in at most room octets and
+// consumes them. Their Data are views of the read buffer, which it lends:
+// they stay valid until the buffer comes back through spare, after Prefetch
+// took it from retired. held is the octets taken.
+func (r *Reader) takeBuffered(pkts []Packet, maxPkts, room int) (_ []Packet, held int) {
+	n0 := len(pkts)
+	if n0 >= maxPkts {
+		return pkts, 0
+	}
+	pkts = slices.Grow(pkts, maxPkts-n0)
+	n, pos := r.scanBuffered(pkts[n0:maxPkts], nil, 0, room)
+	if n > 0 {
+		r.consume(n, pos)
+		r.br.lend()
+	}
+	return pkts[:n0+n], pos
+}
+
+// appendBuffered appends every complete, ordinary record already in the
+// read buffer to a batch: the packets to pkts, their octets (the records
+// as they are in the file, headers too: one copy for all) to buf and where
+// each packet's data starts in buf to offs, up to maxPkts packets and while
+// all of a record fits in maxBytes octets of buf. Each packet's Data is the
+// record in the read buffer, valid until the next call on r.
+func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
+	n0 := len(pkts)
+	if n0 >= maxPkts {
+		return pkts, offs, buf
+	}
+	pkts, offs = slices.Grow(pkts, maxPkts-n0), slices.Grow(offs, maxPkts-n0)
+	n, pos := r.scanBuffered(pkts[n0:maxPkts], offs[n0:maxPkts], len(buf), maxBytes-len(buf))
+	buf = append(buf, r.br.buf[r.br.r:r.br.r+pos]...)
+	r.consume(n, pos)
+	return pkts[:n0+n], offs[:n0+n], buf
 }

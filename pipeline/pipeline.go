@@ -508,26 +508,28 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		pf = capture.NewPrefetch(src)
 	}
 	defer pf.Close()
-	var one capture.Packet
-	next := func() (*capture.Packet, error) { err := pf.Next(&one); return &one, err }
-	if rf, ok := pf.(interface {
-		NextRef() (*capture.Packet, error)
-	}); ok {
-		next = rf.NextRef // no copy of each packet's description
+	// Packets come a batch at a time (a file's Prefetch batch; one packet
+	// of a live source), decoded in a loop with no call per packet.
+	var one [1]capture.Packet
+	next := func() ([]capture.Packet, error) { err := pf.Next(&one[0]); return one[:], err }
+	if b, ok := pf.(*capture.Prefetch); ok {
+		next = b.NextBatch
 	}
 	var count uint64 // 0: no limit
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
-	prog := r.cfg.Input.Progress
+	prog, halt, zf := r.cfg.Input.Progress, r.cfg.Stop, r.zf && n != 1
+	dp := dissect.Packet{Pass: n} // one, its fields set per frame
+read:
 	for count == 0 || c.frames < count {
-		if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+		if halt != nil && halt.Stopped() {
 			break // as at the end of the input: the tables and counts follow
 		}
 		if live && !ready() {
 			r.idle(sinks)
 		}
-		pkt, err := next()
+		pkts, err := next()
 		if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
 			break
 		}
@@ -535,16 +537,26 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 			r.eng.Finish() // the tables that follow are of what was read
 			return c, err
 		}
-		c.frames++
-		if prog != nil {
-			prog.SetFrames(c.frames) // an atomic store; the meter draws it
+		if count > 0 && uint64(len(pkts)) > count-c.frames {
+			pkts = pkts[:count-c.frames]
 		}
-		f := r.eng.Decode(dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
-		for i := range f.Findings {
-			c.Add(f.Findings[i].Sev)
-		}
-		if len(sinks) > 0 || r.zf && n != 1 {
-			r.emit(f, sinks)
+		for i := range pkts {
+			if i > 0 && halt != nil && halt.Stopped() {
+				break read
+			}
+			pkt := &pkts[i]
+			c.frames++
+			if prog != nil {
+				prog.SetFrames(c.frames) // an atomic store; the meter draws it
+			}
+			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
+			f := r.eng.Decode(dp)
+			for i := range f.Findings {
+				c.Add(f.Findings[i].Sev)
+			}
+			if len(sinks) > 0 || zf {
+				r.emit(f, sinks)
+			}
 		}
 	}
 	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
