@@ -6,7 +6,7 @@ package capture
 // call to Next, NextRef or NextBatch.
 //
 // From a pcap file a batch's packets are views of the Reader's read buffer,
-// not copies (Reader.takeBuffered lends the buffer): a buffer the reader
+// not copies (Reader.TakeBuffered lends the buffer): a buffer the reader
 // moved on from travels with the batch being filled at that time, the last
 // one with views of it, and is read into again once that batch comes back
 // free. Other records (pcapng, a record cut by the end of the buffer) are
@@ -62,7 +62,7 @@ func (p *Prefetch) fill() {
 			return
 		}
 		if bulk { // no view of these is in use any more
-			r.br.spare = append(r.br.spare, b.bufs...)
+			r.Reuse(b.bufs)
 		}
 		b.pkts, b.buf, b.bufs, b.err = b.pkts[:0], b.buf[:0], b.bufs[:0], nil
 		var pkt Packet
@@ -70,7 +70,7 @@ func (p *Prefetch) fill() {
 		for len(b.pkts) < batchLen && held+len(b.buf) < batchBytes {
 			if bulk { // what is buffered, without a call per record
 				var n int
-				b.pkts, n = r.takeBuffered(b.pkts, batchLen, batchBytes-held-len(b.buf))
+				b.pkts, n = r.TakeBuffered(b.pkts, batchLen, batchBytes-held-len(b.buf))
 				held += n
 				if len(b.pkts) == batchLen || held+len(b.buf) >= batchBytes {
 					break
@@ -89,9 +89,7 @@ func (p *Prefetch) fill() {
 			b.pkts = append(b.pkts, pkt)
 		}
 		if bulk {
-			b.bufs = append(b.bufs, r.br.retired...)
-			clear(r.br.retired)
-			r.br.retired = r.br.retired[:0]
+			b.bufs = r.Retired(b.bufs)
 		}
 		select {
 		case p.full <- b:
@@ -182,16 +180,3 @@ type closedError struct{}
 func (closedError) Error() string { return "capture: prefetch closed" }
 
 var errClosed error = closedError{}
-
-// AppendBuffered appends every complete record already in the read buffer
-// to pkts (its data copied to buf at offs), consuming it, up to maxPkts
-// packets and while all of a record fits in maxBytes octets of buf: for a
-// caller that copies packets into batches of its own (rdx -j's reader), one
-// call and one copy per bufferful instead of one Next per record. buf gets
-// the records as they are in the file, headers too. It returns at once for
-// anything but a pcap file, and leaves to Next whatever it does not take (a
-// record cut by the end of the buffer, one it must report). Each packet's
-// Data is the record in the read buffer, valid until the next call.
-func (r *Reader) AppendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
-	return r.appendBuffered(pkts, offs, buf, maxPkts, maxBytes)
-}
