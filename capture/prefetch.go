@@ -22,23 +22,20 @@ type Prefetch struct {
 
 type batch struct {
 	pkts []Packet
-	buf  []byte   // copies of the packets Next returned; never grows (batchCopy)
+	buf  []byte   // copies of the packets Next returned
 	bufs [][]byte // read buffers the reader left while filling this batch
 	err  error
 }
 
 // A batch ends at batchLen packets or batchBytes octets, whichever comes
 // first: with 64 KiB frames a count alone let 4 batches hold 256 MiB. So the
-// reader's buffers the batches hold are few: each batch's views span at
-// most two of them (a buffer is readBufSize, at least batchBytes), and a
-// batch copies at most batchCopy octets.
+// memory the batches hold is bounded: views of at most batchBytes of the
+// reader's buffers (and the buffers they are in) and copies of as many
+// octets, one record more.
 const (
 	batches    = 4
 	batchLen   = 1024
 	batchBytes = 1 << 20
-	// batchCopy is a batch's room for copies: a record that starts below
-	// batchBytes fits whole, so Data can point at its copy at once.
-	batchCopy = batchBytes + MaxRecord + 8
 )
 
 // NewPrefetch starts reading src in the background.
@@ -80,11 +77,10 @@ func (p *Prefetch) fill() {
 				b.err = err
 				break
 			}
-			if b.buf == nil {
-				b.buf = make([]byte, 0, batchCopy)
-			}
+			// When buf grows, the copies before stay where they are:
+			// nothing writes the old array again.
 			off := len(b.buf)
-			b.buf = append(b.buf, pkt.Data...) // fits: never moves
+			b.buf = append(b.buf, pkt.Data...)
 			pkt.Data = b.buf[off:len(b.buf):len(b.buf)]
 			b.pkts = append(b.pkts, pkt)
 		}

@@ -488,15 +488,16 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			first = frameTime(&rd.pkts[0])
 			rd.prev = first // the first frame's previous is itself
 		}
-		for i := k; i < len(rd.pkts); i++ {
-			pk := &rd.pkts[i]
+		pkts, ids := rd.pkts, rd.ids[:len(rd.pkts)] // within its capacity, roundFrames
+		for i := k; i < len(pkts) && i < len(ids); i++ {
+			pk := &pkts[i]
 			num++
 			key := p.keys.Key(pk.LinkType, pk.Data)
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
 			}
-			rd.ids = append(rd.ids, uint8(w))
+			ids[i] = uint8(w)
 			if p.streams != nil {
 				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
 					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
@@ -504,6 +505,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				rd.streams = append(rd.streams, dp.Streams)
 			}
 		}
+		rd.ids = ids
 		prev = frameTime(&rd.pkts[len(rd.pkts)-1])
 		if prog != nil {
 			prog.SetFrames(num)

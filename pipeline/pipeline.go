@@ -110,7 +110,7 @@ func (in Input) rereadable() bool { return in.Open != nil || in.File != "-" && i
 
 // Stopper ends a run early; cmd/rdx's SIGINT handler is one.
 type Stopper interface {
-	Stopped() bool         // cheap: asked once per frame
+	Stopped() bool         // cheap: asked once per batch of frames read (one frame of a live source)
 	Done() <-chan struct{} // closed on the stop (ends a wait for packets)
 	Ack()                  // reading has stopped; the closing output follows
 }
@@ -519,9 +519,8 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
-	prog, halt, zf := r.cfg.Input.Progress, r.cfg.Stop, r.zf && n != 1
+	prog, halt, emit := r.cfg.Input.Progress, r.cfg.Stop, len(sinks) > 0 || r.zf && n != 1
 	dp := dissect.Packet{Pass: n} // one, its fields set per frame
-read:
 	for count == 0 || c.frames < count {
 		if halt != nil && halt.Stopped() {
 			break // as at the end of the input: the tables and counts follow
@@ -541,22 +540,19 @@ read:
 			pkts = pkts[:count-c.frames]
 		}
 		for i := range pkts {
-			if i > 0 && halt != nil && halt.Stopped() {
-				break read
-			}
 			pkt := &pkts[i]
 			c.frames++
-			if prog != nil {
-				prog.SetFrames(c.frames) // an atomic store; the meter draws it
-			}
 			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
 			f := r.eng.Decode(dp)
 			for i := range f.Findings {
 				c.Add(f.Findings[i].Sev)
 			}
-			if len(sinks) > 0 || zf {
+			if emit {
 				r.emit(f, sinks)
 			}
+		}
+		if prog != nil {
+			prog.SetFrames(c.frames) // an atomic store; the meter draws it
 		}
 	}
 	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
