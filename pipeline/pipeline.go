@@ -509,7 +509,9 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	}
 	defer pf.Close()
 	// Packets come a batch at a time (a file's Prefetch batch; one packet
-	// of a live source), decoded in a loop with no call per packet.
+	// of a live source) and are decoded with no call per packet. pkts[i:]
+	// is what is left of the batch: the loop can leave after any frame and
+	// pick up where it left off.
 	var one [1]capture.Packet
 	next := func() ([]capture.Packet, error) { err := pf.Next(&one[0]); return one[:], err }
 	if b, ok := pf.(*capture.Prefetch); ok {
@@ -520,40 +522,47 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		count = uint64(r.cfg.Count)
 	}
 	prog, halt, emit := r.cfg.Input.Progress, r.cfg.Stop, len(sinks) > 0 || r.zf && n != 1
+	var pkts []capture.Packet
+	i := 0
 	dp := dissect.Packet{Pass: n} // one, its fields set per frame
 	for count == 0 || c.frames < count {
-		if halt != nil && halt.Stopped() {
-			break // as at the end of the input: the tables and counts follow
-		}
-		if live && !ready() {
-			r.idle(sinks)
-		}
-		pkts, err := next()
-		if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
-			break
-		}
-		if err != nil {
-			r.eng.Finish() // the tables that follow are of what was read
-			return c, err
-		}
-		if count > 0 && uint64(len(pkts)) > count-c.frames {
-			pkts = pkts[:count-c.frames]
-		}
-		for i := range pkts {
-			pkt := &pkts[i]
-			c.frames++
-			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
-			f := r.eng.Decode(dp)
-			for i := range f.Findings {
-				c.Add(f.Findings[i].Sev)
+		if i >= len(pkts) {
+			if prog != nil {
+				prog.SetFrames(c.frames) // an atomic store; the meter draws it
 			}
-			if emit {
-				r.emit(f, sinks)
+			if halt != nil && halt.Stopped() {
+				break // as at the end of the input: the tables and counts follow
 			}
+			if live && !ready() {
+				r.idle(sinks)
+			}
+			var err error
+			if pkts, err = next(); err != nil {
+				if errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
+					break
+				}
+				r.eng.Finish() // the tables that follow are of what was read
+				return c, err
+			}
+			if count > 0 && uint64(len(pkts)) > count-c.frames {
+				pkts = pkts[:count-c.frames]
+			}
+			i = 0
 		}
-		if prog != nil {
-			prog.SetFrames(c.frames) // an atomic store; the meter draws it
+		pkt := &pkts[i]
+		i++
+		c.frames++
+		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
+		f := r.eng.Decode(dp)
+		for i := range f.Findings {
+			c.Add(f.Findings[i].Sev)
 		}
+		if emit {
+			r.emit(f, sinks)
+		}
+	}
+	if prog != nil {
+		prog.SetFrames(c.frames)
 	}
 	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 		r.cfg.Stop.Ack() // stopped reading: what follows prints what was read
