@@ -19,8 +19,10 @@ type rbuf struct {
 	lent bool
 
 	// spare are buffers whose views are no longer used, for the fills after
-	// a lend; retired are lent buffers left behind. Both only with lend
-	// (Prefetch bounds how many there are).
+	// a lend; retired are lent buffers left behind. Both only with lend;
+	// the borrowers bound how many buffers there are (Prefetch's batches,
+	// rdx -j's rounds: a fixed number, each with views of a bounded number
+	// of octets), and a new one is made only when spare is empty.
 	spare, retired [][]byte
 }
 

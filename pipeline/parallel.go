@@ -45,7 +45,7 @@ import (
 // tcp.stream, udp.stream; so every -V and JSON tree) would count only a
 // worker's own flows: when the output shows one, the reader numbers every
 // frame's conversations with an engine of its own (parallel.streams,
-// dissect.Engine.NumberStreams) and the record carries the numbers to the
+// dissect.Engine.NumberStreams) and the round carries the numbers to the
 // worker, whose engine shows them instead of its own.
 
 const (
@@ -54,9 +54,10 @@ const (
 	// depth that keeps them busy does not grow with their number; memory is
 	// about this many times roundBytes and a round's rendered output.
 	roundsInFlight = 6
-	// roundBytes is the packet octets a round holds (allocated once): a
-	// frame that does not fit starts the next round, so jumbo frames make
-	// rounds of fewer frames, not larger ones.
+	// roundBytes is the packet octets a round holds (views of the
+	// reader's buffers, or copies in data, allocated once): a frame that
+	// does not fit starts the next round, so jumbo frames make rounds of
+	// fewer frames, not larger ones.
 	roundBytes = 2 << 20
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
@@ -250,9 +251,8 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	if err != nil {
 		return c, err
 	}
-	// The reading goroutine is the prefetch: it copies every packet into a
-	// round anyway, so capture.Prefetch's goroutine and copy would be a
-	// second of each (10% more CPU measured).
+	// The reading goroutine is the prefetch: it takes every packet into a
+	// round anyway, so capture.Prefetch's goroutine would be a second one.
 	defer src.Close()
 
 	// With nothing to write per frame (-q, check, -z) the workers free the
