@@ -110,7 +110,7 @@ func (in Input) rereadable() bool { return in.Open != nil || in.File != "-" && i
 
 // Stopper ends a run early; cmd/rdx's SIGINT handler is one.
 type Stopper interface {
-	Stopped() bool         // cheap: asked once per batch of frames read (one frame of a live source)
+	Stopped() bool         // cheap: asked once per frame
 	Done() <-chan struct{} // closed on the stop (ends a wait for packets)
 	Ack()                  // reading has stopped; the closing output follows
 }
@@ -526,12 +526,12 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	i := 0
 	dp := dissect.Packet{Pass: n} // one, its fields set per frame
 	for count == 0 || c.frames < count {
+		if halt != nil && halt.Stopped() {
+			break // as at the end of the input: the tables and counts follow
+		}
 		if i >= len(pkts) {
 			if prog != nil {
 				prog.SetFrames(c.frames) // an atomic store; the meter draws it
-			}
-			if halt != nil && halt.Stopped() {
-				break // as at the end of the input: the tables and counts follow
 			}
 			if live && !ready() {
 				r.idle(sinks)
