@@ -158,36 +158,27 @@ func (r *Reader) commitWin() {
 	r.win, r.wpos = nil, 0
 }
 
-// appendBuffered is Prefetch's batch path for pcap: it appends every
-// complete, ordinary record already in the read buffer to a batch (the data
-// copied to buf at offs, described in pkts) and consumes it, stopping at
-// maxPkts packets or maxBytes octets of buf. It leaves anything else (a
-// record cut by the end of the buffer, an oversized one, the end of the
-// input) to Next, which reads it carefully and reports what is wrong; it
-// only saves Next's per-record calls. Each packet's Data is the record in
-// the read buffer until the caller points it at its copy in buf.
-func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
-	if r.format != formatPcap || r.havePend || r.err != nil || len(pkts) >= maxPkts {
-		return pkts, offs, buf
+// scanBuffered parses the complete, ordinary records at the start of the
+// read buffer into ps (Data a view of the buffer), as many as fit ps and
+// room octets (headers included). It consumes nothing: n records took pos
+// octets. Anything else (a record cut by the end of the buffer, an
+// oversized one, the end of the input) is left to Next, which reads it
+// carefully and reports what is wrong; this only saves Next's per-record
+// calls. The loop is the per-record cost of reading a file.
+func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
+	if r.format != formatPcap || r.havePend || r.err != nil {
+		return 0, 0
 	}
 	r.commitWin()
-	b, _ := r.br.Peek(r.br.Buffered())
+	b := r.br.buf[r.br.r:r.br.w]
+	b = b[:min(len(b), max(room, 0))]
 	limit, _ := recordLimit(r.snaplen)
-	// The reader's settings, loaded once: the loop is the per-record cost
-	// of reading a file.
+	// The reader's settings, loaded once.
 	be, nanos, linkType, erf := r.be, r.nanos, r.linkType, r.linkType == linkTypeERF
-	// Filled by index, not appended: a Packet append costs a temporary and
-	// a capacity check per record.
-	n0 := len(pkts)
-	pkts, offs = slices.Grow(pkts, maxPkts-n0), slices.Grow(offs, maxPkts-n0)
-	ps, po := pkts[n0:maxPkts], offs[n0:maxPkts]
-	pos, n := 0, 0
-	for n < len(ps) && n < len(po) && len(buf) < maxBytes {
-		rest := b[pos:]
-		if len(rest) < pcapRecordHeaderLen {
-			break
-		}
-		h := (*[pcapRecordHeaderLen]byte)(rest)
+	// Filled by index, not appended: an append costs a temporary and a
+	// capacity check per record.
+	for n < len(ps) && len(b)-pos >= pcapRecordHeaderLen {
+		h := (*[pcapRecordHeaderLen]byte)(b[pos:])
 		var sec, frac, caplen, wirelen uint32
 		if be {
 			sec, frac = binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint32(h[4:8])
@@ -196,28 +187,69 @@ func (r *Reader) appendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, 
 			sec, frac = binary.LittleEndian.Uint32(h[0:4]), binary.LittleEndian.Uint32(h[4:8])
 			caplen, wirelen = binary.LittleEndian.Uint32(h[8:12]), binary.LittleEndian.Uint32(h[12:16])
 		}
-		if caplen > limit || uint64(len(rest)-pcapRecordHeaderLen) < uint64(caplen) {
+		// caplen is at most MaxRecord before it is added.
+		start := pos + pcapRecordHeaderLen
+		if caplen > limit || len(b)-start < int(caplen) {
 			break
 		}
 		ns := int64(frac)
 		if !nanos {
 			ns *= 1000
 		}
-		end := pcapRecordHeaderLen + int(caplen)
-		data := rest[pcapRecordHeaderLen:end:end]
+		pos = start + int(caplen)
 		p := &ps[n]
-		p.Data, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface = data, int64(sec)*1e9+ns, int(caplen), int(wirelen), linkType, 0
+		p.Data, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface = b[start:pos:pos], int64(sec)*1e9+ns, int(caplen), int(wirelen), linkType, 0
 		if erf {
-			p.Iface = r.iface(data)
+			p.Iface = r.iface(p.Data)
 		}
-		po[n] = len(buf)
-		buf = append(buf, data...)
-		pos += end
 		n++
 	}
-	pkts, offs = pkts[:n0+n], offs[:n0+n]
-	r.frame += uint64(n)
-	_, _ = r.br.Discard(pos) // cannot fail: the bytes are buffered
-	r.off += int64(pos)
-	return pkts, offs, buf
+	return n, pos
+}
+
+// TakeBuffered appends to pkts, up to maxPkts packets, the complete records
+// already in the read buffer that fit in room octets (headers included),
+// consuming them, and returns the octets they took: for a caller that
+// reads in batches (Prefetch, rdx -j's reader), one call per bufferful
+// instead of one Next per record, and no copy. It returns at once for
+// anything but a pcap file, and leaves to Next whatever it does not take (a
+// record cut by the end of the buffer, one it must report).
+//
+// The packets' Data are views of the read buffer, which the reader then
+// lends: when it reads on, it moves to another buffer and keeps this one for
+// Retired. The views stay valid until the caller hands that buffer back
+// (Reuse), which it does once no view of it is in use.
+func (r *Reader) TakeBuffered(pkts []Packet, maxPkts, room int) (_ []Packet, took int) {
+	n0 := len(pkts)
+	if n0 >= maxPkts {
+		return pkts, 0
+	}
+	pkts = slices.Grow(pkts, maxPkts-n0)
+	n, pos := r.scanBuffered(pkts[n0:maxPkts], room)
+	if n > 0 {
+		r.frame += uint64(n)
+		r.br.r += pos // buffered: scanBuffered saw them
+		r.off += int64(pos)
+		r.br.lend()
+	}
+	return pkts[:n0+n], pos
+}
+
+// Retired appends to bufs the read buffers the reader moved on from since
+// the last call, each with views TakeBuffered handed out, and forgets them.
+func (r *Reader) Retired(bufs [][]byte) [][]byte {
+	bufs = append(bufs, r.br.retired...)
+	clear(r.br.retired)
+	r.br.retired = r.br.retired[:0]
+	return bufs
+}
+
+// Reuse gives the reader buffers Retired returned (of it or of a reader of
+// the same file), no view of which is in use any more, to read into.
+func (r *Reader) Reuse(bufs [][]byte) {
+	for _, b := range bufs {
+		if len(b) == r.br.Size() {
+			r.br.spare = append(r.br.spare, b)
+		}
+	}
 }

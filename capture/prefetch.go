@@ -3,7 +3,14 @@ package capture
 // Prefetch reads packets from a Source on its own goroutine, in batches, so
 // reading and decoding use both cores. Batches are recycled: after warm-up
 // no allocation happens per packet. Packet data stays valid until the next
-// call to Next.
+// call to Next, NextRef or NextBatch.
+//
+// From a pcap file a batch's packets are views of the Reader's read buffer,
+// not copies (Reader.TakeBuffered lends the buffer): a buffer the reader
+// moved on from travels with the batch being filled at that time, the last
+// one with views of it, and is read into again once that batch comes back
+// free. Other records (pcapng, a record cut by the end of the buffer) are
+// copied into the batch.
 type Prefetch struct {
 	src        Source
 	full, free chan *batch
@@ -15,23 +22,27 @@ type Prefetch struct {
 
 type batch struct {
 	pkts []Packet
-	offs []int
-	buf  []byte
+	buf  []byte   // copies of the packets Next returned
+	bufs [][]byte // read buffers the reader left while filling this batch
 	err  error
 }
 
 // A batch ends at batchLen packets or batchBytes octets, whichever comes
-// first: with 64 KiB frames a count alone let 4 batches hold 256 MiB.
+// first: with 64 KiB frames a count alone let 4 batches hold 256 MiB. So the
+// memory the batches hold is bounded: views of at most batchBytes of the
+// reader's buffers (and the buffers they are in) and copies of as many
+// octets, one record more.
 const (
+	batches    = 4
 	batchLen   = 1024
 	batchBytes = 1 << 20
 )
 
 // NewPrefetch starts reading src in the background.
 func NewPrefetch(src Source) *Prefetch {
-	p := &Prefetch{src: src, full: make(chan *batch, 4), free: make(chan *batch, 4), done: make(chan struct{})}
-	for i := 0; i < 4; i++ {
-		p.free <- &batch{pkts: make([]Packet, 0, batchLen), offs: make([]int, 0, batchLen)}
+	p := &Prefetch{src: src, full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{})}
+	for range batches {
+		p.free <- &batch{pkts: make([]Packet, 0, batchLen)}
 	}
 	go p.fill()
 	return p
@@ -39,6 +50,7 @@ func NewPrefetch(src Source) *Prefetch {
 
 func (p *Prefetch) fill() {
 	defer close(p.full)
+	r, bulk := p.src.(*Reader)
 	for {
 		var b *batch
 		select {
@@ -46,13 +58,18 @@ func (p *Prefetch) fill() {
 		case <-p.done:
 			return
 		}
-		b.pkts, b.offs, b.buf, b.err = b.pkts[:0], b.offs[:0], b.buf[:0], nil
+		if bulk { // no view of these is in use any more
+			r.Reuse(b.bufs)
+		}
+		b.pkts, b.buf, b.bufs, b.err = b.pkts[:0], b.buf[:0], b.bufs[:0], nil
 		var pkt Packet
-		r, bulk := p.src.(*Reader)
-		for len(b.pkts) < batchLen && len(b.buf) < batchBytes {
+		held := 0 // octets of views
+		for len(b.pkts) < batchLen && held+len(b.buf) < batchBytes {
 			if bulk { // what is buffered, without a call per record
-				b.pkts, b.offs, b.buf = r.appendBuffered(b.pkts, b.offs, b.buf, batchLen, batchBytes)
-				if len(b.pkts) == batchLen || len(b.buf) >= batchBytes {
+				var n int
+				b.pkts, n = r.TakeBuffered(b.pkts, batchLen, batchBytes-held-len(b.buf))
+				held += n
+				if len(b.pkts) == batchLen || held+len(b.buf) >= batchBytes {
 					break
 				}
 			}
@@ -60,13 +77,15 @@ func (p *Prefetch) fill() {
 				b.err = err
 				break
 			}
-			b.offs = append(b.offs, len(b.buf))
+			// When buf grows, the copies before stay where they are:
+			// nothing writes the old array again.
+			off := len(b.buf)
 			b.buf = append(b.buf, pkt.Data...)
+			pkt.Data = b.buf[off:len(b.buf):len(b.buf)]
 			b.pkts = append(b.pkts, pkt)
 		}
-		// the buffer may have moved while growing: point the packets at it now
-		for i := range b.pkts {
-			b.pkts[i].Data = b.buf[b.offs[i] : b.offs[i]+len(b.pkts[i].Data)]
+		if bulk {
+			b.bufs = r.Retired(b.bufs)
 		}
 		select {
 		case p.full <- b:
@@ -79,16 +98,15 @@ func (p *Prefetch) fill() {
 	}
 }
 
-// NextRef is Next without the copy: the packet stays owned by the batch and
-// is valid until the next call.
-func (p *Prefetch) NextRef() (*Packet, error) {
+// next makes the next batch current once the current one is all returned;
+// false with p.err set at the end.
+func (p *Prefetch) next() bool {
 	for {
 		if p.err != nil {
-			return nil, p.err
+			return false
 		}
 		if p.cur != nil && p.i < len(p.cur.pkts) {
-			p.i++
-			return &p.cur.pkts[p.i-1], nil
+			return true
 		}
 		if p.cur != nil {
 			if p.cur.err != nil {
@@ -104,6 +122,31 @@ func (p *Prefetch) NextRef() (*Packet, error) {
 		}
 		p.cur, p.i = b, 0
 	}
+}
+
+// NextRef is Next without the copy: the packet stays owned by the batch and
+// is valid until the next call.
+func (p *Prefetch) NextRef() (*Packet, error) {
+	if p.cur == nil || p.i >= len(p.cur.pkts) {
+		if !p.next() {
+			return nil, p.err
+		}
+	}
+	p.i++
+	return &p.cur.pkts[p.i-1], nil
+}
+
+// NextBatch returns the packets not yet returned of the current batch (at
+// least one), or the source's error (io.EOF at the end). They stay owned by
+// the batch, valid until the next call of NextBatch, NextRef or Next: a
+// caller decoding them in a loop makes no call per packet.
+func (p *Prefetch) NextBatch() ([]Packet, error) {
+	if !p.next() {
+		return nil, p.err
+	}
+	s := p.cur.pkts[p.i:]
+	p.i = len(p.cur.pkts)
+	return s, nil
 }
 
 // Next returns the next packet, or the source's error (io.EOF at the end).
@@ -133,15 +176,3 @@ type closedError struct{}
 func (closedError) Error() string { return "capture: prefetch closed" }
 
 var errClosed error = closedError{}
-
-// AppendBuffered appends every complete record already in the read buffer
-// to pkts (its data copied to buf at offs), consuming it, up to maxPkts
-// packets or maxBytes octets of buf, as Prefetch's batches do: for a caller
-// that copies packets into batches of its own (rdx -j's reader), one call
-// per bufferful instead of one Next per record. It returns at once for
-// anything but a pcap file, and leaves to Next whatever it does not take (a
-// record cut by the end of the buffer, one it must report). Each packet's
-// Data is the record in the read buffer, valid until the next call.
-func (r *Reader) AppendBuffered(pkts []Packet, offs []int, buf []byte, maxPkts, maxBytes int) ([]Packet, []int, []byte) {
-	return r.appendBuffered(pkts, offs, buf, maxPkts, maxBytes)
-}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 )
 
 // Prefetch yields the same packets, in order, then the reader's own error;
@@ -90,9 +91,66 @@ func TestPrefetchBatchBytes(t *testing.T) {
 		if err := p.Next(&pkt); err != nil || pkt.Data[0] != byte(i) {
 			t.Fatalf("packet %d: %v", i+1, err)
 		}
-		if b := p.cur; len(b.buf) > batchBytes+len(d) || cap(b.buf) > 2*(batchBytes+len(d)) {
-			t.Fatalf("packet %d: a batch holds %d octets (capacity %d)", i+1, len(b.buf), cap(b.buf))
+		b := p.cur
+		held := 0
+		for _, q := range b.pkts {
+			held += len(q.Data)
 		}
+		if held > batchBytes+len(d) || len(b.buf) > batchBytes+len(d) || len(b.bufs) > 2 {
+			t.Fatalf("packet %d: a batch holds %d octets of views, %d of copies, %d read buffers", i+1, held, len(b.buf), len(b.bufs))
+		}
+	}
+}
+
+// A pcap file's packets are views of the read buffer, not copies, and stay
+// as they were while the reader runs ahead into the next buffers: a batch
+// is checked only once the reader has filled every other batch and waits.
+func TestPrefetchViews(t *testing.T) {
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 12000 // about 3 MiB: the reader refills its 1 MiB buffer while batches hold views of it
+	data := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 20+i%480) }
+	for i := 0; i < n; i++ {
+		if err := w.WritePacket(&Packet{Data: data(i), TimeNS: int64(i) * 1000, CapLen: len(data(i)), WireLen: len(data(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewReader(struct{ io.Reader }{bytes.NewReader(file.Bytes())}, "views.pcap") // no Len: a full-size buffer
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPrefetch(r)
+	defer p.Close()
+	i, copied, batchCount := 0, 0, 0
+	for {
+		pkts, err := p.NextBatch()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		batchCount++
+		copied += len(p.cur.buf)
+		for wait := 0; len(p.full) < batches-1 && i+len(pkts) < n-3*batchLen && wait < 2000; wait++ {
+			time.Sleep(time.Millisecond) // the reader fills the other batches
+		}
+		for _, q := range pkts {
+			if !bytes.Equal(q.Data, data(i)) || q.TimeNS != int64(i)*1000 {
+				t.Fatalf("packet %d (batch %d) changed under the reader: %d %x", i+1, batchCount, q.TimeNS, q.Data[:8])
+			}
+			i++
+		}
+	}
+	if i != n {
+		t.Fatalf("read %d of %d packets", i, n)
+	}
+	// Only records cut by the end of a read buffer are copied.
+	if copied > 4*2000 {
+		t.Errorf("%d octets copied; want only the records cut by a buffer's end", copied)
 	}
 }
 

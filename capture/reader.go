@@ -36,7 +36,7 @@ type Reader struct {
 	closer io.Closer // the file Open opened; nil for stdin and NewReader
 	gz     *gzip.Reader
 	src    errReader // what br reads; remembers the first non-EOF error
-	br     *bufio.Reader
+	br     *rbuf
 
 	format int
 	be     bool  // current byte order (per section in pcapng)
@@ -138,7 +138,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 			size = min(size, max(l.Len(), 4096))
 		}
 	}
-	r.br = bufio.NewReaderSize(&r.src, size)
+	r.br = newRbuf(&r.src, size)
 
 	magic, err := r.br.Peek(4)
 	if len(magic) < 4 {

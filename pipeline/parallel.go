@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sync/atomic"
 
 	"github.com/rdx-project/rdx/capture"
@@ -18,14 +17,16 @@ import (
 // the input (it is the prefetch: decoding never waits for a read), numbers the frames and sends each
 // to worker dissect.ShardKey % N (through a dissect.ShardCache), so all state of a flow lives in one
 // worker's engine. Frames travel in rounds of up to roundFrames frames: a
-// round copies their bytes (readers reuse their buffers), gives each worker
-// a batch of its frames and lists which worker has each run of consecutive
-// frames. A worker decodes its batch
-// in frame order with its own engine and renders every shown frame (summary,
-// -V, JSON, fields, -x) into the batch; the calling goroutine takes the
-// rounds in order and writes each run's output (each frame's, when
-// something goes between frames or -w writes them) from the worker that
-// has it, so the output is byte for byte that of one worker. What needs the
+// round holds their packets (a pcap file's are views of the reader's
+// buffers, capture.Reader.TakeBuffered: the round keeps the buffers the
+// reader moved on from until it is free again, and rounds are freed in
+// order) and the worker of each. Every worker goes through the round and
+// decodes its frames in frame order with its own engine, rendering every
+// shown frame (summary, -V, JSON, fields, -x) into its batch; the calling
+// goroutine takes the rounds in order and writes each run of consecutive
+// frames of one worker (each frame, when something goes between frames or
+// -w writes them) from that worker's batch, so the output is byte for byte
+// that of one worker. What needs the
 // frames before (frame numbers, the first and previous frame's time, -c, a
 // stop) the reader provides; what goes between frames (JSON's commas, -V's
 // blank lines) and -w's pcapng interfaces the merger does. At the end each
@@ -44,7 +45,7 @@ import (
 // tcp.stream, udp.stream; so every -V and JSON tree) would count only a
 // worker's own flows: when the output shows one, the reader numbers every
 // frame's conversations with an engine of its own (parallel.streams,
-// dissect.Engine.NumberStreams) and the record carries the numbers to the
+// dissect.Engine.NumberStreams) and the round carries the numbers to the
 // worker, whose engine shows them instead of its own.
 
 const (
@@ -53,9 +54,10 @@ const (
 	// depth that keeps them busy does not grow with their number; memory is
 	// about this many times roundBytes and a round's rendered output.
 	roundsInFlight = 6
-	// roundBytes is the packet octets a round holds (allocated once): a
-	// frame that does not fit starts the next round, so jumbo frames make
-	// rounds of fewer frames, not larger ones.
+	// roundBytes is the packet octets a round holds (views of the
+	// reader's buffers, or copies in data, allocated once): a frame that
+	// does not fit starts the next round, so jumbo frames make rounds of
+	// fewer frames, not larger ones.
 	roundBytes = 2 << 20
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
@@ -104,53 +106,41 @@ const maxWorkers = 64
 // workerShare is each worker engine's part of the memory budget.
 func workerShare(total int64, workers int) int64 { return total / int64(workers) }
 
-// pktRec is one frame of a batch; its octets are its round's data[off:end].
-// The reader writes one per frame: 48 octets, not 104 with the capture's
-// first time (the round has it) and the stream numbers (batch.streams, only
-// when numbered) in it. Records, rounds and interfaces fit 32 bits
-// (capture.MaxRecord, roundBytes + one record, a pcapng's interface count).
-type pktRec struct {
-	num             uint64
-	timeNS          int64
-	prev            int64 // the previous frame's time
-	off, end        uint32
-	capLen, wireLen uint32
-	iface           int32
-	linkType        uint16
-}
-
 // frameOut is what a worker made of a frame: its output ends at out[end].
 type frameOut struct {
 	end   int
 	shown bool // passed the display filter
 }
 
-// frameRun is n consecutive frames of the capture that went to one
-// worker (the reader counts them); their output, what the frames shown
-// made, ends at out[end] (the worker sets it). With nothing between frames
-// and no -w the merger writes a run's output at once, else frame by frame.
-type frameRun struct {
-	n, end int
-}
-
-// batch is one worker's frames of a round, and what the worker made of them.
+// batch is what a worker made of its frames of a round. A run is
+// consecutive frames of the round that are the worker's (round.ids): with
+// nothing between frames and no -w the merger writes a run's output at
+// once, else frame by frame.
 type batch struct {
-	pkts    []pktRec
-	streams []dissect.StreamNumbers // pkts' when parallel.streams numbers them, else empty
-	runs    []frameRun
-	res     []frameOut // pkts', when the merger takes frame by frame
-	out     []byte
-	done    chan struct{} // the worker finished the batch
-	pan     any           // a panic the worker recovered, raised again by the merger
+	runs []int      // where each run's output ends, when the merger takes runs
+	res  []frameOut // each frame's, when the merger takes frame by frame
+	out  []byte
+	done chan struct{} // the worker finished the batch
+	pan  any           // a panic the worker recovered, raised again by the merger
 }
 
 // round is up to roundFrames consecutive frames.
 type round struct {
-	ids   []uint8 // the worker of each run, in frame order
-	n     int     // frames
-	b     []*batch
-	data  []byte // the frames' octets (readers reuse their buffers)
-	first int64  // the capture's first frame time
+	pkts    []capture.Packet        // in frame order
+	ids     []uint8                 // the worker of each frame
+	streams []dissect.StreamNumbers // each frame's when parallel.streams numbers them, else empty
+	b       []*batch
+	num     uint64 // the number of the frame before the first
+	first   int64  // the capture's first frame time
+	prev    int64  // the time of the frame before the first
+	// data holds copies of the frames the reader's Next returned (a record
+	// cut by the end of a read buffer, every pcapng record); bufs the
+	// read buffers the reader moved on from while this round took views
+	// of them (capture.Reader.Retired), given back when the round is
+	// taken again. held is the octets of the views.
+	data []byte
+	bufs [][]byte
+	held int
 	// pending counts the workers not done with the round when nothing is
 	// written per frame: the last one frees it (the merger has no part).
 	pending atomic.Int32
@@ -214,12 +204,13 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 		p.w = append(p.w, w)
 	}
 	for range roundsInFlight {
-		rd := &round{ids: make([]uint8, 0, p.frames), b: make([]*batch, n), data: make([]byte, 0, p.bytes)}
+		// data is allocated on first use: a pcap file seldom needs it
+		rd := &round{pkts: make([]capture.Packet, 0, p.frames), ids: make([]uint8, 0, p.frames), b: make([]*batch, n)}
 		bf := batchFrames(p.frames, n)
 		for i := range rd.b {
 			// res and runs grow in the first rounds (runs are as many as
 			// frames only when flows alternate frame by frame)
-			rd.b[i] = &batch{pkts: make([]pktRec, 0, bf), out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
+			rd.b[i] = &batch{out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -260,9 +251,8 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	if err != nil {
 		return c, err
 	}
-	// The reading goroutine is the prefetch: it copies every packet into a
-	// round anyway, so capture.Prefetch's goroutine and copy would be a
-	// second of each (10% more CPU measured).
+	// The reading goroutine is the prefetch: it takes every packet into a
+	// round anyway, so capture.Prefetch's goroutine would be a second one.
 	defer src.Close()
 
 	// With nothing to write per frame (-q, check, -z) the workers free the
@@ -305,21 +295,27 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			}
 		}
 		clear(cur[:len(rd.b)])
-		for _, w := range rd.ids {
+		ids := rd.ids
+		for i := 0; i < len(ids); {
+			w := ids[i]
+			j := i + 1
+			for j < len(ids) && ids[j] == w {
+				j++
+			}
 			c, b := &cur[w&(maxWorkers-1)], rd.b[w]
-			run := b.runs[c.run]
-			c.run++
 			if runs {
-				pr.buf = append(pr.buf, b.out[c.start:run.end]...)
-				c.start = run.end
+				end := b.runs[c.run]
+				c.run++
+				pr.buf = append(pr.buf, b.out[c.start:end]...)
+				c.start, i = end, j
 				continue
 			}
-			for range run.n {
+			for ; i < j; i++ {
 				fo := b.res[c.i]
 				if fo.shown {
 					if pcap != nil {
-						pk := &b.pkts[c.i]
-						fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = pk.num, rd.data[pk.off:pk.end], pk.timeNS, int(pk.capLen), int(pk.wireLen), pk.linkType, int(pk.iface)
+						pk := &rd.pkts[i]
+						fake.Num, fake.Data, fake.TimeNS, fake.CapLen, fake.WireLen, fake.LinkType, fake.Iface = rd.num+uint64(i)+1, pk.Data, pk.TimeNS, pk.CapLen, pk.WireLen, pk.LinkType, pk.Iface
 						pcap.Frame(&fake, nil)
 					}
 					if pr != nil { // one write per round
@@ -396,10 +392,10 @@ func separator(pr *printer) []byte {
 	return s
 }
 
-// read is the reading goroutine: it numbers the frames, copies each into
-// its worker's batch of the current round and sends full rounds on, to the
-// workers and (in order) to the merger. It stops as runner.pass does: at
-// the end, an error, -c or a stop.
+// read is the reading goroutine: it numbers the frames, puts each in the
+// current round with its worker and sends full rounds on, to the workers
+// and (in order) to the merger. It stops as runner.pass does: at the end,
+// an error, -c or a stop.
 func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool, pass int) (uint64, error) {
 	nw := uint64(len(p.w))
 	// A power of two of workers takes the key's low bits: the same worker
@@ -415,7 +411,15 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	var num uint64
 	var first, prev int64
 	var rd *round
+	// A pcap file hands over every whole record in its read buffer at
+	// once, as views (capture.Reader.TakeBuffered); other records come one
+	// Next at a time, copied into the round.
+	rdr, bulk := src.(*capture.Reader)
 	send := func() {
+		rd.first = first
+		if bulk {
+			rd.bufs = rdr.Retired(rd.bufs)
+		}
 		if direct {
 			rd.pending.Store(int32(len(p.w)))
 		} else {
@@ -426,94 +430,101 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		}
 		rd = nil
 	}
+	start := func() {
+		rd = <-p.free // waits while roundsInFlight rounds are being worked on
+		// No view of its buffers is in use any more: rounds are freed
+		// in order (the merger's order, or each worker's).
+		if bulk {
+			rdr.Reuse(rd.bufs)
+		}
+		clear(rd.bufs)
+		rd.pkts, rd.ids, rd.streams, rd.data, rd.bufs, rd.held = rd.pkts[:0], rd.ids[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0
+		rd.num, rd.prev = num, prev
+		for _, b := range rd.b {
+			b.runs, b.res, b.out, b.pan = b.runs[:0], b.res[:0], b.out[:0], nil
+		}
+	}
 	var err error
 	var pkt capture.Packet // one: the interface call makes it escape
 	stop, prog := r.cfg.Stop, r.cfg.Input.Progress
-	// A pcap file hands over every whole record in its read buffer at
-	// once, copied into the round (the last MaxRecord octets of a round
-	// are filled one Next at a time: a record must not outgrow it).
-	rdr, bulk := src.(*capture.Reader)
-	var pkts []capture.Packet
-	var offs []int
-	var last *batch // the one the round's last run is in
 	for num < count {
 		if stop != nil && stop.Stopped() {
 			break
 		}
-		pkts, offs = pkts[:0], offs[:0]
-		if bulk && rd != nil && len(rd.data) < cap(rd.data)-capture.MaxRecord {
-			n := uint64(p.frames - rd.n)
-			pkts, offs, rd.data = rdr.AppendBuffered(pkts, offs, rd.data, int(min(n, count-num)), cap(rd.data)-capture.MaxRecord)
+		if rd == nil {
+			start()
 		}
-		if len(pkts) == 0 {
+		k := len(rd.pkts)
+		if bulk {
+			lim := p.frames
+			if left := count - num; left < uint64(lim-k) {
+				lim = k + int(left)
+			}
+			var took int
+			rd.pkts, took = rdr.TakeBuffered(rd.pkts, lim, p.bytes-rd.held-len(rd.data))
+			rd.held += took
+		}
+		if len(rd.pkts) == k {
 			if err = src.Next(&pkt); err != nil {
 				if errors.Is(err, io.EOF) {
 					err = nil
 				}
 				break
 			}
-			if num == 0 {
-				first, prev = frameTime(&pkt), frameTime(&pkt)
-			}
-			if rd != nil && len(rd.data)+len(pkt.Data) > cap(rd.data) {
+			if k > 0 && rd.held+len(rd.data)+len(pkt.Data) > p.bytes { // starts the next round
 				send()
+				start()
+				k = 0
 			}
-			if rd == nil {
-				rd = <-p.free // waits while roundsInFlight rounds are being worked on
-				rd.ids, rd.n, rd.data, last = rd.ids[:0], 0, rd.data[:0], nil
-				for _, b := range rd.b {
-					b.pkts, b.streams, b.runs, b.res, b.out, b.pan = b.pkts[:0], b.streams[:0], b.runs[:0], b.res[:0], b.out[:0], nil
-				}
-				rd.first = first
+			if rd.data == nil {
+				rd.data = make([]byte, 0, p.bytes)
 			}
-			offs = append(offs, len(rd.data))
+			off := len(rd.data)
 			rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
-			pkts = append(pkts, pkt)
+			pkt.Data = rd.data[off:len(rd.data):len(rd.data)]
+			rd.pkts = append(rd.pkts, pkt)
 		}
-		for i := range pkts {
+		if num == 0 {
+			first = frameTime(&rd.pkts[0])
+			rd.prev = first // the first frame's previous is itself
+		}
+		pkts, ids := rd.pkts, rd.ids[:len(rd.pkts)] // within its capacity, roundFrames
+		for i := k; i < len(pkts) && i < len(ids); i++ {
 			pk := &pkts[i]
 			num++
-			shown := frameTime(pk)
-			off := offs[i]
-			end := off + len(pk.Data)
 			key := p.keys.Key(pk.LinkType, pk.Data)
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
 			}
-			b := rd.b[w]
-			b.pkts = append(b.pkts, pktRec{num: num, timeNS: pk.TimeNS, prev: prev, capLen: uint32(pk.CapLen),
-				wireLen: uint32(pk.WireLen), linkType: pk.LinkType, iface: int32(pk.Iface), off: uint32(off), end: uint32(end)})
+			ids[i] = uint8(w)
 			if p.streams != nil {
 				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
-					LinkType: pk.LinkType, Iface: pk.Iface, Data: rd.data[off:end], Pass: pass}
+					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
 				p.streams.NumberStreams(&dp)
-				b.streams = append(b.streams, dp.Streams)
-			}
-			prev = shown
-			if b == last {
-				b.runs[len(b.runs)-1].n++
-			} else {
-				b.runs = append(b.runs, frameRun{n: 1})
-				rd.ids = append(rd.ids, uint8(w))
-				last = b
+				rd.streams = append(rd.streams, dp.Streams)
 			}
 		}
-		rd.n += len(pkts)
+		rd.ids = ids
+		prev = frameTime(&rd.pkts[len(rd.pkts)-1])
 		if prog != nil {
 			prog.SetFrames(num)
 		}
-		if rd.n == p.frames {
+		if len(rd.pkts) >= p.frames || rd.held+len(rd.data) >= p.bytes {
 			send()
 		}
 	}
 	if rd != nil {
-		send()
+		if len(rd.pkts) > 0 {
+			send()
+		} else {
+			p.free <- rd // never blocks: it has room for every round
+		}
 	}
 	return num, err
 }
 
-// run is a worker's goroutine for one pass: it decodes its batch of every
+// run is a worker's goroutine for one pass: it decodes its frames of every
 // round, then finishes its engine as runner.pass does (after a read error
 // too: the tables that follow are of what was read).
 func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs bool, done chan<- struct{}) {
@@ -521,7 +532,7 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
-			w.batch(r, b, rd, pass, emit, print, runs)
+			w.batch(r, b, rd, pass, emit, print, runs, !direct && !runs)
 		}
 		if !direct {
 			b.done <- struct{}{}
@@ -534,58 +545,65 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs
 	}
 }
 
-// batch decodes and renders one batch; a panic (strict mode, or a bug in
-// rendering) is handed to the merger to raise in the calling goroutine.
-func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, runs bool) {
+// batch decodes and renders the worker's frames of a round: runs says the
+// merger takes each run's output, res each frame's. A panic (strict mode,
+// or a bug in rendering) is handed to the merger to raise in the calling
+// goroutine.
+func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, runs, res bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.pan, w.pan, w.dead = v, v, true
 		}
 	}()
-	if !runs {
-		b.res = slices.Grow(b.res[:0], len(b.pkts))[:len(b.pkts)]
-	}
-	data, first, numbered := rd.data, rd.first, len(b.streams) > 0
+	me, ids, pkts := uint8(w.idx), rd.ids, rd.pkts
+	pkts = pkts[:len(ids)]
+	first, numbered := rd.first, len(rd.streams) > 0
 	eng, tree := w.eng, r.tree
 	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	i := 0
-	for ri := range b.runs {
-		for end := i + b.runs[ri].n; i < end; i++ {
-			pk := &b.pkts[i]
-			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = pk.num, pk.timeNS, int(pk.capLen), int(pk.wireLen)
-			dp.LinkType, dp.Iface, dp.Data = pk.linkType, int(pk.iface), data[pk.off:pk.end]
-			if numbered {
-				dp.Streams = b.streams[i]
-			}
-			f := eng.DecodeShard(&dp, first, pk.prev)
-			for j := range f.Findings {
-				w.counts.Add(f.Findings[j].Sev)
-			}
-			shown := false
-			if emit {
-				var t *dissect.Tree
-				shown = true
-				if tree {
-					t = &w.t
-					eng.BuildTree(t, f)
-					if r.zf {
-						eng.CountFiltered(f, t)
-					}
-					shown = w.flt == nil || w.flt.Match(t)
+	for i, id := range ids {
+		if id != me {
+			continue
+		}
+		pk := &pkts[i]
+		prev := rd.prev
+		if i > 0 {
+			prev = frameTime(&pkts[i-1])
+		}
+		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(i)+1, pk.TimeNS, pk.CapLen, pk.WireLen
+		dp.LinkType, dp.Iface, dp.Data = pk.LinkType, pk.Iface, pk.Data
+		if numbered {
+			dp.Streams = rd.streams[i]
+		}
+		f := eng.DecodeShard(&dp, first, prev)
+		for j := range f.Findings {
+			w.counts.Add(f.Findings[j].Sev)
+		}
+		shown := false
+		if emit {
+			var t *dissect.Tree
+			shown = true
+			if tree {
+				t = &w.t
+				eng.BuildTree(t, f)
+				if r.zf {
+					eng.CountFiltered(f, t)
 				}
-				if shown {
-					if print {
-						b.out = w.pr.body(b.out, f, t)
-					}
-					if w.ck != nil {
-						w.ck.Frame(f, t)
-					}
-				}
+				shown = w.flt == nil || w.flt.Match(t)
 			}
-			if !runs {
-				b.res[i] = frameOut{end: len(b.out), shown: shown}
+			if shown {
+				if print {
+					b.out = w.pr.body(b.out, f, t)
+				}
+				if w.ck != nil {
+					w.ck.Frame(f, t)
+				}
 			}
 		}
-		b.runs[ri].end = len(b.out)
+		if res {
+			b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
+		}
+		if runs && (i+1 == len(ids) || ids[i+1] != me) {
+			b.runs = append(b.runs, len(b.out))
+		}
 	}
 }

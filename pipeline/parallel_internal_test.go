@@ -2,8 +2,12 @@ package pipeline
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rdx-project/rdx/capture"
 )
 
 // TestParallelWorkers: the runs listed in parallel.go stay on one worker.
@@ -69,6 +73,55 @@ func TestSmallRounds(t *testing.T) {
 		}
 		if outs[0].Len() < 1000 || !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) {
 			t.Errorf("%+v: -j 3 printed %d octets, -j 1 %d, or they differ", cfg.Print, outs[1].Len(), outs[0].Len())
+		}
+	}
+}
+
+// smallBuf reads a capture held in memory but says its Len is 0, as a
+// tiny input would: the Reader's buffer is then 4 KiB instead of 1 MiB.
+type smallBuf struct{ *bytes.Reader }
+
+func (smallBuf) Len() int { return 0 }
+
+// TestWorkersLentBuffers: the -j reader hands out views of its read
+// buffers (capture.Reader.TakeBuffered), which rounds keep until they are
+// free. With a 4 KiB read buffer and rounds of 7 frames and 5000 octets
+// every round spans buffers and every buffer is reused many times over a
+// 3.5 MB capture: a buffer read into again while a worker or the merger
+// still decodes or writes a view of it would change the output.
+func TestWorkersLentBuffers(t *testing.T) {
+	testRound.frames, testRound.bytes = 7, 5000
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	const path = "../pcaps/kernel/nfs3_rdma_roce.pcap"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() (capture.Source, error) { return capture.NewReader(smallBuf{bytes.NewReader(data)}, path) }
+	wfile := filepath.Join(t.TempDir(), "w.pcapng")
+	for _, cfg := range []Config{
+		{},
+		{Print: Print{Format: "fields", Fields: []string{"frame.number", "infiniband.bth.psn", "rpc.xid", "frame.time_delta"}}},
+		{Quiet: true, Check: &CheckReport{Format: "json"}},
+		{Write: wfile},
+	} {
+		var outs [2]bytes.Buffer
+		var files [2][]byte
+		for i, j := range []int{1, 3} {
+			c := cfg
+			c.Input, c.Out, c.Workers = Input{Open: open}, &outs[i], j
+			res, err := Run(c)
+			if err != nil || res.Workers != j {
+				t.Fatalf("-j %d: %v, %d workers", j, err, res.Workers)
+			}
+			if c.Write != "" {
+				if files[i], err = os.ReadFile(wfile); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) || !bytes.Equal(files[0], files[1]) || outs[0].Len()+len(files[0]) < 1000 {
+			t.Errorf("%+v: -j 3 printed %d octets and wrote %d, -j 1 %d and %d, or they differ", cfg.Print, outs[1].Len(), len(files[1]), outs[0].Len(), len(files[0]))
 		}
 	}
 }

@@ -508,53 +508,71 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		pf = capture.NewPrefetch(src)
 	}
 	defer pf.Close()
-	var one capture.Packet
-	next := func() (*capture.Packet, error) { err := pf.Next(&one); return &one, err }
-	if rf, ok := pf.(interface {
-		NextRef() (*capture.Packet, error)
-	}); ok {
-		next = rf.NextRef // no copy of each packet's description
+	// Packets come a batch at a time (a file's Prefetch batch; one packet
+	// of a live source) and are decoded with no call per packet. pkts[i:]
+	// is what is left of the batch: the loop can leave after any frame and
+	// pick up where it left off.
+	var one [1]capture.Packet
+	next := func() ([]capture.Packet, error) { err := pf.Next(&one[0]); return one[:], err }
+	if b, ok := pf.(*capture.Prefetch); ok {
+		next = b.NextBatch
 	}
 	var count uint64 // 0: no limit
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
-	prog := r.cfg.Input.Progress
+	prog, halt, emit := r.cfg.Input.Progress, r.cfg.Stop, len(sinks) > 0 || r.zf && n != 1
+	var pkts []capture.Packet
+	i := 0
+	dp := dissect.Packet{Pass: n} // one, its fields set per frame
 	var readErr error
 	// One panic recovery for the whole loop, not one per frame
 	// (Engine.Guard): a frame a dissector panicked on comes back from Guard
-	// with its finding, is handed on here, and the loop resumes.
+	// with its finding, is handed on here, and the loop resumes where it
+	// left off (pkts[i:]).
 	loop := func() {
 		for count == 0 || c.frames < count {
-			if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
+			if halt != nil && halt.Stopped() {
 				return // as at the end of the input: the tables and counts follow
 			}
-			if live && !ready() {
-				r.idle(sinks)
+			if i >= len(pkts) {
+				if prog != nil {
+					prog.SetFrames(c.frames) // an atomic store; the meter draws it
+				}
+				if live && !ready() {
+					r.idle(sinks)
+				}
+				var err error
+				if pkts, err = next(); err != nil {
+					pkts = nil
+					if !errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
+						readErr = err
+					}
+					return
+				}
+				if count > 0 && uint64(len(pkts)) > count-c.frames {
+					pkts = pkts[:count-c.frames]
+				}
+				i = 0
 			}
-			pkt, err := next()
-			if err != nil && errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
-				return
-			}
-			if err != nil {
-				readErr = err
-				return
-			}
+			pkt := &pkts[i]
+			i++
 			c.frames++
-			if prog != nil {
-				prog.SetFrames(c.frames) // an atomic store; the meter draws it
-			}
-			f := r.eng.DecodeRef(&dissect.Packet{Num: c.frames, TimeNS: pkt.TimeNS, CapLen: pkt.CapLen, WireLen: pkt.WireLen, LinkType: pkt.LinkType, Iface: pkt.Iface, Data: pkt.Data, Pass: n})
+			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
+			f := r.eng.DecodeRef(&dp)
 			for i := range f.Findings { // r.frame, inlined
 				c.Add(f.Findings[i].Sev)
 			}
-			if len(sinks) > 0 || r.zf && n != 1 {
+			if emit {
 				r.emit(f, sinks)
 			}
 		}
 	}
 	for f := r.eng.Guard(loop); f != nil; f = r.eng.Guard(loop) {
 		r.frame(&c, f, sinks, n)
+	}
+	if prog != nil {
+		prog.SetFrames(c.frames)
 	}
 	if readErr != nil {
 		r.eng.Finish() // the tables that follow are of what was read
