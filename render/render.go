@@ -50,7 +50,8 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // Not safe for concurrent use: one per goroutine that
 // renders.
 type SummaryCache struct {
-	slots  [addrCacheSize]addrSlot
+	slots  [addrCacheSets][2]addrSlot // way 0 the set's newest pair, way 1 the one before
+	misses int                        // address pairs written anew (tests)
 	protos [protoCacheSize]protoSlot
 	wires  [wireCacheSize]wireSlot
 	wnext  int // the slot the next new Length column takes
@@ -81,9 +82,11 @@ type protoSlot struct {
 	text  [16]byte
 }
 
-// addrCacheSize is the number of address pairs SummaryCache holds (a
-// power of two).
-const addrCacheSize = 256
+// addrCacheSets is the number of address-pair sets SummaryCache holds, two
+// pairs each (a power of two): 512 pairs, and two ways so that the 128
+// pairs of 64 clients interleaved (both directions) do not evict each
+// other by sharing a slot, as a direct-mapped 256 did on one frame in 9.
+const addrCacheSets, addrCacheBits = 256, 8
 
 type addrSlot struct {
 	src, dst uint64   // each end's key (appendEndpoints); 0: empty
@@ -241,18 +244,25 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	if n.HasL4 {
 		ks, kd = ks|1, kd|1
 	}
-	s := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-8)] // 8 bits: addrCacheSize
+	set := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-addrCacheBits)]
+	s := &set[0]
 	if s.src != ks || s.dst != kd {
-		// written where it has room (the digit writer stores 8 octets at
-		// a time), then kept
-		var b [len(s.text) + 16]byte
-		col := appendEndpointPair(b[:0], n)
-		if len(col) != addrPairLen {
-			s.src, s.dst = 0, 0
-			return append(dst, col...) // cannot happen (see above); not cached then
+		if s = &set[1]; s.src != ks || s.dst != kd {
+			// the newest goes to way 0, the one it displaces to way 1
+			c.misses++
+			set[1] = set[0]
+			s = &set[0]
+			// written where it has room (the digit writer stores 8 octets
+			// at a time), then kept
+			var b [len(s.text) + 16]byte
+			col := appendEndpointPair(b[:0], n)
+			if len(col) != addrPairLen {
+				s.src, s.dst = 0, 0
+				return append(dst, col...) // cannot happen (see above); not cached then
+			}
+			s.src, s.dst = ks, kd
+			copy(s.text[:], col)
 		}
-		s.src, s.dst = ks, kd
-		copy(s.text[:], col)
 	}
 	// one fixed-size copy, not append's general memmove
 	l := len(dst)
