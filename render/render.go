@@ -103,7 +103,11 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	dst = slices.Grow(dst, 192)
 	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
-	dst = c.Append(dst, f.TimeNS)
+	if c.Format == TimeRelative && !c.HMS { // Append's default, without its call (too big to inline)
+		dst = c.appendRel(dst, f.TimeNS-c.First)
+	} else {
+		dst = c.append(dst, f.TimeNS)
+	}
 	dst = append(dst, ' ')
 	n := &f.Net
 	switch {

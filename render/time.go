@@ -70,14 +70,15 @@ type relText struct {
 // Append appends the column for a frame captured at ns (Unix nanoseconds).
 func (c *Clock) Append(dst []byte, ns int64) []byte {
 	if c.Format == TimeRelative && !c.HMS { // the default: small enough to inline, straight to the digits
-		return c.appendRel(dst, ns-c.First, c.digits())
+		return c.appendRel(dst, ns-c.First)
 	}
 	return c.append(dst, ns)
 }
 
-// appendRel appends the default column, ns seconds with digits decimals,
+// appendRel appends the default column, ns seconds with c's decimals,
 // from the prefix of the frame before when it is the same.
-func (c *Clock) appendRel(dst []byte, ns int64, digits int) []byte {
+func (c *Clock) appendRel(dst []byte, ns int64) []byte {
+	digits := c.digits()
 	if ns < 0 || ns >= 1e17 || digits < 4 { // out of order, or a text relText may not hold
 		return appendFixed(dst, ns, digits)
 	}
