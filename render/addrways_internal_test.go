@@ -36,3 +36,33 @@ func TestAddrCacheManyClients(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoLenCacheRoCE: the nine (Protocol, Length) pairs of a RoCE NFS
+// capture (genroce), and Rx's two, interleaved, are each written once, and
+// as appendProto and appendWireLen write them.
+func TestProtoLenCacheRoCE(t *testing.T) {
+	type pl struct {
+		proto string
+		wire  int
+	}
+	pairs := []pl{{"infiniband", 62}, {"infiniband", 1082}, {"infiniband", 74}, {"infiniband", 1086},
+		{"rpcordma", 206}, {"nfs", 198}, {"nfs", 162}, {"nfs", 138}, {"nfs", 1086}, {"rx", 134}, {"afs", 134}}
+	var c SummaryCache
+	var f dissect.Frame
+	f.Net.HasIP, f.Net.HasL4 = true, true
+	buf := make([]byte, 0, 256)
+	for round := 0; round < 3; round++ {
+		for _, p := range pairs {
+			f.Proto, f.WireLen = p.proto, p.wire
+			buf = c.appendProtoLen(buf[:0], &f)
+			var u SummaryCache
+			want := u.appendWireLen(append(u.appendProto(nil, &f), ' '), f.WireLen)
+			if string(buf) != string(want) {
+				t.Fatalf("%v: %q, want %q", p, buf, want)
+			}
+		}
+		if c.colMisses != len(pairs) {
+			t.Fatalf("round %d: %d pairs written, want %d (each once)", round, c.colMisses, len(pairs))
+		}
+	}
+}

@@ -50,11 +50,14 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // Not safe for concurrent use: one per goroutine that
 // renders.
 type SummaryCache struct {
-	slots  [addrCacheSets][2]addrSlot // way 0 the set's newest pair, way 1 the one before
-	misses int                        // address pairs written anew (tests)
-	protos [protoCacheSize]protoSlot
-	wires  [wireCacheSize]wireSlot
-	wnext  int // the slot the next new Length column takes
+	slots     [addrCacheSets][2]addrSlot // way 0 the set's newest pair, way 1 the one before
+	misses    int                        // address pairs written anew (tests)
+	colMisses int                        // (Protocol, Length) pairs written anew (tests)
+	protos    [protoCacheSize]protoSlot
+	wires     [wireCacheSize]wireSlot
+	wnext     int // the slot the next new Length column takes
+
+	cols [colCacheSets][2]colSlot // Protocol and Length columns together, way 0 the newer
 
 	num     uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
 	numLen  int
@@ -65,6 +68,23 @@ type SummaryCache struct {
 // columns SummaryCache holds (a RoCE NFS capture alternates three
 // protocols and eight lengths).
 const protoCacheSize, wireCacheSize = 4, 8
+
+// colCacheSets is the number of sets of two (Protocol, Length) column
+// pairs SummaryCache holds (a power of two, 1<<colCacheBits): a protocol
+// mostly comes in a few lengths (a RoCE NFS capture has nine pairs, Rx two),
+// and one lookup of the pair costs less than one of each column.
+const colCacheSets, colCacheBits = 32, 5
+
+// colSlot is the Protocol column, a space and the Length column with its
+// space, and what they depend on (appendProto's key and the length).
+type colSlot struct {
+	proto string
+	wire  int
+	l4    bool
+	eth   uint16
+	n     int // the text's length (0: empty slot)
+	text  [32]byte
+}
 
 // wireSlot is a Length column and the space after it.
 type wireSlot struct {
@@ -126,18 +146,22 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	if st != nil {
 		proto, info = st.proto(f.Proto), st.info(f)
 	}
-	if proto != "" {
-		dst = append(dst, proto...)
-	}
-	dst = sc.appendProto(dst, f)
-	if proto != "" {
-		dst = append(dst, st.Reset...)
-	}
-	dst = append(dst, ' ')
-	if f.WireLen >= 0 {
-		dst = sc.appendWireLen(dst, f.WireLen)
+	if proto == "" && f.WireLen >= 0 && sc != nil {
+		dst = sc.appendProtoLen(dst, f)
 	} else {
-		dst = append(padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5), ' ')
+		if proto != "" {
+			dst = append(dst, proto...)
+		}
+		dst = sc.appendProto(dst, f)
+		if proto != "" {
+			dst = append(dst, st.Reset...)
+		}
+		dst = append(dst, ' ')
+		if f.WireLen >= 0 {
+			dst = sc.appendWireLen(dst, f.WireLen)
+		} else {
+			dst = append(padLeft(dst, strconv.AppendInt(nil0(), int64(f.WireLen), 10), 5), ' ')
+		}
 	}
 	if info != "" {
 		dst = append(dst, info...)
@@ -214,6 +238,31 @@ func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
 	dst = pad(appendProtoColumn(dst, f), start, protoWidth)
 	if n := len(dst) - start; s != nil && n <= len(s.text) {
 		s.proto, s.l4, s.eth, s.n = f.Proto, f.Net.HasL4, f.Net.EtherType, n
+		copy(s.text[:], dst[start:])
+	}
+	return dst
+}
+
+// appendProtoLen appends the Protocol column, a space and the Length
+// column (f.WireLen, not negative) with its space, as appendProto and
+// appendWireLen write them, from the pair's slot when it has one.
+func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
+	set := &c.cols[(uint64(f.WireLen)^uint64(len(f.Proto))<<16)*0x9e3779b97f4a7c15>>(64-colCacheBits)]
+	for i := range set {
+		if s := &set[i]; s.n > 0 && s.wire == f.WireLen && s.l4 == f.Net.HasL4 && s.eth == f.Net.EtherType && sameString(f.Proto, s.proto) {
+			l := len(dst)
+			dst = slices.Grow(dst, len(s.text))
+			*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+			return dst[:l+s.n]
+		}
+	}
+	c.colMisses++
+	start := len(dst)
+	dst = c.appendWireLen(append(c.appendProto(dst, f), ' '), f.WireLen)
+	if n := len(dst) - start; n <= len(set[0].text) { // not a protocol name longer than the column
+		set[1] = set[0]
+		s := &set[0]
+		s.proto, s.wire, s.l4, s.eth, s.n = f.Proto, f.WireLen, f.Net.HasL4, f.Net.EtherType, n
 		copy(s.text[:], dst[start:])
 	}
 	return dst
