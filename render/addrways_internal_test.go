@@ -10,7 +10,8 @@ import (
 // TestAddrCacheManyClients: 64 RoCE clients talking to one server, both
 // directions interleaved (128 pairs, genroce -flows 64), are each written
 // once: after the first round every pair is a hit. A direct-mapped cache
-// of 256 slots rewrote about one pair in nine here.
+// of 256 slots rewrote 28 of them each round here (on the 64-client
+// capture, one frame's pair in nine).
 func TestAddrCacheManyClients(t *testing.T) {
 	var c SummaryCache
 	srv := netip.MustParseAddr("192.0.2.1")
