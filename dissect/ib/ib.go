@@ -148,8 +148,11 @@ type State struct {
 	// so a packet costs at most one map lookup and no allocation (the slab
 	// is reused after Rewind), and a hit in the direct-mapped qpCache
 	// (a cheap hash, the key compared in place) skips even that.
-	qps     map[qpKey]int32
-	qpSlab  []qpState
+	qps    map[qpKey]int32
+	qpSlab []qpState
+	// recent is by hintOf alone: without hashing the addresses it holds
+	// the few keys of one connection (its QPs and directions)
+	recent  [8]recentQP
 	qpCache [1 << qpCacheBits][2]recentQP // two a slot, the most recently cached first
 	crc     scratch
 	tmpl    icrcCache // RoCEv2 over IPv4: header templates per QP (icrc4.go)
@@ -167,26 +170,47 @@ func newState() *State {
 func (d *State) clearQPs() {
 	clear(d.qps)
 	d.qpSlab = d.qpSlab[:0]
+	for i := range d.recent {
+		d.recent[i].i = -1
+	}
 	for i := range d.qpCache {
 		d.qpCache[i][0].i, d.qpCache[i][1].i = -1, -1
 	}
 }
 
+// hintOf is a key's recent slot: the QP and the direction tell apart the
+// few keys a connection alternates between.
+func hintOf(qp uint32, resp bool) int {
+	h := qp << 1
+	if resp {
+		h |= 1
+	}
+	return int(h & 7)
+}
+
 // lookupQP finds the PSN state of the key of e, qp and resp (index into
-// qpSlab): the cached entries of the key's slot first, compared in place;
-// the key itself is built only for the map, when they hold other keys.
+// qpSlab): its recent slot first, then the cached entries of its hashed
+// slot, compared in place; the key itself is built only for the map, when
+// they all hold other keys.
 func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
-	c := &d.qpCache[qpSlot(e.src, e.dst, qp, resp)]
-	if r := &c[0]; r.i >= 0 && r.k.is(e, qp, resp) {
+	r := &d.recent[hintOf(qp, resp)]
+	if r.i >= 0 && r.k.is(e, qp, resp) {
 		return r.i, true
 	}
-	if r := &c[1]; r.i >= 0 && r.k.is(e, qp, resp) {
+	c := &d.qpCache[qpSlot(e.src, e.dst, qp, resp)]
+	if c[0].i >= 0 && c[0].k.is(e, qp, resp) {
+		*r = c[0]
+		return r.i, true
+	}
+	if c[1].i >= 0 && c[1].k.is(e, qp, resp) {
+		*r = c[1]
 		return r.i, true
 	}
 	k := qpKey{src: e.src, dst: e.dst, qp: qp, resp: resp}
 	i, ok := d.qps[k]
 	if ok {
 		c[1], c[0] = c[0], recentQP{k, i}
+		*r = c[0]
 	}
 	return i, ok
 }
@@ -194,6 +218,7 @@ func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
 func (d *State) remember(k *qpKey, i int32) {
 	c := &d.qpCache[qpSlot(k.src, k.dst, k.qp, k.resp)]
 	c[1], c[0] = c[0], recentQP{*k, i}
+	d.recent[hintOf(k.qp, k.resp)] = c[0]
 }
 
 // reissuedBy reports whether a READ request at psn with RETH r asks again

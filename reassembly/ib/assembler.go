@@ -344,6 +344,9 @@ type Assembler struct {
 	// interleaved, the key is hashed cheaply and compared in place instead
 	// of hashed by the map
 	cache [1 << cacheBits][2]*stream
+	// recent is by QP and direction alone: without hashing the addresses
+	// it holds the few streams of one connection
+	recent [8]*stream
 	// stalled is, per address pair, the last stream that held packets: an
 	// ACK from the receiver finds it there.
 	stalled map[pairKey]*stream
@@ -380,6 +383,7 @@ func (a *Assembler) initLists() {
 	a.readList.prev, a.readList.next = &a.readList, &a.readList
 	a.nopen, a.nheld = 0, 0
 	a.cache = [1 << cacheBits][2]*stream{}
+	a.recent = [8]*stream{}
 }
 
 // PlaceReads makes the assembler hand out each READ response packet's
@@ -474,16 +478,24 @@ func (a *Assembler) touch(s *stream) {
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(p *Packet, resp bool) *stream {
-	// The cached streams of the key's slot, compared field by field
-	// against p: a key built only to be compared costs as much as the
-	// compare. A miss (other keys in the slot) asks the map.
+	// The recent stream of the QP and direction, then the cached streams
+	// of the key's hashed slot, compared field by field against p: a key
+	// built only to be compared costs as much as the compare. A miss
+	// (other keys in them) asks the map.
+	rc := &a.recent[recentOf(p.DestQP, resp)]
+	if s := *rc; s != nil && s.key.is(p, resp) {
+		a.touch(s)
+		return s
+	}
 	c := &a.cache[slotOf(p.Src, p.Dst, p.DestQP, resp)]
 	if s := c[0]; s != nil && s.key.is(p, resp) {
 		a.touch(s)
+		*rc = s
 		return s
 	}
 	if s := c[1]; s != nil && s.key.is(p, resp) {
 		a.touch(s)
+		*rc = s
 		return s
 	}
 	k := &streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: resp}
@@ -508,12 +520,16 @@ func (a *Assembler) lookup(p *Packet, resp bool) *stream {
 		a.touch(s)
 	}
 	c[0], c[1] = s, c[0]
+	*rc = s
 	return s
 }
 
 // find is a.streams[*k] without touching it: the request stream of a READ
 // response is most often among the last streams used.
 func (a *Assembler) find(k *streamKey) *stream {
+	if s := a.recent[recentOf(k.qp, k.resp)]; s != nil && s.key.eq(k) {
+		return s
+	}
 	c := &a.cache[slotOf(k.src, k.dst, k.qp, k.resp)]
 	for _, s := range c {
 		if s != nil && s.key.eq(k) {
@@ -553,6 +569,9 @@ func (a *Assembler) dropStream(s *stream, reason string) {
 		if c[i] == s {
 			c[i] = nil
 		}
+	}
+	if rc := &a.recent[recentOf(s.key.qp, s.key.resp)]; *rc == s {
+		*rc = nil
 	}
 	a.freeS = append(a.freeS, s)
 	a.acct.Charge(-streamCost)

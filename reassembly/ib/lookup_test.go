@@ -115,5 +115,10 @@ func TestLookupCache(t *testing.T) {
 				t.Fatal("a dropped stream still cached")
 			}
 		}
+		for _, r := range a.recent {
+			if r == s {
+				t.Fatal("a dropped stream still recent")
+			}
+		}
 	}
 }

@@ -31,3 +31,13 @@ func KeyHash(src, dst netip.Addr, qp uint32, resp bool) uint64 {
 func slotOf(src, dst netip.Addr, qp uint32, resp bool) uint32 {
 	return uint32(KeyHash(src, dst, qp, resp) >> (64 - cacheBits))
 }
+
+// recentOf is a stream's slot in recent: the QP and the direction tell
+// apart the few streams a connection alternates between.
+func recentOf(qp uint32, resp bool) int {
+	h := qp << 1
+	if resp {
+		h |= 1
+	}
+	return int(h & 7)
+}
