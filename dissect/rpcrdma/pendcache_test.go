@@ -28,14 +28,14 @@ func TestPendCache(t *testing.T) {
 		d.src, d.dst, d.qp = p.conn.req, p.conn.resp, p.qp
 		return d.lookup(0x1000)
 	}
-	for round := range 2 {
+	for round := range 3 {
 		for i, p := range ps {
 			if got := find(p); got != p {
 				t.Fatalf("round %d, call %d: lookup %p, want %p", round, i, got, p)
 			}
 		}
-		if round == 0 {
-			d.pending.Clear() // the second round must not need pending
+		if round == 1 {
+			d.pending.Clear() // the third round must not need pending
 		}
 	}
 	for _, p := range ps {
@@ -47,5 +47,32 @@ func TestPendCache(t *testing.T) {
 	}
 	if got := find(ps[5]); got != nil {
 		t.Fatalf("an unlinked call found: %p", got)
+	}
+}
+
+// One connection's calls read one after another (each unlinked before the
+// next is looked up) leave the cache unused: they never hash.
+func TestPendCacheOneFlow(t *testing.T) {
+	d := &State{advertised: map[advKey]bool{}}
+	d.calls.prev, d.calls.next = &d.calls, &d.calls
+	d.src, d.dst, d.qp = netip.AddrPortFrom(netip.MustParseAddr("192.0.2.2"), 0), netip.AddrPortFrom(netip.MustParseAddr("192.0.2.1"), 0), 0x11
+	for h := uint32(1); h < 100; h++ {
+		p := &pending{conn: conn{d.src, d.dst}, qp: d.qp, reads: []ReadSegment{{Segment: Segment{Handle: h}}}}
+		d.pending.Set(pendKey{p.conn, p.qp, h}, p)
+		p.prev, p.next = d.calls.prev, &d.calls
+		d.calls.prev.next = p
+		d.calls.prev = p
+		for range 3 {
+			if got := d.lookup(h); got != p {
+				t.Fatalf("handle %d: lookup %p, want %p", h, got, p)
+			}
+		}
+		d.unlinkCall(p)
+		if got := d.lookup(h); got != nil {
+			t.Fatalf("handle %d: found after unlinkCall", h)
+		}
+	}
+	if d.interleaved {
+		t.Fatal("one connection's calls in turn marked interleaved")
 	}
 }

@@ -82,6 +82,10 @@ type State struct {
 	// calls by pendSlot of their key, looked up before pending: the READs
 	// of many clients interleave, and last then misses every packet
 	pendCache [1 << pendCacheBits]pendEntry
+	// interleaved: a lookup missed last while it held another call (the
+	// READs of calls interleave); until then pendCache is left unused, so
+	// that one connection's calls, read one after another, never hash
+	interleaved bool
 	// the message being read goes from src to dst, to QP qp over
 	// InfiniBand/RoCE (over iWARP, the addresses carry TCP ports and qp is 0)
 	src, dst   netip.AddrPort
@@ -148,6 +152,17 @@ func (d *State) lookup(handle uint32) *pending {
 	// building the key: every packet of a READ asks again
 	if l := &d.lastKey; d.last != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
 		return d.last
+	}
+	if d.last != nil {
+		d.interleaved = true
+	}
+	if !d.interleaved {
+		k := pendKey{d.byRequester(), d.qp, handle}
+		p, _ := d.pending.Get(k)
+		if p != nil {
+			d.last, d.lastKey = p, k
+		}
+		return p
 	}
 	c := &d.pendCache[pendSlot(d.src, d.dst, d.qp, handle)]
 	if l := &c.k; c.p != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
@@ -302,6 +317,7 @@ func (d *State) Rewind() {
 	d.pending.Clear()
 	d.last = nil
 	clear(d.pendCache[:])
+	d.interleaved = false
 	clear(d.advertised)
 	d.extents, d.stored = d.extents[:0], 0
 	d.pool.Reset()
@@ -801,8 +817,10 @@ func (d *State) unlinkCall(p *pending) {
 		d.last = nil
 	}
 	for _, r := range p.reads {
-		if c := &d.pendCache[pendSlot(p.conn.req, p.conn.resp, p.qp, r.Handle)]; c.p == p {
-			*c = pendEntry{}
+		if d.interleaved { // else nothing is cached
+			if c := &d.pendCache[pendSlot(p.conn.req, p.conn.resp, p.qp, r.Handle)]; c.p == p {
+				*c = pendEntry{}
+			}
 		}
 		k := pendKey{p.conn, p.qp, r.Handle}
 		if q, _ := d.pending.Get(k); q == p {
