@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
 // maxQPs bounds the PSN-order table; beyond it the table starts afresh.
@@ -112,6 +113,18 @@ func (k *qpKey) is(e *addrPair, qp uint32, resp bool) bool {
 	return k.qp == qp && k.resp == resp && k.src == e.src && k.dst == e.dst
 }
 
+// qpCacheBits sizes the two-way cache in front of qps: 512 slots of two
+// 64-octet entries (64 KiB, fixed), so that a few hundred interleaved QP
+// directions (64 clients each with requests, replies and READ responses:
+// 256 keys) all stay cached instead of hashing the 56-octet key per
+// packet. The map stays the source of truth; an entry only ever holds a
+// key the map has (clearQPs empties both).
+const qpCacheBits = 9
+
+func qpSlot(src, dst netip.Addr, qp uint32, resp bool) uint32 {
+	return uint32(ibasm.KeyHash(src, dst, qp, resp) >> (64 - qpCacheBits))
+}
+
 type recentQP struct {
 	k qpKey
 	i int32 // index into qpSlab, -1 when unused
@@ -133,18 +146,19 @@ type State struct {
 	pool dissect.Pool[Packet]
 	// PSN state per QP and direction: the map gives an index into qpSlab,
 	// so a packet costs at most one map lookup and no allocation (the slab
-	// is reused after Rewind), and the few QPs last seen (a connection's
-	// requests and responses interleave) skip even that.
+	// is reused after Rewind), and a hit in the direct-mapped qpCache
+	// (a cheap hash, the key compared in place) skips even that.
 	qps    map[qpKey]int32
 	qpSlab []qpState
-	recent [4]recentQP
-	nextRc uint8
-	hint   [8]uint8 // by the QP and direction: the recent slot to try first
-	crc    scratch
-	tmpl   icrcCache // RoCEv2 over IPv4: header templates per QP (icrc4.go)
-	up     upperState
-	flows  flowTable // per-flow counters for -z infiniband,flows
-	icrc   icrcTable // bad ICRCs per flow, to tell rewritten addresses from corruption
+	// recent is by hintOf alone: without hashing the addresses it holds
+	// the few keys of one connection (its QPs and directions)
+	recent  [8]recentQP
+	qpCache [1 << qpCacheBits][2]recentQP // two a slot, the most recently cached first
+	crc     scratch
+	tmpl    icrcCache // RoCEv2 over IPv4: header templates per QP (icrc4.go)
+	up      upperState
+	flows   flowTable // per-flow counters for -z infiniband,flows
+	icrc    icrcTable // bad ICRCs per flow, to tell rewritten addresses from corruption
 }
 
 func newState() *State {
@@ -159,10 +173,13 @@ func (d *State) clearQPs() {
 	for i := range d.recent {
 		d.recent[i].i = -1
 	}
+	for i := range d.qpCache {
+		d.qpCache[i][0].i, d.qpCache[i][1].i = -1, -1
+	}
 }
 
-// hintOf is where a key's hint is: the QP and the direction tell apart
-// the few keys a connection alternates between.
+// hintOf is a key's recent slot: the QP and the direction tell apart the
+// few keys a connection alternates between.
 func hintOf(qp uint32, resp bool) int {
 	h := qp << 1
 	if resp {
@@ -172,34 +189,36 @@ func hintOf(qp uint32, resp bool) int {
 }
 
 // lookupQP finds the PSN state of the key of e, qp and resp (index into
-// qpSlab). The slot the key's hint names is tried first, then all of
-// them: the hint changes the order, never the answer. The key itself is
-// built only for the map, when the recent slots miss.
+// qpSlab): its recent slot first, then the cached entries of its hashed
+// slot, compared in place; the key itself is built only for the map, when
+// they all hold other keys.
 func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
-	hk := hintOf(qp, resp)
-	if r := &d.recent[d.hint[hk]%uint8(len(d.recent))]; r.i >= 0 && r.k.is(e, qp, resp) {
+	r := &d.recent[hintOf(qp, resp)]
+	if r.i >= 0 && r.k.is(e, qp, resp) {
 		return r.i, true
 	}
-	for j := range d.recent {
-		if r := &d.recent[j]; r.i >= 0 && r.k.is(e, qp, resp) {
-			d.hint[hk] = uint8(j)
-			return r.i, true
-		}
+	c := &d.qpCache[qpSlot(e.src, e.dst, qp, resp)]
+	if c[0].i >= 0 && c[0].k.is(e, qp, resp) {
+		*r = c[0]
+		return r.i, true
+	}
+	if c[1].i >= 0 && c[1].k.is(e, qp, resp) {
+		*r = c[1]
+		return r.i, true
 	}
 	k := qpKey{src: e.src, dst: e.dst, qp: qp, resp: resp}
 	i, ok := d.qps[k]
 	if ok {
-		d.remember(&k, i)
+		c[1], c[0] = c[0], recentQP{k, i}
+		*r = c[0]
 	}
 	return i, ok
 }
 
 func (d *State) remember(k *qpKey, i int32) {
-	j := d.nextRc % uint8(len(d.recent))
-	r := &d.recent[j]
-	r.k, r.i = *k, i
-	d.hint[hintOf(k.qp, k.resp)] = j
-	d.nextRc++
+	c := &d.qpCache[qpSlot(k.src, k.dst, k.qp, k.resp)]
+	c[1], c[0] = c[0], recentQP{*k, i}
+	d.recent[hintOf(k.qp, k.resp)] = c[0]
 }
 
 // reissuedBy reports whether a READ request at psn with RETH r asks again

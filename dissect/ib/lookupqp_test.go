@@ -31,3 +31,63 @@ func TestLookupQPHintCollisions(t *testing.T) {
 		}
 	}
 }
+
+// The QP cache holds the keys of 64 clients talking to one server on the
+// same QP numbers (as genroce -flows 64 and NFS/RDMA servers do): after
+// one round every lookup is answered from the cache without the map, and
+// keys that share a slot (more than its two entries) still each find
+// their own state through the map.
+func TestLookupQPCache(t *testing.T) {
+	srv := netip.MustParseAddr("192.0.2.1")
+	cl := netip.MustParseAddr("198.18.0.0")
+	var keys []qpKey
+	for range 64 {
+		cl = cl.Next()
+		for _, resp := range []bool{false, true} {
+			keys = append(keys, qpKey{src: cl, dst: srv, qp: 0x11, resp: resp}, qpKey{src: srv, dst: cl, qp: 0x12, resp: resp})
+		}
+	}
+	d := newState()
+	for i := range keys {
+		d.qps[keys[i]] = int32(i)
+	}
+	for round := range 2 {
+		for i := range keys {
+			k := &keys[i]
+			got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
+			if !ok || got != int32(i) {
+				t.Fatalf("round %d, key %d (%+v): state %d, %v", round, i, k, got, ok)
+			}
+		}
+		if round == 0 {
+			clear(d.qps) // the second round must not need the map
+		}
+	}
+
+	// five keys of one slot (of two entries): the ones it does not hold
+	// are found through the map, never wrongly
+	d = newState()
+	keys = keys[:0]
+	for qp := uint32(1); len(keys) < 5; qp++ {
+		k := qpKey{src: srv, dst: cl, qp: qp}
+		if qpSlot(k.src, k.dst, k.qp, k.resp) == qpSlot(srv, cl, 1, false) {
+			keys = append(keys, k)
+		}
+	}
+	for i := range keys {
+		d.qps[keys[i]] = int32(i)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 10000 {
+		i := rng.IntN(len(keys))
+		k := &keys[i]
+		got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
+		if !ok || got != int32(i) {
+			t.Fatalf("key %d (%+v): state %d, %v", i, keys[i], got, ok)
+		}
+	}
+	d.clearQPs()
+	if _, ok := d.lookupQP(&addrPair{srv, cl}, keys[0].qp, false); ok {
+		t.Fatal("a key found after clearQPs")
+	}
+}

@@ -79,6 +79,13 @@ type State struct {
 	pending smallmap.Map[pendKey, *pending] // by connection, responder's QP and read segment handle; a few at a time: no hashing
 	last    *pending                        // the call last looked up, and its key: its READ's packets come in a run
 	lastKey pendKey
+	// calls by pendSlot of their key, looked up before pending: the READs
+	// of many clients interleave, and last then misses every packet
+	pendCache [1 << pendCacheBits]pendEntry
+	// interleaved: a lookup missed last while it held another call (the
+	// READs of calls interleave); until then pendCache is left unused, so
+	// that one connection's calls, read one after another, never hash
+	interleaved bool
 	// the message being read goes from src to dst, to QP qp over
 	// InfiniBand/RoCE (over iWARP, the addresses carry TCP ports and qp is 0)
 	src, dst   netip.AddrPort
@@ -146,12 +153,45 @@ func (d *State) lookup(handle uint32) *pending {
 	if l := &d.lastKey; d.last != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
 		return d.last
 	}
+	if d.last != nil {
+		d.interleaved = true
+	}
+	if !d.interleaved {
+		k := pendKey{d.byRequester(), d.qp, handle}
+		p, _ := d.pending.Get(k)
+		if p != nil {
+			d.last, d.lastKey = p, k
+		}
+		return p
+	}
+	c := &d.pendCache[pendSlot(d.src, d.dst, d.qp, handle)]
+	if l := &c.k; c.p != nil && l.handle == handle && l.qp == d.qp && l.req == d.src && l.resp == d.dst {
+		d.last, d.lastKey = c.p, c.k
+		return c.p
+	}
 	k := pendKey{d.byRequester(), d.qp, handle}
 	p, _ := d.pending.Get(k)
 	if p != nil {
 		d.last, d.lastKey = p, k
+		c.k, c.p = k, p
 	}
 	return p
+}
+
+// pendCacheBits sizes the direct-mapped cache of pending calls in front of
+// pending: 512 entries (40 KiB, fixed), enough for the READs of a few
+// hundred clients in progress at once. pending stays the source of truth;
+// an entry holds a call only while pending maps its key to it (unlinkCall
+// and Rewind empty it).
+const pendCacheBits = 9
+
+type pendEntry struct {
+	k pendKey
+	p *pending
+}
+
+func pendSlot(req, resp netip.AddrPort, qp, handle uint32) uint32 {
+	return uint32(ibasm.KeyHash(req.Addr(), resp.Addr(), qp^handle*0x9e3779b1, false) >> (64 - pendCacheBits))
 }
 
 type pending struct {
@@ -276,6 +316,8 @@ func (d *State) Rewind() {
 	}
 	d.pending.Clear()
 	d.last = nil
+	clear(d.pendCache[:])
+	d.interleaved = false
 	clear(d.advertised)
 	d.extents, d.stored = d.extents[:0], 0
 	d.pool.Reset()
@@ -775,6 +817,11 @@ func (d *State) unlinkCall(p *pending) {
 		d.last = nil
 	}
 	for _, r := range p.reads {
+		if d.interleaved { // else nothing is cached
+			if c := &d.pendCache[pendSlot(p.conn.req, p.conn.resp, p.qp, r.Handle)]; c.p == p {
+				*c = pendEntry{}
+			}
+		}
 		k := pendKey{p.conn, p.qp, r.Handle}
 		if q, _ := d.pending.Get(k); q == p {
 			d.pending.Delete(k)

@@ -339,11 +339,14 @@ type Assembler struct {
 	nopen    int
 	reads    smallmap.Map[readKey, *readReq] // a few outstanding at a time: no hashing
 	readList readReq                         // sentinel: oldest request first
-	// the streams of the last packets: a connection's requests and
-	// responses interleave, and these skip hashing the key
-	recent [4]*stream
-	nextRc uint8
-	hint   [8]uint8 // by QP and direction: the recent slot to try first
+	// cache holds streams by slotOf their key (two a slot, the most
+	// recently cached first), in front of streams: with many clients
+	// interleaved, the key is hashed cheaply and compared in place instead
+	// of hashed by the map
+	cache [1 << cacheBits][2]*stream
+	// recent is by QP and direction alone: without hashing the addresses
+	// it holds the few streams of one connection
+	recent [8]*stream
 	// stalled is, per address pair, the last stream that held packets: an
 	// ACK from the receiver finds it there.
 	stalled map[pairKey]*stream
@@ -379,7 +382,8 @@ func (a *Assembler) initLists() {
 	a.openList.oprev, a.openList.onext = &a.openList, &a.openList
 	a.readList.prev, a.readList.next = &a.readList, &a.readList
 	a.nopen, a.nheld = 0, 0
-	a.recent = [4]*stream{}
+	a.cache = [1 << cacheBits][2]*stream{}
+	a.recent = [8]*stream{}
 }
 
 // PlaceReads makes the assembler hand out each READ response packet's
@@ -474,23 +478,25 @@ func (a *Assembler) touch(s *stream) {
 // lookup finds or creates the stream of k; a new one may make room by
 // forgetting the least recently active stream.
 func (a *Assembler) lookup(p *Packet, resp bool) *stream {
-	// The slot the hint names first, then all: the hint changes the order,
-	// never the answer. Field by field against p: a key built only to be
-	// compared costs as much as the compare.
-	hk := p.DestQP << 1 & 7
-	if resp {
-		hk |= 1
-	}
-	if s := a.recent[a.hint[hk]%uint8(len(a.recent))]; s != nil && s.key.is(p, resp) {
+	// The recent stream of the QP and direction, then the cached streams
+	// of the key's hashed slot, compared field by field against p: a key
+	// built only to be compared costs as much as the compare. A miss
+	// (other keys in them) asks the map.
+	rc := &a.recent[recentOf(p.DestQP, resp)]
+	if s := *rc; s != nil && s.key.is(p, resp) {
 		a.touch(s)
 		return s
 	}
-	for j, s := range a.recent {
-		if s != nil && s.key.is(p, resp) {
-			a.hint[hk] = uint8(j)
-			a.touch(s)
-			return s
-		}
+	c := &a.cache[slotOf(p.Src, p.Dst, p.DestQP, resp)]
+	if s := c[0]; s != nil && s.key.is(p, resp) {
+		a.touch(s)
+		*rc = s
+		return s
+	}
+	if s := c[1]; s != nil && s.key.is(p, resp) {
+		a.touch(s)
+		*rc = s
+		return s
 	}
 	k := &streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: resp}
 	s := a.streams[*k]
@@ -513,16 +519,19 @@ func (a *Assembler) lookup(p *Packet, resp bool) *stream {
 	} else {
 		a.touch(s)
 	}
-	a.recent[a.nextRc] = s
-	a.hint[hk] = a.nextRc
-	a.nextRc = (a.nextRc + 1) % uint8(len(a.recent))
+	c[0], c[1] = s, c[0]
+	*rc = s
 	return s
 }
 
 // find is a.streams[*k] without touching it: the request stream of a READ
 // response is most often among the last streams used.
 func (a *Assembler) find(k *streamKey) *stream {
-	for _, s := range a.recent {
+	if s := a.recent[recentOf(k.qp, k.resp)]; s != nil && s.key.eq(k) {
+		return s
+	}
+	c := &a.cache[slotOf(k.src, k.dst, k.qp, k.resp)]
+	for _, s := range c {
 		if s != nil && s.key.eq(k) {
 			return s
 		}
@@ -555,10 +564,14 @@ func (a *Assembler) dropStream(s *stream, reason string) {
 	s.prev.next, s.next.prev = s.next, s.prev
 	s.prev, s.next = nil, nil
 	delete(a.streams, s.key)
-	for i, r := range a.recent {
-		if r == s {
-			a.recent[i] = nil
+	c := &a.cache[slotOf(s.key.src, s.key.dst, s.key.qp, s.key.resp)]
+	for i := range c {
+		if c[i] == s {
+			c[i] = nil
 		}
+	}
+	if rc := &a.recent[recentOf(s.key.qp, s.key.resp)]; *rc == s {
+		*rc = nil
 	}
 	a.freeS = append(a.freeS, s)
 	a.acct.Charge(-streamCost)

@@ -66,3 +66,59 @@ func TestOpClasses(t *testing.T) {
 		t.Error("CNP classified as a message packet")
 	}
 }
+
+// The stream cache holds the streams of 64 clients talking to one server
+// on the same QP numbers: after one round each lookup is answered from the
+// cache (the map emptied behind it still finds them). Five keys of one
+// slot (of two entries) each get their own stream, the same every time,
+// and a dropped stream leaves the cache.
+func TestLookupCache(t *testing.T) {
+	srv, cl := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("198.18.0.0")
+	var ps []Packet
+	for range 64 {
+		cl = cl.Next()
+		ps = append(ps, Packet{Src: cl, Dst: srv, DestQP: 0x11}, Packet{Src: srv, Dst: cl, DestQP: 0x12})
+	}
+	a := New()
+	first := make([]*stream, len(ps))
+	for i := range ps {
+		first[i] = a.lookup(&ps[i], false)
+	}
+	clear(a.streams)
+	for i := range ps {
+		if s := a.lookup(&ps[i], false); s != first[i] {
+			t.Fatalf("packet %d: not the cached stream", i)
+		}
+	}
+
+	a = New()
+	ps = ps[:0]
+	for qp := uint32(1); len(ps) < 5; qp++ {
+		if slotOf(srv, cl, qp, false) == slotOf(srv, cl, 1, false) {
+			ps = append(ps, Packet{Src: srv, Dst: cl, DestQP: qp})
+		}
+	}
+	got := make([]*stream, len(ps))
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 10000 {
+		i := rng.IntN(len(ps))
+		s := a.lookup(&ps[i], false)
+		if s.key.qp != ps[i].DestQP || (got[i] != nil && got[i] != s) {
+			t.Fatalf("packet %d: stream of %+v", i, s.key)
+		}
+		got[i] = s
+	}
+	for _, s := range got {
+		a.dropStream(s, "test")
+		for _, c := range a.cache {
+			if c[0] == s || c[1] == s {
+				t.Fatal("a dropped stream still cached")
+			}
+		}
+		for _, r := range a.recent {
+			if r == s {
+				t.Fatal("a dropped stream still recent")
+			}
+		}
+	}
+}
