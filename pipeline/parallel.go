@@ -563,26 +563,32 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 	first, numbered := rd.first, len(rd.streams) > 0
 	eng, tree := w.eng, r.tree
 	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	// i is the frame the loop is at; cut, when set, is frame i, which Guard
-	// handed back: the loop resumes by handing it on instead of decoding.
-	i := 0
+	// i is the frame being decoded and prev the time of the frame before it;
+	// cut, when set, is frame i, which Guard handed back: the loop resumes by
+	// handing it on instead of decoding it.
+	i, prev := 0, int64(0)
 	var cut *dissect.Frame
 	loop := func() {
-		for ; i < len(ids); i++ {
-			f := cut
+		f := cut
+		cut = nil
+		for k := i; k < len(ids); k++ { // k, not i, in registers
 			if f == nil {
-				if ids[i] != me {
+				if ids[k] != me {
 					continue
 				}
-				pk := &pkts[i]
-				dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(i)+1, pk.TimeNS, pk.CapLen, pk.WireLen
+				pk := &pkts[k]
+				dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(k)+1, pk.TimeNS, pk.CapLen, pk.WireLen
 				dp.LinkType, dp.Iface, dp.Data = pk.LinkType, pk.Iface, pk.Data
 				if numbered {
-					dp.Streams = rd.streams[i]
+					dp.Streams = rd.streams[k]
 				}
-				f = eng.DecodeShard(&dp, first, roundPrev(rd, pkts, i))
+				p := rd.prev
+				if k > 0 {
+					p = frameTime(&pkts[k-1])
+				}
+				i, prev = k, p
+				f = eng.DecodeShard(&dp, first, p)
 			}
-			cut = nil
 			for j := range f.Findings {
 				w.counts.Add(f.Findings[j].Sev)
 			}
@@ -610,22 +616,14 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 			if res {
 				b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
 			}
-			if runs && (i+1 == len(ids) || ids[i+1] != me) {
+			if runs && (k+1 == len(ids) || ids[k+1] != me) {
 				b.runs = append(b.runs, len(b.out))
 			}
+			f = nil
 		}
 	}
 	for cut = eng.Guard(loop); cut != nil; cut = eng.Guard(loop) {
 		// The panic cut DecodeShard short of restoring the capture's times.
-		eng.ShardTimes(first, roundPrev(rd, pkts, i))
+		eng.ShardTimes(first, prev)
 	}
-}
-
-// roundPrev is the time of the frame before frame i of round rd, whose
-// packets are pkts: the previous round's last for the first.
-func roundPrev(rd *round, pkts []capture.Packet, i int) int64 {
-	if i > 0 {
-		return frameTime(&pkts[i-1])
-	}
-	return rd.prev
 }
