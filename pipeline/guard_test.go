@@ -103,3 +103,32 @@ func TestPanicWorkers(t *testing.T) {
 		}
 	}
 }
+
+// Strict, a -j worker's dissector panic still leaves Guard (it is not
+// handed on as a frame) and Run raises it in the calling goroutine, naming
+// the frame, for both the printing and the -q paths.
+func TestPanicWorkersStrict(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "1")
+	path := filepath.Join(t.TempDir(), "panic-strict.pcap")
+	var frames [][]byte
+	for i := 0; i < 40; i++ {
+		payload := []byte{1}
+		if i == 17 {
+			payload[0] = 0xff
+		}
+		src := [4]byte{198, 51, 100, byte(1 + i%8)}
+		frames = append(frames, testpkt.UDP4(nil, src, testpkt.Server, 1000, guardTestPort, payload))
+	}
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	for _, quiet := range []bool{false, true} {
+		func() {
+			defer func() {
+				ie, ok := recover().(*dissect.InternalError)
+				if !ok || ie.Frame != 18 {
+					t.Errorf("quiet %v: recovered %+v, want an *InternalError on frame 18", quiet, ie)
+				}
+			}()
+			run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 2, Quiet: quiet})
+		}()
+	}
+}
