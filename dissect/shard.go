@@ -244,8 +244,14 @@ func (e *Engine) DecodeShard(pkt *Packet, first, prev int64) *Frame {
 	// The capture's first time before Decode too: -z io,stat counts from it.
 	e.firstTime, e.seenFirst = first, true
 	f := e.DecodeRef(pkt)
-	// Nothing else reads the times during Decode: the tree and the printer do,
-	// after it.
-	e.firstTime, e.prevTime, e.seenFirst = first, prev, true
+	e.ShardTimes(first, prev)
 	return f
+}
+
+// ShardTimes sets the times DecodeShard leaves after decoding, for a frame
+// a dissector panic cut short inside Guard (DecodeShard did not return).
+// Nothing else reads the times during decoding: the tree and the printer
+// do, after it.
+func (e *Engine) ShardTimes(first, prev int64) {
+	e.firstTime, e.prevTime, e.seenFirst = first, prev, true
 }

@@ -52,3 +52,83 @@ func TestPanicMidCapture(t *testing.T) {
 		t.Errorf("frame 6 printed %d times:\n%s", c, out)
 	}
 }
+
+// guardTestPort is the UDP port the test's panicking dissector takes, so
+// that its frames travel between several address pairs and spread over
+// -j workers.
+const guardTestPort = 4747
+
+func init() {
+	dissect.RegisterDissector(&dissect.Registration{Name: "test-guard-panic-udp",
+		UDPPorts: []dissect.PortRange{{Lo: guardTestPort, Hi: guardTestPort}},
+		New:      func(*dissect.Engine) dissect.Dissector { return guardPanicker{} }})
+}
+
+// The -j workers decode a batch under one recovery (Engine.Guard): a frame
+// a dissector panics on gets its one error finding, the frames after it in
+// the batch decode, and the output, times relative to the capture and to
+// the frame before included, is -j1's.
+func TestPanicWorkers(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "") // what users get, although this test binary runs strict
+	path := filepath.Join(t.TempDir(), "panic-j.pcap")
+	var frames [][]byte
+	panics := 0
+	for i := 0; i < 200; i++ {
+		payload := []byte{1}
+		if i%7 == 3 || i%11 == 0 {
+			payload[0] = 0xff
+			panics++
+		}
+		src := [4]byte{198, 51, 100, byte(1 + i%8)} // eight pairs: both workers get frames
+		frames = append(frames, testpkt.UDP4(nil, src, testpkt.Server, 1000, guardTestPort, payload))
+	}
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	for _, p := range []pipeline.Print{{}, {Verbose: true}} {
+		res1, want := run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 1, Print: p})
+		res2, got := run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 2, Print: p})
+		if res2.Frames != 200 || res2.Errors != panics || res2.Counts != res1.Counts {
+			t.Errorf("-j2 verbose %v: %d frames, counts %+v; want 200 frames, %d errors (-j1: %+v)",
+				p.Verbose, res2.Frames, res2.Counts, panics, res1.Counts)
+		}
+		if got != want {
+			t.Errorf("-j2 verbose %v output differs from -j1:\n%s", p.Verbose, testpkt.DiffLines(got, want))
+		}
+		if p.Verbose {
+			if c := strings.Count(got, "internal error in a dissector on frame "); c != panics {
+				t.Errorf("%d internal-error findings in the output, want %d", c, panics)
+			}
+			if !strings.Contains(got, "Frame 200:") {
+				t.Error("frame 200 not printed")
+			}
+		}
+	}
+}
+
+// Strict, a -j worker's dissector panic still leaves Guard (it is not
+// handed on as a frame) and Run raises it in the calling goroutine, naming
+// the frame, for both the printing and the -q paths.
+func TestPanicWorkersStrict(t *testing.T) {
+	t.Setenv(dissect.StrictEnv, "1")
+	path := filepath.Join(t.TempDir(), "panic-strict.pcap")
+	var frames [][]byte
+	for i := 0; i < 40; i++ {
+		payload := []byte{1}
+		if i == 17 {
+			payload[0] = 0xff
+		}
+		src := [4]byte{198, 51, 100, byte(1 + i%8)}
+		frames = append(frames, testpkt.UDP4(nil, src, testpkt.Server, 1000, guardTestPort, payload))
+	}
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	for _, quiet := range []bool{false, true} {
+		func() {
+			defer func() {
+				ie, ok := recover().(*dissect.InternalError)
+				if !ok || ie.Frame != 18 {
+					t.Errorf("quiet %v: recovered %+v, want an *InternalError on frame 18", quiet, ie)
+				}
+			}()
+			run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 2, Quiet: quiet})
+		}()
+	}
+}

@@ -546,9 +546,12 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs
 }
 
 // batch decodes and renders the worker's frames of a round: runs says the
-// merger takes each run's output, res each frame's. A panic (strict mode,
-// or a bug in rendering) is handed to the merger to raise in the calling
-// goroutine.
+// merger takes each run's output, res each frame's. The frames decode under
+// one recovery for the batch (Engine.Guard), not one each: a frame a
+// dissector panicked on comes back from Guard with its finding and is
+// handed on where the loop left off, as runner.pass does at -j1. Any other
+// panic (strict mode, or a bug in rendering) is handed to the merger to
+// raise in the calling goroutine.
 func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, runs, res bool) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -560,50 +563,67 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 	first, numbered := rd.first, len(rd.streams) > 0
 	eng, tree := w.eng, r.tree
 	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	for i, id := range ids {
-		if id != me {
-			continue
-		}
-		pk := &pkts[i]
-		prev := rd.prev
-		if i > 0 {
-			prev = frameTime(&pkts[i-1])
-		}
-		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(i)+1, pk.TimeNS, pk.CapLen, pk.WireLen
-		dp.LinkType, dp.Iface, dp.Data = pk.LinkType, pk.Iface, pk.Data
-		if numbered {
-			dp.Streams = rd.streams[i]
-		}
-		f := eng.DecodeShard(&dp, first, prev)
-		for j := range f.Findings {
-			w.counts.Add(f.Findings[j].Sev)
-		}
-		shown := false
-		if emit {
-			var t *dissect.Tree
-			shown = true
-			if tree {
-				t = &w.t
-				eng.BuildTree(t, f)
-				if r.zf {
-					eng.CountFiltered(f, t)
+	// i is the frame being decoded and prev the time of the frame before it;
+	// cut, when set, is frame i, which Guard handed back: the loop resumes by
+	// handing it on instead of decoding it.
+	i, prev := 0, int64(0)
+	var cut *dissect.Frame
+	loop := func() {
+		f := cut
+		cut = nil
+		for k := i; k < len(ids); k++ { // k, not i, in registers
+			if f == nil {
+				if ids[k] != me {
+					continue
 				}
-				shown = w.flt == nil || w.flt.Match(t)
+				pk := &pkts[k]
+				dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(k)+1, pk.TimeNS, pk.CapLen, pk.WireLen
+				dp.LinkType, dp.Iface, dp.Data = pk.LinkType, pk.Iface, pk.Data
+				if numbered {
+					dp.Streams = rd.streams[k]
+				}
+				p := rd.prev
+				if k > 0 {
+					p = frameTime(&pkts[k-1])
+				}
+				i, prev = k, p
+				f = eng.DecodeShard(&dp, first, p)
 			}
-			if shown {
-				if print {
-					b.out = w.pr.body(b.out, f, t)
+			for j := range f.Findings {
+				w.counts.Add(f.Findings[j].Sev)
+			}
+			shown := false
+			if emit {
+				var t *dissect.Tree
+				shown = true
+				if tree {
+					t = &w.t
+					eng.BuildTree(t, f)
+					if r.zf {
+						eng.CountFiltered(f, t)
+					}
+					shown = w.flt == nil || w.flt.Match(t)
 				}
-				if w.ck != nil {
-					w.ck.Frame(f, t)
+				if shown {
+					if print {
+						b.out = w.pr.body(b.out, f, t)
+					}
+					if w.ck != nil {
+						w.ck.Frame(f, t)
+					}
 				}
 			}
+			if res {
+				b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
+			}
+			if runs && (k+1 == len(ids) || ids[k+1] != me) {
+				b.runs = append(b.runs, len(b.out))
+			}
+			f = nil
 		}
-		if res {
-			b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
-		}
-		if runs && (i+1 == len(ids) || ids[i+1] != me) {
-			b.runs = append(b.runs, len(b.out))
-		}
+	}
+	for cut = eng.Guard(loop); cut != nil; cut = eng.Guard(loop) {
+		// The panic cut DecodeShard short of restoring the capture's times.
+		eng.ShardTimes(first, prev)
 	}
 }
