@@ -132,8 +132,10 @@ func (t *Table[K, V]) Touch(e *Entry[K, V]) {
 	if newest == e || prev == nil { // newest already, or dropped
 		return
 	}
-	// unlink and push as the newest, each pointer loaded once
+	// unlink and push as the newest, each pointer loaded once; the nil
+	// checks come first so the six stores share one write barrier check
 	next := e.next
+	_, _ = next.prev, newest.next
 	prev.next, next.prev = next, prev
 	e.prev, e.next = newest, h
 	newest.next, h.prev = e, e
