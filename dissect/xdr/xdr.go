@@ -53,21 +53,17 @@ func (r *Reader) need(n int, what string) bool {
 
 // U32 reads an unsigned 32-bit integer.
 func (r *Reader) U32() uint32 {
-	// the common case inlined: RPC headers are read a word at a time
-	if o := r.Off; uint(o)+4 <= uint(len(r.B)) && r.err == nil {
+	// inlined (RPC headers are read a word at a time): no call, so the short
+	// case builds need's error itself
+	o := r.Off
+	if uint(o)+4 <= uint(len(r.B)) && r.err == nil {
 		r.Off = o + 4
 		return binary.BigEndian.Uint32(r.B[o:])
 	}
-	return r.u32()
-}
-
-func (r *Reader) u32() uint32 {
-	if !r.need(4, "uint32") {
-		return 0
+	if r.err == nil {
+		r.err = &ErrShort{What: "uint32", Off: o, Need: 4, Have: r.Remaining()}
 	}
-	v := binary.BigEndian.Uint32(r.B[r.Off:])
-	r.Off += 4
-	return v
+	return 0
 }
 
 // I32 reads a signed 32-bit integer.

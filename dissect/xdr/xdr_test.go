@@ -168,3 +168,28 @@ func FuzzXDR(f *testing.F) {
 		}
 	})
 }
+
+// U32 builds its short-read error inline (so it inlines); it must be the error
+// need gives (its text reaches findings), stay sticky and move nothing.
+func TestU32Short(t *testing.T) {
+	r := NewReader([]byte{1, 2, 3, 4, 5, 6})
+	r.Off = 4
+	if v := r.U32(); v != 0 || r.Off != 4 {
+		t.Fatalf("short U32 = %#x, off %d", v, r.Off)
+	}
+	want := (&ErrShort{What: "uint32", Off: 4, Need: 4, Have: 2}).Error()
+	if r.Err() == nil || r.Err().Error() != want {
+		t.Fatalf("err %v, want %s", r.Err(), want)
+	}
+	first := r.Err()
+	r.Off = 0 // fits now, but the error is sticky
+	if v := r.U32(); v != 0 || r.Off != 0 || r.Err() != first {
+		t.Fatalf("after error: U32 = %#x, off %d, err %v", v, r.Off, r.Err())
+	}
+	s := NewReader([]byte{1, 2, 3, 4, 5, 6})
+	s.Off = 4
+	s.need(4, "uint32")
+	if s.Err().Error() != want {
+		t.Fatalf("need gives %v, U32 %s", s.Err(), want)
+	}
+}
