@@ -13,12 +13,30 @@ type key struct {
 
 // TestAgainstMap runs random inserts, overwrites, lookups and deletes on a
 // Map and a Go map side by side, through sizes below, at and far above
-// Front, and requires the same answers and the same contents throughout.
+// Front, and requires the same answers and the same contents throughout:
+// without a tag function, with a good one, and with ones whose tags collide
+// (a tag that is always 0, one that only tells ids apart modulo 3), so a tag
+// match alone never counts as a key match and a moved entry keeps its tag.
 func TestAgainstMap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tag  func(*key) uint64
+	}{
+		{"none", nil},
+		{"good", func(k *key) uint64 { return uint64(k.id)<<16 ^ uint64(k.a.As16()[15])<<8 ^ uint64(k.b.As16()[15]) }},
+		{"zero", func(*key) uint64 { return 0 }},
+		{"mod3", func(k *key) uint64 { return uint64(k.id % 3) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { againstMap(t, tc.tag) })
+	}
+}
+
+func againstMap(t *testing.T, tag func(*key) uint64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	addrs := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
 	for _, keys := range []int{1, Front - 1, Front, Front + 1, 4 * Front, 200} {
 		var s Map[key, int]
+		s.SetTag(tag)
 		want := map[key]int{}
 		for op := range 20000 {
 			k := key{addrs[rng.IntN(len(addrs))], addrs[rng.IntN(len(addrs))], uint32(rng.IntN(keys))}
