@@ -103,6 +103,11 @@ func (m *Matcher[K, V]) Init(limit int, timeoutNS, overhead int64, describe func
 	m.Rewind()
 }
 
+// SetTag gives m a cheap one-word tag of a key (equal keys, equal tags),
+// compared before whole keys when searching the few most recent requests
+// (smallmap.Map.SetTag); call it after Init, before the first Call.
+func (m *Matcher[K, V]) SetTag(f func(K) uint64) { m.m.SetTag(f) }
+
 // Register charges m to b under name, so the budget can drop its oldest
 // requests; call once, after Init.
 func (m *Matcher[K, V]) Register(b *budget.Budget, name string) {

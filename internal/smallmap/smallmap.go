@@ -24,17 +24,17 @@ const Front = 8
 // as a Go map's.
 type Map[K comparable, V any] struct {
 	n    int
-	tags [Front]uint64 // tag(&keys[i]) when tag is set
+	tags [Front]uint64 // tag(keys[i]) when tag is set
 	keys [Front]K
 	vals [Front]V
 	m    map[K]V
-	tag  func(*K) uint64
+	tag  func(K) uint64
 }
 
 // SetTag makes the array search compare f(key) first; f must return equal
 // tags for equal keys, and should rarely collide for the keys held at once.
 // Call it while the map is empty (nil: compare whole keys).
-func (s *Map[K, V]) SetTag(f func(*K) uint64) {
+func (s *Map[K, V]) SetTag(f func(K) uint64) {
 	if s.Len() != 0 {
 		panic("smallmap: SetTag on a non-empty map")
 	}
@@ -46,7 +46,7 @@ func (s *Map[K, V]) tagOf(k *K) uint64 {
 	if s.tag == nil {
 		return 0
 	}
-	return s.tag(k)
+	return s.tag(*k)
 }
 
 // Len is the number of entries.

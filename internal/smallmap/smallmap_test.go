@@ -20,18 +20,18 @@ type key struct {
 func TestAgainstMap(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		tag  func(*key) uint64
+		tag  func(key) uint64
 	}{
 		{"none", nil},
-		{"good", func(k *key) uint64 { return uint64(k.id)<<16 ^ uint64(k.a.As16()[15])<<8 ^ uint64(k.b.As16()[15]) }},
-		{"zero", func(*key) uint64 { return 0 }},
-		{"mod3", func(k *key) uint64 { return uint64(k.id % 3) }},
+		{"good", func(k key) uint64 { return uint64(k.id)<<16 ^ uint64(k.a.As16()[15])<<8 ^ uint64(k.b.As16()[15]) }},
+		{"zero", func(key) uint64 { return 0 }},
+		{"mod3", func(k key) uint64 { return uint64(k.id % 3) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { againstMap(t, tc.tag) })
 	}
 }
 
-func againstMap(t *testing.T, tag func(*key) uint64) {
+func againstMap(t *testing.T, tag func(key) uint64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	addrs := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
 	for _, keys := range []int{1, Front - 1, Front, Front + 1, 4 * Front, 200} {
