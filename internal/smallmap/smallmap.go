@@ -10,10 +10,10 @@
 // Front entries live in an array searched by key comparison, and only what
 // does not fit goes to a Go map, so a table of a few entries never hashes.
 //
-// A user with a large key may give the map a cheap tag function (SetTag):
-// each array entry then keeps its key's tag, and a search compares the tags,
-// one word each, before any whole key, instead of comparing every key (a
-// 48-octet key compare is a memeqbody call of about 20 instructions).
+// A user with a large key may use the tagged methods (GetT, SetT, DeleteT)
+// with a cheap one-word tag of each key: the array keeps the tags, and a
+// search compares them before any whole key, instead of comparing every
+// key (a 48-octet key compare is a memeqbody call of ~20 instructions).
 package smallmap
 
 // Front is how many entries are kept in the array; more go to the map.
@@ -24,44 +24,26 @@ const Front = 8
 // as a Go map's.
 type Map[K comparable, V any] struct {
 	n    int
-	tags [Front]uint64 // tag(keys[i]) when tag is set
+	tags [Front]uint64 // the tagged methods' tag of keys[i]; unset by Set
 	keys [Front]K
 	vals [Front]V
 	m    map[K]V
-	tag  func(K) uint64
-}
-
-// SetTag makes the array search compare f(key) first; f must return equal
-// tags for equal keys, and should rarely collide for the keys held at once.
-// Call it while the map is empty (nil: compare whole keys).
-func (s *Map[K, V]) SetTag(f func(K) uint64) {
-	if s.Len() != 0 {
-		panic("smallmap: SetTag on a non-empty map")
-	}
-	s.tag = f
-}
-
-// tagOf is k's tag, 0 when no tag function is set.
-func (s *Map[K, V]) tagOf(k *K) uint64 {
-	if s.tag == nil {
-		return 0
-	}
-	return s.tag(*k)
 }
 
 // Len is the number of entries.
 func (s *Map[K, V]) Len() int { return s.n + len(s.m) }
 
-// find is the array index of k (whose tag is t), -1 if absent.
-func (s *Map[K, V]) find(k *K, t uint64) int {
-	if s.tag == nil {
-		for i := range s.n {
-			if s.keys[i] == *k {
-				return i
-			}
+func (s *Map[K, V]) find(k *K) int {
+	for i := range s.n {
+		if s.keys[i] == *k {
+			return i
 		}
-		return -1
 	}
+	return -1
+}
+
+// findT is find comparing tags first.
+func (s *Map[K, V]) findT(k *K, t uint64) int {
 	for i, tt := range s.tags[:s.n] {
 		if tt == t && s.keys[i] == *k {
 			return i
@@ -72,7 +54,7 @@ func (s *Map[K, V]) find(k *K, t uint64) int {
 
 // Get returns the value of k (the zero value and false when absent).
 func (s *Map[K, V]) Get(k K) (v V, ok bool) {
-	if i := s.find(&k, s.tagOf(&k)); i >= 0 {
+	if i := s.find(&k); i >= 0 {
 		return s.vals[i], true
 	}
 	if len(s.m) > 0 {
@@ -83,8 +65,70 @@ func (s *Map[K, V]) Get(k K) (v V, ok bool) {
 
 // Set makes v the value of k.
 func (s *Map[K, V]) Set(k K, v V) {
-	t := s.tagOf(&k)
-	if i := s.find(&k, t); i >= 0 {
+	if i := s.find(&k); i >= 0 {
+		s.vals[i] = v
+		return
+	}
+	if len(s.m) > 0 {
+		if _, ok := s.m[k]; ok {
+			s.m[k] = v
+			return
+		}
+	}
+	if s.n < Front {
+		s.keys[s.n], s.vals[s.n] = k, v
+		s.n++
+		return
+	}
+	s.setMap(k, v)
+}
+
+func (s *Map[K, V]) setMap(k K, v V) {
+	if s.m == nil {
+		s.m = make(map[K]V)
+	}
+	s.m[k] = v
+}
+
+// Delete removes k, if present.
+func (s *Map[K, V]) Delete(k K) {
+	if i := s.find(&k); i >= 0 {
+		s.drop(i)
+		return
+	}
+	if len(s.m) > 0 {
+		delete(s.m, k)
+	}
+}
+
+// drop removes array entry i.
+func (s *Map[K, V]) drop(i int) {
+	s.n--
+	s.tags[i], s.keys[i], s.vals[i] = s.tags[s.n], s.keys[s.n], s.vals[s.n]
+	var zk K
+	var zv V
+	s.keys[s.n], s.vals[s.n] = zk, zv // keep nothing reachable
+}
+
+// GetT, SetT and DeleteT are Get, Set and Delete for a key k whose tag is
+// t: equal keys must have equal tags, and keys held at once should rarely
+// share one. A map is used either with these or with Get, Set and Delete
+// (which leave tags unset, to cost their users nothing), never both.
+
+// GetT is Get with k's tag t.
+func (s *Map[K, V]) GetT(k K, t uint64) (v V, ok bool) {
+	if i := s.findT(&k, t); i >= 0 {
+		return s.vals[i], true
+	}
+	if len(s.m) > 0 {
+		v, ok = s.m[k]
+	}
+	return v, ok
+}
+
+// SetT is Set with k's tag t.
+func (s *Map[K, V]) SetT(k K, t uint64, v V) {
+	if i := s.findT(&k, t); i >= 0 {
 		s.vals[i] = v
 		return
 	}
@@ -99,20 +143,13 @@ func (s *Map[K, V]) Set(k K, v V) {
 		s.n++
 		return
 	}
-	if s.m == nil {
-		s.m = make(map[K]V)
-	}
-	s.m[k] = v
+	s.setMap(k, v)
 }
 
-// Delete removes k, if present.
-func (s *Map[K, V]) Delete(k K) {
-	if i := s.find(&k, s.tagOf(&k)); i >= 0 {
-		s.n--
-		s.tags[i], s.keys[i], s.vals[i] = s.tags[s.n], s.keys[s.n], s.vals[s.n]
-		var zk K
-		var zv V
-		s.keys[s.n], s.vals[s.n] = zk, zv // keep nothing reachable
+// DeleteT is Delete with k's tag t.
+func (s *Map[K, V]) DeleteT(k K, t uint64) {
+	if i := s.findT(&k, t); i >= 0 {
+		s.drop(i)
 		return
 	}
 	if len(s.m) > 0 {
