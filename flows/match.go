@@ -62,6 +62,7 @@ type Pending[K comparable, V any] struct {
 	Request
 	V    V
 	key  K
+	tag  uint64 // key's tag in m
 	elem budget.Elem[Pending[K, V]]
 }
 
@@ -87,6 +88,7 @@ type Matcher[K comparable, V any] struct {
 	timeout  int64
 	overhead int64
 	describe func(k K, v *V) string
+	tag      func(K) uint64 // nil: every tag 0
 	evicted  uint64
 	expired  uint64
 	// Learned is what the first pass learned, for the caller to fill and
@@ -101,6 +103,19 @@ type Matcher[K comparable, V any] struct {
 func (m *Matcher[K, V]) Init(limit int, timeoutNS, overhead int64, describe func(k K, v *V) string) {
 	m.limit, m.timeout, m.overhead, m.describe = limit, timeoutNS, overhead, describe
 	m.Rewind()
+}
+
+// SetTag gives m a cheap one-word tag of a key (equal keys, equal tags),
+// compared before whole keys when searching the few most recent requests
+// (smallmap.Map.GetT); call it after Init, before the first Call.
+func (m *Matcher[K, V]) SetTag(f func(K) uint64) { m.tag = f }
+
+// tagOf is k's tag, computed once per operation.
+func (m *Matcher[K, V]) tagOf(k K) uint64 {
+	if m.tag == nil {
+		return 0
+	}
+	return m.tag(k)
 }
 
 // Register charges m to b under name, so the budget can drop its oldest
@@ -138,7 +153,8 @@ func (m *Matcher[K, V]) Expired() uint64 { return m.expired }
 // dropped names it (for the caller's finding); "" otherwise.
 func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V], dropped string) {
 	m.expire(timeNS)
-	if p, _ = m.m.Get(k); p == nil {
+	t := m.tagOf(k)
+	if p, _ = m.m.GetT(k, t); p == nil {
 		if m.m.Len() >= m.limit {
 			if old := m.lru.Back(); old != nil {
 				dropped = m.name(old)
@@ -151,8 +167,8 @@ func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V],
 		} else {
 			p = new(Pending[K, V])
 		}
-		p.key = k
-		m.m.Set(k, p)
+		p.key, p.tag = k, t
+		m.m.SetT(k, t, p)
 		m.lru.Charge(&p.elem, m.overhead)
 	}
 	p.Request = Request{Frame: frame, TimeNS: timeNS}
@@ -162,7 +178,7 @@ func (m *Matcher[K, V]) Call(k K, frame uint64, timeNS int64) (p *Pending[K, V],
 
 // Outstanding returns k's outstanding request, nil if none.
 func (m *Matcher[K, V]) Outstanding(k K) *Pending[K, V] {
-	p, _ := m.m.Get(k)
+	p, _ := m.m.GetT(k, m.tagOf(k))
 	return p
 }
 
@@ -171,7 +187,7 @@ func (m *Matcher[K, V]) Outstanding(k K) *Pending[K, V] {
 // finds nothing. ok is false when no request is outstanding, or it is older
 // than the timeout.
 func (m *Matcher[K, V]) Reply(k K, frame uint64, timeNS int64) (req Request, v V, a Answer, ok bool) {
-	p, _ := m.m.Get(k)
+	p, _ := m.m.GetT(k, m.tagOf(k))
 	if p == nil {
 		return req, v, a, false
 	}
@@ -196,7 +212,7 @@ func (m *Matcher[K, V]) expire(now int64) {
 }
 
 func (m *Matcher[K, V]) remove(p *Pending[K, V]) {
-	m.m.Delete(p.key)
+	m.m.DeleteT(p.key, p.tag)
 	m.lru.Remove(&p.elem)
 	m.recycle(p)
 }

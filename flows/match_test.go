@@ -173,3 +173,27 @@ func TestMatcherRewindReuses(t *testing.T) {
 		t.Errorf("%v allocations for a pass of 1000 outstanding calls after the first", n)
 	}
 }
+
+// A matcher with a key tag answers exactly as one without, also when tags
+// collide (id%3): random calls and replies over more ids than its limit
+// (so it evicts) and more than smallmap.Front outstanding.
+func TestMatcherTagged(t *testing.T) {
+	plain, tagged := newMatcher(20, 0), newMatcher(20, 0)
+	tagged.SetTag(func(k xid) uint64 { return uint64(k.id % 3) })
+	for i := range 20000 {
+		k := xid{uint32(i*7919) % 37}
+		if i%3 == 0 {
+			r1, _, a1, ok1 := plain.Reply(k, uint64(i), int64(i))
+			r2, _, a2, ok2 := tagged.Reply(k, uint64(i), int64(i))
+			if r1 != r2 || a1 != a2 || ok1 != ok2 {
+				t.Fatalf("op %d: Reply(%v) = %v %v %v untagged, %v %v %v tagged", i, k, r1, a1, ok1, r2, a2, ok2)
+			}
+			continue
+		}
+		_, d1 := plain.Call(k, uint64(i), int64(i))
+		_, d2 := tagged.Call(k, uint64(i), int64(i))
+		if d1 != d2 || plain.Len() != tagged.Len() {
+			t.Fatalf("op %d: Call(%v) dropped %q/%q, Len %d/%d", i, k, d1, d2, plain.Len(), tagged.Len())
+		}
+	}
+}

@@ -9,6 +9,11 @@
 // RPC-over-RDMA WRITE call on the RoCE path (cachegrind). Here the first
 // Front entries live in an array searched by key comparison, and only what
 // does not fit goes to a Go map, so a table of a few entries never hashes.
+//
+// A user with a large key may use the tagged methods (GetT, SetT, DeleteT)
+// with a cheap one-word tag of each key: the array keeps the tags, and a
+// search compares them before any whole key, instead of comparing every
+// key (a 48-octet key compare is a memeqbody call of ~20 instructions).
 package smallmap
 
 // Front is how many entries are kept in the array; more go to the map.
@@ -19,6 +24,7 @@ const Front = 8
 // as a Go map's.
 type Map[K comparable, V any] struct {
 	n    int
+	tags [Front]uint64 // the tagged methods' tag of keys[i]; unset by Set
 	keys [Front]K
 	vals [Front]V
 	m    map[K]V
@@ -30,6 +36,16 @@ func (s *Map[K, V]) Len() int { return s.n + len(s.m) }
 func (s *Map[K, V]) find(k *K) int {
 	for i := range s.n {
 		if s.keys[i] == *k {
+			return i
+		}
+	}
+	return -1
+}
+
+// findT is find comparing tags first.
+func (s *Map[K, V]) findT(k *K, t uint64) int {
+	for i, tt := range s.tags[:s.n] {
+		if tt == t && s.keys[i] == *k {
 			return i
 		}
 	}
@@ -64,6 +80,10 @@ func (s *Map[K, V]) Set(k K, v V) {
 		s.n++
 		return
 	}
+	s.setMap(k, v)
+}
+
+func (s *Map[K, V]) setMap(k K, v V) {
 	if s.m == nil {
 		s.m = make(map[K]V)
 	}
@@ -73,11 +93,63 @@ func (s *Map[K, V]) Set(k K, v V) {
 // Delete removes k, if present.
 func (s *Map[K, V]) Delete(k K) {
 	if i := s.find(&k); i >= 0 {
-		s.n--
-		s.keys[i], s.vals[i] = s.keys[s.n], s.vals[s.n]
-		var zk K
-		var zv V
-		s.keys[s.n], s.vals[s.n] = zk, zv // keep nothing reachable
+		s.drop(i)
+		return
+	}
+	if len(s.m) > 0 {
+		delete(s.m, k)
+	}
+}
+
+// drop removes array entry i.
+func (s *Map[K, V]) drop(i int) {
+	s.n--
+	s.tags[i], s.keys[i], s.vals[i] = s.tags[s.n], s.keys[s.n], s.vals[s.n]
+	var zk K
+	var zv V
+	s.keys[s.n], s.vals[s.n] = zk, zv // keep nothing reachable
+}
+
+// GetT, SetT and DeleteT are Get, Set and Delete for a key k whose tag is
+// t: equal keys must have equal tags, and keys held at once should rarely
+// share one. A map is used either with these or with Get, Set and Delete
+// (which leave tags unset, to cost their users nothing), never both.
+
+// GetT is Get with k's tag t.
+func (s *Map[K, V]) GetT(k K, t uint64) (v V, ok bool) {
+	if i := s.findT(&k, t); i >= 0 {
+		return s.vals[i], true
+	}
+	if len(s.m) > 0 {
+		v, ok = s.m[k]
+	}
+	return v, ok
+}
+
+// SetT is Set with k's tag t.
+func (s *Map[K, V]) SetT(k K, t uint64, v V) {
+	if i := s.findT(&k, t); i >= 0 {
+		s.vals[i] = v
+		return
+	}
+	if len(s.m) > 0 {
+		if _, ok := s.m[k]; ok {
+			s.m[k] = v
+			return
+		}
+	}
+	if s.n < Front {
+		s.tags[s.n], s.keys[s.n], s.vals[s.n] = t, k, v
+		s.n++
+		return
+	}
+	s.setMap(k, v)
+}
+
+// DeleteT is Delete with k's tag t.
+func (s *Map[K, V]) DeleteT(k K, t uint64) {
+	if i := s.findT(&k, t); i >= 0 {
+		s.drop(i)
 		return
 	}
 	if len(s.m) > 0 {

@@ -13,12 +13,30 @@ type key struct {
 
 // TestAgainstMap runs random inserts, overwrites, lookups and deletes on a
 // Map and a Go map side by side, through sizes below, at and far above
-// Front, and requires the same answers and the same contents throughout.
+// Front, and requires the same answers and the same contents throughout:
+// without a tag function, with a good one, and with ones whose tags collide
+// (a tag that is always 0, one that only tells ids apart modulo 3), so a tag
+// match alone never counts as a key match and a moved entry keeps its tag.
 func TestAgainstMap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tag  func(key) uint64
+	}{
+		{"none", nil},
+		{"good", func(k key) uint64 { return uint64(k.id)<<16 ^ uint64(k.a.As16()[15])<<8 ^ uint64(k.b.As16()[15]) }},
+		{"zero", func(key) uint64 { return 0 }},
+		{"mod3", func(k key) uint64 { return uint64(k.id % 3) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { againstMap(t, tc.tag) })
+	}
+}
+
+func againstMap(t *testing.T, tag func(key) uint64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	addrs := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::1")}
 	for _, keys := range []int{1, Front - 1, Front, Front + 1, 4 * Front, 200} {
-		var s Map[key, int]
+		var m Map[key, int]
+		s := tagged{&m, tag}
 		want := map[key]int{}
 		for op := range 20000 {
 			k := key{addrs[rng.IntN(len(addrs))], addrs[rng.IntN(len(addrs))], uint32(rng.IntN(keys))}
@@ -36,12 +54,12 @@ func TestAgainstMap(t *testing.T) {
 					t.Fatalf("%d keys, op %d: Get(%v) = %d, %v; want %d, %v", keys, op, k, v, ok, wv, wok)
 				}
 			}
-			if s.Len() != len(want) {
-				t.Fatalf("%d keys, op %d: Len %d, want %d", keys, op, s.Len(), len(want))
+			if m.Len() != len(want) {
+				t.Fatalf("%d keys, op %d: Len %d, want %d", keys, op, m.Len(), len(want))
 			}
 			if op%1000 == 0 {
 				got := map[key]int{}
-				s.All(func(k key, v int) bool {
+				m.All(func(k key, v int) bool {
 					if _, dup := got[k]; dup {
 						t.Fatalf("%d keys, op %d: %v yielded twice", keys, op, k)
 					}
@@ -58,14 +76,44 @@ func TestAgainstMap(t *testing.T) {
 				}
 			}
 		}
-		s.Clear()
-		if s.Len() != 0 {
-			t.Fatalf("Len %d after Clear", s.Len())
+		m.Clear()
+		if m.Len() != 0 {
+			t.Fatalf("Len %d after Clear", m.Len())
 		}
-		if _, ok := s.Get(key{id: 0}); ok {
+		if _, ok := m.Get(key{id: 0}); ok {
 			t.Fatal("Get found a key after Clear")
 		}
 	}
+}
+
+// tagged is a Map used through the tagged methods when tag is set, and
+// the plain ones otherwise.
+type tagged struct {
+	m   *Map[key, int]
+	tag func(key) uint64
+}
+
+func (s tagged) Get(k key) (int, bool) {
+	if s.tag == nil {
+		return s.m.Get(k)
+	}
+	return s.m.GetT(k, s.tag(k))
+}
+
+func (s tagged) Set(k key, v int) {
+	if s.tag == nil {
+		s.m.Set(k, v)
+		return
+	}
+	s.m.SetT(k, s.tag(k), v)
+}
+
+func (s tagged) Delete(k key) {
+	if s.tag == nil {
+		s.m.Delete(k)
+		return
+	}
+	s.m.DeleteT(k, s.tag(k))
 }
 
 // TestDeleteReleases checks that a deleted value is not kept reachable
