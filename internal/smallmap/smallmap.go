@@ -69,6 +69,11 @@ func (s *Map[K, V]) Set(k K, v V) {
 		s.vals[i] = v
 		return
 	}
+	s.add(k, 0, v) // 0: Set's users never read tags
+}
+
+// add makes v the value of k, tagged t, when k is not in the array.
+func (s *Map[K, V]) add(k K, t uint64, v V) {
 	if len(s.m) > 0 {
 		if _, ok := s.m[k]; ok {
 			s.m[k] = v
@@ -76,7 +81,7 @@ func (s *Map[K, V]) Set(k K, v V) {
 		}
 	}
 	if s.n < Front {
-		s.keys[s.n], s.vals[s.n] = k, v
+		s.tags[s.n], s.keys[s.n], s.vals[s.n] = t, k, v
 		s.n++
 		return
 	}
@@ -132,18 +137,7 @@ func (s *Map[K, V]) SetT(k K, t uint64, v V) {
 		s.vals[i] = v
 		return
 	}
-	if len(s.m) > 0 {
-		if _, ok := s.m[k]; ok {
-			s.m[k] = v
-			return
-		}
-	}
-	if s.n < Front {
-		s.tags[s.n], s.keys[s.n], s.vals[s.n] = t, k, v
-		s.n++
-		return
-	}
-	s.setMap(k, v)
+	s.add(k, t, v)
 }
 
 // DeleteT is Delete with k's tag t.
