@@ -402,7 +402,9 @@ func (t *path) write(b []byte, m *outMsg) error {
 		off += n
 		t.written += int64(n)
 	}
-	if m != nil {
+	// a message cut short has no end: between this unlock and down, the
+	// ack loop could otherwise count it acknowledged by TCP's octets
+	if m != nil && err == nil {
 		m.end = t.written
 	}
 	if err != nil {

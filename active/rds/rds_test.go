@@ -416,3 +416,29 @@ func TestPeersDownWaitsForCut(t *testing.T) {
 		t.Fatalf("delivered %q %v", m.Data, err)
 	}
 }
+
+// TestCutLeavesNoEnd: a message whose write broke off mid-way has no end in
+// the stream. The ack loop may run between the failed write and the path
+// going down; with an end at the cut it counted the half-written message
+// acknowledged by TCP and never resent it (TestRdsNetns/reconnect lost
+// message 3 of 8 so under load).
+func TestCutLeavesNoEnd(t *testing.T) {
+	a, b := net.Pipe()
+	go io.Copy(io.Discard, b)
+	ep := &Endpoint{}
+	ep.cut.Store(100)
+	tp := &path{p: &peer{ep: ep}, conn: a}
+	m := &outMsg{}
+	if err := tp.write(make([]byte, 300), m); err == nil {
+		t.Fatal("a write across the cut returned no error")
+	}
+	if m.end != 0 || tp.written != 100 {
+		t.Errorf("after the cut: message end %d, stream at %d; want 0 and 100", m.end, tp.written)
+	}
+	// the ack loop's view once TCP acknowledged every octet written
+	tp.unacked = []*outMsg{m}
+	tp.releaseLocked(tp.written, 0)
+	if len(tp.unacked) != 1 {
+		t.Error("the half-written message was released as acknowledged")
+	}
+}
