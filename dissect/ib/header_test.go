@@ -156,3 +156,19 @@ func TestAppendDec(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderLen: Header gives each extended header at its size (extLen),
+// and a set of several headers, which has no size, an empty run.
+func TestHeaderLen(t *testing.T) {
+	p := &Packet{data: make([]byte, 64)}
+	for i, e := range extOrder {
+		p.exts, p.ext[i] = e, int16(i)
+		if b := p.Header(e); len(b) != extLen(e) || &b[:1][0] != &p.data[i] {
+			t.Fatalf("Header(%#x): %d octets at %p, want %d at offset %d", e, len(b), b, extLen(e), i)
+		}
+	}
+	p.exts = ExtRETH | ExtImmDt
+	if b := p.Header(ExtRETH | ExtImmDt); b == nil || len(b) != 0 {
+		t.Fatalf("Header of two headers: %v (len %d), want empty", b, len(b))
+	}
+}

@@ -87,8 +87,12 @@ func (p *Packet) header(e Ext) []byte {
 	if i >= numExt {
 		return nil
 	}
+	n := extLens[i] // extLen(e), without its switch
+	if e != 1<<i {
+		n = 0 // not one header: extLen has no size for it
+	}
 	o := int(p.ext[i])
-	return p.data[o : o+extLen(e)]
+	return p.data[o : o+n]
 }
 
 // Payload returns the packet's payload (pad and ICRC excluded).

@@ -84,12 +84,15 @@ type Packet struct {
 	// AETH (Acknowledge): the receiver's word on what it has taken.
 	HasAETH  bool
 	Syndrome uint8
-	Payload  []byte
-	Frame    uint64
+	// Payload is read, never kept: a message of this one packet has it as
+	// its Data, so it must stay as it is until the next Add.
+	Payload []byte
+	Frame   uint64
 }
 
-// Message is one assembled message. The assembler reuses it and its Data:
-// it is valid until the next call to Add.
+// Message is one assembled message. The assembler reuses it and its Data
+// (or lends it the payload of its one packet): it is valid until the next
+// call to Add.
 type Message struct {
 	Kind     Kind
 	Src, Dst netip.Addr // sender and receiver of the data
@@ -186,6 +189,10 @@ type open struct {
 	msg     Message
 	nextPSN uint32
 	charged int64 // octets charged to the budget for it
+	// lent: msg.Data is the payload of its one packet, not a copy (see
+	// begin); own keeps the buffer Data is built in meanwhile.
+	lent bool
+	own  []byte
 	// READ: the requests' stream, whose PSNs its responses use
 	reqS   *stream
 	reqKey streamKey
@@ -333,6 +340,7 @@ func (e *Eviction) String() string {
 
 // Assembler assembles messages for one engine. It is not safe for concurrent use.
 type Assembler struct {
+	taking   bool // takeHeld is taking a held packet (its payload is not the frame's)
 	streams  map[streamKey]*stream
 	lru      stream // sentinel of the list of all streams (lru.next is the least recently active)
 	openList stream // sentinel of the list of streams with a message in progress
@@ -608,6 +616,9 @@ const keepCap = 256 << 10
 
 // put recycles o.
 func (a *Assembler) put(o *open) {
+	if o.lent { // back to the own buffer: Data must never append into a packet
+		o.msg.Data, o.own, o.lent = o.own, nil, false
+	}
 	if cap(o.msg.Data) > keepCap {
 		o.msg.Data = nil
 	}
@@ -640,6 +651,7 @@ func (a *Assembler) add(o *open, p *Packet) {
 		m.Piece, m.PieceOff = p.Payload[:min(room, len(p.Payload))], m.PlacedLen
 		m.PlacedLen += len(m.Piece)
 		a.placed = o
+	} else if o.lent { // Data is the payload already
 	} else if room := MaxMessage - len(m.Data); room > 0 {
 		m.Data = append(m.Data, p.Payload[:min(room, len(p.Payload))]...)
 	}
@@ -906,6 +918,16 @@ func (a *Assembler) begin(s *stream, p *Packet, kind Kind, pos int) Event {
 		o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
 	}
 	if pos == posOnly {
+		if !a.taking {
+			// One packet (a SEND Only, nearly every RPC message): Data is
+			// its payload, capped so that nothing appends into the frame,
+			// not a copy. The frame outlives the message (valid until the
+			// next Add); a held packet's buffer is reused sooner, so it is
+			// copied.
+			o.own, o.lent = o.msg.Data, true
+			n := min(MaxMessage, len(p.Payload))
+			o.msg.Data = p.Payload[:n:n]
+		}
 		a.add(o, p)
 		return a.done(o)
 	}
@@ -1117,7 +1139,9 @@ func (a *Assembler) takeHeld(s *stream) {
 	s.held[0].buf = nil
 	a.unhold(s, 1)
 	a.acct.Charge(-int64(len(buf)))
+	a.taking = true
 	a.request(s, &p, kind, pos, isReadRequest(p.Opcode, p.HasRETH))
+	a.taking = false
 	a.bufs = append(a.bufs, buf[:0])
 }
 

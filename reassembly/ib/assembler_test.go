@@ -265,3 +265,48 @@ func TestPlaceReadsStoresNothing(t *testing.T) {
 		t.Fatalf("SEND data %q", m.Data)
 	}
 }
+
+// A SEND Only's message has the packet's payload as its Data, not a copy,
+// capped at its length; the message after it, of several packets on the
+// recycled buffer, is built in the assembler's own buffer and never
+// written into that payload.
+func TestSendOnlyLendsPayload(t *testing.T) {
+	a := New()
+	frame := []byte("ONLY+ICRC") // the payload and what follows it in the frame
+	only := Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 1, Payload: frame[:4], Frame: 1}
+	m, ev := a.Add(&only)
+	if ev != Complete || string(m.Data) != "ONLY" || &m.Data[0] != &frame[0] || cap(m.Data) != 4 {
+		t.Fatalf("SEND Only: %v %q (cap %d), want its payload itself", ev, m.Data, cap(m.Data))
+	}
+	m, _ = feed(a, []Packet{
+		{Src: a1, Dst: a2, Opcode: 0x00, DestQP: 5, PSN: 2, Payload: []byte("abcdef"), Frame: 2},
+		{Src: a1, Dst: a2, Opcode: 0x02, DestQP: 5, PSN: 3, Payload: []byte("gh"), Frame: 3},
+	})
+	if m == nil || string(m.Data) != "abcdefgh" || string(frame) != "ONLY+ICRC" {
+		t.Fatalf("next message %+v, frame now %q", m, frame)
+	}
+	if &m.Data[0] == &frame[0] {
+		t.Fatal("a message of several packets built in a packet's payload")
+	}
+}
+
+// A SEND Only held behind a gap is copied when held: its message has the
+// copy, which a later packet (that reuses the hold buffer) leaves alone.
+func TestHeldSendOnlyCopied(t *testing.T) {
+	a := New()
+	late := Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 3, Payload: []byte("late"), Frame: 2}
+	feed(a, []Packet{{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 1, Payload: []byte("one"), Frame: 1}, late})
+	m, ev := a.Add(&Packet{Src: a1, Dst: a2, Opcode: 0x04, DestQP: 5, PSN: 2, Payload: []byte("two"), Frame: 3})
+	if ev != Complete || m == nil || string(m.Data) != "two" {
+		t.Fatalf("gap filled: %v %+v", ev, m)
+	}
+	n := a.Next()
+	if n == nil || string(n.Data) != "late" || &n.Data[0] == &late.Payload[0] {
+		t.Fatalf("held message %+v, want a copy of %q", n, late.Payload)
+	}
+	for _, b := range a.bufs { // given back for the next hold to overwrite
+		if &b[:1][0] == &n.Data[0] {
+			t.Fatal("held message's Data is the hold buffer the next hold reuses")
+		}
+	}
+}
