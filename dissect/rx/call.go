@@ -158,6 +158,7 @@ type call struct {
 // initTables empties the call and connection tables.
 func (d *State) initTables() {
 	d.calls.Init(maxCalls, callOverhead, droppedCall)
+	d.calls.Presize() // calls stay after their reply: the table fills in long captures
 	d.conns.Init(maxConns, connOverhead, droppedConn)
 }
 
