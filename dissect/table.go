@@ -24,7 +24,14 @@ type Table[K comparable, V any] struct {
 	overhead int64
 	acct     *budget.Account
 	describe func(k K, v *V) string
+	// presize: Add remakes the map with room for limit entries when it
+	// reaches limit/presizeFrac of them (Presize)
+	presize bool
 }
+
+// presizeFrac: a table that Presize asked for takes room for its limit when
+// it holds this fraction of it, so a small capture never pays for the room.
+const presizeFrac = 8
 
 // Releaser is implemented by values (*V) that hold buffers: the table calls
 // Release when it drops or deletes the value, so values waiting for reuse
@@ -70,6 +77,13 @@ func (t *Table[K, V]) Init(limit int, overhead int64, describe func(k K, v *V) s
 	t.Release()
 	t.acct.Reset()
 }
+
+// Presize asks that the map take room for the limit's entries in one step,
+// once it holds limit/presizeFrac of them, for a table that usually fills
+// (Rx calls, kept after their reply): growing a Go map entry by entry
+// rehashes its entries at every split, and leaves little room for the
+// tombstones a full table's churn (one delete per insert) leaves behind.
+func (t *Table[K, V]) Presize() { t.presize = true }
 
 // Register charges the table to b under name ("rx"), so the budget can drop
 // its oldest entries; call once, after the first Init.
@@ -162,6 +176,9 @@ func (t *Table[K, V]) Add(k K) (e, dropped *Entry[K, V]) {
 		e = new(Entry[K, V])
 	}
 	e.key, e.stamp, e.charged = k, t.acct.Now(), 0
+	if t.presize && len(t.m) == t.limit/presizeFrac {
+		t.grow()
+	}
 	t.m[k] = e
 	t.pushNewest(e)
 	t.Charge(e, t.overhead)
@@ -181,6 +198,15 @@ func (t *Table[K, V]) Delete(k K) {
 func (t *Table[K, V]) Charge(e *Entry[K, V], n int64) {
 	e.charged += n
 	t.acct.Charge(n)
+}
+
+// grow remakes the map with room for the limit's entries (Presize), once.
+func (t *Table[K, V]) grow() {
+	m := make(map[K]*Entry[K, V], t.limit)
+	for k, e := range t.m {
+		m[k] = e
+	}
+	t.m, t.presize = m, false
 }
 
 func (t *Table[K, V]) unlink(e *Entry[K, V]) {

@@ -133,3 +133,31 @@ func TestTableTouchOrder(t *testing.T) {
 		}
 	}
 }
+
+// Presize remakes the map once, at limit/presizeFrac entries: every entry
+// stays found, and the table still drops the least recently used at its limit.
+func TestTablePresize(t *testing.T) {
+	var tb Table[int, int]
+	tb.Init(64, 1, nil)
+	tb.Presize()
+	var es []*Entry[int, int]
+	for k := 0; k < 64; k++ {
+		if grown := !tb.presize; grown != (k > 64/presizeFrac) {
+			t.Fatalf("before entry %d: map remade %v", k, grown)
+		}
+		e, old := tb.Add(k)
+		if old != nil {
+			t.Fatalf("Add(%d) dropped %d below the limit", k, old.Key())
+		}
+		e.V = k
+		es = append(es, e)
+	}
+	for k, e := range es {
+		if tb.Get(k) != e || e.V != k {
+			t.Fatalf("entry %d lost when the map was remade", k)
+		}
+	}
+	if _, old := tb.Add(64); old != es[0] || tb.Len() != 64 || tb.Get(0) != nil {
+		t.Fatalf("at the limit: dropped %v, len %d", old, tb.Len())
+	}
+}

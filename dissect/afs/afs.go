@@ -20,7 +20,8 @@ func init() {
 	dissect.AddHeuristic(rx.Services.Name(), "afs", func(_ dissect.Dissector, _ *dissect.Frame, c *rx.Call) bool {
 		return dissectCall(c)
 	})
-	for _, s := range []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp, svcRmtsys, svcBackup, svcButc, svcVote, svcDisk} {
+	for _, s := range services {
+		s.index()
 		dissect.AddHandler(rx.Services.Name(), "afs_"+strings.ToLower(s.abbrev), nil, func(_ dissect.Dissector, _ *dissect.Frame, c *rx.Call) bool {
 			return dissectService(c, s)
 		})
@@ -33,7 +34,7 @@ func init() {
 
 // CallName implements rx.Namer: "FS FetchStatus".
 func (s *service) CallName(c *rx.Call) string {
-	if name := s.names[c.Opcode]; name != "" && c.HasOpcode {
+	if name := s.name(c.Opcode); name != "" && c.HasOpcode {
 		return s.abbrev + " " + name
 	}
 	return s.abbrev + " opcode " + strconv.FormatUint(uint64(c.Opcode), 10)
@@ -56,6 +57,60 @@ type service struct {
 	names  map[uint32]string // nil: opcode names unknown for this service
 	ops    map[uint32]op
 	ubik   bool // its label names the database server it runs beside
+	// win holds ops and names for the opcodes from lo on (index), which
+	// are nearly all a service has: a call's lookups are then an array
+	// index, not a map probe each
+	lo  uint32
+	win []opSlot
+}
+
+// opWindow is how many opcodes from a service's lowest the array holds:
+// every service's main range fits (FS 130-220, VL 501-534, ...); the
+// extension opcodes (65536 on) are looked up in the maps.
+const opWindow = 128
+
+type opSlot struct {
+	o    op
+	has  bool // o is in ops
+	name string
+}
+
+// index fills win from the maps (at init, before any lookup).
+func (s *service) index() {
+	if len(s.names) == 0 && len(s.ops) == 0 {
+		return
+	}
+	s.lo = ^uint32(0)
+	for k := range s.names {
+		s.lo = min(s.lo, k)
+	}
+	for k := range s.ops {
+		s.lo = min(s.lo, k)
+	}
+	s.win = make([]opSlot, opWindow)
+	for i := range s.win {
+		k := s.lo + uint32(i)
+		s.win[i].o, s.win[i].has = s.ops[k]
+		s.win[i].name = s.names[k]
+	}
+}
+
+// op is ops[opc] (with ok), from the window when it holds opc.
+func (s *service) op(opc uint32) (op, bool) {
+	if i := opc - s.lo; i < uint32(len(s.win)) {
+		e := &s.win[i]
+		return e.o, e.has
+	}
+	o, ok := s.ops[opc]
+	return o, ok
+}
+
+// name is names[opc], from the window when it holds opc.
+func (s *service) name(opc uint32) string {
+	if i := opc - s.lo; i < uint32(len(s.win)) {
+		return s.win[i].name
+	}
+	return s.names[opc]
 }
 
 var (
@@ -73,6 +128,8 @@ var (
 	svcButc   = &service{abbrev: "BUTC", label: "BUTC Server", flag: fIsButc, opf: fButcOp, names: butcOpNames}
 	svcVote   = &service{abbrev: "VOTE", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: voteOpNames, ops: voteOps, ubik: true}
 	svcDisk   = &service{abbrev: "DISK", label: "UBIK", flag: fIsUbik, opf: fUbikOp, names: diskOpNames, ops: diskOps, ubik: true}
+
+	services = []*service{svcFS, svcCB, svcPT, svcVL, svcKA, svcVol, svcError, svcBOS, svcUp, svcRmtsys, svcBackup, svcButc, svcVote, svcDisk}
 )
 
 // Rx service IDs the OpenAFS servers register. 1 is shared by the
@@ -228,7 +285,7 @@ func (p *PDU) OpName() string {
 	if !p.Call.HasOpcode || p.encrypted {
 		return ""
 	}
-	return p.svc.names[p.Call.Opcode]
+	return p.svc.name(p.Call.Opcode)
 }
 
 // state is the per-engine pool of PDUs, kept in the engine's Frame
@@ -304,9 +361,9 @@ func (p *PDU) check() {
 	var o op
 	known := false // every opcode with a decoder has a name (TestOpsNamed): one lookup for both
 	if c.HasOpcode {
-		o, known = p.svc.ops[c.Opcode]
+		o, known = p.svc.op(c.Opcode)
 	}
-	if c.HasOpcode && p.svc.names != nil && !known && p.svc.names[c.Opcode] == "" {
+	if c.HasOpcode && p.svc.names != nil && !known && p.svc.name(c.Opcode) == "" {
 		if c.SecIdx != 0 {
 			p.encrypted = true
 			if !c.Reply {
@@ -362,7 +419,7 @@ func (p *PDU) check() {
 // decoder returns the function for this direction and the offset its data
 // starts at (after the opcode in a request); nil when there is none.
 func (p *PDU) decoder() (func(*dec), int) {
-	o, ok := p.svc.ops[p.Call.Opcode]
+	o, ok := p.svc.op(p.Call.Opcode)
 	return p.decoderOf(o, ok)
 }
 
@@ -411,7 +468,7 @@ func (p *PDU) Summary(dst []byte) []byte {
 	if c.HasOpcode {
 		if p.encrypted {
 			dst = append(dst, "encrypted "...)
-		} else if name := p.svc.names[c.Opcode]; name != "" {
+		} else if name := p.svc.name(c.Opcode); name != "" {
 			dst = append(dst, name...)
 			dst = append(dst, ' ')
 		} else {

@@ -3,6 +3,7 @@ package afs
 import (
 	"bufio"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,4 +79,32 @@ func TestOpsNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The opcode window answers as the maps do, for every service and every
+// opcode in and around the ranges (the extensions at 65536 on included).
+func TestOpWindow(t *testing.T) {
+	for _, s := range services {
+		if len(s.names)+len(s.ops) > 0 && len(s.win) == 0 {
+			t.Errorf("%s: no window", s.abbrev)
+		}
+		for opc := uint32(0); opc < 70000; opc++ {
+			o, ok := s.op(opc)
+			mo, mok := s.ops[opc]
+			if ok != mok || fnPtr(o.req) != fnPtr(mo.req) || fnPtr(o.rep) != fnPtr(mo.rep) {
+				t.Fatalf("%s opcode %d: op %v, map %v, or other decoders", s.abbrev, opc, ok, mok)
+			}
+			if n := s.name(opc); n != s.names[opc] {
+				t.Fatalf("%s opcode %d: name %q, map %q", s.abbrev, opc, n, s.names[opc])
+			}
+		}
+	}
+}
+
+// fnPtr tells decoders apart (0 for none).
+func fnPtr(f func(*dec)) uintptr {
+	if f == nil {
+		return 0
+	}
+	return reflect.ValueOf(f).Pointer()
 }

@@ -158,6 +158,7 @@ type call struct {
 // initTables empties the call and connection tables.
 func (d *State) initTables() {
 	d.calls.Init(maxCalls, callOverhead, droppedCall)
+	d.calls.Presize() // calls stay after their reply: the table fills in long captures
 	d.conns.Init(maxConns, connOverhead, droppedConn)
 }
 
@@ -228,11 +229,14 @@ func (d *State) analyze(f *dissect.Frame, p *Packet) {
 	epoch, cid := h.Epoch(), h.CID()&^3
 	var cl, sv netip.Addr
 	var cp, sp uint16
-	if !h.AnyAddress() {
+	// the epoch's high bit is AnyAddress, tested on the word already
+	// loaded: reading its octet again splits the epoch's load in four
+	switch {
+	case epoch&(1<<31) != 0:
+	case fromClient:
 		cl, sv, cp, sp = f.Net.Src, f.Net.Dst, f.Net.SrcPort, f.Net.DstPort
-		if !fromClient {
-			cl, sv, cp, sp = sv, cl, sp, cp
-		}
+	default:
+		cl, sv, cp, sp = f.Net.Dst, f.Net.Src, f.Net.DstPort, f.Net.SrcPort
 	}
 	// A few connections carry most packets, interleaved: a two-way
 	// cache in front of the map saves building and hashing the 72-octet

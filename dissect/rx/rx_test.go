@@ -596,3 +596,32 @@ func TestDecodeAllocs(t *testing.T) {
 		t.Errorf("%v allocations per call once the call table is full, want 0", n)
 	}
 }
+
+// An epoch with its high bit set names the connection by epoch and CID
+// alone: a resend of seq 1 from another client address is a retransmission
+// of the same call. Without the bit, the other address is another
+// connection, whose seq 1 is new.
+func TestAnyAddressEpoch(t *testing.T) {
+	for _, anyAddr := range []bool{true, false} {
+		h := hdr(1, 1, 1, rx.TypeData, rx.FlagClientInitiated)
+		if anyAddr {
+			h.Epoch |= 1 << 31
+		}
+		eng := dissect.NewEngine(dissect.Options{})
+		var retrans []bool
+		for i, src := range [][4]byte{testpkt.Client, {192, 0, 2, 9}} {
+			h.Serial = uint32(i + 1)
+			payload := append(h.Encode(nil), 0, 0, 0, 130)
+			data := testpkt.UDP4(nil, src, testpkt.Server, 40000+uint16(i), 7000, payload)
+			f := eng.Decode(dissect.Packet{Num: uint64(i + 1), TimeNS: int64(i) * 1e6, LinkType: dissect.LinkTypeIPv4, Data: data})
+			r := false
+			for _, fd := range f.Findings {
+				r = r || strings.Contains(fd.Msg, "retransmission of seq 1")
+			}
+			retrans = append(retrans, r)
+		}
+		if retrans[0] || retrans[1] != anyAddr {
+			t.Errorf("epoch high bit %v: retransmission findings %v, want [false %v]", anyAddr, retrans, anyAddr)
+		}
+	}
+}

@@ -55,10 +55,12 @@ func (r *Reader) need(n int, what string) bool {
 func (r *Reader) U32() uint32 {
 	// inlined (RPC headers are read a word at a time): no call, so the short
 	// case builds need's error itself
-	o := r.Off
-	if uint(o)+4 <= uint(len(r.B)) && r.err == nil {
+	// in a form the compiler's prove pass reads as o+4 <= len(b): the load
+	// is then one word with no further bounds checks
+	o, b := r.Off, r.B
+	if o >= 0 && o < len(b)-3 && r.err == nil {
 		r.Off = o + 4
-		return binary.BigEndian.Uint32(r.B[o:])
+		return binary.BigEndian.Uint32(b[o : o+4])
 	}
 	if r.err == nil {
 		r.err = &ErrShort{What: "uint32", Off: o, Need: 4, Have: r.Remaining()}

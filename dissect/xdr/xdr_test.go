@@ -193,3 +193,24 @@ func TestU32Short(t *testing.T) {
 		t.Fatalf("need gives %v, U32 %s", s.Err(), want)
 	}
 }
+
+// U32 reads every word that fits, up to the last octet, and refuses an
+// offset outside the data, a negative one too (it used to slice B[Off:] and
+// panic, as uint(Off)+4 wrapped around), as need does.
+func TestU32Bounds(t *testing.T) {
+	b := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	for off := 0; off <= len(b)-4; off++ {
+		r := NewReader(b)
+		r.Off = off
+		if v := r.U32(); v != binary.BigEndian.Uint32(b[off:]) || r.Off != off+4 || r.Err() != nil {
+			t.Fatalf("U32 at %d = %#x, off %d, err %v", off, v, r.Off, r.Err())
+		}
+	}
+	for _, off := range []int{-1, -3, -4, len(b) - 3, len(b), 1 << 62} {
+		r := NewReader(b)
+		r.Off = off
+		if v := r.U32(); v != 0 || r.Off != off || r.Err() == nil {
+			t.Errorf("U32 at %d = %#x, off %d, err %v", off, v, r.Off, r.Err())
+		}
+	}
+}
