@@ -116,6 +116,21 @@ func (t *Tree) addUDP4(d []byte) bool {
 	return true
 }
 
+// addBaseUDP4 is SkipProto of the frame's subtree (frameN nodes, no
+// findings among them) and then addUDP4, for a frame the tree has no
+// node of before: it reports false, adding nothing, unless both would
+// succeed.
+func (t *Tree) addBaseUDP4(frameN int, d []byte) bool {
+	if t == nil || !t.sparse || t.expert || t.cut || t.protos.Has(PFrame.Field) {
+		return false
+	}
+	if !t.udp4.ok || t.count+frameN+t.udp4.total >= MaxTreeNodes {
+		return false
+	}
+	t.count += frameN
+	return t.addUDP4(d)
+}
+
 // Span is a run of nodes a dissector always adds together and in this
 // order, with Open and Close balanced and nothing conditional inside: a
 // sparse tree that keeps none of its fields counts its nodes and the
