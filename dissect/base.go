@@ -220,7 +220,8 @@ func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
 	// A fast path's UDP frame without findings in a sparse tree that
 	// keeps no frame field: what SkipProto and layersTree would do, in
 	// one step (addBaseUDP4), for -T fields and -Y.
-	if e.lazy && len(f.Findings) == 0 && f.etherAt == 0 && f.Net.IPProto == IPProtoUDP && t.addBaseUDP4(frameNodes(f), f.Data) {
+	if t.mayBaseUDP4() && e.lazy && len(f.Findings) == 0 && f.etherAt == 0 && f.Net.IPProto == IPProtoUDP &&
+		t.addBaseUDP4(frameNodes(f), f.Data) {
 		return
 	}
 	// A fast path's frame (e.lazy) is not decoded again: layersTree reads
