@@ -217,6 +217,13 @@ var ipProtoNames = map[uint64]string{1: "ICMP", 6: "TCP", 17: "UDP", 27: "RDP", 
 // BaseTree adds the frame, link, IP and transport nodes of the engine's current
 // frame to t. It must be called before the next Decode.
 func (e *Engine) BaseTree(t *Tree, f *Frame, protocols string) {
+	// A fast path's UDP frame without findings in a sparse tree that
+	// keeps no frame field: what SkipProto and layersTree would do, in
+	// one step (addBaseUDP4), for -T fields and -Y.
+	if t.mayBaseUDP4() && e.lazy && len(f.Findings) == 0 && f.etherAt == 0 && f.Net.IPProto == IPProtoUDP &&
+		t.addBaseUDP4(frameNodes(f), f.Data) {
+		return
+	}
 	// A fast path's frame (e.lazy) is not decoded again: layersTree reads
 	// its headers from the bytes fastUDP4 or fastTCP4 checked.
 	if !t.SkipProto(PFrame, frameNodes(f)) {

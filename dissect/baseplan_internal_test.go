@@ -10,7 +10,9 @@ import (
 // and every set of kept fields tried (each field of eth, ip and udp alone,
 // the addresses and protocols together, none of them), a sparse tree that
 // adds the headers by its plan (Tree.addUDP4) holds the nodes, count,
-// depth and last-added state of one that walks them. The plan is used for
+// depth and last-added state of one that walks them (with the frame
+// subtree skipped in the same step, addBaseUDP4, when no frame field is
+// kept: a wrong count there fails it too). The plan is used for
 // the address and protocol sets, and refused for numbers.
 func TestBasePlanSameAsWalk(t *testing.T) {
 	e := NewEngine(Options{})

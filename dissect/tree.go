@@ -64,6 +64,10 @@ type Tree struct {
 	// udp4 is what the sparse tree keeps of a fast-path UDP frame's
 	// Ethernet, IPv4 and UDP headers (SetWant), for Engine.layersTree.
 	udp4 basePlan
+	// baseUDP4: a fast-path UDP frame without findings may take
+	// addBaseUDP4 (SetWant computes it: the plan is ok, and the tree
+	// keeps no frame field and no findings)
+	baseUDP4 bool
 }
 
 // basePlan is the nodes a sparse tree keeps of headers whose nodes do not
@@ -114,6 +118,21 @@ func (t *Tree) addUDP4(d []byte) bool {
 	}
 	t.count, t.depth, t.proto = start+p.total, 1, p.last
 	return true
+}
+
+// mayBaseUDP4 tells whether addBaseUDP4 may take a frame (baseUDP4).
+func (t *Tree) mayBaseUDP4() bool { return t != nil && t.baseUDP4 }
+
+// addBaseUDP4 is SkipProto of the frame's subtree (frameN nodes, no
+// findings among them) and then addUDP4, for a frame the tree has no
+// node of before: it reports false, adding nothing, unless both would
+// succeed.
+func (t *Tree) addBaseUDP4(frameN int, d []byte) bool {
+	if !t.baseUDP4 || !t.udp4.ok || t.cut || t.count+frameN+t.udp4.total >= MaxTreeNodes {
+		return false
+	}
+	t.count += frameN
+	return t.addUDP4(d)
 }
 
 // Span is a run of nodes a dissector always adds together and in this
@@ -319,6 +338,7 @@ func (t *Tree) SetWant(s *FieldSet) {
 		regMu.Unlock()
 	}
 	t.udp4 = planUDP4(t, t.udp4.nodes[:0])
+	t.baseUDP4 = t.sparse && t.udp4.ok && !t.expert && !t.protos.Has(PFrame.Field)
 }
 
 // SkipProto reports whether a sparse tree may leave out the subtree of
@@ -453,8 +473,16 @@ func (t *Tree) Last() int {
 
 // finish ends a cut tree with an expert node naming the protocol and the
 // field that would have been node MaxTreeNodes+1 (BuildTree calls it).
+// Small enough to be inlined: an uncut tree, every frame's, costs no call.
 func (t *Tree) finish() {
-	if t == nil || !t.cut || t.cutF == nil || !t.Wants(fExpert) {
+	if t != nil && t.cut && t.cutF != nil {
+		t.finishCut()
+	}
+}
+
+// finishCut is finish for a cut tree.
+func (t *Tree) finishCut() {
+	if !t.Wants(fExpert) {
 		return
 	}
 	f := t.cutF

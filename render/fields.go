@@ -93,8 +93,10 @@ type Fields struct {
 	// direct: every name is its own column, none a _ws.col.* or
 	// _ws.expert.* one: Row tries rowDirect first
 	direct bool
-	// at[c] is column c's node while rowDirect runs, else nil
-	at    []*dissect.Node
+	// at[c] is 1 + the index in the tree's nodes of column c's node
+	// while rowDirect runs, else 0; kinds[c] is how it writes column c
+	at    []int32
+	kinds []colKind
 	frame *dissect.Frame
 	clock Clock
 }
@@ -192,7 +194,7 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 	if o.Aggregator == "" {
 		o.Aggregator = ","
 	}
-	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names))}
+	w := &Fields{Opts: o, names: names, wscol: make([]wsCol, len(names)), kinds: make([]colKind, len(names))}
 	for i, n := range names {
 		if c := wsColumns[n]; c != colNone { // from the frame (SetFrame), not the tree
 			w.wscol[i], w.hasWS = c, true
@@ -210,12 +212,13 @@ func NewFields(names []string, o FieldsOpts) (*Fields, error) {
 		if w.col[id] == 0 {
 			w.col[id] = int32(i) + 1
 		}
+		w.kinds[i] = kindOf(f)
 		w.idx = append(w.idx, int(w.col[id])-1)
 	}
 	w.xMsg, w.xSev, w.xGroup, w.xField = w.column(expertMsg), w.column(expertSev), w.column(expertGroup), w.column(expertField)
 	w.cols = make([]column, len(names))
 	w.lastUse = make([]bool, len(names))
-	w.at = make([]*dissect.Node, len(names))
+	w.at = make([]int32, len(names))
 	w.direct = !w.hasWS && w.xMsg < 0 && w.xSev < 0 && w.xGroup < 0 && w.xField < 0
 	for i, c := range w.idx {
 		w.lastUse[i] = !slices.Contains(w.idx[i+1:], c)
@@ -264,18 +267,21 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 			continue
 		}
 		id := uint(f.ID())
-		if id >= uint(len(cols)) || cols[id] == 0 {
+		if id >= uint(len(cols)) {
 			continue
 		}
-		c := &at[cols[id]-1]
-		if *c != nil { // a second value
+		c := uint(cols[id]) - 1 // no column: wraps past len(at)
+		if c >= uint(len(at)) {
+			continue
+		}
+		if at[c] != 0 { // a second value
 			clear(at)
 			return dst, false
 		}
-		*c = n
+		at[c] = int32(k) + 1
 	}
-	sep, q := w.Opts.Separator, w.Opts.Quote
-	for c, n := range at {
+	sep, q, kinds := w.Opts.Separator, w.Opts.Quote, w.kinds
+	for c, k := range at {
 		if c > 0 {
 			if len(sep) == 1 {
 				dst = append(dst, sep[0])
@@ -283,17 +289,28 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 				dst = append(dst, sep...)
 			}
 		}
-		if n == nil {
+		if k == 0 || c >= len(kinds) {
 			continue
 		}
-		at[c] = nil
+		at[c] = 0
+		n := &nodes[k-1]
 		if q != 0 {
 			dst = append(dst, q)
 		}
-		switch f := n.F; f.Type {
-		case dissect.TProtocol:
-			dst = append(dst, f.Abbrev...)
-		case dissect.TNone:
+		// the column's one field decides how its value is written:
+		// the common kinds without AppendField's switch (kindOf)
+		switch kinds[c] {
+		case kindDec:
+			dst = dissect.AppendUint(dst, n.U)
+		case kindIPv4:
+			if len(n.B) == 4 {
+				dst = dissect.AppendIPv4(dst, [4]byte(n.B))
+			} else {
+				dst = dissect.AppendField(dst, n)
+			}
+		case kindProto:
+			dst = append(dst, n.F.Abbrev...)
+		case kindOne:
 			dst = append(dst, '1')
 		default:
 			dst = dissect.AppendField(dst, n)
@@ -303,6 +320,37 @@ func (w *Fields) rowDirect(dst []byte, t *dissect.Tree) ([]byte, bool) {
 		}
 	}
 	return append(dst, '\n'), true
+}
+
+// colKind is how rowDirect writes a column's value.
+type colKind uint8
+
+const (
+	kindField colKind = iota // dissect.AppendField
+	kindDec                  // an unsigned integer in decimal, no mask: AppendUint
+	kindIPv4                 // an IPv4 address: AppendIPv4
+	kindProto                // a protocol: its name
+	kindOne                  // a field without a value (FT_NONE): 1
+)
+
+// kindOf is the colKind of field f's values: what AppendField would
+// write them as, taken once for the column rather than a row.
+func kindOf(f *dissect.Field) colKind {
+	switch f.Type {
+	case dissect.TProtocol:
+		return kindProto
+	case dissect.TNone:
+		return kindOne
+	case dissect.TUint8, dissect.TUint16, dissect.TUint24, dissect.TUint32, dissect.TUint64:
+		if f.Mask == 0 && f.Base != dissect.BaseHex && f.Base != dissect.BaseHexDec {
+			return kindDec
+		}
+	case dissect.TFrameNum:
+		return kindDec
+	case dissect.TIPv4:
+		return kindIPv4
+	}
+	return kindField
 }
 
 // Header appends the header line.

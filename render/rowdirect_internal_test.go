@@ -25,9 +25,11 @@ func rowPair(t testing.TB, names []string, o FieldsOpts) (direct, columns *Field
 }
 
 // rowFields is what FuzzRowDirect builds trees and asks columns from:
-// integers, an address, a string, a protocol and a label field.
+// integers, an address, a string, a protocol and a label field, a hex
+// integer and a bit field (rowDirect writes each kind its own way).
 var rowFields = []*dissect.Field{dissect.FFrameNumber, dissect.FFrameLen, dissect.Lookup("ip.src"),
-	dissect.FFrameProtos, dissect.Lookup("rx"), dissect.Lookup("rx.ack"), dissect.Lookup("rx.seq")}
+	dissect.FFrameProtos, dissect.Lookup("rx"), dissect.Lookup("rx.ack"), dissect.Lookup("rx.seq"),
+	dissect.Lookup("eth.type"), dissect.Lookup("ip.dsfield.ecn")}
 
 // FuzzRowDirect: rows made straight into the output (rowDirect) are the
 // rows the column path makes, for any tree of these fields (values out of
@@ -40,6 +42,7 @@ func FuzzRowDirect(f *testing.F) {
 	f.Add([]byte{0x0f, 0x80, 0, 0, 1, 1, 7})
 	f.Add([]byte{0x00, 0x01, 0, 2, 4, 6})    // quoted, in column order: direct
 	f.Add([]byte{0x24, 0x0a, 0, 0xf3, 2, 3}) // ";;" and occurrence=l, a finding
+	f.Add([]byte{0x41, 0x30, 0x58})          // eth.type alone: hex, not decimal
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) < 2 {
 			return
