@@ -104,3 +104,31 @@ func FuzzDeltaByteArray(f *testing.F) {
 		checkDelta(t, "fuzz", data, offs)
 	})
 }
+
+// TestSharedPrefixAll holds sharedPrefix against an octet-at-a-time
+// loop for every pair of lengths to 24 and every place of a difference
+// (its 8-octet loads must neither read past either value nor miss one).
+func TestSharedPrefixAll(t *testing.T) {
+	naive := func(a, b []byte) int {
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		return i
+	}
+	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	for la := 0; la <= 24; la++ {
+		for lb := 0; lb <= 24; lb++ {
+			for d := -1; d < min(la, lb); d++ {
+				a := append([]byte(nil), base[:la]...)
+				b := append([]byte(nil), base[:lb]...)
+				if d >= 0 {
+					b[d] ^= 0x80
+				}
+				if got, want := sharedPrefix(a[:la:la], b[:lb:lb]), naive(a, b); got != want {
+					t.Fatalf("sharedPrefix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+			}
+		}
+	}
+}
