@@ -64,10 +64,9 @@ type frameTable struct {
 	memo  dissect.ChainMemo
 	addr  []byte
 	rows  *typedRows[frameRow] // without -e columns
-	// with rows: the capture column, and the addresses' texts
-	capture string
-	addrs   *[addrSlots]addrText
-	batch   uint64 // the batch being built (1 the first): addrs of others are stale
+	// with rows: the addresses' texts
+	addrs *[addrSlots]addrText
+	batch uint64 // the batch being built (1 the first): addrs of others are stale
 	// the texts of memo's chains in the arena of a batch
 	chains [dissect.ChainMemoSlots]struct {
 		s     string
@@ -282,7 +281,6 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 		ft.batch++ // the former batch's texts were in the arena
 	}
 	r := &ff.rows[ft.n]
-	r.Capture = ft.capture
 	r.FrameNumber, r.FrameTime = f.Num, f.TimeNS
 	r.Src, r.Dst, r.SrcPort, r.DstPort = "", "", 0, 0 // null
 	n := &f.Net
