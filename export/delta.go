@@ -3,7 +3,9 @@ package export
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"sync"
+	"unsafe"
 
 	pqdelta "github.com/parquet-go/parquet-go/encoding/delta"
 )
@@ -23,24 +25,26 @@ var deltaScratch = sync.Pool{New: func() any { return new(deltaBuffers) }}
 
 type deltaBuffers struct {
 	prefix, suffix []int32
-	ints           []byte
+	ints, suffixes []byte
 }
 
-// EncodeByteArray encodes the values src[offsets[i]:offsets[i+1]].
+// EncodeByteArray encodes the values src[offsets[i]:offsets[i+1]]. One
+// pass finds the prefixes and gathers the suffixes: a second pass over
+// the values to copy them cost 45 instructions a frame of 200k Rx frames.
 func (*deltaByteArray) EncodeByteArray(dst []byte, src []byte, offsets []uint32) ([]byte, error) {
 	b := deltaScratch.Get().(*deltaBuffers)
 	defer deltaScratch.Put(b)
-	b.prefix, b.suffix = b.prefix[:0], b.suffix[:0]
-	total := 0
-	if len(offsets) > 0 {
+	n := max(len(offsets)-1, 0)
+	b.prefix, b.suffix = slices.Grow(b.prefix[:0], n)[:n], slices.Grow(b.suffix[:0], n)[:n]
+	b.suffixes = b.suffixes[:0]
+	if n > 0 {
 		var last []byte
 		start := offsets[0]
-		for _, end := range offsets[1:] {
+		for k, end := range offsets[1:] {
 			v := src[start:end:end]
 			p := sharedPrefix(last, v)
-			b.prefix = append(b.prefix, int32(p))
-			b.suffix = append(b.suffix, int32(len(v)-p))
-			total += len(v) - p
+			b.prefix[k], b.suffix[k] = int32(p), int32(len(v)-p)
+			b.suffixes = append(b.suffixes, v[p:]...)
 			last, start = v, end
 		}
 	}
@@ -49,33 +53,24 @@ func (*deltaByteArray) EncodeByteArray(dst []byte, src []byte, offsets []uint32)
 	dst = append(dst[:0], b.ints...)
 	b.ints, _ = bp.EncodeInt32(b.ints[:0], b.suffix)
 	dst = append(dst, b.ints...)
-	dst = grow(dst, total)
-	if len(offsets) > 0 {
-		i := offsets[0]
-		for k, p := range b.prefix {
-			n := uint32(p + b.suffix[k])
-			dst = append(dst, src[i+uint32(p):i+n]...)
-			i += n
-		}
-	}
-	return dst, nil
+	return append(dst, b.suffixes...), nil
 }
 
-// grow is b with room for n more octets.
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		b = append(make([]byte, 0, len(b)+n), b...)
-	}
-	return b
-}
-
-// sharedPrefix is the length of the prefix a and b share.
+// sharedPrefix is the length of the prefix a and b share, 8 octets at a
+// time through pointers the length check has proved: the slice
+// expressions' bounds checks were half its cost (Info of Rx shares about
+// 45 octets a row).
 func sharedPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
+	if n >= 8 {
+		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+		for ; i <= n-8; i += 8 {
+			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pa, i))[:]) ^
+				binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pb, i))[:])
+			if x != 0 {
+				return i + bits.TrailingZeros64(x)/8
+			}
 		}
 	}
 	for i < n && a[i] == b[i] {

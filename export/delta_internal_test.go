@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,10 @@ type infoSink struct {
 	e      *dissect.Engine
 	values []byte
 	offs   []uint32
+	memo   dissect.ChainMemo
+	bad    []string // frames whose ProtoChainMemo is not ProtoChain
+	frames int
+	made   int // chains the memo made
 }
 
 func (s *infoSink) Start(e *dissect.Engine) error { s.e, s.offs = e, []uint32{0}; return nil }
@@ -27,8 +32,17 @@ func (s *infoSink) End(error) error               { return nil }
 func (s *infoSink) Frame(f *dissect.Frame, _ *dissect.Tree) {
 	s.values = render.Info(s.values, f)
 	s.offs = append(s.offs, uint32(len(s.values)))
+	start := len(s.values)
 	s.values = s.e.ProtoChain(s.values, f)
 	s.offs = append(s.offs, uint32(len(s.values)))
+	s.frames++
+	memo, _, made := s.e.ProtoChainMemo(f, &s.memo)
+	if made {
+		s.made++
+	}
+	if !bytes.Equal(memo, s.values[start:]) && len(s.bad) < 5 {
+		s.bad = append(s.bad, fmt.Sprintf("frame %d: %q, ProtoChain %q", f.Num, memo, s.values[start:]))
+	}
 }
 
 // checkDelta holds deltaByteArray's encoding of values against
@@ -55,7 +69,8 @@ func checkDelta(t *testing.T, name string, values []byte, offs []uint32) {
 }
 
 // TestDeltaByteArray: Info and frame_protocols of every capture in pcaps/
-// encode to the octets parquet-go's DELTA_BYTE_ARRAY gives.
+// encode to the octets parquet-go's DELTA_BYTE_ARRAY gives, and
+// ProtoChainMemo gives every frame ProtoChain's chain.
 func TestDeltaByteArray(t *testing.T) {
 	var files []string
 	filepath.WalkDir("../pcaps", func(p string, d os.DirEntry, err error) error {
@@ -68,6 +83,7 @@ func TestDeltaByteArray(t *testing.T) {
 	if len(files) < 40 {
 		t.Fatalf("%d captures", len(files))
 	}
+	frames, made := 0, 0
 	for _, file := range files {
 		s := &infoSink{}
 		if _, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: file}, Quiet: true,
@@ -75,6 +91,15 @@ func TestDeltaByteArray(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		checkDelta(t, file, s.values, s.offs)
+		if len(s.bad) > 0 {
+			t.Errorf("%s: ProtoChainMemo: %s", file, strings.Join(s.bad, "; "))
+		}
+		frames += s.frames
+		made += s.made
+	}
+	// the memo both reused and made chains (its eviction ran)
+	if made*10 > frames || made < 4*len(files) {
+		t.Errorf("the memo made %d chains for %d frames of %d captures", made, frames, len(files))
 	}
 }
 
@@ -103,4 +128,32 @@ func FuzzDeltaByteArray(f *testing.F) {
 		}
 		checkDelta(t, "fuzz", data, offs)
 	})
+}
+
+// TestSharedPrefixAll holds sharedPrefix against an octet-at-a-time
+// loop for every pair of lengths to 24 and every place of a difference
+// (its 8-octet loads must neither read past either value nor miss one).
+func TestSharedPrefixAll(t *testing.T) {
+	naive := func(a, b []byte) int {
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		return i
+	}
+	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	for la := 0; la <= 24; la++ {
+		for lb := 0; lb <= 24; lb++ {
+			for d := -1; d < min(la, lb); d++ {
+				a := append([]byte(nil), base[:la]...)
+				b := append([]byte(nil), base[:lb]...)
+				if d >= 0 {
+					b[d] ^= 0x80
+				}
+				if got, want := sharedPrefix(a[:la:la], b[:lb:lb]), naive(a, b); got != want {
+					t.Fatalf("sharedPrefix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+			}
+		}
+	}
 }

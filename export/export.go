@@ -235,7 +235,11 @@ func New(o Options) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	ft.capture = o.Capture
+	if ft.rows != nil {
+		for i := range ft.rows.rows { // the rows are reused: capture is set once
+			ft.rows.rows[i].Capture = o.Capture
+		}
+	}
 	s := &Sink{o: o, frames: ft, capture: []byte(o.Capture), byDate: o.byDate()}
 	s.finds = &table{name: "findings", schema: newSchema("findings", []column{
 		{"capture", dictString()},
@@ -253,6 +257,9 @@ func New(o Options) (*Sink, error) {
 		{"ok", parquet.Leaf(parquet.BooleanType)},
 	})}
 	s.checkRows = newTypedRows[checkRow](s.checks.schema)
+	for i := range s.checkRows.rows { // the rows are reused: capture is set once
+		s.checkRows.rows[i].Capture = o.Capture
+	}
 	s.checks.fast = s.checkRows
 	if o.Calls {
 		s.calls = &callsTable{table: table{name: "calls", schema: newSchema("calls", callColumns)}, rpc: lookupRPC()}
@@ -440,7 +447,8 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 		if c.Skip != dissect.SkipNone { // applies but did not run: neither passed nor failed
 			continue
 		}
-		s.checkRows.rows[s.checks.n] = checkRow{s.o.Capture, f.Num, c.Check.Name, c.OK}
+		r := &s.checkRows.rows[s.checks.n]
+		r.FrameNumber, r.Check, r.OK = f.Num, c.Check.Name, c.OK
 		s.checks.end()
 	}
 }

@@ -247,6 +247,9 @@ func TestChecksFail(t *testing.T) {
 	checks := readTable(t, s.Files()[2])
 	var failed []string
 	for i := range checks.rows {
+		if c := checks.str(t, i, "capture"); c != "bad.pcap" { // set once in the rows the batches reuse
+			t.Fatalf("check row %d: capture %q", i, c)
+		}
 		if !checks.col(t, i, "ok")[0].Boolean() {
 			failed = append(failed, checks.str(t, i, "check")+"@"+checks.col(t, i, "frame_number")[0].String())
 		}

@@ -61,13 +61,17 @@ type frameTable struct {
 	extra []extraCol
 	col   []int32 // by field ID: 1 + its index in extra, 0 none (a map lookup a node cost 160 instructions a frame of 4 -e fields)
 	eng   *dissect.Engine
-	chain []byte
+	memo  dissect.ChainMemo
 	addr  []byte
 	rows  *typedRows[frameRow] // without -e columns
-	// with rows: the capture column, and the addresses' texts
-	capture string
-	addrs   *[addrSlots]addrText
-	batch   uint64 // the batch being built (1 the first): addrs of others are stale
+	// with rows: the addresses' texts
+	addrs *[addrSlots]addrText
+	batch uint64 // the batch being built (1 the first): addrs of others are stale
+	// the texts of memo's chains in the arena of a batch
+	chains [dissect.ChainMemoSlots]struct {
+		s     string
+		batch uint64
+	}
 	// schema with Info DELTA_LENGTH_BYTE_ARRAY (infoSharedPct)
 	noPrefix *parquet.Schema
 }
@@ -177,8 +181,8 @@ func (ft *frameTable) add(f *dissect.Frame, t *dissect.Tree, capture []byte) {
 		ft.putLevel(6, parquet.NullValue(), 0, 0)
 	}
 	ft.str(7, f.Proto, 0)
-	ft.chain = ft.eng.ProtoChain(ft.chain[:0], f)
-	ft.bytes(8, ft.chain, 0, 0)
+	chain, _, _ := ft.eng.ProtoChainMemo(f, &ft.memo)
+	ft.bytes(8, chain, 0, 0)
 	ft.putLevel(9, parquet.Int32Value(int32(f.WireLen)), 0, 0)
 	ft.putLevel(10, parquet.Int32Value(int32(f.CapLen)), 0, 0)
 	// Info is rendered into the batch's arena, not copied there
@@ -277,7 +281,6 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 		ft.batch++ // the former batch's texts were in the arena
 	}
 	r := &ff.rows[ft.n]
-	r.Capture = ft.capture
 	r.FrameNumber, r.FrameTime = f.Num, f.TimeNS
 	r.Src, r.Dst, r.SrcPort, r.DstPort = "", "", 0, 0 // null
 	n := &f.Net
@@ -289,8 +292,13 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 		}
 	}
 	r.Protocol = f.Proto
-	ft.chain = ft.eng.ProtoChain(ft.chain[:0], f)
-	r.FrameProtocols = ff.text(ft.chain)
+	// a chain the memo had is its string again (if in this batch's arena)
+	chain, i, made := ft.eng.ProtoChainMemo(f, &ft.memo)
+	c := &ft.chains[i]
+	if made || c.batch != ft.batch {
+		c.s, c.batch = ff.text(chain), ft.batch
+	}
+	r.FrameProtocols = c.s
 	r.FrameLen, r.FrameCapLen = uint32(f.WireLen), uint32(f.CapLen)
 	// rendered into the arena, not copied there
 	start := len(ff.arena)
