@@ -18,6 +18,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -113,6 +114,13 @@ type Stopper interface {
 	Stopped() bool         // cheap: asked once per frame
 	Done() <-chan struct{} // closed on the stop (ends a wait for packets)
 	Ack()                  // reading has stopped; the closing output follows
+}
+
+// StopFlagger is a Stopper whose Stopped is the load of a flag: the serial
+// loop loads that itself, an interface call less per frame. StopFlag may
+// return nil (then Stopped is asked).
+type StopFlagger interface {
+	StopFlag() *atomic.Bool
 }
 
 // Sink receives the frames a run shows.
@@ -523,6 +531,9 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	prog := r.cfg.Input.Progress
 	fd := &feed{r: r, eng: r.eng, halt: r.cfg.Stop, count: count, sinks: sinks, emit: len(sinks) > 0 || r.zf && n != 1}
 	fd.dp.Pass = n // one Packet, its fields set per frame
+	if sf, ok := fd.halt.(StopFlagger); ok {
+		fd.stop = sf.StopFlag()
+	}
 	c := &fd.c
 	var readErr error
 	// refill gets the next batch into fd.pkts; false at the end of the input.
@@ -576,6 +587,7 @@ type feed struct {
 	r      *runner
 	eng    *dissect.Engine
 	halt   Stopper
+	stop   *atomic.Bool     // halt's flag (StopFlagger), else nil
 	pkts   []capture.Packet // what is left of the batch is pkts[i:]
 	i      int
 	count  uint64 // 0: no limit
@@ -591,8 +603,12 @@ type feed struct {
 // again and goes on from pkts[i:].
 func (fd *feed) run() {
 	for fd.count == 0 || fd.c.frames < fd.count {
-		if fd.halt != nil && fd.halt.Stopped() {
-			return // as at the end of the input: the tables and counts follow
+		if fd.stop != nil {
+			if fd.stop.Load() {
+				return // as at the end of the input: the tables and counts follow
+			}
+		} else if fd.halt != nil && fd.halt.Stopped() {
+			return
 		}
 		if fd.i >= len(fd.pkts) && !fd.refill() {
 			return
