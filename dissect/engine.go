@@ -394,8 +394,10 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 	e.ckIP, e.ckL4 = 0, 0
 	e.given = pkt.Streams
 	e.inFrame = true // from here a panic is the frame's (recovered)
+	fast := false
 	if e.plain && f.LinkType == LinkTypeEthernet && f.CapLen <= f.WireLen {
-		if payload, ok := e.fastUDP4(f, f.Data); ok { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
+		var payload []byte
+		if payload, fast = e.fastUDP4(f, f.Data); fast { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
 			e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
 			t := e.tUDP
 			if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
@@ -403,13 +405,17 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 			} else {
 				e.heuristics(t, f, payload, 42)
 			}
-			e.endFrame()
-			return f
 		}
 	}
-	e.types = e.types[:0]
-	e.layers(f, f.LinkType, f.Data)
-	e.endFrame()
+	if !fast {
+		e.types = e.types[:0]
+		e.layers(f, f.LinkType, f.Data)
+	}
+	if e.budget.Over() || e.tly != nil { // endFrame, inlined
+		e.endFrameSlow()
+	} else {
+		e.inFrame = false
+	}
 	return f
 }
 
