@@ -199,10 +199,12 @@ func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
 		pos = start + int(caplen)
 		p := &ps[n]
 		p.Data, p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface = b[start:pos:pos], int64(sec)*1e9+ns, int(caplen), int(wirelen), linkType, 0
-		if erf {
-			p.Iface = r.iface(p.Data)
-		}
 		n++
+	}
+	if erf { // after the loop: a call in it would spill and reload its values every record
+		for i := range ps[:n] {
+			ps[i].Iface = r.iface(ps[i].Data)
+		}
 	}
 	return n, pos
 }

@@ -369,51 +369,47 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 		return e.decodeRecover(pkt)
 	}
 	f := &e.frame
-	capLen, wireLen, linkType, data := pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Data
-	if capLen == 0 && wireLen == 0 {
-		capLen, wireLen = len(data), len(data)
-	}
-	timeNS := pkt.TimeNS
+	// The frame is emptied before anything of pkt is read: what resetFields
+	// and resetBlocks may call then keeps no value of it live (spilled).
 	f.resetFields() // f.reset, inlined
 	if f.arena.used {
 		f.arena.resetBlocks()
-	}
-	f.recTimeNS, f.recWireLen = timeNS, wireLen
-	if linkType == LinkTypeERF && capLen <= wireLen { // the record's own header says more
-		if t, c, w, ok := erfRecord(data); ok {
-			timeNS, capLen, wireLen = t, c, w
-		}
 	}
 	e.frames++
 	f.seq = e.frames
 	e.budget.Tick(e.frames)
 	if e.seenFirst {
-		e.prevTime = f.TimeNS
-	} else {
-		e.firstTime, e.prevTime, e.seenFirst = timeNS, timeNS, true
+		e.prevTime = f.TimeNS // the last frame's
 	}
-	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, timeNS, capLen, wireLen, linkType, pkt.Iface, data, pkt.Pass
+	f.Num, f.TimeNS, f.CapLen, f.WireLen, f.LinkType, f.Iface, f.Data, f.Pass = pkt.Num, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data, pkt.Pass
+	f.recTimeNS, f.recWireLen = 0, 0 // Record: the frame's own
+	if f.CapLen == 0 && f.WireLen == 0 || f.LinkType == LinkTypeERF {
+		recordLens(f)
+	}
+	if !e.seenFirst {
+		e.firstTime, e.prevTime, e.seenFirst = f.TimeNS, f.TimeNS, true
+	}
 	e.lazy, e.linkOff = false, 0 // as netHeaders sets it: the fast path does not call it
 	e.n6ext, e.hbhLen = 0, 0
 	e.ckIP, e.ckL4 = 0, 0
 	e.given = pkt.Streams
 	e.inFrame = true // from here a panic is the frame's (recovered)
-	var payload []byte
-	ok := false
-	if e.plain && linkType == LinkTypeEthernet && capLen <= wireLen {
-		payload, ok = e.fastUDP4(f, data)
-	}
-	if ok { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
-		e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
-		t := e.tUDP
-		if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
-			t.ents[i].d.Dissect(f, payload, 42)
-		} else {
-			e.heuristics(t, f, payload, 42)
+	fast := false
+	if e.plain && f.LinkType == LinkTypeEthernet && f.CapLen <= f.WireLen {
+		var payload []byte
+		if payload, fast = e.fastUDP4(f, f.Data); fast { // dispatch's UDP case, for what fastUDP4 takes (no fragment)
+			e.lazy = true // the gopacket layers only when the tree asks (ensureLayers)
+			t := e.tUDP
+			if i := pickPort(t.dense, f.Net.SrcPort, f.Net.DstPort); i >= 0 {
+				t.ents[i].d.Dissect(f, payload, 42)
+			} else {
+				e.heuristics(t, f, payload, 42)
+			}
 		}
-	} else {
+	}
+	if !fast {
 		e.types = e.types[:0]
-		e.layers(f, linkType, data)
+		e.layers(f, f.LinkType, f.Data)
 	}
 	if e.budget.Over() || e.tly != nil { // endFrame, inlined
 		e.endFrameSlow()
@@ -421,6 +417,21 @@ func (e *Engine) DecodeRef(pkt *Packet) *Frame {
 		e.inFrame = false
 	}
 	return f
+}
+
+// recordLens is DecodeRef's part for the rare record: lengths 0 (the
+// data's), or ERF, whose own header gives the time and lengths (the
+// record's are kept for Record).
+func recordLens(f *Frame) {
+	if f.CapLen == 0 && f.WireLen == 0 {
+		f.CapLen, f.WireLen = len(f.Data), len(f.Data)
+	}
+	if f.LinkType == LinkTypeERF && f.CapLen <= f.WireLen {
+		f.recTimeNS, f.recWireLen = f.TimeNS, f.WireLen
+		if t, c, w, ok := erfRecord(f.Data); ok {
+			f.TimeNS, f.CapLen, f.WireLen = t, c, w
+		}
+	}
 }
 
 // decodeRecover is DecodeRef outside Guard, under a deferred recovery for

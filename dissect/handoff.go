@@ -68,6 +68,9 @@ type handlerReg struct {
 	keys  []KeyRange
 	heur  bool
 	h     any
+	// keyed: a heuristic that declines every key but only (AddHeuristicFor)
+	keyed bool
+	only  uint64
 }
 
 var (
@@ -145,6 +148,14 @@ func AddHeuristic[C any](table, proto string, h Handler[C]) {
 	addReg(table, handlerReg{proto: proto, heur: true, h: h})
 }
 
+// AddHeuristicFor is AddHeuristic for a heuristic that declines every key
+// but key (ibcm's: CM MADs go to QP 1 only). Call tries it, in its place in
+// the order, on key alone: on any other key it is skipped without a call,
+// which gives the same result. rdx tables lists it as any heuristic.
+func AddHeuristicFor[C any](table, proto string, key uint64, h Handler[C]) {
+	addReg(table, handlerReg{proto: proto, heur: true, h: h, keyed: true, only: key})
+}
+
 func addReg(table string, r handlerReg) {
 	tabMu.Lock()
 	defer tabMu.Unlock()
@@ -177,6 +188,8 @@ type engEntry struct {
 	h      any               // Handler[C]; nil in engine-level tables
 	verify func([]byte) bool // engine-level heuristics
 	proto  string
+	keyed  bool   // a heuristic tried on key only (AddHeuristicFor)
+	only   uint64 // that key
 }
 
 // lookup gives the entry index for key, or -1.
@@ -255,7 +268,7 @@ func (e *Engine) buildTables() {
 			if !d.check(r.h) {
 				panic(fmt.Sprintf("dissect: %s registered a %T in table %s, which wants another context type", r.proto, r.h, d.name))
 			}
-			en := engEntry{d: e.instanceOf(r.proto), h: r.h, proto: r.proto}
+			en := engEntry{d: e.instanceOf(r.proto), h: r.h, proto: r.proto, keyed: r.keyed, only: r.only}
 			if r.heur {
 				t.heurs = append(t.heurs, en)
 				continue
@@ -416,6 +429,9 @@ func (t DissectorTable[C]) Call(f *Frame, key uint64, c C) bool {
 	}
 	for i := range et.heurs {
 		en := &et.heurs[i]
+		if en.keyed && en.only != key {
+			continue // it declines any other key (AddHeuristicFor)
+		}
 		if en.h.(Handler[C])(en.d, f, c) {
 			return true
 		}

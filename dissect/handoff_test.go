@@ -19,6 +19,9 @@ var testTable = dissect.NewDissectorTable[*handoffLog]("test.handoff", "a test t
 // behind a cache of the last key.
 var testWide = dissect.NewDissectorTable[*handoffLog]("test.handoff.wide", "a test table of 24-bit keys", 24)
 
+// testKeyed has heuristics for one key each (AddHeuristicFor) among others.
+var testKeyed = dissect.NewDissectorTable[*handoffLog]("test.handoff.keyed", "a test table of keyed heuristics", 24)
+
 func init() {
 	logAs := func(name string, take bool) dissect.Handler[*handoffLog] {
 		return func(_ dissect.Dissector, _ *dissect.Frame, l *handoffLog) bool {
@@ -34,6 +37,28 @@ func init() {
 	dissect.AddHandler(testWide.Name(), "w-exact", []dissect.KeyRange{{Lo: 0x10000, Hi: 0x10000}}, logAs("w-exact", true))
 	dissect.AddHandler(testWide.Name(), "w-cand", nil, logAs("w-cand", true))
 	dissect.AddHeuristic(testWide.Name(), "w-h", logAs("w-h", true))
+	dissect.AddHeuristicFor(testKeyed.Name(), "k-9", 9, logAs("k-9", false))
+	dissect.AddHeuristicFor(testKeyed.Name(), "k-10", 10, logAs("k-10", true))
+	dissect.AddHeuristic(testKeyed.Name(), "k-any", logAs("k-any", true))
+}
+
+// A heuristic added for one key is tried on that key, in its place in the
+// order, and on no other; rdx tables lists it with the others.
+func TestKeyedHeuristic(t *testing.T) {
+	e := dissect.NewEngine(dissect.Options{})
+	var f dissect.Frame
+	e.Bind(&f)
+	for key, want := range map[uint64]string{9: "k-9 k-any", 10: "k-10", 8: "k-any", 1<<32 + 9: "k-any"} {
+		var l handoffLog
+		if !testKeyed.Call(&f, key, &l) || strings.Join(l.got, " ") != want {
+			t.Errorf("key %#x: %q, want %q", key, l.got, want)
+		}
+	}
+	for _, x := range dissect.Tables() {
+		if x.Name == testKeyed.Name() && strings.Join(x.Heuristics, " ") != "k-9 k-10 k-any" {
+			t.Errorf("listed heuristics %q", x.Heuristics)
+		}
+	}
 }
 
 // A wide table answers each key by its own entry whatever key came before

@@ -18,6 +18,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -113,6 +114,13 @@ type Stopper interface {
 	Stopped() bool         // cheap: asked once per frame
 	Done() <-chan struct{} // closed on the stop (ends a wait for packets)
 	Ack()                  // reading has stopped; the closing output follows
+}
+
+// StopFlagger is a Stopper whose Stopped is the load of a flag: the serial
+// loop loads that itself, an interface call less per frame. StopFlag may
+// return nil (then Stopped is asked).
+type StopFlagger interface {
+	StopFlag() *atomic.Bool
 }
 
 // Sink receives the frames a run shows.
@@ -486,10 +494,9 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	if r.par != nil {
 		return r.par.pass(r, n, sinks)
 	}
-	var c passCounts
 	src, stop, err := r.open()
 	if err != nil {
-		return c, err
+		return passCounts{}, err
 	}
 	// Reading runs on the other core while this one decodes: a file in
 	// batches; a live or piped source packet by packet, so each frame
@@ -521,68 +528,104 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
 	}
-	prog, halt, emit := r.cfg.Input.Progress, r.cfg.Stop, len(sinks) > 0 || r.zf && n != 1
-	var pkts []capture.Packet
-	i := 0
-	dp := dissect.Packet{Pass: n} // one, its fields set per frame
+	prog := r.cfg.Input.Progress
+	fd := &feed{r: r, eng: r.eng, halt: r.cfg.Stop, count: count, sinks: sinks, emit: len(sinks) > 0 || r.zf && n != 1}
+	fd.dp.Pass = n // one Packet, its fields set per frame
+	if sf, ok := fd.halt.(StopFlagger); ok {
+		fd.stop = sf.StopFlag()
+	}
+	c := &fd.c
 	var readErr error
+	// refill gets the next batch into fd.pkts; false at the end of the input.
+	fd.refill = func() bool {
+		if prog != nil {
+			prog.SetFrames(c.frames) // an atomic store; the meter draws it
+		}
+		if live && !ready() {
+			r.idle(sinks)
+		}
+		var err error
+		if fd.pkts, err = next(); err != nil {
+			fd.pkts = nil
+			if !errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
+				readErr = err
+			}
+			return false
+		}
+		if count > 0 && uint64(len(fd.pkts)) > count-c.frames {
+			fd.pkts = fd.pkts[:count-c.frames]
+		}
+		fd.i = 0
+		return true
+	}
 	// One panic recovery for the whole loop, not one per frame
 	// (Engine.Guard): a frame a dissector panicked on comes back from Guard
 	// with its finding, is handed on here, and the loop resumes where it
 	// left off (pkts[i:]).
-	loop := func() {
-		for count == 0 || c.frames < count {
-			if halt != nil && halt.Stopped() {
-				return // as at the end of the input: the tables and counts follow
-			}
-			if i >= len(pkts) {
-				if prog != nil {
-					prog.SetFrames(c.frames) // an atomic store; the meter draws it
-				}
-				if live && !ready() {
-					r.idle(sinks)
-				}
-				var err error
-				if pkts, err = next(); err != nil {
-					pkts = nil
-					if !errors.Is(err, io.EOF) { // errors.Is only off the per-packet path
-						readErr = err
-					}
-					return
-				}
-				if count > 0 && uint64(len(pkts)) > count-c.frames {
-					pkts = pkts[:count-c.frames]
-				}
-				i = 0
-			}
-			pkt := &pkts[i]
-			i++
-			c.frames++
-			dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
-			f := r.eng.DecodeRef(&dp)
-			for i := range f.Findings { // r.frame, inlined
-				c.Add(f.Findings[i].Sev)
-			}
-			if emit {
-				r.emit(f, sinks)
-			}
-		}
-	}
+	loop := fd.run
 	for f := r.eng.Guard(loop); f != nil; f = r.eng.Guard(loop) {
-		r.frame(&c, f, sinks, n)
+		r.frame(c, f, sinks, n)
 	}
 	if prog != nil {
 		prog.SetFrames(c.frames)
 	}
 	if readErr != nil {
 		r.eng.Finish() // the tables that follow are of what was read
-		return c, readErr
+		return *c, readErr
 	}
 	if r.cfg.Stop != nil && r.cfg.Stop.Stopped() {
 		r.cfg.Stop.Ack() // stopped reading: what follows prints what was read
 	}
 	r.eng.Finish()
-	return c, nil
+	return *c, nil
+}
+
+// feed is pass's decode loop with its state in one struct: across the
+// calls of the loop one pointer stays live, not the dozen captured values
+// a closure would reload after every call.
+type feed struct {
+	r      *runner
+	eng    *dissect.Engine
+	halt   Stopper
+	stop   *atomic.Bool     // halt's flag (StopFlagger), else nil
+	pkts   []capture.Packet // what is left of the batch is pkts[i:]
+	i      int
+	count  uint64 // 0: no limit
+	c      passCounts
+	dp     dissect.Packet
+	emit   bool
+	sinks  []Sink
+	refill func() bool
+}
+
+// run decodes frames until the input ends, count is reached or halt says
+// stop; after a frame a dissector panicked on (Engine.Guard) it is called
+// again and goes on from pkts[i:].
+func (fd *feed) run() {
+	for fd.count == 0 || fd.c.frames < fd.count {
+		if fd.stop != nil {
+			if fd.stop.Load() {
+				return // as at the end of the input: the tables and counts follow
+			}
+		} else if fd.halt != nil && fd.halt.Stopped() {
+			return
+		}
+		if fd.i >= len(fd.pkts) && !fd.refill() {
+			return
+		}
+		pkt := &fd.pkts[fd.i]
+		fd.i++
+		fd.c.frames++
+		dp := &fd.dp
+		dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen, dp.LinkType, dp.Iface, dp.Data = fd.c.frames, pkt.TimeNS, pkt.CapLen, pkt.WireLen, pkt.LinkType, pkt.Iface, pkt.Data
+		f := fd.eng.DecodeRef(dp)
+		for i := range f.Findings { // r.frame, inlined
+			fd.c.Add(f.Findings[i].Sev)
+		}
+		if fd.emit {
+			fd.r.emit(f, fd.sinks)
+		}
+	}
 }
 
 // frame counts a decoded frame's findings and hands it on (pass, for a

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rdx-project/rdx/active/synth"
@@ -490,5 +491,48 @@ func TestSparseTrees(t *testing.T) {
 				t.Errorf("%d frames, labels %v, fields %q; want %q", spy.frames, spy.labels, got, c.fields)
 			}
 		})
+	}
+}
+
+// flagStopper is a Stopper with a stop flag (pipeline.StopFlagger), as
+// cmd/rdx's SIGINT handler: its Stopped must not be what the loop asks.
+type flagStopper struct {
+	flag  atomic.Bool
+	asked int
+	acked bool
+}
+
+func (s *flagStopper) Stopped() bool          { s.asked++; return s.flag.Load() }
+func (s *flagStopper) Done() <-chan struct{}  { return nil }
+func (s *flagStopper) Ack()                   { s.acked = true }
+func (s *flagStopper) StopFlag() *atomic.Bool { return &s.flag }
+
+// stopAt is a sink that raises a flagStopper's flag at frame n.
+type stopAt struct {
+	recorder
+	n    uint64
+	stop *flagStopper
+}
+
+func (s *stopAt) Frame(f *dissect.Frame, t *dissect.Tree) {
+	s.recorder.Frame(f, t)
+	if f.Num == s.n {
+		s.stop.flag.Store(true)
+	}
+}
+
+// TestStopFlag: the serial loop loads a StopFlagger's flag before every
+// frame instead of calling Stopped: raised during frame 5, the run ends
+// after it, as with Stopped.
+func TestStopFlag(t *testing.T) {
+	st := &flagStopper{}
+	sink := &stopAt{n: 5, stop: st}
+	res, _ := run(t, pipeline.Config{Input: pipeline.Input{File: "../pcaps/rx/pts-ops.pcap"}, Quiet: true, Stop: st,
+		Sinks: []pipeline.Sink{sink}})
+	if res.Frames != 5 || len(sink.nums) != 5 || !st.acked {
+		t.Errorf("stopped at frame 5: %d frames read, sink saw %d, acked %v", res.Frames, len(sink.nums), st.acked)
+	}
+	if st.asked >= 5 { // the run's end asks once
+		t.Errorf("Stopped asked %d times: the loop called it per frame instead of loading the flag", st.asked)
 	}
 }

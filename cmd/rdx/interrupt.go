@@ -87,6 +87,15 @@ func (in *interrupt) wait() {
 // atomic load, for per-frame loops).
 func (in *interrupt) Stopped() bool { return in != nil && in.stopped.Load() }
 
+// StopFlag is the flag Stopped loads (pipeline.StopFlagger): the decode
+// loop loads it without a call.
+func (in *interrupt) StopFlag() *atomic.Bool {
+	if in == nil {
+		return nil
+	}
+	return &in.stopped
+}
+
 // Done is closed on the signal.
 func (in *interrupt) Done() <-chan struct{} {
 	if in == nil {

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/dissect/ib"
 	"github.com/rdx-project/rdx/internal/testpkt"
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
 // mad builds a CM MAD of attribute attr with the given comm IDs.
@@ -69,4 +71,27 @@ func FuzzCM(f *testing.F) {
 			t.Fatalf("%q, then %q", out, again)
 		}
 	})
+}
+
+// TestOnlyQP1: IBMessage declines, without a PDU or finding, every SEND
+// not to QP 1, however CM-like: so the engine may skip the heuristic for
+// other QPs (dissect.AddHeuristicFor) with the same result.
+func TestOnlyQP1(t *testing.T) {
+	msgs := [][]byte{mad(AttrREQ, 0x11, 0), mad(AttrREP, 0x22, 0x11), mad(AttrDREQ, 0x11, 0x22), mad(AttrREQ, 0, 0)[:100]}
+	if got := feed(t, New(), msgs); len(got) == 0 {
+		t.Fatal("QP 1: no PDU")
+	}
+	for _, qp := range []uint32{0, 2, 0x11, 0xffffff} {
+		d := New()
+		took := func(f *dissect.Frame, p *ib.Packet, m *ibasm.Message) bool {
+			ok := d.IBMessage(f, p, m)
+			if ok {
+				t.Errorf("QP %#x: a CM MAD taken", qp)
+			}
+			return ok
+		}
+		if got := testpkt.IBSends(t, took, qp, tables(), true, msgs); len(got) != 0 {
+			t.Errorf("QP %#x: %q", qp, got)
+		}
+	}
 }

@@ -50,7 +50,7 @@ func init() {
 		},
 	})
 	// SENDs to QP1 by heuristic, or wherever -d infiniband.destqp puts them.
-	dissect.AddHeuristic(ib.DestQP.Name(), Name, ibMessage)
+	dissect.AddHeuristicFor(ib.DestQP.Name(), Name, 1, ibMessage) // IBMessage declines other QPs
 	dissect.AddHandler(ib.DestQP.Name(), Name, nil, ibMessage)
 }
 
