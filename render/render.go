@@ -121,6 +121,10 @@ const addrPairLen = 21 + len(" → ") + 21 + 1
 func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
+	if st == nil && sc != nil && c.Format == TimeRelative && !c.HMS && f.Net.HasIP && f.WireLen >= 0 {
+		// the common line: its columns in one call, not four
+		return append(appendInfo(sc.appendColumns(dst, f, c), f), '\n')
+	}
 	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
 	if c.Format == TimeRelative && !c.HMS { // Append's default, without its call (too big to inline)
@@ -171,6 +175,47 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 		dst = append(dst, st.Reset...)
 	}
 	return append(dst, '\n')
+}
+
+// appendColumns appends the columns before Info as SummaryClock does for a
+// frame with an IP header, the default Time column and no style: the
+// cached text of each column copied in place where the newest slot holds
+// it, without a call per column (the calls and their checks cost as much
+// as the copies); anything else goes to the column's own writer, which
+// also fills the slot.
+func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) []byte {
+	if c.numLen > 0 && f.Num == c.num+1 && countUp(c.numText[:c.numLen-1]) {
+		c.num = f.Num
+		dst = appendText(dst, &c.numText, c.numLen)
+	} else {
+		c.numLen = 0 // written anew: countUp may have failed half way
+		dst = c.appendNum(dst, f.Num)
+	}
+	ns, digits, r := f.TimeNS-clk.First, clk.digits(), &clk.rel
+	if v := relValue(ns, digits); ns >= 0 && ns < 1e17 && digits >= 4 && v/1e4+1 == r.key && digits == r.digits {
+		dst = r.append(dst, v)
+	} else {
+		dst = clk.appendRel(dst, ns)
+	}
+	dst = append(dst, ' ')
+	n := &f.Net
+	if n.Src.Is4() && n.Dst.Is4() {
+		ks, kd := addrKeys(n)
+		if s := &c.slots[addrSet(ks, kd)][0]; s.src == ks && s.dst == kd {
+			l := len(dst)
+			dst = slices.Grow(dst, len(s.text))
+			*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+			dst = dst[:l+addrPairLen]
+		} else {
+			dst = c.appendEndpoints(dst, n)
+		}
+	} else {
+		dst = c.appendEndpoints(dst, n)
+	}
+	if s := &c.cols[colSet(f)][0]; s.hit(f) {
+		return s.appendTo(dst)
+	}
+	return c.appendProtoLen(dst, f)
 }
 
 // appendNum appends the No. column, frame number v right-aligned in 6,
@@ -247,13 +292,10 @@ func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
 // column (f.WireLen, not negative) with its space, as appendProto and
 // appendWireLen write them, from the pair's slot when it has one.
 func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
-	set := &c.cols[(uint64(f.WireLen)^uint64(len(f.Proto))<<16)*0x9e3779b97f4a7c15>>(64-colCacheBits)]
+	set := &c.cols[colSet(f)]
 	for i := range set {
-		if s := &set[i]; s.n > 0 && s.wire == f.WireLen && s.l4 == f.Net.HasL4 && s.eth == f.Net.EtherType && sameString(f.Proto, s.proto) {
-			l := len(dst)
-			dst = slices.Grow(dst, len(s.text))
-			*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
-			return dst[:l+s.n]
+		if s := &set[i]; s.hit(f) {
+			return s.appendTo(dst)
 		}
 	}
 	c.colMisses++
@@ -266,6 +308,24 @@ func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
 		copy(s.text[:], dst[start:])
 	}
 	return dst
+}
+
+// colSet is the set of c.cols that holds f's Protocol and Length columns.
+func colSet(f *dissect.Frame) uint64 {
+	return (uint64(f.WireLen) ^ uint64(len(f.Proto))<<16) * 0x9e3779b97f4a7c15 >> (64 - colCacheBits)
+}
+
+// hit tells whether s holds f's Protocol and Length columns.
+func (s *colSlot) hit(f *dissect.Frame) bool {
+	return s.n > 0 && s.wire == f.WireLen && s.l4 == f.Net.HasL4 && s.eth == f.Net.EtherType && sameString(f.Proto, s.proto)
+}
+
+// appendTo appends s's text by one fixed-size copy.
+func (s *colSlot) appendTo(dst []byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, len(s.text))
+	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+	return dst[:l+s.n]
 }
 
 // sameString is a == b, without memequal's call when both are the same
@@ -290,14 +350,8 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
 		return appendEndpointPair(dst, n)
 	}
-	// each end's key: 1<<63 | IPv4 address<<17 | port<<1 | has a port
-	sa, da := n.Src.As4(), n.Dst.As4()
-	ks := 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
-	kd := 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
-	if n.HasL4 {
-		ks, kd = ks|1, kd|1
-	}
-	set := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-addrCacheBits)]
+	ks, kd := addrKeys(n)
+	set := &c.slots[addrSet(ks, kd)]
 	s := &set[0]
 	if s.src != ks || s.dst != kd {
 		if s = &set[1]; s.src != ks || s.dst != kd {
@@ -322,6 +376,23 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	dst = slices.Grow(dst, len(s.text))
 	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
 	return dst[:l+addrPairLen]
+}
+
+// addrKeys is the keys of an IPv4 frame's two ends in SummaryCache.slots:
+// 1<<63 | IPv4 address<<17 | port<<1 | has a port.
+func addrKeys(n *dissect.Net) (ks, kd uint64) {
+	sa, da := n.Src.As4(), n.Dst.As4()
+	ks = 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
+	kd = 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
+	if n.HasL4 {
+		ks, kd = ks|1, kd|1
+	}
+	return ks, kd
+}
+
+// addrSet is the set of SummaryCache.slots that holds the pair (ks, kd).
+func addrSet(ks, kd uint64) uint64 {
+	return (ks*0x9e3779b97f4a7c15 + kd*0xc2b2ae3d27d4eb4f) >> (64 - addrCacheBits)
 }
 
 // appendEndpointPair appends "src → dst ", each padded to 21 columns.

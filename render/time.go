@@ -82,21 +82,30 @@ func (c *Clock) appendRel(dst []byte, ns int64) []byte {
 	if ns < 0 || ns >= 1e17 || digits < 4 { // out of order, or a text relText may not hold
 		return appendFixed(dst, ns, digits)
 	}
-	var v uint64 // ns in the column's last decimal
-	switch digits {
-	case 9:
-		v = uint64(ns)
-	case 6: // a constant divisor: no division instruction
-		v = uint64(ns) / 1e3
-	default:
-		v = uint64(ns) / dissect.Pow10[9-digits]
-	}
+	v := relValue(ns, digits)
 	r := &c.rel
 	if key := v/1e4 + 1; key != r.key || digits != r.digits {
 		// at most 8+1+9 octets, and the digit writer's 8 of room after
 		t := appendFixed(r.text[:0], ns, digits)
 		r.key, r.digits, r.n = key, digits, len(t)-4
 	}
+	return r.append(dst, v)
+}
+
+// relValue is ns (not negative) in the relative column's last decimal,
+// with digits (1 to 9) decimals.
+func relValue(ns int64, digits int) uint64 {
+	switch digits {
+	case 9:
+		return uint64(ns)
+	case 6: // a constant divisor: no division instruction
+		return uint64(ns) / 1e3
+	}
+	return uint64(ns) / dissect.Pow10[(9-digits)&15]
+}
+
+// append appends the column: r's prefix, then v's last four digits.
+func (r *relText) append(dst []byte, v uint64) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, len(r.text))
 	*(*[len(r.text)]byte)(dst[l : l+len(r.text)]) = r.text
