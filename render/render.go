@@ -537,29 +537,33 @@ func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg strin
 // first error or warning, if any.
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
-	var last *dissect.ProtoInfo // the last PDU printed (one word live across the calls, not a string's two)
-	for i, p := range f.PDUs {
+	// The loop keeps few values live across its two interface calls (each
+	// one spilled and reloaded around both): the index, not a range's
+	// pointer and length, and the last PDU printed as one word. Something
+	// was printed before (len(dst) > start) exactly when last is set.
+	var last *dissect.ProtoInfo
+	for i := 0; i < len(f.PDUs); i++ {
 		if f.IsQuoted(i) {
 			continue // a packet quoted in an ICMP error: tshark's Info shows only the error
 		}
+		p := f.PDUs[i]
 		mark := len(dst)
-		if mark > start {
-			dst = append(dst, "; "...)
-		}
-		// name the protocol when it changes after something was printed
-		// ("...; AFS FS FetchData request")
 		pi := p.Proto()
-		if last != nil && pi != last && last.Abbrev != "" && pi.Abbrev != last.Abbrev {
-			if pi.Upper != "" {
-				dst = append(dst, pi.Upper...)
-			} else { // a ProtoInfo not made by RegisterProto
-				dst = appendUpper(dst, pi.Abbrev)
+		if last != nil {
+			dst = append(dst, "; "...)
+			// name the protocol when it changes after something was
+			// printed ("...; AFS FS FetchData request")
+			if pi != last && last.Abbrev != "" && pi.Abbrev != last.Abbrev {
+				if pi.Upper != "" {
+					dst = append(dst, pi.Upper...)
+				} else { // a ProtoInfo not made by RegisterProto
+					dst = appendUpper(dst, pi.Abbrev)
+				}
+				dst = append(dst, ' ')
 			}
-			dst = append(dst, ' ')
 		}
 		before := len(dst)
-		dst = p.Summary(dst)
-		if len(dst) == before {
+		if dst = p.Summary(dst); len(dst) == before {
 			dst = dst[:mark] // an empty summary (a jumbogram's later sub-packets, an FPDU that only carries DDP)
 			continue
 		}
