@@ -178,43 +178,59 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 }
 
 // appendColumns appends the columns before Info as SummaryClock does for a
-// frame with an IP header, the default Time column and no style: the
-// cached text of each column copied in place where the newest slot holds
-// it, without a call per column (the calls and their checks cost as much
-// as the copies); anything else goes to the column's own writer, which
-// also fills the slot.
+// frame with an IP header, the default Time column and no style. When the
+// newest slot of each column holds its text (a Time prefix made anew if
+// not), the four are copied into room made once, without a call or a
+// growth check per column (those cost as much as the copies); else each
+// column's own writer writes it, and fills its slot.
 func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) []byte {
-	if c.numLen > 0 && f.Num == c.num+1 && countUp(c.numText[:c.numLen-1]) {
-		c.num = f.Num
-		dst = appendText(dst, &c.numText, c.numLen)
-	} else {
-		c.numLen = 0 // written anew: countUp may have failed half way
-		dst = c.appendNum(dst, f.Num)
-	}
 	ns, digits, r := f.TimeNS-clk.First, clk.digits(), &clk.rel
-	if v := relValue(ns, digits); ns >= 0 && ns < 1e17 && digits >= 4 && v/1e4+1 == r.key && digits == r.digits {
-		dst = r.append(dst, v)
-	} else {
-		dst = clk.appendRel(dst, ns)
-	}
-	dst = append(dst, ' ')
 	n := &f.Net
-	if n.Src.Is4() && n.Dst.Is4() {
-		ks, kd := addrKeys(n)
-		if s := &c.slots[addrSet(ks, kd)][0]; s.src == ks && s.dst == kd {
-			l := len(dst)
-			dst = slices.Grow(dst, len(s.text))
-			*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
-			dst = dst[:l+addrPairLen]
-		} else {
-			dst = c.appendEndpoints(dst, n)
-		}
-	} else {
-		dst = c.appendEndpoints(dst, n)
+	if ns < 0 || ns >= 1e17 || digits < 4 || !n.Src.Is4() || !n.Dst.Is4() {
+		return c.appendEach(dst, f, clk)
 	}
-	if s := &c.cols[colSet(f)][0]; s.hit(f) {
-		return s.appendTo(dst)
+	sa, da := n.Src.As4(), n.Dst.As4()
+	ks, kd := addrKeys(sa, da, n)
+	a := &c.slots[addrSet(ks, kd)][0]
+	cs := &c.cols[colSet(f)][0]
+	if a.src != ks || a.dst != kd || !cs.hit(f) {
+		return c.appendEach(dst, f, clk)
 	}
+	// countUp last: it changes the slot
+	if c.numLen == 0 || f.Num != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+		c.numLen = 0 // written anew: countUp may have failed half way
+		return c.appendEach(dst, f, clk)
+	}
+	c.num = f.Num
+	v := relValue(ns, digits)
+	if key := v/1e4 + 1; key != r.key || digits != r.digits {
+		r.fill(ns, digits, key)
+	}
+	// at most 16 + 28 + 5 + 48 + 32 octets from where the line's columns start
+	l := len(dst)
+	dst = slices.Grow(dst, columnsRoom)
+	b := (*[columnsRoom]byte)(dst[l : l+columnsRoom]) // fixed-length slices of it: no pointer masking
+	*(*[len(c.numText)]byte)(b[:]) = c.numText
+	o := c.numLen
+	*(*[len(r.text)]byte)(b[o : o+len(r.text)]) = r.text
+	o += r.n
+	binary.LittleEndian.PutUint32(b[o:o+4], digits4(v%1e4))
+	b[o+4] = ' '
+	o += 5
+	*(*[len(a.text)]byte)(b[o : o+len(a.text)]) = a.text
+	o += addrPairLen
+	*(*[len(cs.text)]byte)(b[o : o+len(cs.text)]) = cs.text
+	return dst[:l+o+cs.n]
+}
+
+// columnsRoom is the room appendColumns copies its slots into.
+const columnsRoom = 160
+
+// appendEach is appendColumns by each column's writer.
+func (c *SummaryCache) appendEach(dst []byte, f *dissect.Frame, clk *Clock) []byte {
+	dst = c.appendNum(dst, f.Num)
+	dst = append(clk.appendRel(dst, f.TimeNS-clk.First), ' ')
+	dst = c.appendEndpoints(dst, &f.Net)
 	return c.appendProtoLen(dst, f)
 }
 
@@ -350,7 +366,7 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
 		return appendEndpointPair(dst, n)
 	}
-	ks, kd := addrKeys(n)
+	ks, kd := addrKeys(n.Src.As4(), n.Dst.As4(), n)
 	set := &c.slots[addrSet(ks, kd)]
 	s := &set[0]
 	if s.src != ks || s.dst != kd {
@@ -378,10 +394,10 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	return dst[:l+addrPairLen]
 }
 
-// addrKeys is the keys of an IPv4 frame's two ends in SummaryCache.slots:
-// 1<<63 | IPv4 address<<17 | port<<1 | has a port.
-func addrKeys(n *dissect.Net) (ks, kd uint64) {
-	sa, da := n.Src.As4(), n.Dst.As4()
+// addrKeys is the keys of an IPv4 frame's two ends (sa, da and n's
+// ports) in SummaryCache.slots: 1<<63 | IPv4 address<<17 | port<<1 | has a
+// port.
+func addrKeys(sa, da [4]byte, n *dissect.Net) (ks, kd uint64) {
 	ks = 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
 	kd = 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
 	if n.HasL4 {

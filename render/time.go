@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -85,11 +86,24 @@ func (c *Clock) appendRel(dst []byte, ns int64) []byte {
 	v := relValue(ns, digits)
 	r := &c.rel
 	if key := v/1e4 + 1; key != r.key || digits != r.digits {
-		// at most 8+1+9 octets, and the digit writer's 8 of room after
-		t := appendFixed(r.text[:0], ns, digits)
-		r.key, r.digits, r.n = key, digits, len(t)-4
+		r.fill(ns, digits, key)
 	}
 	return r.append(dst, v)
+}
+
+// fill makes r the prefix of ns's column (0 <= ns < 1e17, digits 4 to 9),
+// whose key is key.
+func (r *relText) fill(ns int64, digits int, key uint64) {
+	// at most 8+1+9 octets, and the digit writer's 8 of room after
+	t := appendFixed(r.text[:0], ns, digits)
+	r.key, r.digits, r.n = key, digits, len(t)-4
+}
+
+// digits4 is v (< 1e4) as four ASCII digits, the first in the low octet
+// (the order a little-endian store writes).
+func digits4(v uint64) uint32 {
+	hi, lo := v/100%100*2, v%100*2
+	return uint32(dissect.Digits2[hi]) | uint32(dissect.Digits2[hi+1])<<8 | uint32(dissect.Digits2[lo])<<16 | uint32(dissect.Digits2[lo+1])<<24
 }
 
 // relValue is ns (not negative) in the relative column's last decimal,
@@ -109,10 +123,7 @@ func (r *relText) append(dst []byte, v uint64) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, len(r.text))
 	*(*[len(r.text)]byte)(dst[l : l+len(r.text)]) = r.text
-	low := v % 1e4
-	hi, lo := low/100*2, low%100*2
-	b := dst[l+r.n : l+r.n+4]
-	b[0], b[1], b[2], b[3] = dissect.Digits2[hi], dissect.Digits2[hi+1], dissect.Digits2[lo], dissect.Digits2[lo+1]
+	binary.LittleEndian.PutUint32(dst[l+r.n:l+r.n+4], digits4(v%1e4))
 	return dst[:l+r.n+4]
 }
 
