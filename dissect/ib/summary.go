@@ -99,9 +99,9 @@ func (p *Packet) Summary(dst []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, headRoom)
 	hd := &summaryHeads[h.Opcode()]
-	b := dst[l : l+headRoom]
-	*(*[headRoom]byte)(b) = hd.text
-	binary.BigEndian.PutUint64(b[hd.n:], dissect.Hex8(h.DestQP())<<16|' '<<8|'P')
+	b := (*[headRoom]byte)(dst[l : l+headRoom])
+	*b = hd.text
+	binary.BigEndian.PutUint64(b[hd.n:hd.n+8], dissect.Hex8(h.DestQP())<<16|' '<<8|'P')
 	dst = append(dst[:l+hd.n+8], "SN "...)
 	dst = appendDec(dst, h.PSN())
 	if h.FECN() {
