@@ -196,10 +196,14 @@ func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) [
 	if a.src != ks || a.dst != kd || !cs.hit(f) {
 		return c.appendEach(dst, f, clk)
 	}
-	// countUp last: it changes the slot
+	// countUp last: it changes the slot. A number that does not count up
+	// (a -j worker's frames are a shard's) is written into the slot anew.
 	if c.numLen == 0 || f.Num != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
-		c.numLen = 0 // written anew: countUp may have failed half way
-		return c.appendEach(dst, f, clk)
+		if f.Num >= 1e8 {
+			c.numLen = 0 // more than the slot holds
+			return c.appendEach(dst, f, clk)
+		}
+		c.newNum(f.Num)
 	}
 	c.num = f.Num
 	v := relValue(ns, digits)
@@ -241,11 +245,16 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 		return append(appendUintPad(dst, v, 6), ' ')
 	}
 	if c.numLen == 0 || v != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
-		var b [16]byte
-		c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
+		c.newNum(v)
 	}
 	c.num = v
 	return appendText(dst, &c.numText, c.numLen)
+}
+
+// newNum writes the No. column of v (< 1e8) and its space into c's slot.
+func (c *SummaryCache) newNum(v uint64) {
+	var b [16]byte
+	c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 }
 
 // countUp adds one to the decimal number right-aligned in b, false when
