@@ -25,7 +25,7 @@ func Hex8(v uint32) uint64 {
 func AppendHex8(dst []byte, v uint32) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 8)[:l+8]
-	binary.BigEndian.PutUint64(dst[l:], Hex8(v))
+	binary.BigEndian.PutUint64(dst[l:l+8], Hex8(v))
 	return dst
 }
 

@@ -32,8 +32,12 @@ func appendUint(dst []byte, v uint64) []byte {
 		return append(dst, Digits2[2*q], Digits2[2*q+1], Digits2[r], Digits2[r+1])
 	}
 	if v < 1e8 { // AppendUintWidth's store without its column
-		n := DecDigits(v)
-		return appendOctets(dst, digits8(v)>>(64-8*n), n)
+		// the digits' leading zeros are the low octets that are '0'
+		// (v > 0): a count of trailing zero bits, not DecDigits's
+		// logarithm and table
+		x := digits8(v)
+		z := bits.TrailingZeros64(x^0x3030303030303030) &^ 7
+		return appendOctets(dst, x>>z, 8-z/8)
 	}
 	return AppendUintWidth(dst, v, 0, ' ')
 }

@@ -94,3 +94,54 @@ func TestSummaryCacheNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations a summary line", n)
 	}
 }
+
+// TestSummaryColumnsOneCall: the columns SummaryClock writes in one call
+// for an unstyled IP frame (appendColumns) are those of the general path
+// (an empty Style takes it) and of Summary without a cache, as times go
+// forward in and across the cached Time prefix, jump back, go negative and
+// past the prefix's range, with 6 and 9 decimals, and numbers, endpoints
+// and (Protocol, Length) pairs hit, miss and count over a digit.
+func TestSummaryColumnsOneCall(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	addrs := []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("198.51.100.7"),
+		netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("255.255.255.255")}
+	protos := []string{"udp", "infiniband", "rpcordma", "nfs", "averyverylongprotocolname"}
+	for _, digits := range []int{0, 9, 4, 3} {
+		var fast, slow render.SummaryCache
+		cf := render.Clock{Digits: digits, First: 1e9}
+		cs := cf
+		var f dissect.Frame
+		ns := int64(1e9)
+		for i := 0; i < 30000; i++ {
+			f.Num++
+			switch rnd.IntN(50) {
+			case 0:
+				f.Num = 999_998
+			case 1:
+				f.Num = uint64(rnd.IntN(1e9))
+			case 2:
+				ns = rnd.Int64N(1e9) // before the first frame
+			case 3:
+				ns = 1e17 + rnd.Int64N(1e12)
+			case 4:
+				ns += 9_999 // across the prefix
+			}
+			ns += rnd.Int64N(1500)
+			f.TimeNS = ns
+			f.WireLen = 60 + rnd.IntN(4)*1024
+			f.Proto = protos[rnd.IntN(len(protos))]
+			f.Net = dissect.Net{HasIP: true, HasL4: rnd.IntN(8) != 0, Src: addrs[rnd.IntN(len(addrs))],
+				Dst: addrs[rnd.IntN(2)], SrcPort: uint16(rnd.IntN(3)), DstPort: 4791}
+			got := string(render.SummaryClock(nil, &f, &cf, nil, &fast))
+			want := string(render.SummaryClock(nil, &f, &cs, &render.Style{}, &slow))
+			if got != want {
+				t.Fatalf("digits %d frame %d: one call %q, general %q", digits, i, got, want)
+			}
+			if digits == 0 {
+				if plain := string(render.Summary(nil, &f, 1e9, nil)); got != plain {
+					t.Fatalf("frame %d: one call %q, uncached %q", i, got, plain)
+				}
+			}
+		}
+	}
+}

@@ -121,6 +121,10 @@ const addrPairLen = 21 + len(" → ") + 21 + 1
 func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
 	// One line is rarely longer than this: room for it once, not per append.
 	dst = slices.Grow(dst, 192)
+	if st == nil && sc != nil && c.Format == TimeRelative && !c.HMS && f.Net.HasIP && f.WireLen >= 0 {
+		// the common line: its columns in one call, not four
+		return append(appendInfo(sc.appendColumns(dst, f, c), f), '\n')
+	}
 	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
 	if c.Format == TimeRelative && !c.HMS { // Append's default, without its call (too big to inline)
@@ -173,6 +177,67 @@ func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *Summary
 	return append(dst, '\n')
 }
 
+// appendColumns appends the columns before Info as SummaryClock does for a
+// frame with an IP header, the default Time column and no style. When the
+// newest slot of each column holds its text (a Time prefix made anew if
+// not), the four are copied into room made once, without a call or a
+// growth check per column (those cost as much as the copies); else each
+// column's own writer writes it, and fills its slot.
+func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) []byte {
+	ns, digits, r := f.TimeNS-clk.First, clk.digits(), &clk.rel
+	n := &f.Net
+	if ns < 0 || ns >= 1e17 || digits < 4 || !n.Src.Is4() || !n.Dst.Is4() {
+		return c.appendEach(dst, f, clk)
+	}
+	sa, da := n.Src.As4(), n.Dst.As4()
+	ks, kd := addrKeys(sa, da, n)
+	a := &c.slots[addrSet(ks, kd)][0]
+	cs := &c.cols[colSet(f)][0]
+	if a.src != ks || a.dst != kd || !cs.hit(f) {
+		return c.appendEach(dst, f, clk)
+	}
+	// countUp last: it changes the slot. A number that does not count up
+	// (a -j worker's frames are a shard's) is written into the slot anew.
+	if c.numLen == 0 || f.Num != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+		if f.Num >= 1e8 {
+			c.numLen = 0 // more than the slot holds
+			return c.appendEach(dst, f, clk)
+		}
+		c.newNum(f.Num)
+	}
+	c.num = f.Num
+	v := relValue(ns, digits)
+	if key := v/1e4 + 1; key != r.key || digits != r.digits {
+		r.fill(ns, digits, key)
+	}
+	// at most 16 + 28 + 5 + 48 + 32 octets from where the line's columns start
+	l := len(dst)
+	dst = slices.Grow(dst, columnsRoom)
+	b := (*[columnsRoom]byte)(dst[l : l+columnsRoom]) // fixed-length slices of it: no pointer masking
+	*(*[len(c.numText)]byte)(b[:]) = c.numText
+	o := c.numLen
+	*(*[len(r.text)]byte)(b[o : o+len(r.text)]) = r.text
+	o += r.n
+	binary.LittleEndian.PutUint32(b[o:o+4], digits4(v%1e4))
+	b[o+4] = ' '
+	o += 5
+	*(*[len(a.text)]byte)(b[o : o+len(a.text)]) = a.text
+	o += addrPairLen
+	*(*[len(cs.text)]byte)(b[o : o+len(cs.text)]) = cs.text
+	return dst[:l+o+cs.n]
+}
+
+// columnsRoom is the room appendColumns copies its slots into.
+const columnsRoom = 160
+
+// appendEach is appendColumns by each column's writer.
+func (c *SummaryCache) appendEach(dst []byte, f *dissect.Frame, clk *Clock) []byte {
+	dst = c.appendNum(dst, f.Num)
+	dst = append(clk.appendRel(dst, f.TimeNS-clk.First), ' ')
+	dst = c.appendEndpoints(dst, &f.Net)
+	return c.appendProtoLen(dst, f)
+}
+
 // appendNum appends the No. column, frame number v right-aligned in 6,
 // and a space.
 func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
@@ -180,11 +245,16 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 		return append(appendUintPad(dst, v, 6), ' ')
 	}
 	if c.numLen == 0 || v != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
-		var b [16]byte
-		c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
+		c.newNum(v)
 	}
 	c.num = v
 	return appendText(dst, &c.numText, c.numLen)
+}
+
+// newNum writes the No. column of v (< 1e8) and its space into c's slot.
+func (c *SummaryCache) newNum(v uint64) {
+	var b [16]byte
+	c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 }
 
 // countUp adds one to the decimal number right-aligned in b, false when
@@ -247,13 +317,10 @@ func (c *SummaryCache) appendProto(dst []byte, f *dissect.Frame) []byte {
 // column (f.WireLen, not negative) with its space, as appendProto and
 // appendWireLen write them, from the pair's slot when it has one.
 func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
-	set := &c.cols[(uint64(f.WireLen)^uint64(len(f.Proto))<<16)*0x9e3779b97f4a7c15>>(64-colCacheBits)]
+	set := &c.cols[colSet(f)]
 	for i := range set {
-		if s := &set[i]; s.n > 0 && s.wire == f.WireLen && s.l4 == f.Net.HasL4 && s.eth == f.Net.EtherType && sameString(f.Proto, s.proto) {
-			l := len(dst)
-			dst = slices.Grow(dst, len(s.text))
-			*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
-			return dst[:l+s.n]
+		if s := &set[i]; s.hit(f) {
+			return s.appendTo(dst)
 		}
 	}
 	c.colMisses++
@@ -266,6 +333,24 @@ func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
 		copy(s.text[:], dst[start:])
 	}
 	return dst
+}
+
+// colSet is the set of c.cols that holds f's Protocol and Length columns.
+func colSet(f *dissect.Frame) uint64 {
+	return (uint64(f.WireLen) ^ uint64(len(f.Proto))<<16) * 0x9e3779b97f4a7c15 >> (64 - colCacheBits)
+}
+
+// hit tells whether s holds f's Protocol and Length columns.
+func (s *colSlot) hit(f *dissect.Frame) bool {
+	return s.n > 0 && s.wire == f.WireLen && s.l4 == f.Net.HasL4 && s.eth == f.Net.EtherType && sameString(f.Proto, s.proto)
+}
+
+// appendTo appends s's text by one fixed-size copy.
+func (s *colSlot) appendTo(dst []byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, len(s.text))
+	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
+	return dst[:l+s.n]
 }
 
 // sameString is a == b, without memequal's call when both are the same
@@ -290,14 +375,8 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	if c == nil || !n.Src.Is4() || !n.Dst.Is4() {
 		return appendEndpointPair(dst, n)
 	}
-	// each end's key: 1<<63 | IPv4 address<<17 | port<<1 | has a port
-	sa, da := n.Src.As4(), n.Dst.As4()
-	ks := 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
-	kd := 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
-	if n.HasL4 {
-		ks, kd = ks|1, kd|1
-	}
-	set := &c.slots[(ks*0x9e3779b97f4a7c15+kd*0xc2b2ae3d27d4eb4f)>>(64-addrCacheBits)]
+	ks, kd := addrKeys(n.Src.As4(), n.Dst.As4(), n)
+	set := &c.slots[addrSet(ks, kd)]
 	s := &set[0]
 	if s.src != ks || s.dst != kd {
 		if s = &set[1]; s.src != ks || s.dst != kd {
@@ -322,6 +401,23 @@ func (c *SummaryCache) appendEndpoints(dst []byte, n *dissect.Net) []byte {
 	dst = slices.Grow(dst, len(s.text))
 	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
 	return dst[:l+addrPairLen]
+}
+
+// addrKeys is the keys of an IPv4 frame's two ends (sa, da and n's
+// ports) in SummaryCache.slots: 1<<63 | IPv4 address<<17 | port<<1 | has a
+// port.
+func addrKeys(sa, da [4]byte, n *dissect.Net) (ks, kd uint64) {
+	ks = 1<<63 | uint64(binary.BigEndian.Uint32(sa[:]))<<17 | uint64(n.SrcPort)<<1
+	kd = 1<<63 | uint64(binary.BigEndian.Uint32(da[:]))<<17 | uint64(n.DstPort)<<1
+	if n.HasL4 {
+		ks, kd = ks|1, kd|1
+	}
+	return ks, kd
+}
+
+// addrSet is the set of SummaryCache.slots that holds the pair (ks, kd).
+func addrSet(ks, kd uint64) uint64 {
+	return (ks*0x9e3779b97f4a7c15 + kd*0xc2b2ae3d27d4eb4f) >> (64 - addrCacheBits)
 }
 
 // appendEndpointPair appends "src → dst ", each padded to 21 columns.
@@ -466,29 +562,33 @@ func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg strin
 // first error or warning, if any.
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
-	var last *dissect.ProtoInfo // the last PDU printed (one word live across the calls, not a string's two)
-	for i, p := range f.PDUs {
+	// The loop keeps few values live across its two interface calls (each
+	// one spilled and reloaded around both): the index, not a range's
+	// pointer and length, and the last PDU printed as one word. Something
+	// was printed before (len(dst) > start) exactly when last is set.
+	var last *dissect.ProtoInfo
+	for i := 0; i < len(f.PDUs); i++ {
 		if f.IsQuoted(i) {
 			continue // a packet quoted in an ICMP error: tshark's Info shows only the error
 		}
+		p := f.PDUs[i]
 		mark := len(dst)
-		if mark > start {
-			dst = append(dst, "; "...)
-		}
-		// name the protocol when it changes after something was printed
-		// ("...; AFS FS FetchData request")
 		pi := p.Proto()
-		if last != nil && pi != last && last.Abbrev != "" && pi.Abbrev != last.Abbrev {
-			if pi.Upper != "" {
-				dst = append(dst, pi.Upper...)
-			} else { // a ProtoInfo not made by RegisterProto
-				dst = appendUpper(dst, pi.Abbrev)
+		if last != nil {
+			dst = append(dst, "; "...)
+			// name the protocol when it changes after something was
+			// printed ("...; AFS FS FetchData request")
+			if pi != last && last.Abbrev != "" && pi.Abbrev != last.Abbrev {
+				if pi.Upper != "" {
+					dst = append(dst, pi.Upper...)
+				} else { // a ProtoInfo not made by RegisterProto
+					dst = appendUpper(dst, pi.Abbrev)
+				}
+				dst = append(dst, ' ')
 			}
-			dst = append(dst, ' ')
 		}
 		before := len(dst)
-		dst = p.Summary(dst)
-		if len(dst) == before {
+		if dst = p.Summary(dst); len(dst) == before {
 			dst = dst[:mark] // an empty summary (a jumbogram's later sub-packets, an FPDU that only carries DDP)
 			continue
 		}

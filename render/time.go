@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -82,28 +83,47 @@ func (c *Clock) appendRel(dst []byte, ns int64) []byte {
 	if ns < 0 || ns >= 1e17 || digits < 4 { // out of order, or a text relText may not hold
 		return appendFixed(dst, ns, digits)
 	}
-	var v uint64 // ns in the column's last decimal
-	switch digits {
-	case 9:
-		v = uint64(ns)
-	case 6: // a constant divisor: no division instruction
-		v = uint64(ns) / 1e3
-	default:
-		v = uint64(ns) / dissect.Pow10[9-digits]
-	}
+	v := relValue(ns, digits)
 	r := &c.rel
 	if key := v/1e4 + 1; key != r.key || digits != r.digits {
-		// at most 8+1+9 octets, and the digit writer's 8 of room after
-		t := appendFixed(r.text[:0], ns, digits)
-		r.key, r.digits, r.n = key, digits, len(t)-4
+		r.fill(ns, digits, key)
 	}
+	return r.append(dst, v)
+}
+
+// fill makes r the prefix of ns's column (0 <= ns < 1e17, digits 4 to 9),
+// whose key is key.
+func (r *relText) fill(ns int64, digits int, key uint64) {
+	// at most 8+1+9 octets, and the digit writer's 8 of room after
+	t := appendFixed(r.text[:0], ns, digits)
+	r.key, r.digits, r.n = key, digits, len(t)-4
+}
+
+// digits4 is v (< 1e4) as four ASCII digits, the first in the low octet
+// (the order a little-endian store writes).
+func digits4(v uint64) uint32 {
+	hi, lo := v/100%100*2, v%100*2
+	return uint32(dissect.Digits2[hi]) | uint32(dissect.Digits2[hi+1])<<8 | uint32(dissect.Digits2[lo])<<16 | uint32(dissect.Digits2[lo+1])<<24
+}
+
+// relValue is ns (not negative) in the relative column's last decimal,
+// with digits (1 to 9) decimals.
+func relValue(ns int64, digits int) uint64 {
+	switch digits {
+	case 9:
+		return uint64(ns)
+	case 6: // a constant divisor: no division instruction
+		return uint64(ns) / 1e3
+	}
+	return uint64(ns) / dissect.Pow10[(9-digits)&15]
+}
+
+// append appends the column: r's prefix, then v's last four digits.
+func (r *relText) append(dst []byte, v uint64) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, len(r.text))
 	*(*[len(r.text)]byte)(dst[l : l+len(r.text)]) = r.text
-	low := v % 1e4
-	hi, lo := low/100*2, low%100*2
-	b := dst[l+r.n : l+r.n+4]
-	b[0], b[1], b[2], b[3] = dissect.Digits2[hi], dissect.Digits2[hi+1], dissect.Digits2[lo], dissect.Digits2[lo+1]
+	binary.LittleEndian.PutUint32(dst[l+r.n:l+r.n+4], digits4(v%1e4))
 	return dst[:l+r.n+4]
 }
 

@@ -40,6 +40,27 @@ var summaryHead = func() (t [256]string) {
 	return
 }()
 
+// headText is a summaryHead in a fixed-size array, for Summary to copy
+// by one fixed-size move instead of memmove's call (the longest, "XRC RDMA
+// WRITE Last with Immediate QP 0x", is 40 octets).
+type headText struct {
+	n    int
+	text [headRoom]byte
+}
+
+// headRoom is headText's size: a head and the 8-octet store after it.
+const headRoom = 48
+
+var summaryHeads = func() (t [256]headText) {
+	for i, s := range summaryHead {
+		if len(s)+8 > headRoom {
+			panic("ib: summary head " + s + " longer than headText holds")
+		}
+		t[i].n = copy(t[i].text[:], s)
+	}
+	return
+}()
+
 // appendHex6 appends a 24-bit QP number as six hex digits: the last six
 // of dissect.Hex8's eight, written in place.
 func appendHex6(dst []byte, v uint32) []byte {
@@ -74,9 +95,14 @@ func (p *Packet) Summary(dst []byte) []byte {
 	}
 	h = h[:BTHLen:BTHLen] // its length known here: no bounds check per field
 	op := &Ops[h.Opcode()]
-	dst = append(dst, summaryHead[h.Opcode()]...)
-	dst = appendHex6(dst, h.DestQP())
-	dst = append(dst, " PSN "...)
+	// the head, then the QP's six digits and " P" in one 8-octet store
+	l := len(dst)
+	dst = slices.Grow(dst, headRoom)
+	hd := &summaryHeads[h.Opcode()]
+	b := (*[headRoom]byte)(dst[l : l+headRoom])
+	*b = hd.text
+	binary.BigEndian.PutUint64(b[hd.n:hd.n+8], dissect.Hex8(h.DestQP())<<16|' '<<8|'P')
+	dst = append(dst[:l+hd.n+8], "SN "...)
 	dst = appendDec(dst, h.PSN())
 	if h.FECN() {
 		dst = append(dst, " FECN"...)

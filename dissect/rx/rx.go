@@ -213,7 +213,15 @@ func (p *Packet) Summary(dst []byte) []byte {
 		return dst // the first sub-packet speaks for the jumbogram
 	}
 	t := h.Type()
-	if int(t) < len(typeSummary) && t != 0 {
+	if t == TypeData { // the most common: its name with " call " as one constant, not typeSummary's copy
+		if p.nsub > 1 {
+			dst = append(dst, "DATA jumbogram "...)
+			dst = strconv.AppendInt(dst, int64(p.nsub), 10)
+			dst = appendCall(append(dst, " packets"...), h)
+		} else {
+			dst = appendCallNum(append(dst, "DATA call "...), h)
+		}
+	} else if int(t) < len(typeSummary) && t != 0 {
 		dst = append(dst, typeSummary[t]...)
 	} else {
 		dst = append(dst, "TYPE"...)
@@ -221,12 +229,6 @@ func (p *Packet) Summary(dst []byte) []byte {
 	}
 	switch t {
 	case TypeData:
-		if p.nsub > 1 {
-			dst = append(dst, " jumbogram "...)
-			dst = strconv.AppendInt(dst, int64(p.nsub), 10)
-			dst = append(dst, " packets"...)
-		}
-		dst = appendCall(dst, h)
 		dst = append(dst, " seq "...)
 		dst = dissect.AppendUint(dst, uint64(p.seq))
 		if p.nsub > 1 {
@@ -328,7 +330,11 @@ func (p *Packet) Summary(dst []byte) []byte {
 }
 
 func appendCall(dst []byte, h Header) []byte {
-	dst = append(dst, " call "...)
+	return appendCallNum(append(dst, " call "...), h)
+}
+
+// appendCallNum appends the call number and " ch N" for a channel but 0.
+func appendCallNum(dst []byte, h Header) []byte {
 	dst = dissect.AppendUint(dst, uint64(h.CallNumber()))
 	if ch := h.Channel(); ch != 0 {
 		dst = append(dst, " ch "...)
