@@ -108,16 +108,32 @@ type ShardCache struct {
 // shardCacheSlots is how many pairs a ShardCache holds (24 octets each).
 const shardCacheSlots = 256
 
-// Key is ShardKey(linkType, data).
+// Key is ShardKey(linkType, data). A pair it holds costs the -j reader
+// about 20 instructions a frame: Key inlines (a call and the checks of
+// etherIPv4Pair were half its cost), every other frame goes to miss.
 func (c *ShardCache) Key(linkType uint16, data []byte) uint64 {
+	if linkType == LinkTypeEthernet && len(data) >= 34 {
+		// EtherType IPv4 and IP version 4 in one load: octets 12 to 14
+		// and the version nibble of 14
+		if binary.BigEndian.Uint32(data[12:])&0xfffff000 == uint32(EtherTypeIPv4)<<16|4<<12 {
+			pair := binary.BigEndian.Uint64(data[26:])
+			if s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]; s.pair == pair && s.ok {
+				return s.key
+			}
+		}
+	}
+	return c.miss(linkType, data)
+}
+
+// miss is Key of a frame that is not untagged IPv4 over Ethernet, or of a
+// pair not in its slot, which it puts there.
+func (c *ShardCache) miss(linkType uint16, data []byte) uint64 {
 	pair, ok := etherIPv4Pair(linkType, data)
 	if !ok {
 		return ShardKey(linkType, data)
 	}
 	s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]
-	if s.pair != pair || !s.ok {
-		s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
-	}
+	s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
 	return s.key
 }
 

@@ -562,16 +562,21 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 	pkts = pkts[:len(ids)]
 	first, numbered := rd.first, len(rd.streams) > 0
 	eng, tree := w.eng, r.tree
-	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	// i is the frame being decoded and prev the time of the frame before it;
-	// cut, when set, is frame i, which Guard handed back: the loop resumes by
+	// The capture's first time once for the batch: decoding keeps it (-z
+	// io,stat counts from it). The time of the frame before, which only the
+	// tree and the printer read, is set for the frames handed on.
+	eng.ShardTimes(first, rd.prev)
+	// cut, when set, is a frame Guard handed back: the loop resumes by
 	// handing it on instead of decoding it.
-	i, prev := 0, int64(0)
 	var cut *dissect.Frame
 	loop := func() {
-		f := cut
+		f, k := cut, 0
+		if f != nil {
+			k = int(f.Num - rd.num - 1) // DecodeRef set Num before any dissector ran
+		}
 		cut = nil
-		for k := i; k < len(ids); k++ { // k, not i, in registers
+		dp := dissect.Packet{Pass: pass} // one, its fields set per frame
+		for ; k < len(ids); k++ {
 			if f == nil {
 				if ids[k] != me {
 					continue
@@ -582,18 +587,18 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 				if numbered {
 					dp.Streams = rd.streams[k]
 				}
-				p := rd.prev
-				if k > 0 {
-					p = frameTime(&pkts[k-1])
-				}
-				i, prev = k, p
-				f = eng.DecodeShard(&dp, first, p)
+				f = eng.DecodeRef(&dp)
 			}
 			for j := range f.Findings {
 				w.counts.Add(f.Findings[j].Sev)
 			}
 			shown := false
 			if emit {
+				p := rd.prev
+				if k > 0 {
+					p = frameTime(&pkts[k-1])
+				}
+				eng.ShardTimes(first, p)
 				var t *dissect.Tree
 				shown = true
 				if tree {
@@ -623,7 +628,5 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 		}
 	}
 	for cut = eng.Guard(loop); cut != nil; cut = eng.Guard(loop) {
-		// The panic cut DecodeShard short of restoring the capture's times.
-		eng.ShardTimes(first, prev)
 	}
 }
