@@ -489,22 +489,24 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			rd.prev = first // the first frame's previous is itself
 		}
 		pkts, ids := rd.pkts, rd.ids[:len(rd.pkts)] // within its capacity, roundFrames
+		// locals, not the closures' num or p's fields, in the loop
+		keys, streams, before := &p.keys, p.streams, num-uint64(k)
 		for i := k; i < len(pkts) && i < len(ids); i++ {
 			pk := &pkts[i]
-			num++
-			key := p.keys.Key(pk.LinkType, pk.Data)
+			key := keys.Key(pk.LinkType, pk.Data)
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
 			}
 			ids[i] = uint8(w)
-			if p.streams != nil {
-				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
+			if streams != nil {
+				dp := dissect.Packet{Num: before + uint64(i) + 1, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
 					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
-				p.streams.NumberStreams(&dp)
+				streams.NumberStreams(&dp)
 				rd.streams = append(rd.streams, dp.Streams)
 			}
 		}
+		num += uint64(len(pkts) - k)
 		rd.ids = ids
 		prev = frameTime(&rd.pkts[len(rd.pkts)-1])
 		if prog != nil {
@@ -576,10 +578,13 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 		}
 		cut = nil
 		dp := dissect.Packet{Pass: pass} // one, its fields set per frame
-		for ; k < len(ids); k++ {
+		for {
 			if f == nil {
-				if ids[k] != me {
-					continue
+				for k < len(ids) && ids[k] != me { // the other workers' frames
+					k++
+				}
+				if k >= len(ids) {
+					return
 				}
 				pk := &pkts[k]
 				dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(k)+1, pk.TimeNS, pk.CapLen, pk.WireLen
@@ -621,7 +626,8 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 			if res {
 				b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
 			}
-			if runs && (k+1 == len(ids) || ids[k+1] != me) {
+			k++
+			if runs && (k == len(ids) || ids[k] != me) {
 				b.runs = append(b.runs, len(b.out))
 			}
 			f = nil
