@@ -493,7 +493,10 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		keys, streams, before := &p.keys, p.streams, num-uint64(k)
 		for i := k; i < len(pkts) && i < len(ids); i++ {
 			pk := &pkts[i]
-			key := keys.Key(pk.LinkType, pk.Data)
+			key, ok := keys.Cached(pk.LinkType, pk.Data) // inlined: most frames
+			if !ok {
+				key = keys.Key(pk.LinkType, pk.Data)
+			}
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
