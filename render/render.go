@@ -179,9 +179,15 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 	if c == nil || v >= 1e8 {
 		return append(appendUintPad(dst, v, 6), ' ')
 	}
-	// v-c.num-1 < numStep: a -j worker's next frame is mostly a few after
-	// its last
-	if d := v - c.num; c.numLen == 0 || d-1 >= numStep || !countUpBy(c.numText[:c.numLen-1], byte(d)) {
+	ok := false
+	if d := v - c.num; c.numLen > 0 {
+		if d == 1 {
+			ok = countUp(c.numText[:c.numLen-1])
+		} else if d-2 < numStep-1 { // a -j worker's next frame is mostly a few after its last
+			ok = countUpBy(c.numText[:c.numLen-1], byte(d))
+		}
+	}
+	if !ok {
 		var b [16]byte
 		c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 	}
@@ -191,13 +197,27 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 
 // countUp adds one to the decimal number right-aligned in b, false when
 // it has no room for another digit (b is then to be written anew).
-func countUp(b []byte) bool { return countUpBy(b, 1) }
+func countUp(b []byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch b[i] {
+		case '9':
+			b[i] = '0'
+		case ' ':
+			b[i] = '1'
+			return true
+		default:
+			b[i]++
+			return true
+		}
+	}
+	return false
+}
 
 // numStep bounds how far appendNum counts its cached frame number up
-// (countUpBy adds to the last digit).
+// (countUpBy adds to the last digit; countUp adds one).
 const numStep = 9
 
-// countUpBy adds d (1 to 9) to the decimal number right-aligned in b as
+// countUpBy adds d (2 to 9) to the decimal number right-aligned in b as
 // countUp adds one, false when it has no room for another digit (b is
 // then to be written anew).
 func countUpBy(b []byte, d byte) bool {
