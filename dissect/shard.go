@@ -110,14 +110,38 @@ const shardCacheSlots = 256
 
 // Key is ShardKey(linkType, data).
 func (c *ShardCache) Key(linkType uint16, data []byte) uint64 {
+	if k, ok := c.Cached(linkType, data); ok {
+		return k
+	}
+	return c.miss(linkType, data)
+}
+
+// Cached is Key(linkType, data) and true for a frame of untagged IPv4 over
+// Ethernet whose address pair c holds, else false (call Key). It inlines:
+// a loop that keys frames of a few flows costs about 20 instructions a
+// frame (a call and etherIPv4Pair's separate checks were half of Key's).
+func (c *ShardCache) Cached(linkType uint16, data []byte) (uint64, bool) {
+	if linkType == LinkTypeEthernet && len(data) >= 34 &&
+		// EtherType IPv4 and IP version 4 in one load: octets 12 to 14
+		// and the version nibble of 14
+		binary.BigEndian.Uint32(data[12:])&0xfffff000 == uint32(EtherTypeIPv4)<<16|4<<12 {
+		pair := binary.BigEndian.Uint64(data[26:])
+		if s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]; s.pair == pair && s.ok {
+			return s.key, true
+		}
+	}
+	return 0, false
+}
+
+// miss is Key of a frame that is not untagged IPv4 over Ethernet, or of a
+// pair not in its slot, which it puts there.
+func (c *ShardCache) miss(linkType uint16, data []byte) uint64 {
 	pair, ok := etherIPv4Pair(linkType, data)
 	if !ok {
 		return ShardKey(linkType, data)
 	}
 	s := &c.slots[(pair*0x9e3779b97f4a7c15)>>56]
-	if s.pair != pair || !s.ok {
-		s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
-	}
+	s.pair, s.key, s.ok = pair, pairKey4(uint32(pair>>32), uint32(pair)), true
 	return s.key
 }
 

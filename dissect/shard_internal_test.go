@@ -128,10 +128,20 @@ func TestShardCache(t *testing.T) {
 			et = EtherTypeIPv6
 		}
 		b := frame(link, et, pair)
+		v4 := true
+		if link == LinkTypeEthernet && r.IntN(8) == 0 {
+			b[14], v4 = 0x65, false // EtherType IPv4, IP version 6
+		}
 		if c.slots[(pair*0x9e3779b97f4a7c15)>>56].pair == pair {
 			hits++
 		}
-		if got, want := c.Key(link, b), ShardKey(link, b); got != want {
+		want := ShardKey(link, b)
+		// Cached hits exactly when the slot holds the pair of an IPv4 frame
+		hit := link == LinkTypeEthernet && et == EtherTypeIPv4 && v4 && c.slots[(pair*0x9e3779b97f4a7c15)>>56].pair == pair && c.slots[(pair*0x9e3779b97f4a7c15)>>56].ok
+		if got, ok := c.Cached(link, b); ok != hit || ok && got != want {
+			t.Fatalf("frame %d (link %d, EtherType %#x, pair %#x): Cached %#x %v, ShardKey %#x, hit %v", i, link, et, pair, got, ok, want, hit)
+		}
+		if got := c.Key(link, b); got != want {
 			t.Fatalf("frame %d (link %d, EtherType %#x, pair %#x): cached key %#x, ShardKey %#x", i, link, et, pair, got, want)
 		}
 	}

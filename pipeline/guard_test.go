@@ -82,17 +82,41 @@ func TestPanicWorkers(t *testing.T) {
 		src := [4]byte{198, 51, 100, byte(1 + i%8)} // eight pairs: both workers get frames
 		frames = append(frames, testpkt.UDP4(nil, src, testpkt.Server, 1000, guardTestPort, payload))
 	}
-	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
-	for _, p := range []pipeline.Print{{}, {Verbose: true}} {
+	// steps of 1 to 5 µs: each frame's time from the frame before is its own
+	w, err := testpkt.CreatePcap(path, dissect.LinkTypeIPv4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := int64(0)
+	for i, f := range frames {
+		ts += int64(1+i%5) * 1000
+		if err := w.Write(f, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A worker resumes after a frame cut short from that frame's number,
+	// and sets the time of the frame before for each frame it shows: in
+	// rounds of 7 frames, cuts fall in every round and at their ends.
+	fields := pipeline.Print{Format: "fields", Fields: []string{"frame.number", "frame.time_delta", "frame.time_relative", "_ws.expert.message"}}
+	for _, c := range []struct {
+		p     pipeline.Print
+		round int
+	}{{pipeline.Print{}, 0}, {pipeline.Print{Verbose: true}, 0}, {pipeline.Print{}, 7}, {fields, 7}, {fields, 0}} {
+		p := c.p
+		restore := pipeline.SetTestRound(c.round, 1<<20) // 0: the usual rounds
 		res1, want := run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 1, Print: p})
 		res2, got := run(t, pipeline.Config{Input: pipeline.Input{File: path}, Workers: 2, Print: p})
-		if res2.Frames != 200 || res2.Errors != panics || res2.Counts != res1.Counts {
-			t.Errorf("-j2 verbose %v: %d frames, counts %+v; want 200 frames, %d errors (-j1: %+v)",
-				p.Verbose, res2.Frames, res2.Counts, panics, res1.Counts)
+		if res2.Frames != 200 || res2.Errors != panics || res2.Counts != res1.Counts || res2.Workers != 2 {
+			t.Errorf("-j2 %+v: %d frames on %d workers, counts %+v; want 200 frames, %d errors (-j1: %+v)",
+				p, res2.Frames, res2.Workers, res2.Counts, panics, res1.Counts)
 		}
 		if got != want {
-			t.Errorf("-j2 verbose %v output differs from -j1:\n%s", p.Verbose, testpkt.DiffLines(got, want))
+			t.Errorf("-j2 %+v output differs from -j1:\n%s", p, testpkt.DiffLines(got, want))
 		}
+		restore()
 		if p.Verbose {
 			if c := strings.Count(got, "internal error in a dissector on frame "); c != panics {
 				t.Errorf("%d internal-error findings in the output, want %d", c, panics)

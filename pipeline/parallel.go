@@ -128,6 +128,7 @@ type batch struct {
 type round struct {
 	pkts    []capture.Packet        // in frame order
 	ids     []uint8                 // the worker of each frame
+	order   []uint8                 // the worker of each run of frames, in frame order
 	streams []dissect.StreamNumbers // each frame's when parallel.streams numbers them, else empty
 	b       []*batch
 	num     uint64 // the number of the frame before the first
@@ -205,7 +206,7 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 	}
 	for range roundsInFlight {
 		// data is allocated on first use: a pcap file seldom needs it
-		rd := &round{pkts: make([]capture.Packet, 0, p.frames), ids: make([]uint8, 0, p.frames), b: make([]*batch, n)}
+		rd := &round{pkts: make([]capture.Packet, 0, p.frames), ids: make([]uint8, 0, p.frames), order: make([]uint8, 0, p.frames), b: make([]*batch, n)}
 		bf := batchFrames(p.frames, n)
 		for i := range rd.b {
 			// res and runs grow in the first rounds (runs are as many as
@@ -273,7 +274,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 		go w.run(r, p, n, len(sinks) > 0 || r.zf && n != 1, pr != nil, direct, runs, done[i])
 	}
 	go func() {
-		frames, readErr = p.read(r, src, order, direct, n)
+		frames, readErr = p.read(r, src, order, direct, runs, n)
 		close(order)
 		for _, w := range p.w {
 			close(w.in)
@@ -295,21 +296,26 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			}
 		}
 		clear(cur[:len(rd.b)])
+		if runs {
+			// run by run, as the reader listed them: no look at the frames
+			buf := pr.buf
+			for _, w := range rd.order {
+				c, b := &cur[w&(maxWorkers-1)], rd.b[w]
+				end := b.runs[c.run]
+				c.run++
+				buf = append(buf, b.out[c.start:end]...)
+				c.start = end
+			}
+			pr.buf = buf
+		}
 		ids := rd.ids
-		for i := 0; i < len(ids); {
+		for i := 0; i < len(ids) && !runs; {
 			w := ids[i]
 			j := i + 1
 			for j < len(ids) && ids[j] == w {
 				j++
 			}
 			c, b := &cur[w&(maxWorkers-1)], rd.b[w]
-			if runs {
-				end := b.runs[c.run]
-				c.run++
-				pr.buf = append(pr.buf, b.out[c.start:end]...)
-				c.start, i = end, j
-				continue
-			}
 			for ; i < j; i++ {
 				fo := b.res[c.i]
 				if fo.shown {
@@ -393,10 +399,11 @@ func separator(pr *printer) []byte {
 }
 
 // read is the reading goroutine: it numbers the frames, puts each in the
-// current round with its worker and sends full rounds on, to the workers
+// current round with its worker (and, when the merger takes runs, lists the
+// runs' workers) and sends full rounds on, to the workers
 // and (in order) to the merger. It stops as runner.pass does: at the end,
 // an error, -c or a stop.
-func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct bool, pass int) (uint64, error) {
+func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct, runs bool, pass int) (uint64, error) {
 	nw := uint64(len(p.w))
 	// A power of two of workers takes the key's low bits: the same worker
 	// as the modulo, without a division a frame.
@@ -438,7 +445,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			rdr.Reuse(rd.bufs)
 		}
 		clear(rd.bufs)
-		rd.pkts, rd.ids, rd.streams, rd.data, rd.bufs, rd.held = rd.pkts[:0], rd.ids[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0
+		rd.pkts, rd.ids, rd.order, rd.streams, rd.data, rd.bufs, rd.held = rd.pkts[:0], rd.ids[:0], rd.order[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0
 		rd.num, rd.prev = num, prev
 		for _, b := range rd.b {
 			b.runs, b.res, b.out, b.pan = b.runs[:0], b.res[:0], b.out[:0], nil
@@ -489,23 +496,40 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			rd.prev = first // the first frame's previous is itself
 		}
 		pkts, ids := rd.pkts, rd.ids[:len(rd.pkts)] // within its capacity, roundFrames
+		// locals, not the closures' num or p's fields, in the loop
+		keys, streams, before := &p.keys, p.streams, num-uint64(k)
 		for i := k; i < len(pkts) && i < len(ids); i++ {
 			pk := &pkts[i]
-			num++
-			key := p.keys.Key(pk.LinkType, pk.Data)
+			key, ok := keys.Cached(pk.LinkType, pk.Data) // inlined: most frames
+			if !ok {
+				key = keys.Key(pk.LinkType, pk.Data)
+			}
 			w := key & mask
 			if mask == 0 {
 				w = key % nw
 			}
 			ids[i] = uint8(w)
-			if p.streams != nil {
-				dp := dissect.Packet{Num: num, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
+			if streams != nil {
+				dp := dissect.Packet{Num: before + uint64(i) + 1, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
 					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
-				p.streams.NumberStreams(&dp)
+				streams.NumberStreams(&dp)
 				rd.streams = append(rd.streams, dp.Streams)
 			}
 		}
+		num += uint64(len(pkts) - k)
 		rd.ids = ids
+		if runs { // the merger takes runs: their workers, in frame order
+			last := uint8(maxWorkers) // no worker's: a round starts a run
+			if k > 0 {
+				last = ids[k-1]
+			}
+			for _, w := range ids[k:] {
+				if w != last {
+					rd.order = append(rd.order, w)
+					last = w
+				}
+			}
+		}
 		prev = frameTime(&rd.pkts[len(rd.pkts)-1])
 		if prog != nil {
 			prog.SetFrames(num)
@@ -562,19 +586,27 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 	pkts = pkts[:len(ids)]
 	first, numbered := rd.first, len(rd.streams) > 0
 	eng, tree := w.eng, r.tree
-	dp := dissect.Packet{Pass: pass} // one, its fields set per frame: no zeroing, no copy into DecodeShard
-	// i is the frame being decoded and prev the time of the frame before it;
-	// cut, when set, is frame i, which Guard handed back: the loop resumes by
+	// The capture's first time once for the batch: decoding keeps it (-z
+	// io,stat counts from it). The time of the frame before, which only the
+	// tree and the printer read, is set for the frames handed on.
+	eng.ShardTimes(first, rd.prev)
+	// cut, when set, is a frame Guard handed back: the loop resumes by
 	// handing it on instead of decoding it.
-	i, prev := 0, int64(0)
 	var cut *dissect.Frame
 	loop := func() {
-		f := cut
+		f, k := cut, 0
+		if f != nil {
+			k = int(f.Num - rd.num - 1) // DecodeRef set Num before any dissector ran
+		}
 		cut = nil
-		for k := i; k < len(ids); k++ { // k, not i, in registers
+		dp := dissect.Packet{Pass: pass} // one, its fields set per frame
+		for {
 			if f == nil {
-				if ids[k] != me {
-					continue
+				for k < len(ids) && ids[k] != me { // the other workers' frames
+					k++
+				}
+				if k >= len(ids) {
+					return
 				}
 				pk := &pkts[k]
 				dp.Num, dp.TimeNS, dp.CapLen, dp.WireLen = rd.num+uint64(k)+1, pk.TimeNS, pk.CapLen, pk.WireLen
@@ -582,18 +614,18 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 				if numbered {
 					dp.Streams = rd.streams[k]
 				}
-				p := rd.prev
-				if k > 0 {
-					p = frameTime(&pkts[k-1])
-				}
-				i, prev = k, p
-				f = eng.DecodeShard(&dp, first, p)
+				f = eng.DecodeRef(&dp)
 			}
 			for j := range f.Findings {
 				w.counts.Add(f.Findings[j].Sev)
 			}
 			shown := false
 			if emit {
+				p := rd.prev
+				if k > 0 {
+					p = frameTime(&pkts[k-1])
+				}
+				eng.ShardTimes(first, p)
 				var t *dissect.Tree
 				shown = true
 				if tree {
@@ -616,14 +648,13 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 			if res {
 				b.res = append(b.res, frameOut{end: len(b.out), shown: shown})
 			}
-			if runs && (k+1 == len(ids) || ids[k+1] != me) {
+			k++
+			if runs && (k == len(ids) || ids[k] != me) {
 				b.runs = append(b.runs, len(b.out))
 			}
 			f = nil
 		}
 	}
 	for cut = eng.Guard(loop); cut != nil; cut = eng.Guard(loop) {
-		// The panic cut DecodeShard short of restoring the capture's times.
-		eng.ShardTimes(first, prev)
 	}
 }

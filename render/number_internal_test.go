@@ -82,3 +82,33 @@ func TestSummaryNumbersAsStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendNumSteps: the No. column of frame numbers that go up by 1 to
+// 12 (a -j worker's frames: the cached text counted up by the step, up to
+// numStep), jump, go back and cross a power of ten is strconv's, padded to
+// 6, and a space.
+func TestAppendNumSteps(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var c SummaryCache
+	v := uint64(0)
+	for i := 0; i < 200000; i++ {
+		switch r := rnd.IntN(1000); {
+		case r == 0:
+			v = rnd.Uint64N(1e8 + 10) // a jump, past 1e8 too
+		case r == 1 && v > 20:
+			v -= rnd.Uint64N(20) // back (a second pass)
+		case r < 5:
+			v = []uint64{95, 999_990, 9_999_991, 99_999_995}[rnd.IntN(4)] // about to need another digit
+		default:
+			v += 1 + rnd.Uint64N(12)
+		}
+		s := strconv.FormatUint(v, 10)
+		if len(s) < 6 {
+			s = strings.Repeat(" ", 6-len(s)) + s
+		}
+		last := c.num
+		if got := string(c.appendNum([]byte("x"), v)); got != "x"+s+" " {
+			t.Fatalf("frame %d after %d: %q, want %q", v, last, got, "x"+s+" ")
+		}
+	}
+}

@@ -196,9 +196,9 @@ func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) [
 	if a.src != ks || a.dst != kd || !cs.hit(f) {
 		return c.appendEach(dst, f, clk)
 	}
-	// countUp last: it changes the slot. A number that does not count up
-	// (a -j worker's frames are a shard's) is written into the slot anew.
-	if c.numLen == 0 || f.Num != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+	// nextNum last: it changes the slot. A number it cannot count up to
+	// is written into the slot anew.
+	if !c.nextNum(f.Num) {
 		if f.Num >= 1e8 {
 			c.numLen = 0 // more than the slot holds
 			return c.appendEach(dst, f, clk)
@@ -244,11 +244,26 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 	if c == nil || v >= 1e8 {
 		return append(appendUintPad(dst, v, 6), ' ')
 	}
-	if c.numLen == 0 || v != c.num+1 || !countUp(c.numText[:c.numLen-1]) {
+	if !c.nextNum(v) {
 		c.newNum(v)
 	}
 	c.num = v
 	return appendText(dst, &c.numText, c.numLen)
+}
+
+// nextNum counts the slot's number up to v, from c.num by one or, for a
+// -j worker's frames (a few apart), by 2 to numStep; false when v is to be
+// written anew. It changes the slot.
+func (c *SummaryCache) nextNum(v uint64) bool {
+	if c.numLen == 0 {
+		return false
+	}
+	if d := v - c.num; d == 1 {
+		return countUp(c.numText[:c.numLen-1])
+	} else if d-2 < numStep-1 {
+		return countUpBy(c.numText[:c.numLen-1], byte(d))
+	}
+	return false
 }
 
 // newNum writes the No. column of v (< 1e8) and its space into c's slot.
@@ -269,6 +284,29 @@ func countUp(b []byte) bool {
 			return true
 		default:
 			b[i]++
+			return true
+		}
+	}
+	return false
+}
+
+// numStep bounds how far appendNum counts its cached frame number up
+// (countUpBy adds to the last digit; countUp adds one).
+const numStep = 9
+
+// countUpBy adds d (2 to 9) to the decimal number right-aligned in b as
+// countUp adds one, false when it has no room for another digit (b is
+// then to be written anew).
+func countUpBy(b []byte, d byte) bool {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; {
+		case c == ' ':
+			b[i] = '0' + d
+			return true
+		case c+d > '9':
+			b[i], d = c+d-10, 1
+		default:
+			b[i] = c + d
 			return true
 		}
 	}
