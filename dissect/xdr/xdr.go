@@ -44,7 +44,7 @@ func (r *Reader) need(n int, what string) bool {
 	if r.err != nil {
 		return false
 	}
-	if n < 0 || r.Off+n > len(r.B) || r.Off+n < r.Off {
+	if n < 0 || r.Off < 0 || r.Off+n > len(r.B) || r.Off+n < r.Off {
 		r.err = &ErrShort{What: what, Off: r.Off, Need: n, Have: r.Remaining()}
 		return false
 	}

@@ -214,3 +214,22 @@ func TestU32Bounds(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeOffset: every reader taking need's check gives the short-read
+// error at an offset before the data, as U32 does, instead of panicking on
+// the slice (U64 at -4 passed need's end test and sliced b[-4:]).
+func TestNegativeOffset(t *testing.T) {
+	b := []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	for _, off := range []int{-1, -4, -8} {
+		r := NewReader(b)
+		r.Off = off
+		if v := r.U64(); v != 0 || r.Err() == nil {
+			t.Errorf("U64 at %d = %#x, err %v", off, v, r.Err())
+		}
+		r = NewReader(b)
+		r.Off = off
+		if v := r.Fixed(4); v != nil || r.Err() == nil {
+			t.Errorf("Fixed(4) at %d = %x, err %v", off, v, r.Err())
+		}
+	}
+}
