@@ -39,6 +39,12 @@ type cmp struct {
 	f   *dissect.Field
 	op  string
 	lit []literal
+	// set by resolve, so eval compares no strings and asks no types:
+	// mask has bit c+1 set for each stdcmp.Compare result c the operator
+	// accepts; text tells that some literal compares the value's text
+	// (only then does eval need scratch space for it)
+	mask uint8
+	text bool
 }
 
 type literal struct {
@@ -48,12 +54,61 @@ type literal struct {
 	isNum  bool
 	prefix netip.Prefix // for address fields: a CIDR or a single address
 	isAddr bool
+	how    how // how eval compares a value with it (resolve)
 }
 
-func (n and) eval(t *dissect.Tree) bool { return n.a.eval(t) && n.b.eval(t) }
-func (n or) eval(t *dissect.Tree) bool  { return n.a.eval(t) || n.b.eval(t) }
-func (n not) eval(t *dissect.Tree) bool { return !n.a.eval(t) }
-func (n present) eval(t *dissect.Tree) bool {
+// how is the comparison eval makes, chosen once by resolve from the
+// operator, the field's type and the literal.
+type how uint8
+
+const (
+	howText  how = iota // the value's text (AppendField) with raw
+	howUint             // the masked integer value with num
+	howInt16            // the value as a signed int16, int32 or int64 with num
+	howInt32
+	howInt64
+	howAddr // the address value within prefix (== and != only)
+)
+
+// masks: bit c+1 set when a stdcmp.Compare result c satisfies the operator.
+var masks = map[string]uint8{"==": 1 << 1, "!=": 1<<0 | 1<<2, "<": 1 << 0, "<=": 1<<0 | 1<<1, ">": 1 << 2,
+	">=": 1<<1 | 1<<2}
+
+// resolve chooses, once, how eval compares with each literal.
+func (c *cmp) resolve() {
+	c.mask = masks[c.op]
+	c.text = false
+	for i := range c.lit {
+		l := &c.lit[i]
+		switch {
+		case c.op == "contains":
+			l.how = howText
+		case isInt(c.f.Type) && l.isNum:
+			switch c.f.Type {
+			case dissect.TInt16:
+				l.how = howInt16
+			case dissect.TInt32:
+				l.how = howInt32
+			case dissect.TInt64:
+				l.how = howInt64
+			default:
+				l.how = howUint
+			}
+		case l.isAddr && (c.f.Type == dissect.TIPv4 || c.f.Type == dissect.TIPv6):
+			l.how = howAddr
+		default:
+			l.how = howText
+		}
+		if l.how == howText {
+			c.text = true
+		}
+	}
+}
+
+func (n *and) eval(t *dissect.Tree) bool { return n.a.eval(t) && n.b.eval(t) }
+func (n *or) eval(t *dissect.Tree) bool  { return n.a.eval(t) || n.b.eval(t) }
+func (n *not) eval(t *dissect.Tree) bool { return !n.a.eval(t) }
+func (n *present) eval(t *dissect.Tree) bool {
 	for i := range t.Nodes {
 		if t.Nodes[i].F == n.f {
 			return true
@@ -71,7 +126,31 @@ func isInt(t dissect.Type) bool {
 	return false
 }
 
-func (c cmp) eval(t *dissect.Tree) bool {
+func (c *cmp) eval(t *dissect.Tree) bool {
+	if c.text {
+		return c.evalText(t)
+	}
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		if n.F != c.f {
+			continue
+		}
+		for j := range c.lit {
+			l := &c.lit[j]
+			if l.how == howUint { // the common case, inline
+				if c.accepts(stdcmp.Compare(n.Value(), l.num)) {
+					return true
+				}
+			} else if c.matchNum(n, l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// evalText is eval for a comparison with a literal that compares text.
+func (c *cmp) evalText(t *dissect.Tree) bool {
 	var scratch [128]byte // a value's text, on the stack for most values
 	buf := scratch[:0]
 	for i := range t.Nodes {
@@ -80,8 +159,19 @@ func (c cmp) eval(t *dissect.Tree) bool {
 			continue
 		}
 		for j := range c.lit {
-			var ok bool
-			if ok, buf = c.match(n, &c.lit[j], buf); ok {
+			l := &c.lit[j]
+			if l.how != howText {
+				if c.matchNum(n, l) {
+					return true
+				}
+				continue
+			}
+			buf = dissect.AppendField(buf[:0], n)
+			if c.op == "contains" {
+				if bytes.Contains(buf, l.raw) {
+					return true
+				}
+			} else if c.accepts(bytes.Compare(buf, l.raw)) {
 				return true
 			}
 		}
@@ -89,60 +179,34 @@ func (c cmp) eval(t *dissect.Tree) bool {
 	return false
 }
 
-// match compares one occurrence with one literal; buf is scratch space for
-// the value's text, returned for reuse.
-func (c cmp) match(n *dissect.Node, l *literal, buf []byte) (bool, []byte) {
-	if c.op == "contains" {
-		buf = dissect.AppendField(buf[:0], n)
-		return bytes.Contains(buf, l.raw), buf
-	}
-	if isInt(c.f.Type) && l.isNum {
-		v := n.Value()
-		lv := l.num
-		if c.f.Type == dissect.TInt16 || c.f.Type == dissect.TInt32 || c.f.Type == dissect.TInt64 {
-			a, b := int64(v), int64(lv)
-			switch c.f.Type {
-			case dissect.TInt16:
-				a = int64(int16(v))
-			case dissect.TInt32:
-				a = int64(int32(v))
-			}
-			return order(c.op, stdcmp.Compare(a, b)), buf
-		}
-		return order(c.op, stdcmp.Compare(v, lv)), buf
-	}
-	if l.isAddr && (c.f.Type == dissect.TIPv4 || c.f.Type == dissect.TIPv6) {
+// accepts tells whether the operator holds for comparison result r (-1, 0, 1).
+func (c *cmp) accepts(r int) bool { return c.mask>>uint(r+1)&1 != 0 }
+
+// matchNum compares one occurrence with a literal that is not compared as
+// text (l.how != howText).
+func (c *cmp) matchNum(n *dissect.Node, l *literal) bool {
+	v := n.Value()
+	switch l.how {
+	case howUint:
+		return c.accepts(stdcmp.Compare(v, l.num))
+	case howInt16:
+		return c.accepts(stdcmp.Compare(int64(int16(v)), int64(l.num)))
+	case howInt32:
+		return c.accepts(stdcmp.Compare(int64(int32(v)), int64(l.num)))
+	case howInt64:
+		return c.accepts(stdcmp.Compare(int64(v), int64(l.num)))
+	case howAddr:
 		a, ok := netip.AddrFromSlice(n.B)
 		if !ok {
-			return false, buf
+			return false
 		}
 		in := l.prefix.Contains(a.Unmap())
 		switch c.op {
 		case "==":
-			return in, buf
+			return in
 		case "!=":
-			return !in, buf
+			return !in
 		}
-		return false, buf
-	}
-	buf = dissect.AppendField(buf[:0], n)
-	return order(c.op, bytes.Compare(buf, l.raw)), buf
-}
-
-func order(op string, c int) bool {
-	switch op {
-	case "==":
-		return c == 0
-	case "!=":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	case ">=":
-		return c >= 0
 	}
 	return false
 }
@@ -151,11 +215,11 @@ func order(op string, c int) bool {
 // (dissect.Tree.SetWant): a protocol named alone is its protocol node.
 func (f *Filter) Want(s *dissect.FieldSet) { f.root.want(s) }
 
-func (n and) want(s *dissect.FieldSet)     { n.a.want(s); n.b.want(s) }
-func (n or) want(s *dissect.FieldSet)      { n.a.want(s); n.b.want(s) }
-func (n not) want(s *dissect.FieldSet)     { n.a.want(s) }
-func (n present) want(s *dissect.FieldSet) { s.Add(n.f) }
-func (c cmp) want(s *dissect.FieldSet)     { s.Add(c.f) }
+func (n *and) want(s *dissect.FieldSet)     { n.a.want(s); n.b.want(s) }
+func (n *or) want(s *dissect.FieldSet)      { n.a.want(s); n.b.want(s) }
+func (n *not) want(s *dissect.FieldSet)     { n.a.want(s) }
+func (n *present) want(s *dissect.FieldSet) { s.Add(n.f) }
+func (c *cmp) want(s *dissect.FieldSet)     { s.Add(c.f) }
 
 // Match tells whether a frame's tree passes the filter.
 func (f *Filter) Match(t *dissect.Tree) bool { return f.root.eval(t) }
@@ -261,11 +325,11 @@ func (p *parser) peek() string {
 // expr is terms joined by "or", term factors joined by "and" (binding
 // tighter); both are left-associative.
 func (p *parser) expr() node {
-	return p.chain(p.term, "||", "or", func(a, b node) node { return or{a, b} })
+	return p.chain(p.term, "||", "or", func(a, b node) node { return &or{a, b} })
 }
 
 func (p *parser) term() node {
-	return p.chain(p.factor, "&&", "and", func(a, b node) node { return and{a, b} })
+	return p.chain(p.factor, "&&", "and", func(a, b node) node { return &and{a, b} })
 }
 
 // chain parses operands of next joined by the operator sym (or its word).
@@ -294,7 +358,7 @@ func (p *parser) factor() node {
 		return nil
 	case "!", "not":
 		p.pos++
-		return not{p.factor()}
+		return &not{p.factor()}
 	case "(":
 		p.pos++
 		n := p.expr()
@@ -318,10 +382,10 @@ func (p *parser) factor() node {
 	p.pos++
 	op, ok := ops[p.peek()]
 	if !ok {
-		return present{f}
+		return &present{f}
 	}
 	p.pos++
-	c := cmp{f: f, op: op}
+	c := &cmp{f: f, op: op}
 	if op == "in" {
 		c.op = "=="
 		if p.peek() != "{" {
@@ -345,9 +409,11 @@ func (p *parser) factor() node {
 			return nil
 		}
 		p.pos++
+		c.resolve()
 		return c
 	}
 	c.lit = append(c.lit, p.literal(f))
+	c.resolve()
 	return c
 }
 

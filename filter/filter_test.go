@@ -1,6 +1,7 @@
 package filter_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -145,4 +146,83 @@ func TestWant(t *testing.T) {
 			t.Errorf("%s wanted", n)
 		}
 	}
+}
+
+// Every operator on every kind of comparison (unsigned, signed, address,
+// text, a quoted literal on an integer field, a mix of both in one set)
+// agrees with Go's own comparison of the values in tree(): the operators
+// are resolved once at Compile, so a wrong table would show here.
+func TestOperatorsAgainstGo(t *testing.T) {
+	tr := tree()
+	ops := []struct {
+		sym string
+		ok  func(c int) bool
+	}{
+		{"==", func(c int) bool { return c == 0 }}, {"!=", func(c int) bool { return c != 0 }},
+		{"<", func(c int) bool { return c < 0 }}, {"<=", func(c int) bool { return c <= 0 }},
+		{">", func(c int) bool { return c > 0 }}, {">=", func(c int) bool { return c >= 0 }},
+		{"eq", func(c int) bool { return c == 0 }}, {"ne", func(c int) bool { return c != 0 }},
+		{"lt", func(c int) bool { return c < 0 }}, {"le", func(c int) bool { return c <= 0 }},
+		{"gt", func(c int) bool { return c > 0 }}, {"ge", func(c int) bool { return c >= 0 }},
+	}
+	// any tells whether some value v of the field satisfies op against lit.
+	anyOf := func(vals []int64, lit int64, ok func(int) bool) bool {
+		for _, v := range vals {
+			if ok(cmpInt(v, lit)) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(expr string, want bool) {
+		t.Helper()
+		f, err := filter.Compile(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := f.Match(tr); got != want {
+			t.Errorf("%s: got %v, want %v", expr, got, want)
+		}
+	}
+	for _, op := range ops {
+		for lit := int64(3); lit <= 8; lit++ { // rx.seq is 5 and 6 (unsigned)
+			check(fmt.Sprintf("rx.seq %s %d", op.sym, lit), anyOf([]int64{5, 6}, lit, op.ok))
+		}
+		for _, lit := range []int64{-456, -455, -454, 0, 455} { // rx.abort_code is -455 (signed)
+			check(fmt.Sprintf("rx.abort_code %s %d", op.sym, lit), anyOf([]int64{-455}, lit, op.ok))
+		}
+		for _, lit := range []string{"OpenAFS 1.8.8", "OpenAFS 1.8.9", "OpenAFS 1.9", "A"} { // text
+			check(fmt.Sprintf("rx.version_string %s %q", op.sym, lit), op.ok(strings.Compare("OpenAFS 1.8.9", lit)))
+		}
+		for _, lit := range []string{"1", "2", "3", "10"} { // a quoted literal compares rx.type's text, "2"
+			check(fmt.Sprintf("rx.type %s %q", op.sym, lit), op.ok(strings.Compare("2", lit)))
+		}
+		// Addresses: in the prefix for ==, not in it for !=, never for the order operators.
+		for _, lit := range []string{"192.0.2.1", "192.0.2.0/24", "198.51.100.0/24"} {
+			in := lit != "198.51.100.0/24"
+			want := map[string]bool{"==": in, "eq": in, "!=": !in, "ne": !in}[op.sym]
+			check(fmt.Sprintf("ip.src %s %s", op.sym, lit), want)
+		}
+	}
+	// A set mixing a number and a quoted literal takes each its own way.
+	check(`rx.type in {7 "2"}`, true)
+	check(`rx.type in {2 "7"}`, true)
+	check(`rx.type in {7 "7"}`, false)
+	check(`rx.seq in {"6" 9}`, true)
+	check(`rx.abort_code in {"x" -455}`, true)
+	check(`ip.src in {"192.0.2.1" 198.51.100.1}`, true) // the quoted one compares text
+	check(`ip.src in {"192.0.2.2" 192.0.2.0/30}`, true)
+	check(`ip.src in {"192.0.2.2" 198.51.100.1}`, false)
+	check(`rx.seq contains "6"`, true)
+	check(`rx.seq contains 7`, false)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -14,15 +14,15 @@ func (f *Filter) Global() bool { return names(f.root, func(d *dissect.Field) boo
 // names reports whether the filter names a field that is.
 func names(n node, is func(*dissect.Field) bool) bool {
 	switch n := n.(type) {
-	case and:
+	case *and:
 		return names(n.a, is) || names(n.b, is)
-	case or:
+	case *or:
 		return names(n.a, is) || names(n.b, is)
-	case not:
+	case *not:
 		return names(n.a, is)
-	case present:
+	case *present:
 		return is(n.f)
-	case cmp:
+	case *cmp:
 		return is(n.f)
 	}
 	return true // a node this walk does not know: assume the worst
