@@ -749,6 +749,17 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 	h.marks[h.nmark&(len(h.marks)-1)] = mark{off: h.next, frame: frame} // len is a power of two
 	h.nmark++
+	// Steady state: the ring has its full size and p (1 to size octets)
+	// wraps at most once. The general path below does the same in a loop,
+	// after a growth check that cannot fire at full size.
+	if size := len(h.hist); size == a.cfg.History && uint(len(p)-1) < uint(size) {
+		n := copy(h.hist[int(h.next)&(size-1):], p)
+		if n < len(p) {
+			copy(h.hist, p[n:])
+		}
+		h.histLen = min(size, h.histLen+len(p))
+		return
+	}
 	if a.cfg.History <= 0 {
 		return
 	}
