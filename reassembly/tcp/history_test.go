@@ -156,3 +156,31 @@ func TestHistoryRingSizes(t *testing.T) {
 		}
 	}
 }
+
+// keys records the key of every new connection and of every chunk.
+type keys struct{ chunks []FlowKey }
+
+func (r *keys) Data(c *Chunk)              { r.chunks = append(r.chunks, c.Key) }
+func (r *keys) Gap(*Gap)                   {}
+func (r *keys) Anomaly(*Anomaly)           {}
+func (r *keys) Close(FlowKey, CloseReason) {}
+
+// TestReusedKeepsKey: a SYN with a new ISN on the most recent connection's
+// ports (Add's shortcut hands segment the connection's own key, which
+// closing it clears) must start a connection under the same key.
+func TestReusedKeepsKey(t *testing.T) {
+	rec := &keys{}
+	var news []FlowKey
+	a := NewAssembler(Config{NewConsumer: func(k FlowKey) Consumer { news = append(news, k); return rec }})
+	a.Add(client, server, Segment{Seq: 100, SYN: true})
+	a.Add(client, server, Segment{Seq: 101, Payload: []byte("one")})
+	a.Add(client, server, Segment{Seq: 5000, SYN: true})
+	a.Add(client, server, Segment{Seq: 5001, Payload: []byte("two")})
+	k := rec0Key(client, server)
+	if len(news) != 2 || news[0] != k || news[1] != k {
+		t.Fatalf("connections started with keys %v, want twice %v", news, k)
+	}
+	if len(rec.chunks) != 2 || rec.chunks[1] != k || a.Len() != 1 || a.conns[k] == nil {
+		t.Fatalf("chunk keys %v, %d connections, tracked under its key: %v", rec.chunks, a.Len(), a.conns[k] != nil)
+	}
+}
