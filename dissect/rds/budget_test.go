@@ -1,6 +1,7 @@
 package rds
 
 import (
+	"bytes"
 	"net/netip"
 	"strings"
 	"testing"
@@ -65,5 +66,43 @@ func TestConnTableLimit(t *testing.T) {
 	}
 	if x.d.conns.Get(keys[0]) != nil || x.d.conns.Get(keys[3]) == nil {
 		t.Error("not the least recently active connection dropped")
+	}
+}
+
+// TestChargeBothHalves checks that what a connection holds in either
+// direction (sequence ring, frame list, congested ports) is charged after
+// every chunk: the budget's count must equal the capacities, counted here
+// half by half, after each segment.
+func TestChargeBothHalves(t *testing.T) {
+	b := budget.New(1 << 30)
+	x := newFeeder()
+	x.d.conns.Register(b, "rds")
+	ch := HeaderFields{Flags: FlagCongBitmap, Len: CongMapLen}
+	cong := ch.Encode(nil)
+	cong = append(cong, bytes.Repeat([]byte{0xff}, CongMapLen)...) // every port congested
+	var segs [][]byte
+	for i := range 40 {
+		segs = append(segs, msg(uint64(i+1), 4000, 4001, 64))
+	}
+	segs = append(segs, cong[:1000], cong[1000:3000], cong[3000:])
+	for i, s := range segs {
+		for dir := range tcp.Dir(2) {
+			if dir == 1 && i < len(segs)-3 && i%2 == 0 {
+				continue // the halves grow differently
+			}
+			x.seg(dir, s)
+			e := x.d.conns.Get(x.key)
+			want := int64(connOverhead)
+			for k := range e.V.half {
+				h := &e.V.half[k]
+				want += int64(cap(h.ring)*24 + cap(h.frames)*8 + cap(h.cong)*2)
+			}
+			if got := x.d.conns.Used(); got != want {
+				t.Fatalf("segment %d dir %d: %d octets charged, the connection holds %d", i, dir, got, want)
+			}
+		}
+	}
+	if e := x.d.conns.Get(x.key); cap(e.V.half[1].cong) == 0 || cap(e.V.half[1].frames) == 0 || cap(e.V.half[0].ring) == 0 {
+		t.Fatal("the test no longer makes both halves hold something")
 	}
 }

@@ -422,11 +422,11 @@ func (a *Assembler) Add(src, dst netip.AddrPort, seg Segment) {
 	// come in runs of one connection.
 	if c := a.lru.next; c != &a.lru {
 		if c.key.A == src && c.key.B == dst {
-			a.segment(c, c.key, 0, seg)
+			a.segment(c, &c.key, 0, &seg)
 			return
 		}
 		if c.key.A == dst && c.key.B == src {
-			a.segment(c, c.key, 1, seg)
+			a.segment(c, &c.key, 1, &seg)
 			return
 		}
 	}
@@ -443,12 +443,13 @@ func (a *Assembler) Segment(key FlowKey, dir Dir, seg Segment) {
 	if c == &a.lru || !c.key.eq(&key) {
 		c = a.conns[key]
 	}
-	a.segment(c, key, dir, seg)
+	a.segment(c, &key, dir, &seg)
 }
 
 // segment is Segment once the connection is looked up: c is key's, nil if
-// none.
-func (a *Assembler) segment(c *conn, key FlowKey, dir Dir, seg Segment) {
+// none. key and seg by pointer: copying both cost ~30 instructions a
+// segment; key may be &c.key, which closeConn clears.
+func (a *Assembler) segment(c *conn, key *FlowKey, dir Dir, seg *Segment) {
 	a.stats.Segments++
 	dir &= 1
 	if c == nil {
@@ -457,7 +458,7 @@ func (a *Assembler) segment(c *conn, key FlowKey, dir Dir, seg Segment) {
 		if len(seg.Payload) == 0 && !seg.SYN {
 			return
 		}
-		c = a.newConn(key)
+		c = a.newConn(*key)
 	} else {
 		a.touch(c)
 	}
@@ -468,8 +469,9 @@ func (a *Assembler) segment(c *conn, key FlowKey, dir Dir, seg Segment) {
 		seq++
 		if h.anchored && seq != h.base {
 			// A new ISN on the same ports is a new connection.
+			k := *key // closeConn clears c.key
 			a.closeConn(c, CloseReused)
-			c = a.newConn(key)
+			c = a.newConn(k)
 			c.lastNS = seg.TimeNS
 			h = &c.h[dir]
 		}
@@ -749,6 +751,17 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 	h.marks[h.nmark&(len(h.marks)-1)] = mark{off: h.next, frame: frame} // len is a power of two
 	h.nmark++
+	// Steady state: the ring has its full size and p (1 to size octets)
+	// wraps at most once. The general path below does the same in a loop,
+	// after a growth check that cannot fire at full size.
+	if size := len(h.hist); size == a.cfg.History && uint(len(p)-1) < uint(size) {
+		n := copy(h.hist[int(h.next)&(size-1):], p)
+		if n < len(p) {
+			copy(h.hist, p[n:])
+		}
+		h.histLen = min(size, h.histLen+len(p))
+		return
+	}
 	if a.cfg.History <= 0 {
 		return
 	}

@@ -117,3 +117,70 @@ func TestHistoryRing(t *testing.T) {
 func netip0() netip.AddrPort { return netip.MustParseAddrPort("192.0.2.9:9") }
 
 func rec0Key(src, dst netip.AddrPort) FlowKey { k, _ := NewFlowKey(src, dst); return k }
+
+// TestHistoryRingSizes delivers segments around the full ring's size (the
+// ring at full size takes remember's two-copy shortcut only for 1 to size
+// octets; longer ones keep their tail) and then changes each kept octet in
+// turn: every change must conflict exactly there, and the kept bytes
+// unchanged must not.
+func TestHistoryRingSizes(t *testing.T) {
+	const hist = 64
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 63, 64, 65, 128, 200} {
+		rec := &anomalies{}
+		a := NewAssembler(Config{History: hist, NewConsumer: func(FlowKey) Consumer { return rec }})
+		a.Add(client, server, Segment{Seq: 0, SYN: true})
+		var stream []byte
+		for k := 0; len(stream) < 3*hist+n; k++ {
+			// An odd lead-in first, so the segments start mid-ring.
+			p := make([]byte, n+k%2*7)
+			for i := range p {
+				p[i] = byte(rnd.Uint32())
+			}
+			a.Add(client, server, Segment{Seq: 1 + uint32(len(stream)), Payload: p, Frame: uint64(k + 1)})
+			stream = append(stream, p...)
+		}
+		lo := len(stream) - hist
+		a.Add(client, server, Segment{Seq: 1 + uint32(lo), Payload: stream[lo:], Frame: 99})
+		if len(rec.got) != 0 {
+			t.Fatalf("n %d: identical bytes conflict: %+v", n, rec.got)
+		}
+		for c := lo; c < len(stream); c++ {
+			re := slices.Clone(stream[lo:])
+			re[c-lo] ^= 0xa5
+			rec.got = rec.got[:0]
+			a.Add(client, server, Segment{Seq: 1 + uint32(lo), Payload: re, Frame: 100})
+			if len(rec.got) != 1 || rec.got[0].Kind != Conflict || rec.got[0].Offset != int64(c) || rec.got[0].Len != 1 {
+				t.Fatalf("n %d: octet %d changed: %+v", n, c, rec.got)
+			}
+		}
+	}
+}
+
+// keys records the key of every new connection and of every chunk.
+type keys struct{ chunks []FlowKey }
+
+func (r *keys) Data(c *Chunk)              { r.chunks = append(r.chunks, c.Key) }
+func (r *keys) Gap(*Gap)                   {}
+func (r *keys) Anomaly(*Anomaly)           {}
+func (r *keys) Close(FlowKey, CloseReason) {}
+
+// TestReusedKeepsKey: a SYN with a new ISN on the most recent connection's
+// ports (Add's shortcut hands segment the connection's own key, which
+// closing it clears) must start a connection under the same key.
+func TestReusedKeepsKey(t *testing.T) {
+	rec := &keys{}
+	var news []FlowKey
+	a := NewAssembler(Config{NewConsumer: func(k FlowKey) Consumer { news = append(news, k); return rec }})
+	a.Add(client, server, Segment{Seq: 100, SYN: true})
+	a.Add(client, server, Segment{Seq: 101, Payload: []byte("one")})
+	a.Add(client, server, Segment{Seq: 5000, SYN: true})
+	a.Add(client, server, Segment{Seq: 5001, Payload: []byte("two")})
+	k := rec0Key(client, server)
+	if len(news) != 2 || news[0] != k || news[1] != k {
+		t.Fatalf("connections started with keys %v, want twice %v", news, k)
+	}
+	if len(rec.chunks) != 2 || rec.chunks[1] != k || a.Len() != 1 || a.conns[k] == nil {
+		t.Fatalf("chunk keys %v, %d connections, tracked under its key: %v", rec.chunks, a.Len(), a.conns[k] != nil)
+	}
+}
