@@ -285,8 +285,7 @@ func (a *Assembly) Pass(end int64, frame uint64) {
 	}
 	a.n++
 	a.next = end
-	a.drain()
-	a.setRoom()
+	a.drain() // room cannot grow stale here but when drain merges held pieces
 }
 
 // Add offers the piece [off, end) with its data from frame; last says it
@@ -552,4 +551,5 @@ func (a *Assembly) drain() {
 			h.pieces, h.done = h.pieces[:n], 0
 		}
 	}
+	a.setRoom() // what was held ahead may all be merged
 }
