@@ -432,7 +432,9 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			"reply started but the request is incomplete (packets missing from the capture)")
 		c.dir[0].done = true
 	}
-	if ds.asm.Seen(int64(s)) {
+	// a seq at Next is new (the commonest case, answered without Seen): the
+	// prefix ends before it, and a packet held there would have been merged
+	if int64(s) != ds.asm.Next() && ds.asm.Seen(int64(s)) {
 		p.retrans = true
 		first := "an earlier frame"
 		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.gen == ds.gen && r.frame != 0 {

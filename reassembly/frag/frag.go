@@ -91,6 +91,12 @@ type Assembly struct {
 	nfr    int32 // frames noted
 	trunc  bool
 	slow   bool // Add and keep skip their in-order fast paths (the test comparing the paths)
+	// room is how long out may grow by Append's inlined copy: its capacity
+	// within MaxBytes, or -1 when the policy keeps records, out is
+	// truncated, a piece is held ahead of a hole or the end is known
+	// (setRoom, called where those change, keeps it so): the fast path then
+	// tests one field instead of all of them.
+	room int
 }
 
 // held is the pieces with records and the data of those ahead of a hole.
@@ -105,7 +111,7 @@ type held struct {
 // hold returns the piece records, allocating them on first use.
 func (a *Assembly) hold() *held {
 	if a.h == nil {
-		a.h = &held{}
+		a.h, a.room = &held{}, -1
 	}
 	return a.h
 }
@@ -119,6 +125,15 @@ func (a *Assembly) Reset(cfg *Config) {
 	a.out, a.frames = a.out[:0], a.frames[:0]
 	a.next, a.end = cfg.Start, -1
 	a.n, a.nfr, a.trunc = 0, 0, false
+	a.setRoom()
+}
+
+// setRoom sets room after cfg, trunc or out's capacity changed.
+func (a *Assembly) setRoom() {
+	a.room = -1
+	if h := a.h; !a.trunc && !a.slow && !a.cfg.Records && a.end < 0 && (h == nil || h.done == len(h.pieces) && h.pbytes == 0) {
+		a.room = min(cap(a.out), a.cfg.MaxBytes)
+	}
 }
 
 // Release lets go of buffers larger than keep octets (a unit dropped or
@@ -126,7 +141,7 @@ func (a *Assembly) Reset(cfg *Config) {
 // assembly must be Reset before it is used again.
 func (a *Assembly) Release(keep int) {
 	if cap(a.out) > keep {
-		a.out = nil
+		a.out, a.room = nil, -1
 	}
 	if h := a.h; h != nil && cap(h.arena)+cap(h.pieces)*pieceCost > keep {
 		a.h = nil
@@ -149,7 +164,7 @@ func (a *Assembly) EndFrame() uint64 {
 
 // SetEnd sets the unit's end when it is known from elsewhere (an RDS header's
 // h_len) rather than from a last piece.
-func (a *Assembly) SetEnd(end int64) { a.end = end }
+func (a *Assembly) SetEnd(end int64) { a.end, a.room = end, -1 }
 
 // Complete reports whether every position from the start to the end is held.
 func (a *Assembly) Complete() bool { return a.end >= 0 && a.next >= a.end }
@@ -270,7 +285,7 @@ func (a *Assembly) Pass(end int64, frame uint64) {
 	}
 	a.n++
 	a.next = end
-	a.drain()
+	a.drain() // room cannot grow stale here but when drain merges held pieces
 }
 
 // Add offers the piece [off, end) with its data from frame; last says it
@@ -331,7 +346,7 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 	}
 	inOrder := off == a.next
 	if (!inOrder || a.cfg.Records) && recs >= a.cfg.MaxPieces {
-		a.trunc = true
+		a.trunc, a.room = true, -1
 		return TooMany, Piece{}
 	}
 	p := Piece{Off: off, End: end, Frame: frame, n: -1}
@@ -355,11 +370,12 @@ func (a *Assembly) Add(off, end int64, data []byte, last bool, frame uint64) (v 
 		a.next = end
 		a.drain()
 	}
+	a.setRoom() // a piece held ahead, or merged
 	return Added, Piece{}
 }
 
 // plain reports that an in-order piece needs no record and nothing held
-// ahead waits for it: Add's and Append's fast path.
+// ahead waits for it: Add's fast path.
 func (a *Assembly) plain() bool {
 	return !a.cfg.Records && (a.h == nil || a.h.done == len(a.h.pieces)) && !a.slow
 }
@@ -368,21 +384,19 @@ func (a *Assembly) plain() bool {
 // Next with nothing held ahead of it, without Add's verdicts: it reports
 // whether it took the piece (Add's Added). For anything else it changes
 // nothing and reports false; the caller then offers the piece to Add.
+//
+// It takes only the case that needs no call (no end known, no piece ever
+// held, room in out, all in room), small enough to be inlined into the
+// caller; Add's in-order path takes the rest of the in-order pieces.
 func (a *Assembly) Append(off, end int64, data []byte) bool {
-	if off != a.next || end <= off || a.end >= 0 && end > a.end || !a.plain() {
-		return false
-	}
-	if o, n := len(a.out), len(a.out)+len(data); n <= cap(a.out) && a.h == nil && n <= a.cfg.MaxBytes && !a.trunc {
-		// keep's first case, without the call; resliced in place, so that
-		// only the length is stored
+	if n := len(a.out) + len(data); off == a.next && end > off && n <= a.room {
 		a.out = a.out[:n]
-		copy(a.out[o:], data)
-	} else {
-		a.keep(data)
+		copy(a.out[n-len(data):], data)
+		a.n++
+		a.next = end
+		return true
 	}
-	a.n++
-	a.next = end
-	return true
+	return false
 }
 
 // hi is the highest position held.
@@ -403,7 +417,7 @@ func (a *Assembly) clash(p Piece) (Verdict, Piece) {
 func (a *Assembly) accept(end int64, last bool) {
 	a.n++
 	if last {
-		a.end = end
+		a.end, a.room = end, -1
 	}
 }
 
@@ -448,6 +462,7 @@ func (a *Assembly) keepSlow(b []byte) int {
 		b = b[:room]
 		a.trunc = true
 	}
+
 	if len(a.out)+len(b) > cap(a.out) {
 		// grow as data arrives, never past MaxBytes
 		n := min(max(2*cap(a.out), len(a.out)+len(b), 512), a.cfg.MaxBytes)
@@ -456,6 +471,7 @@ func (a *Assembly) keepSlow(b []byte) int {
 		a.out = nb
 	}
 	a.out = append(a.out, b...)
+	a.setRoom()
 	return len(b)
 }
 
@@ -509,7 +525,7 @@ func (a *Assembly) drain() {
 	for h.done < len(h.pieces) && h.pieces[h.done].Off == a.next {
 		p := &h.pieces[h.done]
 		if p.n < 0 {
-			a.trunc = true
+			a.trunc, a.room = true, -1
 		} else {
 			src := h.arena[p.at : p.at+p.n]
 			h.pbytes -= len(src)
@@ -535,4 +551,5 @@ func (a *Assembly) drain() {
 			h.pieces, h.done = h.pieces[:n], 0
 		}
 	}
+	a.setRoom() // what was held ahead may all be merged
 }

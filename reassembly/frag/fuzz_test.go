@@ -69,6 +69,7 @@ func FuzzAssembly(f *testing.F) {
 }
 
 func check(t *testing.T, a *Assembly, whole []byte, seq bool) {
+	checkRoom(t, a)
 	var h held
 	if a.h != nil {
 		h = *a.h
@@ -99,4 +100,16 @@ func check(t *testing.T, a *Assembly, whole []byte, seq bool) {
 	if a.Held() > a.next-a.cfg.Start && a.Complete() {
 		t.Fatalf("complete with pieces held beyond the end")
 	}
+}
+
+// checkRoom: Append's cached room is never more than setRoom would allow
+// now (a stale larger room would let Append take a piece Add must judge).
+func checkRoom(t *testing.T, a *Assembly) {
+	t.Helper()
+	r := a.room
+	a.setRoom()
+	if r > a.room {
+		t.Fatalf("room %d, but only %d is right (trunc %v end %d held %v)", r, a.room, a.trunc, a.end, a.h != nil)
+	}
+	a.room = r
 }
