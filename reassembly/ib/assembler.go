@@ -918,12 +918,13 @@ func (a *Assembler) begin(s *stream, p *Packet, kind Kind, pos int) Event {
 		o.msg.VA, o.msg.RKey, o.msg.DMALen = p.VA, p.RKey, p.DMALen
 	}
 	if pos == posOnly {
-		if !a.taking {
+		if !a.taking && !(a.place && kind == KindRead) {
 			// One packet (a SEND Only, nearly every RPC message): Data is
 			// its payload, capped so that nothing appends into the frame,
 			// not a copy. The frame outlives the message (valid until the
 			// next Add); a held packet's buffer is reused sooner, so it is
-			// copied.
+			// copied. A placed READ (a UC/UD READ response opcode reaches
+			// here) keeps no Data: add hands its payload out as a Piece.
 			o.own, o.lent = o.msg.Data, true
 			n := min(MaxMessage, len(p.Payload))
 			o.msg.Data = p.Payload[:n:n]
