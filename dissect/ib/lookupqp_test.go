@@ -18,18 +18,7 @@ func TestLookupQPHintCollisions(t *testing.T) {
 		}
 	}
 	d := newState()
-	for i := range keys {
-		d.qps[keys[i]] = int32(i)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 10000 {
-		i := rng.IntN(len(keys))
-		k := &keys[i]
-		got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
-		if !ok || got != int32(i) {
-			t.Fatalf("key %d (%+v): state %d, %v", i, keys[i], got, ok)
-		}
-	}
+	lookupAll(t, d, keys, 5)
 }
 
 // The QP cache holds the keys of 64 clients talking to one server on the
@@ -74,10 +63,21 @@ func TestLookupQPCache(t *testing.T) {
 			keys = append(keys, k)
 		}
 	}
+	lookupAll(t, d, keys, 9)
+	d.clearQPs()
+	if _, ok := d.lookupQP(&addrPair{srv, cl}, keys[0].qp, false); ok {
+		t.Fatal("a key found after clearQPs")
+	}
+}
+
+// lookupAll gives key i state i in d, then looks the keys up in a random
+// order (seeded seed, seed+1), each answer checked against its state.
+func lookupAll(t *testing.T, d *State, keys []qpKey, seed uint64) {
+	t.Helper()
 	for i := range keys {
 		d.qps[keys[i]] = int32(i)
 	}
-	rng := rand.New(rand.NewPCG(9, 10))
+	rng := rand.New(rand.NewPCG(seed, seed+1))
 	for range 10000 {
 		i := rng.IntN(len(keys))
 		k := &keys[i]
@@ -85,9 +85,5 @@ func TestLookupQPCache(t *testing.T) {
 		if !ok || got != int32(i) {
 			t.Fatalf("key %d (%+v): state %d, %v", i, keys[i], got, ok)
 		}
-	}
-	d.clearQPs()
-	if _, ok := d.lookupQP(&addrPair{srv, cl}, keys[0].qp, false); ok {
-		t.Fatal("a key found after clearQPs")
 	}
 }
