@@ -251,16 +251,11 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 	return appendText(dst, &c.numText, c.numLen)
 }
 
-// nextNum counts the slot's number up to v, from c.num by one or, for a
-// -j worker's frames (a few apart), by 2 to numStep; false when v is to be
-// written anew. It changes the slot.
+// nextNum counts the slot's number up to v from c.num, by one or, for a
+// -j worker's frames (a few apart), by up to numStep; false when v is to
+// be written anew. It changes the slot.
 func (c *SummaryCache) nextNum(v uint64) bool {
-	if c.numLen == 0 {
-		return false
-	}
-	if d := v - c.num; d == 1 {
-		return countUp(c.numText[:c.numLen-1])
-	} else if d-2 < numStep-1 {
+	if d := v - c.num; c.numLen > 0 && d-1 < numStep {
 		return countUpBy(c.numText[:c.numLen-1], byte(d))
 	}
 	return false
@@ -272,31 +267,13 @@ func (c *SummaryCache) newNum(v uint64) {
 	c.numLen = copy(c.numText[:], append(appendUintPad(b[:0], v, 6), ' ')) // v < 1e8: 9 octets at most
 }
 
-// countUp adds one to the decimal number right-aligned in b, false when
-// it has no room for another digit (b is then to be written anew).
-func countUp(b []byte) bool {
-	for i := len(b) - 1; i >= 0; i-- {
-		switch b[i] {
-		case '9':
-			b[i] = '0'
-		case ' ':
-			b[i] = '1'
-			return true
-		default:
-			b[i]++
-			return true
-		}
-	}
-	return false
-}
-
 // numStep bounds how far appendNum counts its cached frame number up
-// (countUpBy adds to the last digit; countUp adds one).
+// (countUpBy adds to the last digit, a single decimal digit).
 const numStep = 9
 
-// countUpBy adds d (2 to 9) to the decimal number right-aligned in b as
-// countUp adds one, false when it has no room for another digit (b is
-// then to be written anew).
+// countUpBy adds d (1 to 9) to the decimal number right-aligned in b,
+// false when it has no room for another digit (b is then to be written
+// anew).
 func countUpBy(b []byte, d byte) bool {
 	for i := len(b) - 1; i >= 0; i-- {
 		switch c := b[i]; {
