@@ -179,8 +179,10 @@ func (s *Map[K, V]) GetT(k K, t uint64) (v V, ok bool) {
 	if i := s.findT(&k, t); i >= 0 {
 		return s.vals[i], true
 	}
-	if i := s.spFind(&k, mix(t)); i >= 0 {
-		return s.slots[i].v, true
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			return s.slots[i].v, true
+		}
 	}
 	if len(s.m) > 0 {
 		v, ok = s.m[k]
@@ -194,10 +196,11 @@ func (s *Map[K, V]) SetT(k K, t uint64, v V) {
 		s.vals[i] = v
 		return
 	}
-	h := mix(t)
-	if i := s.spFind(&k, h); i >= 0 {
-		s.slots[i].v = v
-		return
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			s.slots[i].v = v
+			return
+		}
 	}
 	if len(s.m) > 0 {
 		if _, ok := s.m[k]; ok {
@@ -209,7 +212,7 @@ func (s *Map[K, V]) SetT(k K, t uint64, v V) {
 		s.put(k, t, v)
 		return
 	}
-	s.spInsert(k, h, v)
+	s.spInsert(k, mix(t), v)
 }
 
 // DeleteT is Delete with k's tag t.
@@ -218,9 +221,11 @@ func (s *Map[K, V]) DeleteT(k K, t uint64) {
 		s.drop(i)
 		return
 	}
-	if i := s.spFind(&k, mix(t)); i >= 0 {
-		s.spRemove(i)
-		return
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			s.spRemove(i)
+			return
+		}
 	}
 	if len(s.m) > 0 {
 		delete(s.m, k)
