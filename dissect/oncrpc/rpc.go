@@ -30,9 +30,10 @@ const (
 	// callTimeout: a call unanswered for an hour of capture time is
 	// forgotten, so its memory comes back without waiting for the limit.
 	callTimeout = int64(time.Hour)
-	// callOverhead is what one outstanding call costs (entry and map slot),
+	// callOverhead is what one outstanding call costs (its flows.Pending and
+	// its slot in the matcher's spill table, smallmap.SpillCost: TestCosts),
 	// charged to the engine's memory budget.
-	callOverhead = 256
+	callOverhead = 416
 )
 
 // Name is the dissector's registration name.

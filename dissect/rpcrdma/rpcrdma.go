@@ -29,7 +29,7 @@ const (
 	maxExtents  = 4096     // RDMA WRITEs kept, and handles advertised; beyond it the oldest WRITE is dropped, or every handle forgotten
 	maxChunk    = 16 << 20 // a call whose read chunks add up to more than this is not rebuilt
 	maxSpans    = 64       // disjoint pieces a read segment may arrive in
-	pendingCost = 256      // budget estimate per pending call, on top of its octets
+	pendingCost = 704      // budget estimate per pending call (struct and its slot in pending's spill table: TestCosts), on top of its octets
 	extentCost  = 96       // per RDMA WRITE kept, on top of its octets
 )
 
@@ -38,6 +38,7 @@ func init() {
 		Name: Name,
 		New: func(e *dissect.Engine) dissect.Dissector {
 			d := &State{eng: e, advertised: map[advKey]bool{}}
+			d.pending.SetHash(pendKey.hash)
 			d.calls.prev, d.calls.next = &d.calls, &d.calls
 			d.acct = e.Budget().Register(Name, d)
 			return d
@@ -135,6 +136,13 @@ type pendKey struct {
 	conn
 	qp     uint32
 	handle uint32
+}
+
+// hash is pending's hash of a key (smallmap.Map.SetHash): with many calls
+// pending (64 clients) they spill by it, not into a Go map hashing the
+// whole key; a few are compared without hashing.
+func (k pendKey) hash() uint64 {
+	return ibasm.KeyHash(k.req.Addr(), k.resp.Addr(), k.qp^k.handle*0x9e3779b1^uint32(k.req.Port())<<16^uint32(k.resp.Port()), false)
 }
 
 // advKey keys a handle a requester advertised for a write or reply chunk.

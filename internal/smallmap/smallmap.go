@@ -14,24 +14,58 @@
 // with a cheap one-word tag of each key: the array keeps the tags, and a
 // search compares them before any whole key, instead of comparing every
 // key (a 48-octet key compare is a memeqbody call of ~20 instructions).
+// What does not fit in the array then goes to a table probed by the tag
+// (the spill, spill.go), not to a Go map, so many entries outstanding at
+// once (64 clients' calls) never hash a whole key either; the spill stays
+// O(1) per operation whatever the tags (crafted keys sharing one overflow
+// into the Go map). A user of the plain methods may give a hash (SetHash)
+// to spill there too: it is computed only while more than Front entries
+// are held, so a few cost no hashing.
 package smallmap
 
 // Front is how many entries are kept in the array; more go to the map.
 const Front = 8
 
 // Map is a map from K to V; the zero value is an empty map. Every key is
-// in exactly one of the array and the map. Iteration order is unspecified,
-// as a Go map's.
+// in exactly one of the array, the spill table (slots: the tagged methods',
+// and the plain ones' once big) and the Go map m (the plain methods' spill
+// without SetHash, and the table's overflow). Iteration order is
+// unspecified, as a Go map's.
 type Map[K comparable, V any] struct {
-	n    int
-	tags [Front]uint64 // the tagged methods' tag of keys[i]; unset by Set
-	keys [Front]K
-	vals [Front]V
-	m    map[K]V
+	n     int
+	tags  [Front]uint64 // the tagged methods' tag of keys[i]; unset by Set until big
+	keys  [Front]K
+	vals  [Front]V
+	m     map[K]V
+	slots []slot[K, V] // the spill table: a power of two long, or nil
+	spN   int          // entries in slots
+	shift uint         // 64 - log2(len(slots))
+	// hash, when set (SetHash), lets the plain methods spill into slots
+	// too; big says they do: from the first spill until the map is empty,
+	// every key in the array carries its hash as its tag.
+	hash func(K) uint64
+	big  bool
+}
+
+// SetHash gives the plain methods (Get, Set, Delete) a hash of a key (equal
+// keys, equal hashes), used only once more than Front entries are held:
+// the array is then searched by hash and the rest spill into the tag table,
+// not straight into a Go map, while a map that never holds more never
+// hashes. Call it before the first Set; the map must then not be used with
+// the tagged methods.
+func (s *Map[K, V]) SetHash(f func(K) uint64) { s.hash = f }
+
+// goBig tags the array's keys with their hashes: from now on the plain
+// methods are the tagged ones with the hash as the tag.
+func (s *Map[K, V]) goBig() {
+	for i := range s.n {
+		s.tags[i] = s.hash(s.keys[i])
+	}
+	s.big = true
 }
 
 // Len is the number of entries.
-func (s *Map[K, V]) Len() int { return s.n + len(s.m) }
+func (s *Map[K, V]) Len() int { return s.n + len(s.m) + s.spN }
 
 func (s *Map[K, V]) find(k *K) int {
 	for i := range s.n {
@@ -54,6 +88,9 @@ func (s *Map[K, V]) findT(k *K, t uint64) int {
 
 // Get returns the value of k (the zero value and false when absent).
 func (s *Map[K, V]) Get(k K) (v V, ok bool) {
+	if s.big {
+		return s.GetT(k, s.hash(k))
+	}
 	if i := s.find(&k); i >= 0 {
 		return s.vals[i], true
 	}
@@ -65,15 +102,14 @@ func (s *Map[K, V]) Get(k K) (v V, ok bool) {
 
 // Set makes v the value of k.
 func (s *Map[K, V]) Set(k K, v V) {
+	if s.big {
+		s.SetT(k, s.hash(k), v)
+		return
+	}
 	if i := s.find(&k); i >= 0 {
 		s.vals[i] = v
 		return
 	}
-	s.add(k, 0, v) // 0: Set's users never read tags
-}
-
-// add makes v the value of k, tagged t, when k is not in the array.
-func (s *Map[K, V]) add(k K, t uint64, v V) {
 	if len(s.m) > 0 {
 		if _, ok := s.m[k]; ok {
 			s.m[k] = v
@@ -81,11 +117,21 @@ func (s *Map[K, V]) add(k K, t uint64, v V) {
 		}
 	}
 	if s.n < Front {
-		s.tags[s.n], s.keys[s.n], s.vals[s.n] = t, k, v
-		s.n++
+		s.put(k, 0, v) // 0: tags are read only once big
+		return
+	}
+	if s.hash != nil { // (m is empty: it holds entries only while big)
+		s.goBig()
+		s.spInsert(k, mix(s.hash(k)), v)
 		return
 	}
 	s.setMap(k, v)
+}
+
+// put appends k, tagged t, to the array, which has room.
+func (s *Map[K, V]) put(k K, t uint64, v V) {
+	s.tags[s.n], s.keys[s.n], s.vals[s.n] = t, k, v
+	s.n++
 }
 
 func (s *Map[K, V]) setMap(k K, v V) {
@@ -97,6 +143,13 @@ func (s *Map[K, V]) setMap(k K, v V) {
 
 // Delete removes k, if present.
 func (s *Map[K, V]) Delete(k K) {
+	if s.big {
+		s.DeleteT(k, s.hash(k))
+		if s.Len() == 0 {
+			s.big = false // a map holding a few again compares keys, not hashes
+		}
+		return
+	}
 	if i := s.find(&k); i >= 0 {
 		s.drop(i)
 		return
@@ -117,13 +170,19 @@ func (s *Map[K, V]) drop(i int) {
 
 // GetT, SetT and DeleteT are Get, Set and Delete for a key k whose tag is
 // t: equal keys must have equal tags, and keys held at once should rarely
-// share one. A map is used either with these or with Get, Set and Delete
-// (which leave tags unset, to cost their users nothing), never both.
+// share one (keys sharing one cost speed, never correctness: see
+// spill.go). A map is used either with these or with Get, Set and Delete
+// (which tag keys only once big, with SetHash's hash), never both.
 
 // GetT is Get with k's tag t.
 func (s *Map[K, V]) GetT(k K, t uint64) (v V, ok bool) {
 	if i := s.findT(&k, t); i >= 0 {
 		return s.vals[i], true
+	}
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			return s.slots[i].v, true
+		}
 	}
 	if len(s.m) > 0 {
 		v, ok = s.m[k]
@@ -137,7 +196,23 @@ func (s *Map[K, V]) SetT(k K, t uint64, v V) {
 		s.vals[i] = v
 		return
 	}
-	s.add(k, t, v)
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			s.slots[i].v = v
+			return
+		}
+	}
+	if len(s.m) > 0 {
+		if _, ok := s.m[k]; ok {
+			s.m[k] = v
+			return
+		}
+	}
+	if s.n < Front {
+		s.put(k, t, v)
+		return
+	}
+	s.spInsert(k, mix(t), v)
 }
 
 // DeleteT is Delete with k's tag t.
@@ -145,6 +220,12 @@ func (s *Map[K, V]) DeleteT(k K, t uint64) {
 	if i := s.findT(&k, t); i >= 0 {
 		s.drop(i)
 		return
+	}
+	if s.spN > 0 {
+		if i := s.spFind(&k, mix(t)); i >= 0 {
+			s.spRemove(i)
+			return
+		}
 	}
 	if len(s.m) > 0 {
 		delete(s.m, k)
@@ -157,12 +238,19 @@ func (s *Map[K, V]) Clear() {
 	clear(s.vals[:s.n])
 	s.n = 0
 	clear(s.m)
+	s.spClear()
+	s.big = false
 }
 
 // All yields every entry; f may not change the map.
 func (s *Map[K, V]) All(f func(K, V) bool) {
 	for i := range s.n {
 		if !f(s.keys[i], s.vals[i]) {
+			return
+		}
+	}
+	for i := range s.slots {
+		if e := &s.slots[i]; e.h != 0 && !f(e.k, e.v) {
 			return
 		}
 	}

@@ -62,7 +62,7 @@ const (
 	// Budget charges: a fixed estimate per entry (struct, map slot, list
 	// links) on top of the octets of data held.
 	streamCost = 448
-	readCost   = 128
+	readCost   = 400 // a readReq and its slot in reads' spill table (smallmap.SpillCost; TestCosts)
 	frameCost  = 16  // a frame number and a size per packet of an open message
 	heldCost   = 160 // a held packet's header, on top of its payload
 )
@@ -174,6 +174,11 @@ type readKey struct {
 	src, dst netip.Addr // of the request
 	psn      uint32
 }
+
+// hash is reads' hash of a key (smallmap.Map.SetHash): with many READs
+// outstanding (64 clients) they spill by it, not into a Go map hashing the
+// whole key; a few are compared without hashing.
+func (k readKey) hash() uint64 { return KeyHash(k.src, k.dst, k.psn, false) }
 
 type readReq struct {
 	key         readKey
@@ -345,7 +350,7 @@ type Assembler struct {
 	lru      stream // sentinel of the list of all streams (lru.next is the least recently active)
 	openList stream // sentinel of the list of streams with a message in progress
 	nopen    int
-	reads    smallmap.Map[readKey, *readReq] // a few outstanding at a time: no hashing
+	reads    smallmap.Map[readKey, *readReq] // a few outstanding at a time: no hashing (readKey.hash beyond Front)
 	readList readReq                         // sentinel: oldest request first
 	// cache holds streams by slotOf their key (two a slot, the most
 	// recently cached first), in front of streams: with many clients
@@ -381,6 +386,7 @@ type Assembler struct {
 // New makes an empty assembler.
 func New() *Assembler {
 	a := &Assembler{streams: map[streamKey]*stream{}, stalled: map[pairKey]*stream{}}
+	a.reads.SetHash(readKey.hash)
 	a.initLists()
 	return a
 }
