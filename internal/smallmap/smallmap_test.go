@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"testing"
-	"time"
 	"unsafe"
 )
 
@@ -185,12 +184,12 @@ func (s *Map[K, V]) check(all bool) error {
 
 // TestHostileLinear: keys that the traffic crafted to share one tag (or
 // distinct tags aimed at one slot, were the seed known) must cost O(1) per
-// operation, not O(entries) as a probe run of them all would. In
-// structure: the table keeps at most maxProbe of them (a search reads at
-// most maxProbe slots) and the rest go to the Go map. In time: 16,000 of
-// them are inserted, found and deleted at most 8 times as slowly as by a
-// Go map alone (one run of them all would compare ~8,000 keys per
-// operation, hundreds of times as slowly).
+// operation, not O(entries) as a probe run of them all would. That is a
+// matter of structure, checked exactly rather than timed: at the peak the
+// table keeps at most maxProbe of them (a search reads at most maxProbe
+// slots, then one Go map lookup) and the rest go to the Go map; without the
+// probe cap all 16,000 would form one run. Then all of them are still
+// found and deleted.
 func TestHostileLinear(t *testing.T) {
 	defer fixSeed()()
 	const n = 16000
@@ -223,24 +222,6 @@ func TestHostileLinear(t *testing.T) {
 				t.Fatalf("%s: %d entries left", tc.name, m.Len())
 			}
 		}
-		gomap := func() {
-			m := map[key]int{}
-			for i := range uint32(n) {
-				k.id = i
-				_ = tc.tag(i)
-				m[k] = int(i)
-			}
-			for i := range uint32(n) {
-				k.id = i
-				if v, ok := m[k]; !ok || v != int(i) {
-					t.Fatalf("%s: key %d: %d, %v", tc.name, i, v, ok)
-				}
-			}
-			for i := range uint32(n) {
-				k.id = i
-				delete(m, k)
-			}
-		}
 		// the structure at the peak
 		for i := range uint32(n) {
 			k.id = i
@@ -253,20 +234,7 @@ func TestHostileLinear(t *testing.T) {
 			t.Fatalf("%s: %d colliding keys in the table, want at most %d", tc.name, m.spN, maxProbe)
 		}
 		m.Clear()
-		// the time: the best of 5 runs each, alternated (the machine is shared)
-		ourT, goT := time.Duration(1<<62), time.Duration(1<<62)
-		for range 5 {
-			start := time.Now()
-			ours()
-			ourT = min(ourT, time.Since(start))
-			start = time.Now()
-			gomap()
-			goT = min(goT, time.Since(start))
-		}
-		t.Logf("%s: %d keys inserted, found, deleted in %v (a Go map: %v)", tc.name, n, ourT, goT)
-		if ourT > 8*goT {
-			t.Errorf("%s: %v for %d colliding keys, a Go map %v: not O(1) per operation", tc.name, ourT, n, goT)
-		}
+		ours()
 	}
 }
 
