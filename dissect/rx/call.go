@@ -197,25 +197,26 @@ func (d *State) releaseWork() {
 // compact gives back a delivered direction's work when what later packets
 // need of it fits in ds: nothing held beyond its end (so a seq is seen
 // exactly when it is below next), at most recentSeqs seqs, and their
-// frames within 65,534 of the delivering one. Otherwise the work stays.
+// frames within 65,534 of the delivering one. Otherwise the work stays
+// (ds.back, written on the way, is read only once compacted).
 func (d *State) compact(e *dissect.Entry[callKey, call], ds *dirState, end uint64) {
 	w := ds.w
 	next := w.asm.Next()
 	if w.asm.Waiting() != 0 || next > recentSeqs+1 {
 		return
 	}
-	var back [recentSeqs]uint16
-	for s := uint32(1); s < uint32(next); s++ {
-		r := &w.recent[s%recentSeqs]
-		if r.seq != s || r.gen != w.gen || r.frame == 0 {
-			continue
+	for s, gen := uint32(1), w.gen; s < uint32(next); s++ {
+		r, b := &w.recent[s%recentSeqs], uint16(0)
+		if r.seq == s && r.gen == gen && r.frame != 0 {
+			back := end - r.frame // wraps past the limit when r.frame > end
+			if back >= 1<<16-1 {
+				return
+			}
+			b = uint16(back + 1)
 		}
-		if r.frame > end || end-r.frame >= 1<<16-1 {
-			return
-		}
-		back[s%recentSeqs] = uint16(end - r.frame + 1)
+		ds.back[s%recentSeqs] = b
 	}
-	ds.next, ds.nfr, ds.end, ds.back = uint32(next), int32(w.asm.NFrames()), end, back
+	ds.next, ds.nfr, ds.end = uint32(next), int32(w.asm.NFrames()), end
 	d.calls.Charge(e, int64(-w.charged))
 	ds.w = nil
 	d.workLimbo = append(d.workLimbo, w)
