@@ -230,7 +230,7 @@ func (ds *dirState) seen(s uint32) (bool, uint64) {
 		if s >= ds.next {
 			return false, 0
 		}
-		if b := ds.back[s%recentSeqs]; s <= recentSeqs && b != 0 {
+		if b := ds.back[s%recentSeqs]; b != 0 { // s <= recentSeqs: next is at most recentSeqs+1
 			return true, ds.end - uint64(b) + 1
 		}
 		return true, 0
@@ -254,7 +254,7 @@ func (ds *dirState) nframes() int {
 	return int(ds.nfr)
 }
 
-// reset starts the direction of a new call; work left by the entry's last
+// resetDir starts the direction of a new call; work left by the entry's last
 // user goes back to the pool.
 func (d *State) resetDir(ds *dirState) {
 	if ds.w != nil {
