@@ -107,39 +107,162 @@ var callPolicy = frag.Config{Start: 1, MaxPieces: maxPending, MaxBytes: MaxCallD
 // holds uncharged megabytes.
 const keepSmall = 4 << 10
 
+// dirState is what a call keeps of one direction while it is in the table.
+// Its reassembly state (dirWork) is taken from State's pool at the
+// direction's first DATA packet and given back once the direction is
+// delivered, when what later packets need of it fits here (compact): the
+// calls kept after their reply then cost a few cache lines, not a
+// kilobyte and a data buffer each.
 type dirState struct {
-	asm     frag.Assembly // the DATA packets by seq (callPolicy)
+	w       *dirWork // nil before the first DATA and once compacted
+	total   int
 	maxSeq  uint32
 	lastSeq uint32
 	done    bool
-	total   int
+	// Once compacted (w nil, next != 0): seqs [1, next) were all received
+	// and nothing beyond; nfr is the frames they came in; back[s%recentSeqs]
+	// is end-frame+1 for seq s <= recentSeqs whose first frame the work's
+	// recent still named (0: not named), end being the delivering frame.
+	next uint32
+	nfr  int32
+	end  uint64
+	back [recentSeqs]uint16
+}
+
+// dirWork is a direction's reassembly state, pooled (State.takeWork).
+type dirWork struct {
+	asm frag.Assembly // the DATA packets by seq (callPolicy)
 	// recent remembers the first frame of the last seqs received, to name
 	// the original of a retransmission; whether a seq is new is known from
 	// the assembly alone.
 	recent  [recentSeqs]seqFrame
 	gen     uint32
-	charged int    // octets charged to the budget for the assembly
+	charged int    // octets charged to the budget for the work (workOverhead and the assembly's buffers)
 	direct  []byte // the single packet's body when it needed no copy
 	doff    int
 }
 
-func (s *dirState) reset() {
+func (w *dirWork) reset() {
 	// field by field: a composite literal would copy a whole temporary (with
 	// write barriers) on every new call
-	s.asm.Reset(&callPolicy)
-	s.maxSeq, s.lastSeq, s.done, s.total, s.doff = 0, 0, false, 0, 0
-	s.charged, s.direct = 0, nil
-	s.gen++ // invalidates recent without clearing it
+	w.asm.Reset(&callPolicy)
+	w.doff, w.charged, w.direct = 0, 0, nil
+	w.gen++ // invalidates recent without clearing it
 }
 
 // release lets go of a dropped call's data but small buffers.
-func (s *dirState) release() {
-	s.asm.Release(keepSmall)
-	s.direct = nil
+func (w *dirWork) release() {
+	w.asm.Release(keepSmall)
+	w.direct = nil
 }
 
-// held is what the direction holds beyond the call's struct.
-func (s *dirState) held() int { return s.asm.Bytes() }
+// held is what the work occupies, for the budget.
+func (w *dirWork) held() int { return workOverhead + w.asm.Bytes() }
+
+// maxFreeWork bounds the work kept for reuse (uncharged, small buffers):
+// as many as directions in progress at once in busy captures.
+const maxFreeWork = 256
+
+// takeWork gives a direction its reassembly state: the last given back
+// first, still in cache.
+func (d *State) takeWork() *dirWork {
+	var w *dirWork
+	if n := len(d.workFree); n > 0 {
+		w, d.workFree = d.workFree[n-1], d.workFree[:n-1]
+	} else {
+		w = new(dirWork)
+	}
+	w.reset()
+	return w
+}
+
+// putWork keeps w for reuse; it is released (small buffers only).
+func (d *State) putWork(w *dirWork) {
+	if len(d.workFree) < maxFreeWork {
+		d.workFree = append(d.workFree, w)
+	}
+}
+
+// releaseWork makes the work given back since the last call reusable: its
+// data may back the previous frame's PDUs until then.
+func (d *State) releaseWork() {
+	for _, w := range d.workLimbo {
+		w.release()
+		d.putWork(w)
+	}
+	clear(d.workLimbo)
+	d.workLimbo = d.workLimbo[:0]
+}
+
+// compact gives back a delivered direction's work when what later packets
+// need of it fits in ds: nothing held beyond its end (so a seq is seen
+// exactly when it is below next), at most recentSeqs seqs, and their
+// frames within 65,534 of the delivering one. Otherwise the work stays
+// (ds.back, written on the way, is read only once compacted).
+func (d *State) compact(e *dissect.Entry[callKey, call], ds *dirState, end uint64) {
+	w := ds.w
+	next := w.asm.Next()
+	if w.asm.Waiting() != 0 || next > recentSeqs+1 {
+		return
+	}
+	for s, gen := uint32(1), w.gen; s < uint32(next); s++ {
+		r, b := &w.recent[s%recentSeqs], uint16(0)
+		if r.seq == s && r.gen == gen && r.frame != 0 {
+			back := end - r.frame // wraps past the limit when r.frame > end
+			if back >= 1<<16-1 {
+				return
+			}
+			b = uint16(back + 1)
+		}
+		ds.back[s%recentSeqs] = b
+	}
+	ds.next, ds.nfr, ds.end = uint32(next), int32(w.asm.NFrames()), end
+	d.calls.Charge(e, int64(-w.charged))
+	ds.w = nil
+	d.workLimbo = append(d.workLimbo, w)
+}
+
+// seen reports whether seq s was received before, and the frame it first
+// came in when still remembered (0 when not).
+func (ds *dirState) seen(s uint32) (bool, uint64) {
+	w := ds.w
+	if w == nil { // compacted, or no data yet (next 0)
+		if s >= ds.next {
+			return false, 0
+		}
+		if b := ds.back[s%recentSeqs]; b != 0 { // s <= recentSeqs: next is at most recentSeqs+1
+			return true, ds.end - uint64(b) + 1
+		}
+		return true, 0
+	}
+	// a seq at Next is new (the commonest case, answered without Seen): the
+	// prefix ends before it, and a packet held there would have been merged
+	if int64(s) == w.asm.Next() || !w.asm.Seen(int64(s)) {
+		return false, 0
+	}
+	if r := &w.recent[s%recentSeqs]; r.seq == s && r.gen == w.gen && r.frame != 0 {
+		return true, r.frame
+	}
+	return true, 0
+}
+
+// nframes is the number of frames the direction's data came in.
+func (ds *dirState) nframes() int {
+	if ds.w != nil {
+		return ds.w.asm.NFrames()
+	}
+	return int(ds.nfr)
+}
+
+// resetDir starts the direction of a new call; work left by the entry's last
+// user goes back to the pool.
+func (d *State) resetDir(ds *dirState) {
+	if ds.w != nil {
+		d.putWork(ds.w)
+	}
+	ds.w, ds.total, ds.maxSeq, ds.lastSeq, ds.done = nil, 0, 0, 0, false
+	ds.next, ds.nfr = 0, 0
+}
 
 type call struct {
 	dir        [2]dirState
@@ -171,15 +294,20 @@ func droppedCall(k callKey, c *call) string {
 	b = append(b, " cid 0x"...)
 	b = strconv.AppendUint(b, uint64(c.cid), 16)
 	b = append(b, " ("...)
-	b = strconv.AppendInt(b, int64(c.dir[0].asm.NFrames()+c.dir[1].asm.NFrames()), 10)
+	b = strconv.AppendInt(b, int64(c.dir[0].nframes()+c.dir[1].nframes()), 10)
 	b = append(b, " packets)"...)
 	return string(b)
 }
 
 // Release implements dissect.Releaser: a dropped call lets go of its data.
+// Its work stays with it, for State.call to give back when the entry is
+// reused.
 func (c *call) Release() {
-	c.dir[0].release()
-	c.dir[1].release()
+	for i := range c.dir {
+		if w := c.dir[i].w; w != nil {
+			w.release()
+		}
+	}
 }
 
 // incomplete reports whether the call had data not yet delivered.
@@ -432,24 +560,40 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 			"reply started but the request is incomplete (packets missing from the capture)")
 		c.dir[0].done = true
 	}
+	w := ds.w
+	if w == nil && ds.next == 0 { // the direction's first DATA
+		w = d.takeWork()
+		ds.w = w
+	}
 	// a seq at Next is new (the commonest case, answered without Seen): the
 	// prefix ends before it, and a packet held there would have been merged
-	if int64(s) != ds.asm.Next() && ds.asm.Seen(int64(s)) {
-		p.retrans = true
-		first := "an earlier frame"
-		if r := &ds.recent[s%recentSeqs]; r.seq == s && r.gen == ds.gen && r.frame != 0 {
-			p.retransOf = r.frame
-			first = "frame " + strconv.FormatUint(r.frame, 10)
+	if w == nil || int64(s) != w.asm.Next() && w.asm.Seen(int64(s)) {
+		if seen, orig := ds.seen(s); seen {
+			p.retrans = true
+			first := "an earlier frame"
+			if orig != 0 {
+				p.retransOf = orig
+				first = "frame " + strconv.FormatUint(orig, 10)
+			}
+			f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fRetrans, "rx",
+				"retransmission of seq "+strconv.FormatUint(uint64(s), 10)+" (first sent in "+first+
+					"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
+			return
 		}
-		f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fRetrans, "rx",
-			"retransmission of seq "+strconv.FormatUint(uint64(s), 10)+" (first sent in "+first+
-				"), new serial "+strconv.FormatUint(uint64(p.ser), 10))
-		return
 	}
-	ds.recent[s%recentSeqs] = seqFrame{seq: s, gen: ds.gen, frame: f.Num}
+	if w != nil {
+		w.recent[s%recentSeqs] = seqFrame{seq: s, gen: w.gen, frame: f.Num}
+	} else {
+		ds.back[s%recentSeqs] = 0 // compacted: s takes the slot, as in recent
+	}
 	if ds.lastSeq != 0 && s > ds.lastSeq {
 		f.AddFinding(p.idx, dissect.Error, dissect.GroupSequence, fSeq, "rx",
 			"seq "+strconv.FormatUint(uint64(s), 10)+" after the last packet (seq "+strconv.FormatUint(uint64(ds.lastSeq), 10)+")")
+		return
+	}
+	if w == nil {
+		// not reached: a compacted direction holds every seq to its last,
+		// so a seq it has not seen is past the last
 		return
 	}
 	if p.flags&FlagLastPacket != 0 {
@@ -464,31 +608,32 @@ func (d *State) data(f *dissect.Frame, p *Packet, cn *conn, dir int) {
 		ds.maxSeq = s
 	}
 	ds.total += len(p.body)
-	ds.asm.NoteFrame(f.Num)
+	w.asm.NoteFrame(f.Num)
 	if s == 1 && dir == 0 && len(p.body) >= 4 {
 		c.opcode, c.hasOp = binary.BigEndian.Uint32(p.body), true
 	}
-	if s == 1 && ds.asm.Next() == 1 && p.flags&FlagLastPacket != 0 && ds.asm.Waiting() == 0 {
-		ds.direct, ds.doff = p.body, p.boff // one-packet direction: no copy
+	if s == 1 && w.asm.Next() == 1 && p.flags&FlagLastPacket != 0 && w.asm.Waiting() == 0 {
+		w.direct, w.doff = p.body, p.boff // one-packet direction: no copy
 		if p.detached {
-			ds.doff = -1
+			w.doff = -1
 		}
-		ds.asm.Pass(2, f.Num)
-	} else if !ds.asm.Append(int64(s), int64(s)+1, p.body) {
+		w.asm.Pass(2, f.Num)
+	} else if !w.asm.Append(int64(s), int64(s)+1, p.body) {
 		// out of order: held until the gap fills, within MaxCallData; a
 		// packet past maxPending held ones is counted, not kept (TooMany)
-		ds.asm.Add(int64(s), int64(s)+1, p.body, false, f.Num)
+		w.asm.Add(int64(s), int64(s)+1, p.body, false, f.Num)
 	}
-	if h := ds.held(); h != ds.charged {
-		d.calls.Charge(e, int64(h-ds.charged))
-		ds.charged = h
+	if h := w.held(); h != w.charged {
+		d.calls.Charge(e, int64(h-w.charged))
+		w.charged = h
 	}
-	if ds.done || ds.lastSeq == 0 || ds.asm.Next() <= int64(ds.lastSeq) {
-		p.callPart = uint32(len(ds.asm.Frames()))
+	if ds.done || ds.lastSeq == 0 || w.asm.Next() <= int64(ds.lastSeq) {
+		p.callPart = uint32(len(w.asm.Frames()))
 		return
 	}
 	ds.done = true
 	d.deliver(f, p, c, key, dir, false, 0)
+	d.compact(e, ds, f.Num)
 }
 
 // keepalive reports a VERSION body of a single zero octet: the keepalive
@@ -536,8 +681,8 @@ func (d *State) call(f *dissect.Frame, p *Packet, cn *conn, key callKey) *dissec
 				strconv.Itoa(maxCalls)+" calls): completed calls are forgotten from now on, least recently active first")
 		}
 		c := &e.V
-		c.dir[0].reset()
-		c.dir[1].reset()
+		d.resetDir(&c.dir[0])
+		d.resetDir(&c.dir[1])
 		c.hasOp, c.reqSeen, c.req = false, false, flows.Request{}
 		c.serverPort, c.clientPort = 0, 0
 		h := p.header()
@@ -577,16 +722,17 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, c *call, key callKey, dir i
 	*cl = Call{Frame: f, Epoch: h.Epoch(), CID: h.CID(), CallNumber: h.CallNumber(), ServiceID: h.ServiceID(),
 		ServerPort: c.serverPort, ClientPort: c.clientPort, SecIdx: h.SecurityIndex(), Reply: dir == 1,
 		Opcode: c.opcode, HasOpcode: c.hasOp, Abort: abort, AbortCode: code, DataOff: -1}
-	ds := &c.dir[dir]
-	if !abort {
-		if ds.direct != nil {
-			cl.Data, cl.DataOff = ds.direct, ds.doff
+	if !abort { // the direction is complete: it has its work
+		ds := &c.dir[dir]
+		w := ds.w
+		if w.direct != nil {
+			cl.Data, cl.DataOff = w.direct, w.doff
 		} else {
-			cl.Data = ds.asm.Data()
+			cl.Data = w.asm.Data()
 		}
-		cl.DataLen, cl.Truncated = ds.total, ds.asm.Truncated()
-		if n := ds.asm.NFrames(); n > 1 {
-			cl.Frames, cl.NFrames = ds.asm.Frames(), n
+		cl.DataLen, cl.Truncated = ds.total, w.asm.Truncated()
+		if n := w.asm.NFrames(); n > 1 {
+			cl.Frames, cl.NFrames = w.asm.Frames(), n
 		}
 	}
 	if dir == 0 && !abort {

@@ -21,11 +21,14 @@ const MaxCallData = 64 << 10
 // maxCalls and maxConns bound the call and connection tables; beyond them the
 // least recently active entry is dropped, with a finding. callOverhead and
 // connOverhead are what one entry costs beside its data (struct, map slot),
-// charged to the engine's memory budget with the data.
+// charged to the engine's memory budget with the data; workOverhead is what
+// a direction's reassembly state (dirWork) adds while the call holds one
+// (TestOverheads checks them against the structs).
 const (
 	maxCalls     = 1 << 14
 	maxConns     = 1 << 13
-	callOverhead = 1024
+	callOverhead = 288  // the 240-octet entry, its map slot (~34 octets at the presized map's load)
+	workOverhead = 416  // the 408-octet dirWork's size class
 	connOverhead = 6400 // mostly the two 128-serial rings
 )
 
@@ -87,6 +90,10 @@ type State struct {
 	learned flows.Learned
 	pass2   bool
 
+	// directions' reassembly state for reuse, and that given back since
+	// the frame began (takeWork, releaseWork)
+	workFree, workLimbo []*dirWork
+
 	callScratch Call
 	abortQ      AbortCode // the rx.abort_code context
 
@@ -120,6 +127,9 @@ func (d *State) newPacket(f *dissect.Frame) *Packet {
 	if fresh {
 		d.calls.Release()
 		d.conns.Release()
+		if len(d.workLimbo) > 0 {
+			d.releaseWork()
+		}
 	}
 	// cleared, then set field by field: a composite literal would be built
 	// on the stack and copied
