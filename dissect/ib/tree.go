@@ -2,6 +2,7 @@ package ib
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -130,12 +131,13 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 
 func (p *Packet) extTree(t *dissect.Tree) {
 	d := p.data
-	for i, e := range extOrder {
-		if p.exts&e == 0 {
-			continue
-		}
+	// the headers present, in wire order: Ext bit i is extOrder[i]
+	// (extLens checks it), so a frame walks its one or two, not all 11
+	for m := uint16(p.exts); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
+		e := Ext(1) << i
 		o := int(p.ext[i])
-		b := d[o : o+extLen(e)]
+		b := d[o : o+extLens[i]]
 		if sp := extSpan(e, b); sp != nil && t.SkipSpan(sp) {
 			continue
 		}
