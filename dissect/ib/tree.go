@@ -2,6 +2,7 @@ package ib
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -24,7 +25,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	t.Proto(PIB, 0, len(p.data), label)
 	t.Uint(fEncap, -1-p.off, 0, uint64(p.encap))
 	d := p.data
-	if p.lrh >= 0 {
+	if p.lrh >= 0 && !t.SkipSpan(spanLRH) {
 		o := p.lrh
 		l := LRH(d[o:])
 		t.Bytes(fLRH, o, LRHLen, d[o:o+LRHLen])
@@ -40,7 +41,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fLRHSLID, o+6, 2, uint64(l.SLID()))
 		t.Close()
 	}
-	if p.grh >= 0 {
+	if p.grh >= 0 && !t.SkipSpan(spanGRH) {
 		o := p.grh
 		g := GRH(d[o:])
 		t.Bytes(fGRH, o, GRHLen, d[o:o+GRHLen])
@@ -58,29 +59,35 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	h := p.BTH()
 	if h != nil {
 		o := p.bth
-		op := &Ops[h.Opcode()]
-		t.Bytes(fBTH, o, BTHLen, d[o:o+BTHLen])
-		t.Open()
-		t.Uint(fOpcode, o, 1, uint64(h.Opcode()))
-		t.String(fTransport, o, 1, op.Transport.String())
-		t.Uint(fSE, o+1, 1, uint64(d[o+1]))
-		t.Uint(fMigReq, o+1, 1, uint64(d[o+1]))
-		t.Uint(fPadCnt, o+1, 1, uint64(d[o+1]))
-		t.Uint(fTVer, o+1, 1, uint64(d[o+1]))
-		t.Uint(fPKey, o+2, 2, uint64(h.PKey()))
-		t.Uint(fFECN, o+4, 1, uint64(d[o+4]))
-		t.Uint(fBECN, o+4, 1, uint64(d[o+4]))
-		t.Uint(fResv6, o+4, 1, uint64(d[o+4]))
-		t.Uint(fDestQP, o+5, 3, uint64(h.DestQP()))
-		t.Uint(fAckReq, o+8, 1, uint64(d[o+8]))
-		t.Uint(fResv7, o+8, 1, uint64(d[o+8]))
-		t.Uint(fPSN, o+9, 3, uint64(h.PSN()))
-		if p.psnBroken {
+		// the whole BTH is a span only without the PSN's child
+		if p.psnBroken || !t.SkipSpan(spanBTH) {
+			t.Bytes(fBTH, o, BTHLen, d[o:o+BTHLen])
 			t.Open()
-			t.Uint(fPSNExpected, -1-p.off, 0, uint64(p.psnExpected))
+			t.Uint(fOpcode, o, 1, uint64(h.Opcode()))
+			if !t.SkipSpan(spanBTHMid) {
+				t.String(fTransport, o, 1, Ops[h.Opcode()].Transport.String())
+				t.Uint(fSE, o+1, 1, uint64(d[o+1]))
+				t.Uint(fMigReq, o+1, 1, uint64(d[o+1]))
+				t.Uint(fPadCnt, o+1, 1, uint64(d[o+1]))
+				t.Uint(fTVer, o+1, 1, uint64(d[o+1]))
+				t.Uint(fPKey, o+2, 2, uint64(h.PKey()))
+				t.Uint(fFECN, o+4, 1, uint64(d[o+4]))
+				t.Uint(fBECN, o+4, 1, uint64(d[o+4]))
+				t.Uint(fResv6, o+4, 1, uint64(d[o+4]))
+			}
+			t.Uint(fDestQP, o+5, 3, uint64(h.DestQP()))
+			if !t.SkipSpan(spanBTHAck) {
+				t.Uint(fAckReq, o+8, 1, uint64(d[o+8]))
+				t.Uint(fResv7, o+8, 1, uint64(d[o+8]))
+			}
+			t.Uint(fPSN, o+9, 3, uint64(h.PSN()))
+			if p.psnBroken {
+				t.Open()
+				t.Uint(fPSNExpected, -1-p.off, 0, uint64(p.psnExpected))
+				t.Close()
+			}
 			t.Close()
 		}
-		t.Close()
 		p.extTree(t)
 		if p.payLen > 0 {
 			t.Bytes(fPayload, p.payOff, p.payLen, d[p.payOff:p.payOff+p.payLen])
@@ -99,7 +106,7 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 			t.Uint(fPayLen, -1-p.off, 0, uint64(p.payLen))
 		}
 	}
-	if p.icrcOff >= 0 {
+	if p.icrcOff >= 0 && !t.SkipSpan(icrcSpan(p.icrcStatus != dissect.StatusUnverified)) {
 		t.Uint(fICRC, p.icrcOff, ICRCLen, uint64(p.icrcWire))
 		t.Open()
 		if p.icrcStatus != dissect.StatusUnverified {
@@ -124,12 +131,16 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 
 func (p *Packet) extTree(t *dissect.Tree) {
 	d := p.data
-	for i, e := range extOrder {
-		if p.exts&e == 0 {
+	// the headers present, in wire order: Ext bit i is extOrder[i]
+	// (extLens checks it), so a frame walks its one or two, not all 11
+	for m := uint16(p.exts); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
+		e := Ext(1) << i
+		o := int(p.ext[i])
+		b := d[o : o+extLens[i]]
+		if sp := extSpan(e, b); sp != nil && t.SkipSpan(sp) {
 			continue
 		}
-		o := int(p.ext[i])
-		b := d[o : o+extLen(e)]
 		switch e {
 		case ExtRDETH:
 			t.Bytes(fRDETH, o, len(b), b)
@@ -198,6 +209,83 @@ func (p *Packet) extTree(t *dissect.Tree) {
 			t.Bytes(fCNPRsv, o, len(b), b)
 		}
 	}
+}
+
+// The spans of the InfiniBand tree (dissect.Tree.SkipSpan): a -Y or
+// -T fields run that reads the opcode, the QP or the PSN walks those
+// nodes, not the other 20-odd of the headers, the extension headers and
+// the ICRC. Each span holds nodes the code adds unconditionally; where a
+// node depends on a value (the AETH syndrome's kind, a computed ICRC) the
+// span is picked by that value (extSpan, icrcSpan).
+var (
+	spanLRH = dissect.NewSpan(fLRH, fLRHVL, fLRHLVer, fLRHSL, fLRHRsv2, fLRHLNH, fLRHDLID, fLRHRsv5,
+		fLRHPktLen, fLRHSLID)
+	spanGRH = dissect.NewSpan(fGRH, fGRHIPVer, fGRHTClass, fGRHFlow, fGRHPayLen, fGRHNxtHdr, fGRHHopLmt,
+		fGRHSGID, fGRHDGID)
+	spanBTH = dissect.NewSpan(fBTH, fOpcode, fTransport, fSE, fMigReq, fPadCnt, fTVer, fPKey, fFECN,
+		fBECN, fResv6, fDestQP, fAckReq, fResv7, fPSN)
+	spanBTHMid = dissect.NewSpan(fTransport, fSE, fMigReq, fPadCnt, fTVer, fPKey, fFECN, fBECN, fResv6)
+	spanBTHAck = dissect.NewSpan(fAckReq, fResv7)
+	spanICRC   = dissect.NewSpan(fICRC, fICRCStatus)
+	spanICRCC  = dissect.NewSpan(fICRC, fICRCCalc, fICRCStatus) // with the computed ICRC
+
+	spanRDETH     = dissect.NewSpan(fRDETH, fEECnxt)
+	spanDETH      = dissect.NewSpan(fDETH, fQKey, fSrcQP)
+	spanXRCETH    = dissect.NewSpan(fXRCETH, fXRCSRQ)
+	spanRETH      = dissect.NewSpan(fRETH, fRETHVA, fRETHRKey, fRETHLen)
+	spanAtomicETH = dissect.NewSpan(fAtomicETH, fRETHVA, fRETHRKey, fAtSwap, fAtCmp)
+	// an AETH whose syndrome is an ACK, an RNR NAK or a NAK has a node
+	// for it (credits, timer or NAK code); a reserved kind has none
+	spanAETHKind = dissect.NewSpan(fAETH, fSyndrome, fSynRsv, fSynKind, fSynCredit, fMSN).
+			Alt(4, fSynTimer).Alt(4, fSynNAK)
+	spanAETH         = dissect.NewSpan(fAETH, fSyndrome, fSynRsv, fSynKind, fMSN)
+	spanAtomicAckETH = dissect.NewSpan(fAtAck, fAtOrig)
+	spanImmDt        = dissect.NewSpan(fImmDt)
+	spanIETH         = dissect.NewSpan(fIETH)
+	spanFETH         = dissect.NewSpan(fFETH)
+	spanCNP          = dissect.NewSpan(fCNPRsv)
+)
+
+// icrcSpan is the span of the ICRC's nodes, computed tells whether the
+// computed ICRC is one of them.
+func icrcSpan(computed bool) *dissect.Span {
+	if computed {
+		return spanICRCC
+	}
+	return spanICRC
+}
+
+// extSpan is the span of the nodes extTree adds for extension header e
+// with bytes b.
+func extSpan(e Ext, b []byte) *dissect.Span {
+	switch e {
+	case ExtRDETH:
+		return spanRDETH
+	case ExtDETH:
+		return spanDETH
+	case ExtXRCETH:
+		return spanXRCETH
+	case ExtRETH:
+		return spanRETH
+	case ExtAtomicETH:
+		return spanAtomicETH
+	case ExtAETH:
+		if AETH(b).Kind() == AckKindReserved {
+			return spanAETH
+		}
+		return spanAETHKind
+	case ExtAtomicAckETH:
+		return spanAtomicAckETH
+	case ExtImmDt:
+		return spanImmDt
+	case ExtIETH:
+		return spanIETH
+	case ExtFETH:
+		return spanFETH
+	case ExtCNP:
+		return spanCNP
+	}
+	return nil
 }
 
 // erfTree adds the ERF record header e (at offset 0) as its own protocol,

@@ -86,6 +86,9 @@ func treeSeg(t *dissect.Tree, o int, s *Segment) {
 
 // Tree implements dissect.PDU.
 func (h *Hdr) Tree(t *dissect.Tree, f *dissect.Frame) {
+	if t.SkipProto(PRPCoRDMA, h.nodes(f)) { // a -Y or -T fields run reading none of its fields
+		return
+	}
 	t.SetBase(max(h.off, 0), h.off < 0)
 	hd := &h.hdr
 	t.Proto(PRPCoRDMA, 0, h.n, "")
@@ -171,6 +174,46 @@ func (h *Hdr) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.String(fDDPFrames, -1, 0, frames)
 	}
 	f.TreeFindings(t, h.idx)
+}
+
+// nodes is the nodes Tree adds for h (dissect.Tree.SkipProto), from the
+// header's lists alone: no walk of the tree code.
+func (h *Hdr) nodes(f *dissect.Frame) int {
+	hd := &h.hdr
+	n := 5 // the protocol, XID, version, credits, procedure
+	for i := range f.Findings {
+		if f.Findings[i].PDU == h.idx {
+			n++
+		}
+	}
+	switch hd.Proc {
+	case ERROR:
+		if hd.ErrCode == ErrVers {
+			return n + 3
+		}
+		return n + 1
+	case DONE:
+		return n
+	case MSGP:
+		n += 2
+	}
+	n += 3 // the counts of the read, write and reply lists
+	for i := range hd.Reads {
+		if i == 0 || hd.Reads[i-1].Position != hd.Reads[i].Position {
+			n++ // a chunk's node
+		}
+		n += 4 // position and segment
+	}
+	for _, w := range hd.Writes {
+		n += 1 + 3*len(w)
+	}
+	if hd.HasReply {
+		n += 1 + 3*len(hd.Reply)
+	}
+	if h.hasDDP {
+		n += 2
+	}
+	return n
 }
 
 // Reasm is a message rebuilt from chunks: the frames that carried it.

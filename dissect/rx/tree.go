@@ -57,10 +57,12 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	typ := h.Type()
 	// rx.type and rx.serial alone do not walk the flags and the tail
 	if !t.SkipSpan(spanRest) {
-		if p.sub > 0 {
-			t.Uint(fSerial, -1, 0, uint64(p.ser))
-		} else {
-			t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
+		if !t.SkipSpan(spanSerial) {
+			if p.sub > 0 {
+				t.Uint(fSerial, -1, 0, uint64(p.ser))
+			} else {
+				t.Uint(fSerial, o+offSerial, 4, uint64(p.ser))
+			}
 		}
 		t.Uint(fType, o+offType, 1, uint64(typ))
 		if !t.SkipSpan(spanFlags) {
@@ -102,7 +104,9 @@ func (p *Packet) Tree(t *dissect.Tree, f *dissect.Frame) {
 	b, bo := p.body, p.boff
 	switch typ {
 	case TypeData:
-		t.Uint(fDataLen, -1, 0, uint64(len(b)))
+		if !t.SkipSpan(spanDataLen) {
+			t.Uint(fDataLen, -1, 0, uint64(len(b)))
+		}
 		if p.retransOf != 0 {
 			t.Uint(fRetrans, -1, 0, p.retransOf)
 		}
@@ -179,6 +183,10 @@ var (
 		fFlagLast, fFlagRA, fFlagCI, fUser, fSecIdx, fSpare, fService).Alt(3, fFlagSlow)
 	spanFlags = dissect.NewSpan(fFlags, fFlagJumbo, fFlagFree, fFlagMore, fFlagLast, fFlagRA, fFlagCI).Alt(1, fFlagSlow)
 	spanTail  = dissect.NewSpan(fUser, fSecIdx, fSpare, fService)
+	// one node each, on every DATA packet: a skipped span costs less than
+	// a node the tree does not keep
+	spanSerial  = dissect.NewSpan(fSerial)
+	spanDataLen = dissect.NewSpan(fDataLen)
 )
 
 func secLabel(i uint8) string {
