@@ -1,7 +1,11 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rdx-project/rdx/internal/iostreams"
@@ -24,5 +28,54 @@ func TestRootIsCheap(t *testing.T) {
 	runtime.ReadMemStats(&b)
 	if got := b.TotalAlloc - a.TotalAlloc; got > rootBudget {
 		t.Errorf("newRoot allocated %d bytes, budget %d", got, rootBudget)
+	}
+}
+
+// initBudget bounds what rdx's own packages may allocate at init, before
+// main: every run of every verb pays it. Work only some verbs need
+// (report's HTML template, a colour style, lookup tables of one protocol)
+// is built on first use.
+const initBudget = 800 << 10
+
+// lazyInit lists packages whose init must stay next to free: what they
+// used to build at init (report's template, render's ANSI style) only some
+// runs use.
+var lazyInit = map[string]uint64{
+	"github.com/rdx-project/rdx/report": 4 << 10,
+	"github.com/rdx-project/rdx/render": 4 << 10,
+}
+
+// Package init stays cheap: the test binary links what rdx links, and
+// GODEBUG=inittrace=1 reports each package's init allocations.
+func TestInitIsCheap(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var total uint64
+	seen := 0
+	for line := range strings.Lines(string(out)) {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/rdx-project/rdx/") {
+			continue
+		}
+		b, err := strconv.ParseUint(f[7], 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		seen++
+		total += b
+		if max, ok := lazyInit[f[1]]; ok && b > max {
+			t.Errorf("%s allocates %d bytes at init, want <= %d", f[1], b, max)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no init lines from rdx's packages in %q", out)
+	}
+	if total > initBudget {
+		t.Errorf("rdx's packages allocate %d bytes at init, budget %d", total, initBudget)
 	}
 }
