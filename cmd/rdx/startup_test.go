@@ -79,3 +79,49 @@ func TestInitIsCheap(t *testing.T) {
 		t.Errorf("rdx's packages allocate %d bytes at init, budget %d", total, initBudget)
 	}
 }
+
+// Every verb is registered under its command's name: run finds it by
+// that name and makes it alone.
+func TestVerbNames(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	for _, v := range verbs {
+		if got := v.make(io).Name(); got != v.name {
+			t.Errorf("verb %q makes command %q", v.name, got)
+		}
+	}
+	if len(verbs)+2 != len(newRoot(io).Commands()) {
+		t.Errorf("%d verbs + read + fields, the tree has %d commands", len(verbs), len(newRoot(io).Commands()))
+	}
+}
+
+// A root holding only the command asked for answers as the whole tree
+// does: help, bad flags, missing arguments, subcommands; and it makes far
+// less than the whole tree.
+func TestRootForOneCommand(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	for _, c := range newRoot(io).Commands() {
+		for _, args := range [][]string{{"--help"}, {"--no-such-flag"}, {}, {"no-such-arg", "-h"}} {
+			args = append([]string{c.Name()}, args...)
+			lio, _, lout, lerr := iostreams.Test()
+			lcode := run(lio, args)
+			fio, _, fout, ferr := iostreams.Test()
+			fcode := execute(fio, newRoot(fio), args)
+			if lcode != fcode || lout.String() != fout.String() || lerr.String() != ferr.String() {
+				t.Errorf("%q: one command: exit %d, %q, %q; whole tree: exit %d, %q, %q",
+					args, lcode, lout, lerr, fcode, fout, ferr)
+			}
+		}
+	}
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	newRootFor(io, []string{"read", "-q", "x.pcap"})
+	runtime.ReadMemStats(&b)
+	if got := b.TotalAlloc - a.TotalAlloc; got > readRootBudget {
+		t.Errorf("the tree for read allocated %d bytes, budget %d", got, readRootBudget)
+	}
+}
+
+// readRootBudget bounds what the tree for `rdx read` may allocate (the
+// whole tree, ~220 KB, is for help and completion).
+const readRootBudget = 64 << 10
