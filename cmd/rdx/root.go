@@ -51,6 +51,9 @@ func newRootFor(io *iostreams.IO, args []string) *cobra.Command {
 	if len(args) == 0 {
 		return newRoot(io)
 	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		return newBareRoot(io) // the version, printed before any command is looked at
+	}
 	var mk func(*iostreams.IO) *cobra.Command
 	switch args[0] {
 	case "read":

@@ -112,6 +112,19 @@ func TestRootForOneCommand(t *testing.T) {
 			}
 		}
 	}
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"-v", "read"}, {"--version", "--help"}} {
+		lio, _, lout, lerr := iostreams.Test()
+		lcode := run(lio, args)
+		fio, _, fout, ferr := iostreams.Test()
+		fcode := execute(fio, newRoot(fio), args)
+		if lcode != fcode || lout.String() != fout.String() || lerr.String() != ferr.String() || lout.Len()+lerr.Len() == 0 {
+			t.Errorf("%q: one command: exit %d, %q, %q; whole tree: exit %d, %q, %q",
+				args, lcode, lout, lerr, fcode, fout, ferr)
+		}
+	}
+	if got := len(newRootFor(io, []string{"--version"}).Commands()); got != 0 {
+		t.Errorf("rdx --version makes %d commands", got)
+	}
 	var a, b runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&a)
