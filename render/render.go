@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/charmbracelet/colorprofile"
-
 	"github.com/rdx-project/rdx/dissect"
 )
 
@@ -31,9 +29,6 @@ type Style struct {
 }
 
 type protoSeq struct{ name, seq string }
-
-// Colors is the default theme in the 16 ANSI colours.
-var Colors = *NewStyle(DefaultTheme(), colorprofile.ANSI)
 
 // Summary appends a tshark-like one-line summary of f: number, time since the
 // first frame, source, destination, protocol, length, info.

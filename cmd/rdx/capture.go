@@ -16,7 +16,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, verb(newCmdCapture)) }
+func init() { verbs = append(verbs, verbDef{"capture", verb(newCmdCapture)}) }
 
 // CaptureOptions are `rdx capture`'s flags, named as dumpcap/tshark's.
 type CaptureOptions struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/rdx-project/rdx/render"
 )
 
-func init() { verbs = append(verbs, verb(newCmdCheck)) }
+func init() { verbs = append(verbs, verbDef{"check", verb(newCmdCheck)}) }
 
 // CheckOptions are `rdx check`'s flags.
 type CheckOptions struct {

@@ -39,6 +39,12 @@ func completeFields(_ *cobra.Command, _ []string, prefix string) ([]string, cobr
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
+// completeStats completes -z tables. StatHelp builds a whole engine
+// (~430 KB), so it runs when a shell asks, not when read's flags are made.
+func completeStats(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	return completeWords(pipeline.StatHelp()...)(cmd, args, prefix)
+}
+
 // completeProtocols completes protocol names (-O), after a comma too.
 func completeProtocols(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 	done, last := "", prefix
@@ -58,7 +64,7 @@ func completeProtocols(_ *cobra.Command, _ []string, prefix string) ([]string, c
 func addReadCompletions(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("output-format", completeWords("text", "json", "jsonl", "fields"))
 	_ = cmd.RegisterFlagCompletionFunc("field", completeFields)
-	_ = cmd.RegisterFlagCompletionFunc("statistics", completeWords(pipeline.StatHelp()...))
+	_ = cmd.RegisterFlagCompletionFunc("statistics", completeStats)
 	_ = cmd.RegisterFlagCompletionFunc("only-protocols", completeProtocols)
 	_ = cmd.RegisterFlagCompletionFunc("time-format", completeWords("r", "a", "ad", "adoy", "u", "ud", "udoy", "d", "dd", "e"))
 	_ = cmd.RegisterFlagCompletionFunc("write-format", completeWords("pcapng", "pcap", "nsecpcap"))

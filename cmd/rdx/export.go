@@ -15,7 +15,7 @@ import (
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
 
-func init() { verbs = append(verbs, verb(newCmdExport)) }
+func init() { verbs = append(verbs, verbDef{"export", verb(newCmdExport)}) }
 
 // ExportOptions are `rdx export`'s flags.
 type ExportOptions struct {

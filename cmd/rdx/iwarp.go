@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdIwarp(io, nil) })
+	verbs = append(verbs, verbDef{"iwarp", func(io *iostreams.IO) *cobra.Command { return newCmdIwarp(io, nil) }})
 }
 
 // IwarpOptions are the flags of `rdx iwarp rping`: rping's own, then the

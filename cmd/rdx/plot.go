@@ -18,7 +18,7 @@ import (
 	"github.com/rdx-project/rdx/plot"
 )
 
-func init() { verbs = append(verbs, verb(newCmdPlot)) }
+func init() { verbs = append(verbs, verbDef{"plot", verb(newCmdPlot)}) }
 
 // PlotOptions are `rdx plot`'s flags.
 type PlotOptions struct {

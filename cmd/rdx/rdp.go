@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdRdp(io, nil, nil) })
+	verbs = append(verbs, verbDef{"rdp", func(io *iostreams.IO) *cobra.Command { return newCmdRdp(io, nil, nil) }})
 }
 
 // RdpOptions are the flags of `rdx rdp listen` and `rdx rdp send`.

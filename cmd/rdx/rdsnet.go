@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdRds(io, nil, nil) })
+	verbs = append(verbs, verbDef{"rds", func(io *iostreams.IO) *cobra.Command { return newCmdRds(io, nil, nil) }})
 }
 
 // RdsOptions are the flags of `rdx rds listen` and `rdx rds send`.

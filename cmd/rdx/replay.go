@@ -12,7 +12,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, verb(newCmdReplay)) }
+func init() { verbs = append(verbs, verbDef{"replay", verb(newCmdReplay)}) }
 
 // ReplayOptions are `rdx replay`'s flags, named after tcpreplay's.
 type ReplayOptions struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/rdx-project/rdx/report"
 )
 
-func init() { verbs = append(verbs, verb(newCmdReport)) }
+func init() { verbs = append(verbs, verbDef{"report", verb(newCmdReport)}) }
 
 // ReportOptions are `rdx report`'s flags.
 type ReportOptions struct {

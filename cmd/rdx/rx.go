@@ -28,7 +28,7 @@ import (
 )
 
 func init() {
-	verbs = append(verbs, func(io *iostreams.IO) *cobra.Command { return newCmdRx(io) })
+	verbs = append(verbs, verbDef{"rx", func(io *iostreams.IO) *cobra.Command { return newCmdRx(io) }})
 }
 
 // RxOptions are the flags every `rdx rx` verb shares.

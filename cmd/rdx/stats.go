@@ -12,7 +12,9 @@ import (
 	"github.com/rdx-project/rdx/pipeline"
 )
 
-func init() { verbs = append(verbs, verb(newCmdStats), verb(newCmdFlows)) }
+func init() {
+	verbs = append(verbs, verbDef{"stats", verb(newCmdStats)}, verbDef{"flows", verb(newCmdFlows)})
+}
 
 // StatsOptions are the flags of `rdx stats` and `rdx flows`: rdx read -q
 // with a set of -z tables, printing those that have rows.

@@ -13,7 +13,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, verb(newCmdSynth)) }
+func init() { verbs = append(verbs, verbDef{"synth", verb(newCmdSynth)}) }
 
 // SynthOptions are `rdx synth`'s flags.
 type SynthOptions struct {

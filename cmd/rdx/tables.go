@@ -11,7 +11,7 @@ import (
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-func init() { verbs = append(verbs, newCmdTables) }
+func init() { verbs = append(verbs, verbDef{"tables", newCmdTables}) }
 
 // newCmdTables lists the hand-off tables like `tshark -G decodes`.
 func newCmdTables(io *iostreams.IO) *cobra.Command {
