@@ -138,8 +138,9 @@ func (t *tcpTable) init(b *budget.Budget) {
 	t.acct = b.Register("tcp-analysis", t)
 }
 
-// d returns entry i.
-func (t *tcpTable) d(i int32) *tcpDir { return &t.dirs[i/tcpChunk][i%tcpChunk] }
+// d returns entry i (never negative: unsigned, the division is a shift and
+// the remainder a mask, with no sign fix-up at each of a frame's dozen calls).
+func (t *tcpTable) d(i int32) *tcpDir { u := uint32(i); return &t.dirs[u/tcpChunk][u%tcpChunk] }
 
 func (t *tcpTable) unlink(i int32) {
 	d := t.d(i)
