@@ -521,10 +521,12 @@ func (a *Assembler) segment(c *conn, key *FlowKey, dir Dir, seg *Segment) {
 			h.finSeen, h.finOff = true, uint64(fin)
 		}
 	}
-	if seg.ACK {
+	if seg.ACK && c.h[dir^1].nheld != 0 { // acked's first test, without the call
 		a.acked(c, dir^1, seg.Ack)
 	}
-	a.checkDone(c)
+	if c.h[0].finSeen && c.h[1].finSeen {
+		a.checkDone(c)
+	}
 }
 
 // acked handles an acknowledgment of direction dir: a hole before held data
@@ -572,9 +574,12 @@ func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts
 		p, off = p[n:], next
 	}
 	if off == next && (h.nheld == 0 || h.first().off >= uint64(end)) {
-		// Steady state: pass the caller's bytes through, no copy.
+		// Steady state: pass the caller's bytes through, no copy. Nothing
+		// held before, nothing to release after.
 		a.deliver(c, dir, p, frame, ts, lent)
-		a.release(c, dir)
+		if h.nheld != 0 {
+			a.release(c, dir)
+		}
 		return
 	}
 	a.hold(c, dir, uint64(off), p, frame, ts)
@@ -848,8 +853,20 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64, lent bool) {
 }
 
 // lend records p, delivered next (lent), as h's newest history bytes
-// without copying them.
+// without copying them. Small enough to inline: h's first ref since the
+// last Reclaim and a full refs take lendSlow.
 func (a *Assembler) lend(h *half, p []byte) {
+	n := len(a.refs)
+	if h.lastRef == 0 || n == cap(a.refs) {
+		a.lendSlow(h, p)
+		return
+	}
+	a.refs = a.refs[:n+1]
+	a.refs[n] = histRef{p: p, prev: h.lastRef}
+	h.lastRef = int32(n + 1)
+}
+
+func (a *Assembler) lendSlow(h *half, p []byte) {
 	if len(a.refs) >= maxRefs {
 		a.Reclaim()
 	}
