@@ -113,8 +113,7 @@ func (e *Engine) newConsumer(key tcp.FlowKey) tcp.Consumer {
 // reassembly: a stream dissector claims a port, or stream heuristics exist.
 func (e *Engine) wantsStream(sp, dp uint16) bool {
 	if i := pickPort(e.tTCP.dense, sp, dp); i >= 0 {
-		_, ok := e.tTCP.ents[i].d.(StreamDissector)
-		return ok
+		return e.tTCP.ents[i].stream
 	}
 	return e.streamHeur
 }
