@@ -227,6 +227,7 @@ type Engine struct {
 		has     bool
 	}
 	asm        *tcp.Assembler
+	lend       bool // packets stay valid until Reclaim (LendPackets)
 	streamHeur bool // a stream dissector has a TCP heuristic
 	inFrame    bool
 	guarded    bool // in Guard: its recovery covers DecodeRef

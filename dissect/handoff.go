@@ -190,6 +190,7 @@ type engEntry struct {
 	proto  string
 	keyed  bool   // a heuristic tried on key only (AddHeuristicFor)
 	only   uint64 // that key
+	stream bool   // d is a StreamDissector: asked once, not per TCP segment (wantsStream)
 }
 
 // lookup gives the entry index for key, or -1.
@@ -219,6 +220,7 @@ func (t *engTable) addEntry(en engEntry) int {
 	if len(t.ents) == maxTableEntries {
 		panic("dissect: more than " + strconv.Itoa(maxTableEntries) + " protocols in table " + t.def.name)
 	}
+	_, en.stream = en.d.(StreamDissector)
 	t.ents = append(t.ents, en)
 	return len(t.ents) - 1
 }

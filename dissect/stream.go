@@ -3,6 +3,7 @@ package dissect
 import (
 	"net/netip"
 	"strconv"
+	"unsafe"
 
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
@@ -112,8 +113,7 @@ func (e *Engine) newConsumer(key tcp.FlowKey) tcp.Consumer {
 // reassembly: a stream dissector claims a port, or stream heuristics exist.
 func (e *Engine) wantsStream(sp, dp uint16) bool {
 	if i := pickPort(e.tTCP.dense, sp, dp); i >= 0 {
-		_, ok := e.tTCP.ents[i].d.(StreamDissector)
-		return ok
+		return e.tTCP.ents[i].stream
 	}
 	return e.streamHeur
 }
@@ -131,7 +131,36 @@ func (e *Engine) tcpStream(f *Frame) {
 	src := netip.AddrPortFrom(f.Net.Src, f.Net.SrcPort)
 	dst := netip.AddrPortFrom(f.Net.Dst, f.Net.DstPort)
 	e.assembler().Add(src, dst, tcp.Segment{Seq: t.Seq, SYN: t.SYN, FIN: t.FIN, RST: t.RST,
-		Payload: t.Payload, Frame: f.Num, TimeNS: f.TimeNS, ACK: t.ACK, Ack: t.Ack})
+		Payload: t.Payload, Frame: f.Num, TimeNS: f.TimeNS, ACK: t.ACK, Ack: t.Ack,
+		Lent: e.lend && within(t.Payload, f.Data)})
+}
+
+// within reports whether p lies in buf: a payload in the packet's own
+// bytes, not in a reassembled IP datagram, whose buffer is reused sooner.
+func within(p, buf []byte) bool {
+	b, q := uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	return len(p) > 0 && q >= b && q+uintptr(len(p)) <= b+uintptr(len(buf))
+}
+
+// LendPackets says whether the packets decoded from now on stay valid and
+// unchanged until the caller's next Reclaim (a capture.Prefetch batch does,
+// until the next NextBatch): TCP reassembly then keeps references to the
+// bytes it delivers instead of copying every one for its retransmission
+// checks. Turning it off reclaims.
+func (e *Engine) LendPackets(on bool) {
+	if !on {
+		e.Reclaim()
+	}
+	e.lend = on
+}
+
+// Reclaim must be called, while LendPackets is on, before the memory of any
+// packet decoded since the last Reclaim is reused: reassembly copies what
+// it still needs of those bytes and forgets them.
+func (e *Engine) Reclaim() {
+	if e.asm != nil {
+		e.asm.Reclaim()
+	}
 }
 
 // dropAssembler forgets the reassembler (a rewind starts a fresh one) and

@@ -32,6 +32,12 @@ import (
 
 type tcpHalf struct{ src, dst netip.AddrPort }
 
+// eq is *k == *o spelled out: the generated comparison of the 64-octet keys
+// was a call, twice a frame; ports first, as they differ first.
+func (k *tcpHalf) eq(o *tcpHalf) bool {
+	return k.src.Port() == o.src.Port() && k.dst.Port() == o.dst.Port() && k.src.Addr() == o.src.Addr() && k.dst.Addr() == o.dst.Addr()
+}
+
 // maxTCPHalves bounds the directions tracked; past it the least recently
 // active one is forgotten (a finding says so), and its connection then
 // counts from its next segment again.
@@ -138,8 +144,9 @@ func (t *tcpTable) init(b *budget.Budget) {
 	t.acct = b.Register("tcp-analysis", t)
 }
 
-// d returns entry i.
-func (t *tcpTable) d(i int32) *tcpDir { return &t.dirs[i/tcpChunk][i%tcpChunk] }
+// d returns entry i (never negative: unsigned, the division is a shift and
+// the remainder a mask, with no sign fix-up at each of a frame's dozen calls).
+func (t *tcpTable) d(i int32) *tcpDir { u := uint32(i); return &t.dirs[u/tcpChunk][u%tcpChunk] }
 
 func (t *tcpTable) unlink(i int32) {
 	d := t.d(i)
@@ -156,7 +163,7 @@ func (t *tcpTable) pushFront(i int32) {
 // get returns the index of k's entry, creating it (and forgetting the least
 // recently active one when full) if need be; evicted reports that.
 func (t *tcpTable) get(k tcpHalf, now uint64) (i int32, created, evicted bool) {
-	if i := t.d(0).next; i != 0 && t.d(i).key == k { // the last frame's direction: no hashing
+	if i := t.d(0).next; i != 0 && t.d(i).key.eq(&k) { // the last frame's direction: no hashing
 		t.d(i).stamp = now
 		return i, false, false
 	}
@@ -200,7 +207,7 @@ func (t *tcpTable) peer(i int32) int32 {
 		return 0
 	}
 	rk := tcpHalf{src: d.key.dst, dst: d.key.src}
-	if j := d.peer; j != 0 && t.d(j).key == rk {
+	if j := d.peer; j != 0 && t.d(j).key.eq(&rk) {
 		return j
 	}
 	d.peer, d.peerGen = t.idx[rk], t.gen

@@ -553,10 +553,16 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 // too: the tables that follow are of what was read).
 func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs bool, done chan<- struct{}) {
 	defer close(done)
+	// A round's packets stay put until the worker says it is done with
+	// them: reassembly may keep references until then (Engine.Reclaim).
+	w.eng.LendPackets(true)
 	for rd := range w.in {
 		b := rd.b[w.idx]
 		if !w.dead {
 			w.batch(r, b, rd, pass, emit, print, runs, !direct && !runs)
+			if !w.dead {
+				w.eng.Reclaim()
+			}
 		}
 		if !direct {
 			b.done <- struct{}{}
@@ -565,6 +571,7 @@ func (w *worker) run(r *runner, p *parallel, pass int, emit, print, direct, runs
 		}
 	}
 	if !w.dead {
+		w.eng.LendPackets(false) // rounds reclaimed; Finish reads no packet
 		w.eng.Finish()
 	}
 }

@@ -515,6 +515,12 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		pf = capture.NewPrefetch(src)
 	}
 	defer pf.Close()
+	if _, ok := pf.(*capture.Prefetch); ok {
+		// A batch's packets stay put until the next NextBatch, before
+		// which refill reclaims; off (and reclaimed) before pf closes.
+		r.eng.LendPackets(true)
+		defer r.eng.LendPackets(false)
+	}
 	// Packets come a batch at a time (a file's Prefetch batch; one packet
 	// of a live source) and are decoded with no call per packet. pkts[i:]
 	// is what is left of the batch: the loop can leave after any frame and
@@ -544,6 +550,7 @@ func (r *runner) pass(n int, sinks []Sink) (passCounts, error) {
 		if live && !ready() {
 			r.idle(sinks)
 		}
+		fd.eng.Reclaim() // the batch's memory goes back to the reader
 		var err error
 		if fd.pkts, err = next(); err != nil {
 			fd.pkts = nil

@@ -25,7 +25,7 @@ import (
 )
 
 // Segment is one TCP segment as the caller decoded it. Payload is only read
-// during the call: the assembler copies what it has to keep.
+// during the call, unless Lent: the assembler copies what it has to keep.
 type Segment struct {
 	Seq           uint32 // sequence number of the segment (of the SYN when SYN is set)
 	SYN, FIN, RST bool
@@ -37,6 +37,11 @@ type Segment struct {
 	// be reported at once instead of at a limit or the end of the capture.
 	ACK bool
 	Ack uint32
+	// Lent says Payload stays valid and unchanged until the caller's next
+	// Reclaim: the retransmission history then keeps a reference to the
+	// delivered bytes instead of copying them, and Reclaim copies only
+	// what the history still holds (at most History octets a direction).
+	Lent bool
 }
 
 // FrameSpan says that Len bytes starting at Off in a chunk came from Frame.
@@ -292,6 +297,10 @@ type half struct {
 
 	hist    []byte // ring of delivered bytes ending at next, len a power of 2
 	histLen int
+	// lastRef is 1 + the index in Assembler.refs of the newest delivery
+	// whose bytes are not yet in hist (0: none); the refs chain back
+	// through prev and end at next, contiguous.
+	lastRef int32
 	// marks remember which frame delivered recent offsets, for PrevFrame
 	// (a conflict with older bytes says 0, "no longer known"). Few, as
 	// every tracked connection carries them: a ring, the newest at
@@ -328,7 +337,24 @@ type Assembler struct {
 	anomaly Anomaly
 	pieces  []heldSeg
 	update  [skipLevels]*skipNode
+
+	// refs are lent deliveries (Segment.Lent) not yet copied into their
+	// history ring, pending the halves that have some; Reclaim empties both.
+	refs    []histRef
+	pending []*half
 }
+
+// histRef is a lent delivery the history ring still has to copy.
+type histRef struct {
+	p    []byte
+	prev int32 // lastRef of the half before this delivery
+}
+
+// maxRefs bounds the lent deliveries kept between two Reclaims (32 octets
+// each): at the limit they are all copied, as Reclaim would, so a caller
+// that lends a great many segments between Reclaims costs a copy each
+// again, never more memory.
+const maxRefs = 4096
 
 // maxFreeNodes bounds the free-node list (memory kept for reuse: 1024 nodes
 // of about 150 octets).
@@ -488,17 +514,19 @@ func (a *Assembler) segment(c *conn, key *FlowKey, dir Dir, seg *Segment) {
 		return
 	}
 	if len(seg.Payload) > 0 {
-		a.data(c, dir, off, seg.Payload, seg.Frame, seg.TimeNS)
+		a.data(c, dir, off, seg.Payload, seg.Frame, seg.TimeNS, seg.Lent)
 	}
 	if seg.FIN && !h.finSeen {
 		if fin := off + int64(len(seg.Payload)); fin >= 0 {
 			h.finSeen, h.finOff = true, uint64(fin)
 		}
 	}
-	if seg.ACK {
+	if seg.ACK && c.h[dir^1].nheld != 0 { // acked's first test, without the call
 		a.acked(c, dir^1, seg.Ack)
 	}
-	a.checkDone(c)
+	if c.h[0].finSeen && c.h[1].finSeen {
+		a.checkDone(c)
+	}
 }
 
 // acked handles an acknowledgment of direction dir: a hole before held data
@@ -517,7 +545,7 @@ func (a *Assembler) acked(c *conn, dir Dir, ack uint32) {
 	}
 }
 
-func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts int64) {
+func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts int64, lent bool) {
 	h := &c.h[dir]
 	end := off + int64(len(p))
 	if off < 0 {
@@ -546,9 +574,12 @@ func (a *Assembler) data(c *conn, dir Dir, off int64, p []byte, frame uint64, ts
 		p, off = p[n:], next
 	}
 	if off == next && (h.nheld == 0 || h.first().off >= uint64(end)) {
-		// Steady state: pass the caller's bytes through, no copy.
-		a.deliver(c, dir, p, frame, ts)
-		a.release(c, dir)
+		// Steady state: pass the caller's bytes through, no copy. Nothing
+		// held before, nothing to release after.
+		a.deliver(c, dir, p, frame, ts, lent)
+		if h.nheld != 0 {
+			a.release(c, dir)
+		}
 		return
 	}
 	a.hold(c, dir, uint64(off), p, frame, ts)
@@ -677,7 +708,7 @@ func (a *Assembler) release(c *conn, dir Dir) {
 	h := &c.h[dir]
 	for h.nheld > 0 && h.first().off == h.next {
 		s := h.first()
-		a.deliver(c, dir, s.data, s.frame, s.timeNS)
+		a.deliver(c, dir, s.data, s.frame, s.timeNS, false) // s.data is freed after
 		n := len(s.data) + SegmentOverhead
 		h.heldBytes -= n
 		a.charge(-n)
@@ -721,7 +752,7 @@ func (a *Assembler) skip(c *conn, dir Dir, reason GapReason) bool {
 	a.stats.Gaps++
 	a.stats.GapBytes += g.Size
 	h.next = to
-	h.histLen = 0 // history must end at next
+	h.histLen, h.lastRef = 0, 0 // history must end at next
 	if c.cons != nil {
 		c.cons.Gap(g)
 	}
@@ -729,9 +760,9 @@ func (a *Assembler) skip(c *conn, dir Dir, reason GapReason) bool {
 	return true
 }
 
-func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) {
+func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64, lent bool) {
 	h := &c.h[dir]
-	a.remember(h, p, frame)
+	a.remember(h, p, frame, lent)
 	ch := &a.chunk
 	a.span[0] = FrameSpan{Frame: frame, Len: len(p)}
 	// Field by field: the composite literal was built in a temporary and
@@ -747,17 +778,27 @@ func (a *Assembler) deliver(c *conn, dir Dir, p []byte, frame uint64, ts int64) 
 }
 
 // remember appends delivered bytes to the history ring, growing it lazily
-// within the total budget.
-func (a *Assembler) remember(h *half, p []byte, frame uint64) {
+// within the total budget. Lent bytes are only referenced (lend) until
+// Reclaim, or a read of the ring, copies them (settle): a stream delivered
+// in 1448-octet segments otherwise copied every octet into a 16 KiB ring
+// that kept about one in ten of them until the next Reclaim.
+func (a *Assembler) remember(h *half, p []byte, frame uint64, lent bool) {
 	h.marks[h.nmark&(len(h.marks)-1)] = mark{off: h.next, frame: frame} // len is a power of two
 	h.nmark++
 	// Steady state: the ring has its full size and p (1 to size octets)
 	// wraps at most once. The general path below does the same in a loop,
 	// after a growth check that cannot fire at full size.
 	if size := len(h.hist); size == a.cfg.History && uint(len(p)-1) < uint(size) {
-		n := copy(h.hist[int(h.next)&(size-1):], p)
-		if n < len(p) {
-			copy(h.hist, p[n:])
+		if lent {
+			a.lend(h, p)
+		} else {
+			if h.lastRef != 0 {
+				a.settle(h) // the refs end where p starts
+			}
+			n := copy(h.hist[int(h.next)&(size-1):], p)
+			if n < len(p) {
+				copy(h.hist, p[n:])
+			}
 		}
 		h.histLen = min(size, h.histLen+len(p))
 		return
@@ -794,6 +835,15 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 		o += uint64(len(p) - size)
 		p = p[len(p)-size:]
 	}
+	if lent {
+		// A clipped p is the whole ring: settle stops at it.
+		a.lend(h, p)
+		h.histLen = min(size, h.histLen+int(o+uint64(len(p))-h.next))
+		return
+	}
+	if h.lastRef != 0 {
+		a.settle(h)
+	}
 	for len(p) > 0 {
 		i := int(o & uint64(size-1))
 		n := copy(h.hist[i:], p)
@@ -802,9 +852,75 @@ func (a *Assembler) remember(h *half, p []byte, frame uint64) {
 	h.histLen = min(size, h.histLen+int(o-h.next)) // o-h.next: bytes written past next
 }
 
+// lend records p, delivered next (lent), as h's newest history bytes
+// without copying them. Small enough to inline: h's first ref since the
+// last Reclaim and a full refs take lendSlow.
+func (a *Assembler) lend(h *half, p []byte) {
+	n := len(a.refs)
+	if h.lastRef == 0 || n == cap(a.refs) {
+		a.lendSlow(h, p)
+		return
+	}
+	a.refs = a.refs[:n+1]
+	a.refs[n] = histRef{p: p, prev: h.lastRef}
+	h.lastRef = int32(n + 1)
+}
+
+func (a *Assembler) lendSlow(h *half, p []byte) {
+	if len(a.refs) >= maxRefs {
+		a.Reclaim()
+	}
+	if h.lastRef == 0 {
+		a.pending = append(a.pending, h)
+	}
+	a.refs = append(a.refs, histRef{p: p, prev: h.lastRef})
+	h.lastRef = int32(len(a.refs))
+}
+
+// settle copies h's lent deliveries into its ring, newest first and only
+// the last len(hist) octets: the older ones would be overwritten. They end
+// at next, contiguous (skip and closeConn forget them). The ring may have
+// grown since: what it moved of theirs is overwritten here, and the octets
+// it holds beyond histLen are never read.
+func (a *Assembler) settle(h *half) {
+	size := uint64(len(h.hist))
+	lo := h.next - min(h.next, size)
+	end := h.next
+	for i := h.lastRef; i != 0 && end > lo; {
+		r := &a.refs[i-1]
+		p, at := r.p, end-uint64(len(r.p))
+		if end-lo < uint64(len(p)) {
+			p, at = p[uint64(len(p))-(end-lo):], lo
+		}
+		j := at & (size - 1)
+		if n := copy(h.hist[j:], p); n < len(p) {
+			copy(h.hist, p[n:])
+		}
+		end, i = at, r.prev
+	}
+	h.lastRef = 0
+}
+
+// Reclaim copies into the history rings the lent bytes (Segment.Lent) they
+// still reference. Call it before memory that a lent Payload was in is
+// written again; the assembler then keeps no reference to it.
+func (a *Assembler) Reclaim() {
+	for _, h := range a.pending {
+		if h.lastRef != 0 {
+			a.settle(h)
+		}
+	}
+	clear(a.pending)
+	clear(a.refs)
+	a.pending, a.refs = a.pending[:0], a.refs[:0]
+}
+
 // checkDelivered compares bytes at off (all before next) with the history.
 func (a *Assembler) checkDelivered(c *conn, dir Dir, off uint64, p []byte, frame uint64) {
 	h := &c.h[dir]
+	if h.lastRef != 0 {
+		a.settle(h)
+	}
 	lo := h.next - uint64(h.histLen)
 	if off < lo {
 		n := min(uint64(len(p)), lo-off)

@@ -77,6 +77,7 @@ func FuzzReassembly(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x01\x01\x01\x00\x10\x20\x30\x40\x50\x60\x70\x80\x90"))
 	f.Add([]byte("\x80\x00\x00\x00\x02\x04\x00\xff\xfe\xfd\xfc\x01\x02\x03\x04\x05\x06"))
 	f.Add([]byte("\xff\xff\xfe\x00\x03\x08\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"))
+	f.Add([]byte("\x12\x34\x56\x78\x08\x03\x00\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x20\x0f\x30\x90\x31\x91\x32\x92\x33\x93\x34\x94\x35\x95\x36\x96\x37\x97\x38\x98\x39\x99\x3a\x9a\x3b\x9b\x3c\x9c\x3d\x9d\x3e\x9e\x01\x02\x03\x04\x05\x06\x07\x00\x01\x02\x03\x04\x05\x06\x07\x00\x01\x02\x03")) // lent, reclaimed now and then, retransmissions
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 7 {
 			return
@@ -134,7 +135,24 @@ func FuzzReassembly(f *testing.F) {
 		cfg.NewConsumer = func(FlowKey) Consumer { return cons }
 		a := NewAssembler(cfg)
 		buf := make([]byte, 0, n)
+		lend := mode&8 != 0
+		var lent [][]byte
 		send := func(d Dir, sg fseg) {
+			if lend {
+				// Lent until Reclaim, then overwritten: the history must
+				// have copied what it still compares with.
+				p := append([]byte(nil), stream[sg.s:sg.e]...)
+				lent = append(lent, p)
+				a.Segment(FlowKey{A: client, B: server}, d, Segment{Seq: isns[d] + 1 + uint32(sg.s), Payload: p, Lent: true})
+				if rnd(4) == 0 {
+					a.Reclaim()
+					for _, p := range lent {
+						clear(p)
+					}
+					lent = lent[:0]
+				}
+				return
+			}
 			// Reuse one buffer, as a capture reader does.
 			buf = append(buf[:0], stream[sg.s:sg.e]...)
 			a.Segment(FlowKey{A: client, B: server}, d, Segment{Seq: isns[d] + 1 + uint32(sg.s), Payload: buf})
