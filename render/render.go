@@ -223,7 +223,9 @@ func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) [
 	l := len(dst)
 	dst = slices.Grow(dst, columnsRoom)
 	b := (*[columnsRoom]byte)(dst[l : l+columnsRoom]) // fixed-length slices of it: no pointer masking
-	*(*[len(c.numText)]byte)(b[:]) = c.numText
+	// by words: the first as nextNum stored it (see there)
+	*(*[8]byte)(b[:8]) = *(*[8]byte)(c.numText[:8])
+	*(*[8]byte)(b[8:16]) = *(*[8]byte)(c.numText[8:16])
 	o := c.numLen
 	*(*[len(r.text)]byte)(b[o : o+len(r.text)]) = r.text
 	o += r.n
@@ -265,6 +267,16 @@ func (c *SummaryCache) appendNum(dst []byte, v uint64) []byte {
 // be written anew. It changes the slot.
 func (c *SummaryCache) nextNum(v uint64) bool {
 	if d := v - c.num; c.numLen > 0 && d-1 < numStep {
+		// Without a carry (nine numbers in ten), the last digit (at
+		// numLen-2 <= 7) is counted up in the first word and stored
+		// whole: appendColumns's copy reads that word right back, which a
+		// CPU forwards from one store but stalls on after byte stores.
+		sh := uint(c.numLen-2) * 8
+		w := binary.LittleEndian.Uint64(c.numText[:8])
+		if byte(w>>sh)+byte(d) <= '9' {
+			binary.LittleEndian.PutUint64(c.numText[:8], w+d<<sh)
+			return true
+		}
 		return countUpBy(c.numText[:c.numLen-1], byte(d))
 	}
 	return false
