@@ -50,14 +50,14 @@ func Summary(dst []byte, f *dissect.Frame, first int64, st *Style) []byte {
 // Not safe for concurrent use: one per goroutine that
 // renders.
 type SummaryCache struct {
-	slots     [addrCacheSets][2]addrSlot // first (NewSummaryCache); way 0 the set's newest pair, way 1 the one before
-	misses    int                        // address pairs written anew (tests)
-	colMisses int                        // (Protocol, Length) pairs written anew (tests)
+	slots [addrCacheSets][2]addrSlot // first (NewSummaryCache); way 0 the set's newest pair, way 1 the one before
+	cols  [colCacheSets][2]colSlot   // Protocol and Length columns together, way 0 the newer; a line each, after slots
+
+	misses    int // address pairs written anew (tests)
+	colMisses int // (Protocol, Length) pairs written anew (tests)
 	protos    [protoCacheSize]protoSlot
 	wires     [wireCacheSize]wireSlot
 	wnext     int // the slot the next new Length column takes
-
-	cols [colCacheSets][2]colSlot // Protocol and Length columns together, way 0 the newer
 
 	num     uint64 // the last frame number, its column and a space in numText[:numLen] (0: none)
 	numLen  int
@@ -76,13 +76,14 @@ const protoCacheSize, wireCacheSize = 4, 8
 const colCacheSets, colCacheBits = 32, 5
 
 // colSlot is the Protocol column, a space and the Length column with its
-// space, and what they depend on (appendProto's key and the length).
+// space, and what they depend on (appendProto's key and the length): 64
+// octets, one cache line (NewSummaryCache), so that a hit reads one line.
 type colSlot struct {
 	proto string
 	wire  int
 	l4    bool
 	eth   uint16
-	n     int // the text's length (0: empty slot)
+	n     int32 // the text's length (0: empty slot)
 	text  [32]byte
 }
 
@@ -235,7 +236,7 @@ func (c *SummaryCache) appendColumns(dst []byte, f *dissect.Frame, clk *Clock) [
 	*(*[len(a.text)]byte)(b[o : o+len(a.text)]) = a.text
 	o += addrPairLen
 	*(*[len(cs.text)]byte)(b[o : o+len(cs.text)]) = cs.text
-	return dst[:l+o+cs.n]
+	return dst[:l+o+int(cs.n)]
 }
 
 // columnsRoom is the room appendColumns copies its slots into.
@@ -365,7 +366,7 @@ func (c *SummaryCache) appendProtoLen(dst []byte, f *dissect.Frame) []byte {
 	if n := len(dst) - start; n <= len(set[0].text) { // not a protocol name longer than the column
 		set[1] = set[0]
 		s := &set[0]
-		s.proto, s.wire, s.l4, s.eth, s.n = f.Proto, f.WireLen, f.Net.HasL4, f.Net.EtherType, n
+		s.proto, s.wire, s.l4, s.eth, s.n = f.Proto, f.WireLen, f.Net.HasL4, f.Net.EtherType, int32(n)
 		copy(s.text[:], dst[start:])
 	}
 	return dst
@@ -386,7 +387,7 @@ func (s *colSlot) appendTo(dst []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, len(s.text))
 	*(*[len(s.text)]byte)(dst[l : l+len(s.text)]) = s.text
-	return dst[:l+s.n]
+	return dst[:l+int(s.n)]
 }
 
 // sameString is a == b, without memequal's call when both are the same
