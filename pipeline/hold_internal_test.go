@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // writeLog records each Write.
@@ -59,4 +60,18 @@ func TestPrinterHold(t *testing.T) {
 	}
 	w, got = runLog(Config{Input: Input{File: "-", Stdin: bytes.NewReader(data)}})
 	perLine("stdin", w, got)
+}
+
+// TestPrinterColsAligned: the printer's SummaryCache starts a cache line
+// (render.NewSummaryCache), so each address slot it holds is one line:
+// embedded in the printer, 48 octets into a line, each slot's text lay on
+// the line after its keys.
+func TestPrinterColsAligned(t *testing.T) {
+	pr, err := newPrinter(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := uintptr(unsafe.Pointer(pr.cols)); p%64 != 0 {
+		t.Fatalf("printer's SummaryCache at %#x: not on a 64-octet line", p)
+	}
 }

@@ -51,16 +51,16 @@ type printer struct {
 	shown     int64
 	seenShown bool
 	allShown  bool
-	summary   bool                // the text summary line and nothing else (the common case: Frame goes straight to it)
-	hold      bool                // frames' output held in buf up to outHold (reading a file)
-	cols      render.SummaryCache // the summary's repeated columns (one printer per -j worker)
+	summary   bool                 // the text summary line and nothing else (the common case: Frame goes straight to it)
+	hold      bool                 // frames' output held in buf up to outHold (reading a file)
+	cols      *render.SummaryCache // the summary's repeated columns (one printer per -j worker)
 }
 
 // newPrinter checks the print options (even for -q, as before: -e without
 // -T fields is a mistake either way).
 func newPrinter(cfg Config) (*printer, error) {
 	p := cfg.Print
-	pr := &printer{p: p, out: cfg.Out, first: true}
+	pr := &printer{p: p, out: cfg.Out, first: true, cols: render.NewSummaryCache()}
 	pr.hold = cfg.Input.rereadable() && len(cfg.Sinks) == 0 && !p.LineFlush
 	pr.clk = render.Clock{Format: p.Time, HMS: p.HMS, Digits: p.TimeDigits}
 	switch p.Format {
@@ -173,14 +173,14 @@ func (pr *printer) sep(buf []byte) []byte {
 // body appends the frame's own output (a -j worker renders it).
 func (pr *printer) body(buf []byte, f *dissect.Frame, t *dissect.Tree) []byte {
 	if pr.summary {
-		return render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.cols)
+		return render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, pr.cols)
 	}
 	switch pr.p.Format {
 	case "text":
 		if pr.p.Verbose {
 			buf = render.VerboseOnly(buf, t, pr.p.Style, pr.p.Only)
 		} else {
-			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, &pr.cols)
+			buf = render.SummaryClock(buf, f, pr.clock(f), pr.p.Style, pr.cols)
 		}
 		if pr.p.Hex {
 			if pr.p.Verbose {

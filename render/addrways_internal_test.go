@@ -3,6 +3,7 @@ package render
 import (
 	"net/netip"
 	"testing"
+	"unsafe"
 
 	"github.com/rdx-project/rdx/dissect"
 )
@@ -64,6 +65,27 @@ func TestProtoLenCacheRoCE(t *testing.T) {
 		}
 		if c.colMisses != len(pairs) {
 			t.Fatalf("round %d: %d pairs written, want %d (each once)", round, c.colMisses, len(pairs))
+		}
+	}
+}
+
+var sinkCache *SummaryCache
+
+// TestAddrSlotsAligned: NewSummaryCache's address slots each start a
+// cache line, and so do its (Protocol, Length) slots, so a hit reads one
+// line, not two (its keys and its text).
+func TestAddrSlotsAligned(t *testing.T) {
+	var c SummaryCache
+	if unsafe.Sizeof(addrSlot{}) != 64 || unsafe.Offsetof(c.slots) != 0 {
+		t.Fatalf("addrSlot is %d octets at offset %d, want 64 at 0", unsafe.Sizeof(addrSlot{}), unsafe.Offsetof(c.slots))
+	}
+	if unsafe.Sizeof(colSlot{}) != 64 || unsafe.Offsetof(c.cols)%64 != 0 {
+		t.Fatalf("colSlot is %d octets at offset %d, want 64 on a line", unsafe.Sizeof(colSlot{}), unsafe.Offsetof(c.cols))
+	}
+	for range 8 {
+		sinkCache = NewSummaryCache() // on the heap, as a printer's
+		if p := uintptr(unsafe.Pointer(sinkCache)); p%64 != 0 {
+			t.Fatalf("NewSummaryCache at %#x: not on a 64-octet line", p)
 		}
 	}
 }
