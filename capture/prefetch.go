@@ -40,12 +40,15 @@ type batch struct {
 // Every hand-over to a reader waiting for a free batch wakes it on the
 // other core (a futex wake, an idle thread spinning to steal it, a context
 // switch there and back). rdx read -q -j1 of 1M small Rx packets made
-// 1,600 voluntary context switches with 1024 packets a batch, each handed
-// back at once; 700 with 4096 handed back two at a time (giveBack), while
-// the decoder works on the other two (100 of those are start-up).
+// 1,500 voluntary context switches with 1024 packets a batch, each handed
+// back at once; 850 with 2048 handed back two at a time (giveBack), while
+// the decoder works on the other two (100 of those are start-up). Larger
+// batches wake it less still (4096: 800) but hold more memory, which
+// counts when the tables fill the heap to the collector's limit: 300,000
+// RDS/TCP connections took 83 collections instead of 62.
 const (
 	batches    = 4
-	batchLen   = 4096
+	batchLen   = 2048
 	batchBytes = 1 << 20
 	giveBack   = batches / 2
 )
