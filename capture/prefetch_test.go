@@ -135,8 +135,11 @@ func TestPrefetchViews(t *testing.T) {
 		}
 		batchCount++
 		copied += len(p.cur.buf)
-		for wait := 0; len(p.full) < batches-1 && i+len(pkts) < n-3*batchLen && wait < 2000; wait++ {
-			time.Sleep(time.Millisecond) // the reader fills the other batches
+		// The reader fills the batches it has (not this one, nor the used
+		// ones not yet handed back); batches here end at batchBytes, about
+		// 1,950 records, so the last 3 are not waited for.
+		for wait := 0; len(p.full) < batches-1-p.nspent && i+len(pkts) < n-3*1950 && wait < 2000; wait++ {
+			time.Sleep(time.Millisecond)
 		}
 		for _, q := range pkts {
 			if !bytes.Equal(q.Data, data(i)) || q.TimeNS != int64(i)*1000 {
@@ -261,5 +264,49 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 				t.Fatalf("read %d of %d packets", len(want), n)
 			}
 		}
+	}
+}
+
+// Used batches go back to the reader giveBack at a time, so it wakes once
+// for them: after every other batch one is held back, and the reader never
+// has more than the others to fill.
+func TestPrefetchGiveBack(t *testing.T) {
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10 * batchLen
+	d := make([]byte, 60)
+	for i := 0; i < n; i++ {
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewReader(bytes.NewReader(file.Bytes()), "giveback.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPrefetch(r)
+	defer p.Close()
+	got := 0
+	for k := 0; ; k++ {
+		pkts, err := p.NextBatch()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(pkts)
+		if want := k % giveBack; p.nspent != want {
+			t.Fatalf("batch %d: %d used batches held back, want %d", k+1, p.nspent, want)
+		}
+		if f := len(p.full) + len(p.free); f > batches-1-p.nspent {
+			t.Fatalf("batch %d: %d batches full or free beside the current one and %d held back", k+1, f, p.nspent)
+		}
+	}
+	if got != n {
+		t.Fatalf("read %d of %d packets", got, n)
 	}
 }

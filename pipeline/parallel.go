@@ -119,9 +119,14 @@ type frameOut struct {
 type batch struct {
 	runs []int      // where each run's output ends, when the merger takes runs
 	res  []frameOut // each frame's, when the merger takes frame by frame
-	out  []byte
-	done chan struct{} // the worker finished the batch
-	pan  any           // a panic the worker recovered, raised again by the merger
+	// out is made (outCap) when the batch first renders: a run that shows
+	// nothing (-q, check, -z) would carry it in the heap for nothing, and
+	// when the tables fill the heap to the collector's limit every MB of
+	// that is more collections.
+	out    []byte
+	outCap int
+	done   chan struct{} // the worker finished the batch
+	pan    any           // a panic the worker recovered, raised again by the merger
 }
 
 // round is up to roundFrames consecutive frames.
@@ -211,7 +216,7 @@ func newParallel(cfg Config, eo dissect.Options, eng *dissect.Engine, n int, tre
 		for i := range rd.b {
 			// res and runs grow in the first rounds (runs are as many as
 			// frames only when flows alternate frame by frame)
-			rd.b[i] = &batch{out: make([]byte, 0, bf*outPerFrame), done: make(chan struct{}, 1)}
+			rd.b[i] = &batch{outCap: bf * outPerFrame, done: make(chan struct{}, 1)}
 		}
 		p.free <- rd
 	}
@@ -589,6 +594,9 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 			b.pan, w.pan, w.dead = v, v, true
 		}
 	}()
+	if print && b.out == nil {
+		b.out = make([]byte, 0, b.outCap)
+	}
 	me, ids, pkts := uint8(w.idx), rd.ids, rd.pkts
 	pkts = pkts[:len(ids)]
 	first, numbered := rd.first, len(rd.streams) > 0

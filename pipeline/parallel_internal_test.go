@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdx-project/rdx/capture"
+	"github.com/rdx-project/rdx/dissect"
 )
 
 // TestParallelWorkers: the runs listed in parallel.go stay on one worker.
@@ -123,5 +124,29 @@ func TestWorkersLentBuffers(t *testing.T) {
 		if !bytes.Equal(outs[0].Bytes(), outs[1].Bytes()) || !bytes.Equal(files[0], files[1]) || outs[0].Len()+len(files[0]) < 1000 {
 			t.Errorf("%+v: -j 3 printed %d octets and wrote %d, -j 1 %d and %d, or they differ", cfg.Print, outs[1].Len(), len(files[1]), outs[0].Len(), len(files[0]))
 		}
+	}
+}
+
+// The rounds' output buffers are made when a batch first renders: a run
+// that shows nothing (-q) does not carry 2 x roundsInFlight of them (6 MB
+// at -j 2) in a heap the tables may fill to the collector's limit. A run
+// that prints makes each once, with room for a summary line per frame.
+func TestRoundOutLazy(t *testing.T) {
+	eng := dissect.NewEngine(dissect.Options{})
+	p, err := newParallel(Config{Input: Input{File: "x.pcap"}, Quiet: true, Workers: 2}, dissect.Options{}, eng, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range roundsInFlight {
+		rd := <-p.free
+		for i, b := range rd.b {
+			if cap(b.out) != 0 || b.outCap < p.frames/2*outPerFrame {
+				t.Fatalf("batch %d: output buffer of %d octets before any frame, room for %d when it renders", i, cap(b.out), b.outCap)
+			}
+		}
+	}
+	var out bytes.Buffer
+	if _, err := Run(Config{Input: Input{File: "../pcaps/kernel/nfs3_rdma_roce.pcap"}, Out: &out, Workers: 2}); err != nil || out.Len() < 1000 {
+		t.Fatalf("-j 2 summary: %v, %d octets", err, out.Len())
 	}
 }
