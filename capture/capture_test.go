@@ -1018,3 +1018,35 @@ func mustReader(t *testing.T, b []byte) *Reader {
 	}
 	return r
 }
+
+// TestSmallFileSmallBuffer: a capture file of a few KB is read through a
+// buffer its size (at least 4 KiB), not 1 MiB, and still read whole; a
+// big one gets readBufSize.
+func TestSmallFileSmallBuffer(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{3, 40, 20000} {
+		ps := genPackets(n, uint64(n))
+		b := pcapBytes(t, ps, false)
+		p := filepath.Join(dir, "c.pcap")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := min(max(len(b), 4096), readBufSize)
+		if got := r.br.Size(); got != want {
+			t.Errorf("%d packets, %d octets: buffer %d, want %d", n, len(b), got, want)
+		}
+		var pkt Packet
+		got := 0
+		for r.Next(&pkt) == nil {
+			got++
+		}
+		r.Close()
+		if got != n {
+			t.Errorf("%d packets, %d octets: read %d", n, len(b), got)
+		}
+	}
+}
