@@ -110,11 +110,8 @@ func (s *Map[K, V]) Set(k K, v V) {
 		s.vals[i] = v
 		return
 	}
-	if len(s.m) > 0 {
-		if _, ok := s.m[k]; ok {
-			s.m[k] = v
-			return
-		}
+	if len(s.m) > 0 && s.inMap(k, v) { // the length test outside: a call only when the map is used
+		return
 	}
 	if s.n < Front {
 		s.put(k, 0, v) // 0: tags are read only once big
@@ -202,11 +199,8 @@ func (s *Map[K, V]) SetT(k K, t uint64, v V) {
 			return
 		}
 	}
-	if len(s.m) > 0 {
-		if _, ok := s.m[k]; ok {
-			s.m[k] = v
-			return
-		}
+	if len(s.m) > 0 && s.inMap(k, v) {
+		return
 	}
 	if s.n < Front {
 		s.put(k, t, v)
@@ -259,4 +253,13 @@ func (s *Map[K, V]) All(f func(K, V) bool) {
 			return
 		}
 	}
+}
+
+// inMap replaces k's value if k is in the Go map.
+func (s *Map[K, V]) inMap(k K, v V) bool {
+	if _, ok := s.m[k]; ok {
+		s.m[k] = v
+		return true
+	}
+	return false
 }
