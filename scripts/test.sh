@@ -14,5 +14,6 @@ go test -json -timeout 30m "$@" ./... 2>&1 | bin/testsum
 rc=$?
 # -j N runs engines on several goroutines (pipeline/parallel.go): the race
 # detector watches the pipeline's tests, which run them with -j 2 and 4.
-go test -json -race "$@" ./pipeline/ 2>&1 | bin/testsum || rc=1
+# About 3 minutes quiet; a loaded machine took past go test's default 10.
+go test -json -race -timeout 30m "$@" ./pipeline/ 2>&1 | bin/testsum || rc=1
 exit $rc
