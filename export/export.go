@@ -207,8 +207,9 @@ type Sink struct {
 	eng    *dissect.Engine
 	byDate bool // date partitions
 	// no date partitions, calls, protocol tables or -e columns: a frame
-	// without findings or checks is only a row of frames (addFast), and
-	// Frame skips the tests of the rest (42 instructions a frame of 200k Rx)
+	// without findings is only a row of frames (addFast) and its checks'
+	// rows, and Frame skips the tests of the rest (42 instructions a
+	// frame of 200k Rx)
 	onlyFrames bool
 	// Rows counts the rows written to each table, in Tables' order;
 	// ProtoRows each of Options.Tables'.
@@ -410,8 +411,11 @@ func (s *Sink) to(t *table, day int64) {
 
 // Frame adds the frame's row and its findings' and checks' rows.
 func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
-	if s.onlyFrames && len(f.Findings) == 0 && len(f.Checks) == 0 {
+	if s.onlyFrames && len(f.Findings) == 0 {
 		s.frames.addFast(f)
+		if len(f.Checks) > 0 { // checks' part is current: no date partitions
+			s.checkRowsOf(f)
+		}
 		return
 	}
 	capture := s.capture
@@ -459,6 +463,11 @@ func (s *Sink) Frame(f *dissect.Frame, t *dissect.Tree) {
 		t.str(6, fd.Msg, 0)
 		t.end()
 	}
+	s.checkRowsOf(f)
+}
+
+// checkRowsOf adds f's checks' rows (to the checks part made current).
+func (s *Sink) checkRowsOf(f *dissect.Frame) {
 	for i := range f.Checks {
 		c := &f.Checks[i]
 		if c.Skip != dissect.SkipNone { // applies but did not run: neither passed nor failed
