@@ -56,25 +56,47 @@ func (*deltaByteArray) EncodeByteArray(dst []byte, src []byte, offsets []uint32)
 	return append(dst, b.suffixes...), nil
 }
 
-// sharedPrefix is the length of the prefix a and b share, 8 octets at a
+// sharedPrefix is the length of the prefix a and b share, 16 octets at a
 // time through pointers the length check has proved: the slice
 // expressions' bounds checks were half its cost (Info of Rx shares about
-// 45 octets a row).
+// 45 octets a row). The last octets are the 8 ending at n, which may
+// overlap octets already found equal: an octet-at-a-time tail took 20
+// instructions a row of 200k Rx frames (most rows share all of the
+// shorter value).
 func sharedPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
+	if n < 8 {
+		i := 0
+		for i < n && a[i] == b[i] {
+			i++
+		}
+		return i
+	}
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	diff := func(i int) uint64 { // a[i:i+8] ^ b[i:i+8], i <= n-8
+		return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pa, i))[:]) ^
+			binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pb, i))[:])
+	}
 	i := 0
-	if n >= 8 {
-		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
-		for ; i <= n-8; i += 8 {
-			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pa, i))[:]) ^
-				binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(pb, i))[:])
+	for ; i <= n-16; i += 16 {
+		x, y := diff(i), diff(i+8)
+		if x|y != 0 {
 			if x != 0 {
 				return i + bits.TrailingZeros64(x)/8
 			}
+			return i + 8 + bits.TrailingZeros64(y)/8
 		}
 	}
-	for i < n && a[i] == b[i] {
-		i++
+	if i <= n-8 {
+		if x := diff(i); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+		i += 8
 	}
-	return i
+	if i < n { // a[:i] == b[:i], so a difference in a[n-8:n] is at or past i
+		if x := diff(n - 8); x != 0 {
+			return n - 8 + bits.TrailingZeros64(x)/8
+		}
+	}
+	return n
 }

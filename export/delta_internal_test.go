@@ -131,8 +131,9 @@ func FuzzDeltaByteArray(f *testing.F) {
 }
 
 // TestSharedPrefixAll holds sharedPrefix against an octet-at-a-time
-// loop for every pair of lengths to 24 and every place of a difference
-// (its 8-octet loads must neither read past either value nor miss one).
+// loop for every pair of lengths to 40 and every place of a difference
+// (its 8-octet loads, two a step and the last ending at the shorter
+// value's end, must neither read past either value nor miss one).
 func TestSharedPrefixAll(t *testing.T) {
 	naive := func(a, b []byte) int {
 		i := 0
@@ -141,9 +142,9 @@ func TestSharedPrefixAll(t *testing.T) {
 		}
 		return i
 	}
-	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
-	for la := 0; la <= 24; la++ {
-		for lb := 0; lb <= 24; lb++ {
+	base := []byte("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ")
+	for la := 0; la <= 40; la++ {
+		for lb := 0; lb <= 40; lb++ {
 			for d := -1; d < min(la, lb); d++ {
 				a := append([]byte(nil), base[:la]...)
 				b := append([]byte(nil), base[:lb]...)

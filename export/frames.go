@@ -282,15 +282,16 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 	}
 	r := &ff.rows[ft.n]
 	r.FrameNumber, r.FrameTime = f.Num, f.TimeNS
-	r.Src, r.Dst, r.SrcPort, r.DstPort = "", "", 0, 0 // null
+	// each field stored once (a string store checks the write barrier)
+	src, dst, sport, dport := "", "", uint16(0), uint16(0) // null
 	n := &f.Net
 	if n.HasIP {
-		r.Src = ft.addrText(n.Src)
-		r.Dst = ft.addrText(n.Dst)
+		src, dst = ft.addrText(n.Src), ft.addrText(n.Dst)
 		if n.HasL4 {
-			r.SrcPort, r.DstPort = n.SrcPort, n.DstPort
+			sport, dport = n.SrcPort, n.DstPort
 		}
 	}
+	r.Src, r.Dst, r.SrcPort, r.DstPort = src, dst, sport, dport
 	r.Protocol = f.Proto
 	// a chain the memo had is its string again (if in this batch's arena)
 	chain, i, made := ft.eng.ProtoChainMemo(f, &ft.memo)
@@ -303,9 +304,10 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 	// rendered into the arena, not copied there
 	start := len(ff.arena)
 	ff.arena = render.Info(ff.arena, f)
-	r.Info = ""
+	info := ""
 	if len(ff.arena) > start {
-		r.Info = unsafe.String(&ff.arena[start], len(ff.arena)-start)
+		info = unsafe.String(&ff.arena[start], len(ff.arena)-start)
 	}
+	r.Info = info
 	ft.end()
 }
