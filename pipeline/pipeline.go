@@ -341,7 +341,7 @@ func Run(cfg Config) (res Result, err error) {
 	}
 	r.t.SetWant(want) // only what -T fields and -Y read
 	if nw > 1 {
-		if r.par, err = newParallel(cfg, eo, eng, nw, needTree); err != nil {
+		if r.par, err = newParallel(cfg, eo, eng, nw); err != nil {
 			return res, err
 		}
 		r.par.streams = numberer
