@@ -42,6 +42,15 @@ for j in "${js[@]}"; do
   timeit "rdx read$jl -T fields (4 fields)" bin/rdx read "${jf[@]}" -T fields "${fields[@]}" "$cap"
   best_fields=$(min "$last_s" "$best_fields") cpu_fields=$(min "$last_cpu" "$cpu_fields")
 done
+# The machine's own ceiling for -j N: N separate `rdx read -j 1 -q` at once
+# share nothing, so their summed rate bounds what N workers in one process
+# can reach here (-j 1 alone already keeps a second core partly busy with
+# its reader, the collector and the kernel's read copy).
+if [ "${#js[@]}" -gt 1 ]; then
+  np=$(nproc)
+  count=$((N * np)) timeit "$np x rdx read -j 1 -q, at once" \
+    bash -c 'for ((i = 0; i < $1; i++)); do "$2" read -j 1 -q "$3" & done; wait' _ "$np" bin/rdx "$cap"
+fi
 if command -v tshark >/dev/null; then
   timeit "tshark -r (summary)"           tshark -r "$cap" -d udp.port==7000,rx
   ratio "rdx/tshark summary (best rdx)" "$best_sum" "$last_s"

@@ -1,24 +1,50 @@
 # Shared by the bench scripts (sourced). timeit runs a command with its
-# output discarded and prints its wall time, rate and peak RSS. The caller
-# sets dir (scratch directory), count (what the command processes), unit
-# (the rate's name) and optionally scale (count is divided by it). It leaves
-# the wall seconds, CPU seconds (user+system) and peak RSS in last_s, last_cpu
-# and last_rss for ratios.
+# output discarded and prints its wall time (median of REPS runs), rate and
+# peak RSS. The caller sets dir (scratch directory), count (what the
+# command processes), unit (the rate's name) and optionally scale (count is
+# divided by it). It leaves the wall seconds, CPU seconds (user+system) and
+# peak RSS in last_s, last_cpu and last_rss for ratios.
+#
+# REPS (default 3) is how many times each command runs; the run with the
+# median wall time is the one reported (its CPU time and peak RSS too). On a
+# shared 2-core VM single runs of the same binary were seen 70% apart.
+REPS=${REPS:-3}
+
+# runmed runs a command REPS times with its output discarded and writes the
+# median-wall run's "wall user sys maxrssKB" to the file $1. It returns the
+# first non-zero exit status it saw.
+runmed() { # outfile, command...
+  local out=$1 i rc=0 r; shift
+  : >"$out.all"
+  for ((i = 0; i < REPS; i++)); do
+    r=0
+    # wall from date (ns; /usr/bin/time's %e has 10 ms steps), CPU and RSS
+    # from /usr/bin/time when it is there
+    local t0 t1 rest='? ? ?'
+    t0=$(date +%s.%N)
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f '%U %S %M' -o "$out.one" "$@" >/dev/null 2>&1 || r=$?
+      rest=$(tail -1 "$out.one")
+    else
+      "$@" >/dev/null 2>&1 || r=$?
+    fi
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" -v r="$rest" 'BEGIN{printf "%.3f %s\n", b-a, r}' >>"$out.all"
+    [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
+  done
+  sort -n -k1,1 "$out.all" | sed -n "$(((REPS + 1) / 2))p" >"$out"
+  rm -f "$out.one" "$out.all"
+  return "$rc"
+}
+
 timeit() { # label, command...
   local label=$1; shift
-  local t0 t1 mem cpu=? rc=0
-  t0=$(date +%s.%N)
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%M %U %S' -o "$dir/rss" "$@" >/dev/null 2>&1 || rc=$?
-    read -r mem u s < <(tail -1 "$dir/rss")
-    cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
-  else
-    "$@" >/dev/null 2>&1 || rc=$?
-    mem=?
-  fi
-  t1=$(date +%s.%N)
+  local mem u s cpu rc=0
+  runmed "$dir/rss" "$@" || rc=$?
   [ "$rc" = 0 ] || echo "warning: $label exited with status $rc" >&2
-  last_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') last_cpu=$cpu last_rss=$mem
+  read -r last_s u s mem <"$dir/rss"
+  cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{ if (u == "?") print "?"; else printf "%.2f", u+s}')
+  last_cpu=$cpu last_rss=$mem
   awk -v l="$label" -v s="$last_s" -v n="$count" -v k="${scale:-1}" -v u="$unit" -v m="$mem" -v c="$cpu" \
     'BEGIN{printf "%-34s %8.3f s %12.1f %s   cpu %5s s   peak RSS %s KB\n", l, s, n/s/k, u, c, m}'
 }

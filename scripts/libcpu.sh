@@ -3,7 +3,8 @@
 # each (on a shared machine wall time is noise: compare CPU), and peak RSS.
 # The caller sets dir (scratch directory), count (what the command
 # processes), unit (the rate's name) and optionally scale (count is divided
-# by it).
+# by it). Each command runs REPS times (lib.sh's runmed: the median run).
+. scripts/lib.sh
 timecpu() { # label, command...
   local label=$1; shift
   local rc=0
@@ -11,11 +12,11 @@ timecpu() { # label, command...
     echo "$label: /usr/bin/time missing (apt-get install -y time) - skipped"
     return
   fi
-  /usr/bin/time -f '%e %U %S %M' -o "$dir/time" "$@" >/dev/null 2>&1 || rc=$?
+  runmed "$dir/time" "$@" || rc=$?
   [ "$rc" = 0 ] || echo "warning: $label exited with status $rc" >&2
-  tail -1 "$dir/time" | awk -v l="$label" -v n="$count" -v k="${scale:-1}" -v u="$unit" \
+  awk -v l="$label" -v n="$count" -v k="${scale:-1}" -v u="$unit" \
     '{w=$1; c=$2+$3; printf "%-36s %7.2f s wall %7.2f s CPU  %10.1f %s by wall %10.1f by CPU  peak RSS %6.1f MB\n",
-      l, w, c, (w>0? n/w/k : 0), u, (c>0? n/c/k : 0), $4/1024}'
+      l, w, c, (w>0? n/w/k : 0), u, (c>0? n/c/k : 0), $4/1024}' "$dir/time"
 }
 
 # loadavg prints the machine's load at the start of a benchmark.
