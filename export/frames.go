@@ -67,6 +67,12 @@ type frameTable struct {
 	// with rows: the addresses' texts
 	addrs *[addrSlots]addrText
 	batch uint64 // the batch being built (1 the first): addrs of others are stale
+	// the addresses of the last row that looked them up, and their texts
+	// (of batch pair): a row of the same two, either way round, takes
+	// them without addrText's hash (RoCE swaps src and dst every frame)
+	pairSrc, pairDst netip.Addr
+	pairS, pairD     string
+	pair             uint64
 	// the texts of memo's chains in the arena of a batch
 	chains [dissect.ChainMemoSlots]struct {
 		s     string
@@ -286,7 +292,15 @@ func (ft *frameTable) addFast(f *dissect.Frame) {
 	src, dst, sport, dport := "", "", uint16(0), uint16(0) // null
 	n := &f.Net
 	if n.HasIP {
-		src, dst = ft.addrText(n.Src), ft.addrText(n.Dst)
+		switch {
+		case ft.pair == ft.batch && n.Src == ft.pairSrc && n.Dst == ft.pairDst:
+			src, dst = ft.pairS, ft.pairD
+		case ft.pair == ft.batch && n.Src == ft.pairDst && n.Dst == ft.pairSrc:
+			src, dst = ft.pairD, ft.pairS
+		default:
+			src, dst = ft.addrText(n.Src), ft.addrText(n.Dst)
+			ft.pairSrc, ft.pairDst, ft.pairS, ft.pairD, ft.pair = n.Src, n.Dst, src, dst, ft.batch
+		}
 		if n.HasL4 {
 			sport, dport = n.SrcPort, n.DstPort
 		}

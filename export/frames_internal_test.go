@@ -3,6 +3,8 @@ package export
 import (
 	"net/netip"
 	"testing"
+
+	"github.com/rdx-project/rdx/dissect"
 )
 
 // TestAddrText: an address's text from the cache is its own whatever the
@@ -51,6 +53,45 @@ func TestAddrText(t *testing.T) {
 	for _, a := range hosts[:2] {
 		if got := ft.addrText(a); got != a.String() || len(ft.rows.arena) == 0 {
 			t.Fatalf("new batch: %s is %q, arena %d octets", a, got, len(ft.rows.arena))
+		}
+	}
+}
+
+// TestAddrPair: rows of the last pair of addresses, either way round,
+// take its texts, which are the addresses' own in every row of every
+// batch: also when a pair first seen late in a batch (after the arena
+// stopped growing) goes on into the next one, whose texts reuse the
+// arena.
+func TestAddrPair(t *testing.T) {
+	ft, err := newFrameTable(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.eng = dissect.NewEngine(dissect.Options{})
+	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	c, d := netip.MustParseAddr("198.51.100.10"), netip.MustParseAddr("2001:db8::20")
+	want := make([][2]string, batchRows)
+	for i := range 4 * batchRows {
+		src, dst := a, b
+		if i >= batchRows+batchRows/2 { // from the middle of the second batch on
+			src, dst = c, d
+		}
+		if i%2 == 1 {
+			src, dst = dst, src
+		}
+		f := &dissect.Frame{Num: uint64(i + 1), Proto: "UDP"}
+		f.Net.HasIP, f.Net.Src, f.Net.Dst = true, src, dst
+		row := ft.n
+		ft.addFast(f)
+		want[row] = [2]string{src.String(), dst.String()}
+		if row != batchRows-1 {
+			continue
+		}
+		// the batch is full (written now, were a file open): every row's texts
+		for k, w := range want {
+			if r := &ft.rows.rows[k]; r.Src != w[0] || r.Dst != w[1] {
+				t.Fatalf("frame %d: src %q dst %q, want %q %q", i+1-batchRows+1+k, r.Src, r.Dst, w[0], w[1])
+			}
 		}
 	}
 }
