@@ -73,7 +73,7 @@ func TestAsmPacketResetsEveryField(t *testing.T) {
 				t.Fatalf("field %s: kind %v not handled by this test", v.Type().Field(i).Name, fv.Kind())
 			}
 		}
-		p.asmPacket(&q, (*[BTHLen]byte)(h), &addrPair{src, dst}, 9)
+		p.asmPacket(&q, (*[BTHLen]byte)(h), &addrPair{src: src, dst: dst}, 9)
 		if !reflect.DeepEqual(q, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, q, want)
 		}

@@ -201,7 +201,9 @@ func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
 	if r.i >= 0 && r.k.is(e, qp, resp) {
 		return r.i, true
 	}
-	c := &d.qpCache[qpSlot(e.src, e.dst, qp, resp)]
+	h := ibasm.KeyHash(e.src, e.dst, qp, resp)
+	e.hash, e.hashed, e.hashResp = h, true, resp
+	c := &d.qpCache[h>>(64-qpCacheBits)]
 	if c[0].i >= 0 && c[0].k.is(e, qp, resp) {
 		*r = c[0]
 		return r.i, true
@@ -728,8 +730,15 @@ func (d *State) checkBTH(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpIn
 }
 
 // addrPair is a packet's flow addresses (flowKey), handed by pointer:
-// six words of arguments to three calls a packet cost more.
-type addrPair struct{ src, dst netip.Addr }
+// six words of arguments to three calls a packet cost more. lookupQP
+// leaves in hash the key's KeyHash when it computed it (hashed; for
+// hashResp), which the assembler then takes instead of hashing the same
+// key again (asmPacket).
+type addrPair struct {
+	src, dst         netip.Addr
+	hash             uint64
+	hashed, hashResp bool
+}
 
 func (d *State) flowKey(f *dissect.Frame, p *Packet) (src, dst netip.Addr) {
 	switch p.encap {

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+
+	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
 // lookupQP tries the slot a key's hint names first: keys whose hints
@@ -43,7 +45,7 @@ func TestLookupQPCache(t *testing.T) {
 	for round := range 2 {
 		for i := range keys {
 			k := &keys[i]
-			got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
+			got, ok := d.lookupQP(&addrPair{src: k.src, dst: k.dst}, k.qp, k.resp)
 			if !ok || got != int32(i) {
 				t.Fatalf("round %d, key %d (%+v): state %d, %v", round, i, k, got, ok)
 			}
@@ -65,7 +67,7 @@ func TestLookupQPCache(t *testing.T) {
 	}
 	lookupAll(t, d, keys, 9)
 	d.clearQPs()
-	if _, ok := d.lookupQP(&addrPair{srv, cl}, keys[0].qp, false); ok {
+	if _, ok := d.lookupQP(&addrPair{src: srv, dst: cl}, keys[0].qp, false); ok {
 		t.Fatal("a key found after clearQPs")
 	}
 }
@@ -81,9 +83,46 @@ func lookupAll(t *testing.T, d *State, keys []qpKey, seed uint64) {
 	for range 10000 {
 		i := rng.IntN(len(keys))
 		k := &keys[i]
-		got, ok := d.lookupQP(&addrPair{k.src, k.dst}, k.qp, k.resp)
+		got, ok := d.lookupQP(&addrPair{src: k.src, dst: k.dst}, k.qp, k.resp)
 		if !ok || got != int32(i) {
 			t.Fatalf("key %d (%+v): state %d, %v", i, keys[i], got, ok)
 		}
+	}
+}
+
+// lookupQP leaves the key's KeyHash in the addrPair when it computed it (a
+// recent slot's miss, as with 64 clients), for the assembler, and asmPacket
+// hands it on: the hash must be the key's, for the key's direction.
+func TestLookupQPHash(t *testing.T) {
+	srv, cl := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("198.18.0.0")
+	d := newState()
+	hashed := 0
+	for i := range 64 {
+		cl = cl.Next()
+		for _, resp := range []bool{false, true} {
+			for _, k := range []qpKey{{src: cl, dst: srv, qp: 0x11, resp: resp}, {src: srv, dst: cl, qp: 0x12, resp: resp}} {
+				d.qps[k] = int32(i)
+				e := addrPair{src: k.src, dst: k.dst}
+				if _, ok := d.lookupQP(&e, k.qp, k.resp); !ok {
+					t.Fatalf("%+v not found", k)
+				}
+				if !e.hashed {
+					continue
+				}
+				hashed++
+				if e.hashResp != k.resp || e.hash != ibasm.KeyHash(k.src, k.dst, k.qp, k.resp) {
+					t.Fatalf("%+v: hash %#x for resp %v, want %#x", k, e.hash, e.hashResp, ibasm.KeyHash(k.src, k.dst, k.qp, k.resp))
+				}
+				var q ibasm.Packet
+				p := &Packet{data: make([]byte, BTHLen), bth: 0, lrh: -1, grh: -1}
+				p.asmPacket(&q, (*[BTHLen]byte)(p.data), &e, 1)
+				if !q.HasHash || q.Hash != e.hash || q.HashResp != e.hashResp {
+					t.Fatalf("%+v: asmPacket hands on hash %#x (%v, resp %v)", k, q.Hash, q.HasHash, q.HashResp)
+				}
+			}
+		}
+	}
+	if hashed == 0 {
+		t.Fatal("no lookup hashed its key")
 	}
 }

@@ -83,6 +83,7 @@ func (p *Packet) asmPacket(q *ibasm.Packet, hb *[BTHLen]byte, e *addrPair, frame
 	h := BTH(hb[:])
 	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = e.src, e.dst, h.Opcode(), h.DestQP(), h.PSN()
 	q.Payload, q.Frame = p.Payload(), frame
+	q.Hash, q.HasHash, q.HashResp = e.hash, e.hashed, e.hashResp
 	q.HasRETH, q.VA, q.RKey, q.DMALen = false, 0, 0, 0
 	q.HasImm, q.Imm, q.HasInv, q.InvRKey, q.HasAETH, q.Syndrome = false, 0, false, 0, false, 0
 	if p.exts&(ExtRETH|ExtImmDt|ExtIETH|ExtAETH) == 0 {

@@ -192,13 +192,13 @@ func (x *d) fhFixed(label string) {
 }
 
 // fhHash is the hash of the handle at the reader without adding nodes (for
-// summaries); ok is false if it does not fit.
-func fhHash(r *xdr.Reader) (uint32, bool) {
+// summaries; m remembers the last handle's); ok is false if it does not fit.
+func fhHash(r *xdr.Reader, m *oncrpc.Msg) (uint32, bool) {
 	fh := r.Opaque(maxFH)
 	if r.Err() != nil {
 		return 0, false
 	}
-	return crc32.ChecksumIEEE(fh), true
+	return m.ChecksumIEEE(fh), true
 }
 
 // node adds a structure node (FT_NONE) and opens it; close ends it.

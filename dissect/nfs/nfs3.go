@@ -44,7 +44,7 @@ func (nfs3) Summary(dst []byte, m *oncrpc.Msg) []byte {
 		if m.Proc == 0 || m.Proc > 21 {
 			return dst
 		}
-		h, ok := fhHash(&r)
+		h, ok := fhHash(&r, m)
 		if !ok {
 			return dst
 		}

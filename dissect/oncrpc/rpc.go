@@ -151,6 +151,7 @@ type State struct {
 	filt     []*filtSRT
 	frameLog []loggedSRT
 	logFrame uint64
+	crc      crcMemo // Msg.ChecksumIEEE's last handle (memo.go)
 }
 
 func newState() *State {

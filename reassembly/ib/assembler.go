@@ -88,6 +88,11 @@ type Packet struct {
 	// its Data, so it must stay as it is until the next Add.
 	Payload []byte
 	Frame   uint64
+	// Hash is KeyHash(Src, Dst, DestQP, HashResp) when HasHash: a caller
+	// that hashed the PSN space's key already (dissect/ib's PSN check, when
+	// its recent slot missed) spares the assembler hashing it again.
+	Hash              uint64
+	HasHash, HashResp bool
 }
 
 // Message is one assembled message. The assembler reuses it and its Data
@@ -501,7 +506,11 @@ func (a *Assembler) lookup(p *Packet, resp bool) *stream {
 		a.touch(s)
 		return s
 	}
-	c := &a.cache[slotOf(p.Src, p.Dst, p.DestQP, resp)]
+	h := p.Hash
+	if !p.HasHash || p.HashResp != resp {
+		h = KeyHash(p.Src, p.Dst, p.DestQP, resp)
+	}
+	c := &a.cache[h>>(64-cacheBits)]
 	if s := c[0]; s != nil && s.key.is(p, resp) {
 		a.touch(s)
 		*rc = s

@@ -122,3 +122,57 @@ func TestLookupCache(t *testing.T) {
 		}
 	}
 }
+
+// A caller's Hash is only where lookup looks first: with the right hash,
+// a wrong one, or one for the other direction, every packet of 64 clients'
+// streams still gets its own stream, the same one every time; a right hash
+// takes the cached stream (no map) like KeyHash itself.
+func TestLookupCallerHash(t *testing.T) {
+	srv, cl := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("198.18.0.0")
+	var ps []Packet
+	var resps []bool
+	for range 64 {
+		cl = cl.Next()
+		for _, resp := range []bool{false, true} {
+			ps = append(ps, Packet{Src: cl, Dst: srv, DestQP: 0x11}, Packet{Src: srv, Dst: cl, DestQP: 0x12})
+			resps = append(resps, resp, resp)
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, mode := range []string{"right", "wrong", "other direction"} {
+		a := New()
+		got := make([]*stream, len(ps))
+		for range 10000 {
+			i := rng.IntN(len(ps))
+			p, resp := ps[i], resps[i]
+			p.HasHash, p.HashResp, p.Hash = true, resp, KeyHash(p.Src, p.Dst, p.DestQP, resp)
+			switch mode {
+			case "wrong":
+				p.Hash = rng.Uint64()
+			case "other direction":
+				p.HashResp, p.Hash = !resp, rng.Uint64()
+			}
+			s := a.lookup(&p, resp)
+			if want := (streamKey{src: p.Src, dst: p.Dst, qp: p.DestQP, resp: resp}); s.key != want {
+				t.Fatalf("%s hash, packet %d: stream of %+v, want %+v", mode, i, s.key, want)
+			}
+			if got[i] != nil && got[i] != s {
+				t.Fatalf("%s hash, packet %d: a second stream", mode, i)
+			}
+			got[i] = s
+		}
+		if len(a.streams) != len(ps) {
+			t.Fatalf("%s hash: %d streams, want %d", mode, len(a.streams), len(ps))
+		}
+		if mode == "right" {
+			clear(a.streams) // every stream is cached: the right hash finds each without the map
+			for i := range ps {
+				p := ps[i]
+				p.HasHash, p.HashResp, p.Hash = true, resps[i], KeyHash(p.Src, p.Dst, p.DestQP, resps[i])
+				if s := a.lookup(&p, resps[i]); s != got[i] {
+					t.Fatalf("right hash, packet %d: not the cached stream", i)
+				}
+			}
+		}
+	}
+}
