@@ -315,3 +315,31 @@ func TestTableIndexHostile(t *testing.T) {
 		t.Fatalf("%d entries left", tb.Len())
 	}
 }
+
+// Keys in runs (an Rx channel's call numbers: hashes differing in their two
+// lowest bits) share a cache line of the index: four consecutive ones sit
+// in one aligned group of four slots, each at its place, whatever the seed.
+func TestTableIndexRuns(t *testing.T) {
+	defer func(s uint64) { ixSeed = s }(ixSeed)
+	for seed := range uint64(32) {
+		ixSeed = seed * 0x9e3779b97f4a7c15
+		var tb Table[uint64, int]
+		tb.Init(1024, 1, nil)
+		tb.Hash(func(k uint64) uint64 { return k })
+		for k := uint64(0x5550); k < 0x5554; k++ {
+			tb.Add(k)
+		}
+		group := -1
+		for i, s := range tb.slots {
+			if s.h == 0 {
+				continue
+			}
+			if group < 0 {
+				group = i &^ 3
+			}
+			if i != group+int(s.e.key&3) {
+				t.Fatalf("seed %d: key %#x in slot %d, want %d (one group of four from %d)", seed, s.e.key, i, group+int(s.e.key&3), group)
+			}
+		}
+	}
+}
