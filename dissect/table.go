@@ -16,7 +16,13 @@ import (
 //
 // A Table must not be copied after Init: its list points into itself.
 type Table[K comparable, V any] struct {
+	// m indexes the entries, or with a hash (Hash) those the slots of the
+	// open-addressing index (tableindex.go) have no room for
 	m        map[K]*Entry[K, V]
+	hash     func(K) uint64
+	slots    []ixSlot[K, V]
+	ixN      int          // entries in slots
+	shift    uint         // 64 - log2(len(slots))
 	head     *Entry[K, V] // sentinel: head.next is the oldest, head.prev the newest
 	free     []*Entry[K, V]
 	limbo    []*Entry[K, V] // dropped since the last Release
@@ -78,6 +84,12 @@ func (t *Table[K, V]) Init(limit int, overhead int64, describe func(k K, v *V) s
 	t.acct.Reset()
 }
 
+// Hash indexes the entries by h(k) (equal keys, equal hashes) in an
+// open-addressing table rather than a Go map: cheaper for a table that
+// inserts and deletes an entry per new key for ever (Rx calls). Call it
+// after the first Init, before the first Add.
+func (t *Table[K, V]) Hash(h func(K) uint64) { t.hash = h }
+
 // Presize asks that the map take room for the limit's entries in one step,
 // once it holds limit/presizeFrac of them, for a table that usually fills
 // (Rx calls, kept after their reply): growing a Go map entry by entry
@@ -92,7 +104,7 @@ func (t *Table[K, V]) Register(b *budget.Budget, name string) {
 }
 
 // Len is the number of entries.
-func (t *Table[K, V]) Len() int { return len(t.m) }
+func (t *Table[K, V]) Len() int { return t.ixN + len(t.m) }
 
 // Used is what the table has charged to its budget (0 when not registered).
 func (t *Table[K, V]) Used() int64 { return t.acct.Used() }
@@ -130,11 +142,18 @@ func (e *Entry[K, V]) Live() bool { return e.prev != nil }
 
 // Get returns k's entry, or nil, and makes it the newest.
 func (t *Table[K, V]) Get(k K) *Entry[K, V] {
-	e := t.m[k]
+	e := t.find(k)
 	if e != nil {
 		t.Touch(e)
 	}
 	return e
+}
+
+func (t *Table[K, V]) find(k K) *Entry[K, V] {
+	if t.hash != nil {
+		return t.ixFind(k)
+	}
+	return t.m[k]
 }
 
 // Touch makes e the newest entry (a caller that caches an entry beside the
@@ -166,7 +185,7 @@ func (t *Table[K, V]) pushNewest(e *Entry[K, V]) {
 // was full, its least recently used entry was dropped to make room: dropped
 // is that entry, valid until the next Release, for the caller's finding.
 func (t *Table[K, V]) Add(k K) (e, dropped *Entry[K, V]) {
-	if len(t.m) >= t.limit && t.head.next != t.head {
+	if t.Len() >= t.limit && t.head.next != t.head {
 		dropped = t.head.next
 		t.unlink(dropped)
 	}
@@ -176,10 +195,14 @@ func (t *Table[K, V]) Add(k K) (e, dropped *Entry[K, V]) {
 		e = new(Entry[K, V])
 	}
 	e.key, e.stamp, e.charged = k, t.acct.Now(), 0
-	if t.presize && len(t.m) == t.limit/presizeFrac {
-		t.grow()
+	if t.hash != nil {
+		t.ixAdd(e)
+	} else {
+		if t.presize && len(t.m) == t.limit/presizeFrac {
+			t.grow()
+		}
+		t.m[k] = e
 	}
-	t.m[k] = e
 	t.pushNewest(e)
 	t.Charge(e, t.overhead)
 	return e, dropped
@@ -188,7 +211,7 @@ func (t *Table[K, V]) Add(k K) (e, dropped *Entry[K, V]) {
 // Delete removes k's entry (a connection that closed); its value is reused
 // after the next Release.
 func (t *Table[K, V]) Delete(k K) {
-	if e := t.m[k]; e != nil {
+	if e := t.find(k); e != nil {
 		t.unlink(e)
 	}
 }
@@ -215,7 +238,11 @@ func (t *Table[K, V]) unlink(e *Entry[K, V]) {
 	}
 	e.prev.next, e.next.prev = e.next, e.prev
 	e.prev, e.next = nil, nil
-	delete(t.m, e.key)
+	if t.hash != nil {
+		t.ixDelete(e)
+	} else {
+		delete(t.m, e.key)
+	}
 	t.acct.Charge(-e.charged)
 	e.charged = 0
 	t.limbo = append(t.limbo, e)

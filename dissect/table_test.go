@@ -1,6 +1,8 @@
 package dissect
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -159,5 +161,185 @@ func TestTablePresize(t *testing.T) {
 	}
 	if _, old := tb.Add(64); old != es[0] || tb.Len() != 64 || tb.Get(0) != nil {
 		t.Fatalf("at the limit: dropped %v, len %d", old, tb.Len())
+	}
+}
+
+// checkIndex checks a hashed table's index against its list: every entry
+// is found, sits in the slots less than ixProbe past its home or else in
+// the Go map (never both), and nothing else is indexed.
+func checkIndex[K comparable, V any](tb *Table[K, V]) error {
+	n := 0
+	for e := tb.head.next; e != tb.head; e = e.next {
+		n++
+		if tb.find(e.key) != e {
+			return fmt.Errorf("entry %v not found", e.key)
+		}
+	}
+	if n != tb.Len() {
+		return fmt.Errorf("%d entries listed, Len %d", n, tb.Len())
+	}
+	held := 0
+	mask := len(tb.slots) - 1
+	for i, s := range tb.slots {
+		if s.h == 0 {
+			continue
+		}
+		held++
+		if d := (i - tb.ixHome(s.h)) & mask; d >= ixProbe {
+			return fmt.Errorf("slot %d holds %v %d past its home", i, s.e.key, d)
+		}
+		if s.h != ixMix(tb.hash(s.e.key)) || !s.e.Live() {
+			return fmt.Errorf("slot %d: stale entry %v", i, s.e.key)
+		}
+		if _, dup := tb.m[s.e.key]; dup {
+			return fmt.Errorf("%v both in the slots and the map", s.e.key)
+		}
+	}
+	if held != tb.ixN {
+		return fmt.Errorf("%d slots held, ixN %d", held, tb.ixN)
+	}
+	return nil
+}
+
+// A table with a hash behaves as one with a Go map, whatever the hash:
+// random Add, Get, Touch, Delete and Release against a model (keys, LRU
+// order), the index checked after each operation. The weak hashes make
+// long runs, entries in the Go map, and deletes that shift runs back.
+func TestTableIndexModel(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hash func(int) uint64
+	}{
+		{"gomap", nil},
+		{"identity", func(k int) uint64 { return uint64(k) }},
+		{"fourhashes", func(k int) uint64 { return uint64(k & 3) }},
+		{"onehash", func(int) uint64 { return 42 }},
+	} {
+		var tb Table[int, int]
+		tb.Init(64, 1, nil)
+		tb.Presize()
+		tb.Hash(tc.hash)
+		var model []int // oldest first
+		entries := map[int]*Entry[int, int]{}
+		remove := func(k int) {
+			for i, m := range model {
+				if m == k {
+					model = append(model[:i], model[i+1:]...)
+					return
+				}
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for op := range 20000 {
+			k := rng.IntN(100)
+			switch e := entries[k]; {
+			case e != nil && rng.IntN(3) == 0:
+				tb.Delete(k)
+				delete(entries, k)
+				remove(k)
+			case e != nil:
+				if rng.IntN(2) == 0 {
+					tb.Touch(e)
+				} else if tb.Get(k) != e || e.V != k {
+					t.Fatalf("%s op %d: Get(%d) lost its entry", tc.name, op, k)
+				}
+				remove(k)
+				model = append(model, k)
+			default:
+				if tb.Get(k) != nil {
+					t.Fatalf("%s op %d: Get(%d) found a deleted key", tc.name, op, k)
+				}
+				ne, old := tb.Add(k)
+				ne.V = k
+				if old != nil {
+					if old.Key() != model[0] {
+						t.Fatalf("%s op %d: Add dropped %d, want the oldest %d", tc.name, op, old.Key(), model[0])
+					}
+					delete(entries, model[0])
+					model = model[1:]
+				}
+				entries[k] = ne
+				model = append(model, k)
+			}
+			if rng.IntN(4) == 0 {
+				tb.Release()
+			}
+			if err := checkIndex(&tb); err != nil {
+				t.Fatalf("%s op %d: %v", tc.name, op, err)
+			}
+			if tb.Len() != len(model) {
+				t.Fatalf("%s op %d: %d entries, want %d", tc.name, op, tb.Len(), len(model))
+			}
+		}
+		i := 0
+		for k := range tb.All() {
+			if model[i] != k {
+				t.Fatalf("%s: order differs from the model at %d", tc.name, i)
+			}
+			i++
+		}
+		tb.Init(64, 1, nil)
+		if tb.Len() != 0 || tb.ixN != 0 || len(tb.m) != 0 {
+			t.Fatalf("%s: Init left %d entries (%d in slots)", tc.name, tb.Len(), tb.ixN)
+		}
+	}
+}
+
+// TestTableIndexHostile: keys whose hashes the traffic made collide (one
+// hash for all) must cost O(1) per operation, not O(entries) as one probe
+// run of them all would. Checked by structure, not time: at most ixProbe
+// of them sit in the slots (a search reads at most ixProbe slots, then one
+// Go map lookup), the rest in the Go map; all are found, dropped in LRU
+// order and deleted.
+func TestTableIndexHostile(t *testing.T) {
+	const n = 16000
+	var tb Table[uint64, int]
+	tb.Init(n/2, 1, nil)
+	tb.Hash(func(uint64) uint64 { return 0x1234 })
+	for k := range uint64(n) {
+		if _, old := tb.Add(k); old != nil && old.Key() != k-n/2 {
+			t.Fatalf("Add(%d) dropped %d", k, old.Key())
+		}
+		tb.Release()
+	}
+	if tb.ixN > ixProbe || tb.Len() != n/2 {
+		t.Fatalf("%d colliding keys in the slots, want at most %d (%d in all)", tb.ixN, ixProbe, tb.Len())
+	}
+	if err := checkIndex(&tb); err != nil {
+		t.Fatal(err)
+	}
+	for k := uint64(n / 2); k < n; k++ {
+		tb.Delete(k)
+	}
+	if tb.Len() != 0 {
+		t.Fatalf("%d entries left", tb.Len())
+	}
+}
+
+// Keys in runs (an Rx channel's call numbers: hashes differing in their two
+// lowest bits) share a cache line of the index: four consecutive ones sit
+// in one aligned group of four slots, each at its place, whatever the seed.
+func TestTableIndexRuns(t *testing.T) {
+	defer func(s uint64) { ixSeed = s }(ixSeed)
+	for seed := range uint64(32) {
+		ixSeed = seed * 0x9e3779b97f4a7c15
+		var tb Table[uint64, int]
+		tb.Init(1024, 1, nil)
+		tb.Hash(func(k uint64) uint64 { return k })
+		for k := uint64(0x5550); k < 0x5554; k++ {
+			tb.Add(k)
+		}
+		group := -1
+		for i, s := range tb.slots {
+			if s.h == 0 {
+				continue
+			}
+			if group < 0 {
+				group = i &^ 3
+			}
+			if i != group+int(s.e.key&3) {
+				t.Fatalf("seed %d: key %#x in slot %d, want %d (one group of four from %d)", seed, s.e.key, i, group+int(s.e.key&3), group)
+			}
+		}
 	}
 }

@@ -75,8 +75,8 @@ type conn struct {
 }
 
 // callKey is a call's connection (conn.id), channel and call number in one
-// word: the call table's map then hashes and compares a word (the fast
-// uint64 map), which a new call costs on every insert.
+// word: the call table's index then hashes and compares a word, which a new
+// call costs on every insert.
 type callKey uint64
 
 // maxConnID is the largest conn.id, the 30 bits callKey has for it. Ids
@@ -88,6 +88,10 @@ const maxConnID = 1<<30 - 1
 func makeCallKey(conn uint64, channel, call uint32) callKey {
 	return callKey(conn<<34 | uint64(channel&3)<<32 | uint64(call))
 }
+
+// callHash is the call table's hash of a key: the key itself (the table
+// mixes it with its seed).
+func callHash(k callKey) uint64 { return uint64(k) }
 
 func (k callKey) channel() uint32 { return uint32(k>>32) & 3 }
 func (k callKey) call() uint32    { return uint32(k) }
@@ -281,7 +285,8 @@ type call struct {
 // initTables empties the call and connection tables.
 func (d *State) initTables() {
 	d.calls.Init(maxCalls, callOverhead, droppedCall)
-	d.calls.Presize() // calls stay after their reply: the table fills in long captures
+	d.calls.Presize()      // calls stay after their reply: the table fills in long captures
+	d.calls.Hash(callHash) // a new call per insert and a drop per insert: no Go map churn
 	d.conns.Init(maxConns, connOverhead, droppedConn)
 }
 

@@ -27,7 +27,7 @@ const MaxCallData = 64 << 10
 const (
 	maxCalls     = 1 << 14
 	maxConns     = 1 << 13
-	callOverhead = 288  // the 240-octet entry, its map slot (~34 octets at the presized map's load)
+	callOverhead = 288  // the 240-octet entry, its two 16-octet index slots (at most half full once presized), some spare
 	workOverhead = 416  // the 408-octet dirWork's size class
 	connOverhead = 6400 // mostly the two 128-serial rings
 )

@@ -1,0 +1,158 @@
+package dissect
+
+import "math/rand/v2"
+
+// The index of a Table given a hash (Table.Hash): open addressing with
+// linear probing, in place of a Go map. The Rx call table, full in long
+// captures, inserts and deletes an entry per new call; a Go map paid ~11%
+// of `rdx read -q` on rx64 for that (mapassign_fast64, table.Delete and the
+// in-place rehash that clears its tombstones, perf). Here an insert or
+// delete moves a slot or two and leaves no tombstones (a delete shifts its
+// run back), so a table filled and emptied forever never rehashes.
+//
+// Keys come from the traffic (call numbers), so two guards keep every
+// operation O(1) whatever they are:
+//   - ixSeed, random per process, is mixed into each hash before it picks a
+//     slot: keys cannot be aimed at one run without knowing it;
+//   - an entry sits at most ixProbe-1 slots past its home slot. One that
+//     would sit further (keys whose hashes collide pile up in one run) goes
+//     to the Go map m instead, which hashes with its own random seed.
+//
+// A search so reads at most ixProbe slots, then (only when m holds any) one
+// Go map lookup.
+
+// ixSeed changes where entries sit, never what is found: the table's order
+// is its LRU list's.
+var ixSeed = rand.Uint64()
+
+const (
+	// ixMin is the slot count of an index's first table.
+	ixMin = 16
+	// ixProbe bounds how far past its home an entry sits (and so a search).
+	// At most half full with a random mix, a run that long is rare: an
+	// entry put in the Go map costs only speed.
+	ixProbe = 16
+)
+
+// ixSlot is one slot: the mixed hash of its entry's key (0: empty) and the
+// entry, whose key tells apart entries whose hashes mix alike.
+type ixSlot[K comparable, V any] struct {
+	h uint64
+	e *Entry[K, V]
+}
+
+// ixMix is a key hash's slot hash, never 0 (an empty slot). Its top bits
+// pick a group of four slots (a cache line), from a seeded mix of all bits
+// of x but its two lowest; those two pick the home slot in the group, bits
+// 1-2 of the slot hash. Keys that come in runs (an Rx channel's call
+// numbers) so sit four to a line: a new call lands in the line of the
+// channel's last call, and a dropped call in that of the next one dropped,
+// each likely cached, where a random slot is a cache miss (~85% of the
+// insert's time, perf annotate).
+func ixMix(x uint64) uint64 {
+	y := x>>2 ^ ixSeed
+	y = (y ^ y>>30) * 0xbf58476d1ce4e5b9
+	y = (y ^ y>>27) * 0x94d049bb133111eb
+	return (y^y>>31)&^7 | (x&3)<<1 | 1
+}
+
+// ixHome is the home slot of slot hash h.
+func (t *Table[K, V]) ixHome(h uint64) int { return int(h>>t.shift)&^3 | int(h>>1&3) }
+
+// ixFind returns k's entry, or nil.
+func (t *Table[K, V]) ixFind(k K) *Entry[K, V] {
+	if t.ixN > 0 {
+		h := ixMix(t.hash(k))
+		mask := len(t.slots) - 1
+		for i, n := t.ixHome(h), 0; n < ixProbe; i, n = (i+1)&mask, n+1 {
+			s := &t.slots[i]
+			if s.h == h && s.e.key == k {
+				return s.e
+			}
+			if s.h == 0 {
+				break
+			}
+		}
+	}
+	if len(t.m) > 0 {
+		return t.m[k]
+	}
+	return nil
+}
+
+// ixAdd indexes e, whose key is not in the table.
+func (t *Table[K, V]) ixAdd(e *Entry[K, V]) {
+	if 2*(t.ixN+1) > len(t.slots) {
+		t.ixGrow()
+	}
+	if !t.ixPut(ixMix(t.hash(e.key)), e) {
+		t.m[e.key] = e
+	}
+}
+
+// ixPut puts e in a free slot within ixProbe of home slot h's, if any.
+func (t *Table[K, V]) ixPut(h uint64, e *Entry[K, V]) bool {
+	mask := len(t.slots) - 1
+	for i, n := t.ixHome(h), 0; n < ixProbe; i, n = (i+1)&mask, n+1 {
+		if s := &t.slots[i]; s.h == 0 {
+			s.h, s.e = h, e
+			t.ixN++
+			return true
+		}
+	}
+	return false
+}
+
+// ixGrow doubles the slots (to room for the limit at once when Presize
+// asked and the table holds limit/presizeFrac entries).
+func (t *Table[K, V]) ixGrow() {
+	n := max(2*len(t.slots), ixMin)
+	if t.presize && t.ixN >= t.limit/presizeFrac {
+		for n < 2*t.limit {
+			n *= 2
+		}
+		t.presize = false
+	}
+	old := t.slots
+	t.slots, t.ixN, t.shift = make([]ixSlot[K, V], n), 0, 64
+	for ; n > 1; n >>= 1 {
+		t.shift--
+	}
+	for i := range old {
+		if s := &old[i]; s.h != 0 && !t.ixPut(s.h, s.e) {
+			t.m[s.e.key] = s.e
+		}
+	}
+}
+
+// ixDelete removes e from the index.
+func (t *Table[K, V]) ixDelete(e *Entry[K, V]) {
+	if t.ixN > 0 {
+		h := ixMix(t.hash(e.key))
+		mask := len(t.slots) - 1
+		for i, n := t.ixHome(h), 0; n < ixProbe && t.slots[i].h != 0; i, n = (i+1)&mask, n+1 {
+			if t.slots[i].e == e {
+				t.ixHole(i)
+				return
+			}
+		}
+	}
+	delete(t.m, e.key)
+}
+
+// ixHole empties slot i and closes the gap: each entry after it in the run
+// that a search from its home would no longer reach across the hole moves
+// into it, leaving a new hole where it was. An entry sits less than ixProbe
+// past its home, so no entry further than that from the hole can move.
+func (t *Table[K, V]) ixHole(i int) {
+	mask := len(t.slots) - 1
+	for j := (i + 1) & mask; t.slots[j].h != 0 && (j-i)&mask < ixProbe; j = (j + 1) & mask {
+		home := t.ixHome(t.slots[j].h)
+		if (j-home)&mask >= (j-i)&mask { // home is not after the hole: it may fill it
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = ixSlot[K, V]{}
+	t.ixN--
+}
