@@ -108,7 +108,7 @@ func TestQueue(t *testing.T) {
 		if err != io.EOF {
 			t.Fatalf("cancelled Next: %v", err)
 		}
-	case <-time.After(time.Second):
+	case <-time.After(10 * time.Second): // generous: it ends or it hangs
 		t.Fatal("cancel did not end a blocked Next")
 	}
 	q.Close()

@@ -344,7 +344,10 @@ func TestPeerRestart(t *testing.T) {
 			}
 			a.Close()
 			b.Close()
-			time.Sleep(100 * time.Millisecond) // both ends reach the listener
+			// Both closes reach the listener before the new incarnation
+			// dials: a path still up would give the new connections other
+			// path numbers.
+			waitPathsDown(t, ln, netip.MustParseAddr("127.0.0.1"))
 			a = dial()
 			defer a.Close()
 			probe(a, c.gen2)
@@ -373,6 +376,27 @@ func TestPeerRestart(t *testing.T) {
 			case <-time.After(100 * time.Millisecond):
 			}
 		})
+	}
+}
+
+// waitPathsDown waits until none of peer a's paths is up at ep.
+func waitPathsDown(t *testing.T, ep *Endpoint, a netip.Addr) {
+	t.Helper()
+	up := func() int {
+		ep.mu.Lock()
+		p := ep.peers[a]
+		ep.mu.Unlock()
+		if p == nil {
+			return 0
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.nUp
+	}
+	for deadline := time.Now().Add(10 * time.Second); up() != 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d paths of %v still up after 10 s", up(), a)
+		}
 	}
 }
 

@@ -31,7 +31,7 @@ func echo(_ uint16, req []byte) ([]byte, uint32) {
 	return req, 0
 }
 
-func pair(t *testing.T, srvImpair, cliImpair string) (*Endpoint, *Endpoint) {
+func pair(t *testing.T, srvImpair, cliImpair string, opts ...func(*Config)) (*Endpoint, *Endpoint) {
 	t.Helper()
 	shim := func(s string) *impair.Shim {
 		if s == "" {
@@ -43,12 +43,18 @@ func pair(t *testing.T, srvImpair, cliImpair string) (*Endpoint, *Endpoint) {
 		}
 		return impair.New(sp)
 	}
-	srv, err := Listen("127.0.0.1:0", Config{Handler: echo, Services: []uint16{echoService}, Jumbo: true,
-		Version: "rdx test", Impair: shim(srvImpair), RTO: 100 * time.Millisecond})
+	scfg := Config{Handler: echo, Services: []uint16{echoService}, Jumbo: true,
+		Version: "rdx test", Impair: shim(srvImpair), RTO: 100 * time.Millisecond}
+	ccfg := Config{Jumbo: true, Impair: shim(cliImpair), RTO: 100 * time.Millisecond}
+	for _, o := range opts {
+		o(&scfg)
+		o(&ccfg)
+	}
+	srv, err := Listen("127.0.0.1:0", scfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err := Listen("127.0.0.1:0", Config{Jumbo: true, Impair: shim(cliImpair), RTO: 100 * time.Millisecond})
+	cli, err := Listen("127.0.0.1:0", ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +89,12 @@ func doCall(t *testing.T, cli *Endpoint, srv *Endpoint, req []byte) []byte {
 }
 
 func TestEchoSizes(t *testing.T) {
-	srv, cli := pair(t, "", "")
+	// Retransmission timeouts of 4 s (the most rto allows): with none lost,
+	// nothing may be resent, but a loaded machine that runs neither side
+	// for 100 ms made a 100 ms RTO fire (31 packets resent, seen under
+	// load). A resend that does not wait for the timeout still shows.
+	slow := func(c *Config) { c.RTO, c.RTOMin = 4*time.Second, 4*time.Second }
+	srv, cli := pair(t, "", "", slow)
 	for _, n := range []int{4, 1412, 1413, 3 * 1412, 100000} {
 		req := payload(n)
 		if rep := doCall(t, cli, srv, req); !bytes.Equal(rep, req) {
@@ -221,7 +232,9 @@ func TestPing(t *testing.T) {
 		}
 	}
 	cl.Abort(CodeCallDead)
-	for i := 0; i < 100 && srv.Stats().PacketsRead[wire.TypeAbort] == 0; i++ {
+	// Up to 10 s: it comes in a millisecond, but a loaded machine may not
+	// run the server for a second.
+	for deadline := time.Now().Add(10 * time.Second); srv.Stats().PacketsRead[wire.TypeAbort] == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if s := srv.Stats(); s.PacketsRead[wire.TypeAbort] != 1 || s.PacketsSent[wire.TypeAck] < 3 {

@@ -73,10 +73,9 @@ func newNetLab(t *testing.T) *netLab {
 	l.must(t, "ip", "-n", l.nsA, "neigh", "add", "198.51.100.2", "lladdr", l.macB, "dev", l.ifA, "nud", "permanent")
 	l.must(t, "ip", "-n", l.nsB, "neigh", "add", "198.51.100.1", "lladdr", l.macA, "dev", l.ifB, "nud", "permanent")
 
-	l.bin = filepath.Join(t.TempDir(), "rdx")
-	if out, err := exec.Command("go", "build", "-o", l.bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// Built once per test process, not per lab: on a loaded machine each
+	// build took up to a minute, a dozen of them near go test's timeout.
+	l.bin = rdxBin(t)
 	return l
 }
 

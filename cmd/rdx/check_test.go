@@ -84,14 +84,18 @@ func TestCheckLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	chk := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsB, l.bin, "check", "-i", l.ifB, "-f", "tcp port 4210", "-c", "24", "-T", "json")
-	var out, errOut bytes.Buffer
+	var out bytes.Buffer
+	var errOut syncBuf // read below while rdx writes to it
 	chk.Stdout, chk.Stderr = &out, &errOut
 	if err := chk.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for the capture to be open before sending.
-	for i := 0; i < 100 && !strings.Contains(errOut.String(), "capturing on"); i++ {
-		time.Sleep(50 * time.Millisecond)
+	// Wait for the capture to be open before sending: a replay sent before
+	// it is lost, and check -c 24 would wait out the minute.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errOut.String(), "capturing on"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("rdx check -i: no 'capturing on' after 20 s: %s", errOut.String())
+		}
 	}
 	if o, err := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsA, l.bin, "replay", pcap, "-i", l.ifA, "--topspeed").CombinedOutput(); err != nil {
 		t.Fatalf("replay: %v\n%s", err, o)

@@ -296,7 +296,10 @@ func TestIwarpNetns(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the listener is up
+	// The client does not retry a refused connection: wait for the listener
+	// (a fixed 300 ms is not enough on a loaded machine). ip netns exec
+	// execs rdx, so the pid is rdx's, in its namespace.
+	waitBound(t, srv.Process.Pid, "tcp", 7174, 20*time.Second)
 	cli := exec.CommandContext(ctx, "ip", "netns", "exec", l.nsB, l.bin, "iwarp", "rping", "-c", "-a", "198.51.100.1", "-C", "50",
 		"-S", "5000", "-V", "-v", "--crc", "--markers", "--p2p", "read", "-d", "--timeout", "30s")
 	cli.Stdout, cli.Stderr = &cout, &cerr

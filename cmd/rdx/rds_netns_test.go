@@ -65,14 +65,17 @@ func (r rdsRun) exchange(name, sizes string, sendArgs, listenArgs []string) (sen
 	port := strconv.Itoa(r.port)
 	lc := exec.Command(r.listen[0], append(append(slices.Clone(r.listen[1:]), "rds", "listen", "--addr", r.addr, "--port", port,
 		"-o", out, "--sums", lsums, "--stats", "--timeout", "30s"), listenArgs...)...)
-	var lerr, serr bytes.Buffer
+	var serr bytes.Buffer
+	var lerr syncBuf // read below while rdx writes to it
 	lc.Stderr = &lerr
 	if err := lc.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer lc.Process.Kill()
-	for i := 0; i < 100 && !strings.Contains(lerr.String(), "listening on"); i++ {
-		time.Sleep(50 * time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(lerr.String(), "listening on"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: listen: no 'listening on' after 20 s: %s", name, lerr.String())
+		}
 	}
 	sc := exec.Command(r.send[0], append(append(append(slices.Clone(r.send[1:]), "rds", "send", r.addr, "--port", port,
 		"--sizes", sizes, "--sums", ssums, "--stats", "--timeout", "30s"), sendArgs...), in)...)

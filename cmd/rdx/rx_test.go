@@ -5,29 +5,33 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 
-// rxServe starts `rdx rx serve` on a free loopback port for d; the returned
-// func waits for it to end and returns its standard error.
-func rxServe(t *testing.T, d time.Duration, extra ...string) (string, func() string) {
+// rxServe starts `rdx rx serve` on a free loopback port, as a process of
+// its own; the returned func stops it (SIGTERM), waits for it to end and
+// returns its standard error. It is stopped when the test is done with it,
+// not after a fixed time: with --duration 4s, on a loaded machine, the
+// calls could outlast the server.
+func rxServe(t *testing.T, extra ...string) (string, func() string) {
 	t.Helper()
 	port := strconv.Itoa(freeUDPPort(t))
-	sio, _, _, serr := iostreams.Test()
-	done := make(chan int)
-	go func() {
-		done <- run(sio, append([]string{"rx", "serve", "--port", port, "--bind", "127.0.0.1", "--duration", d.String(),
-			"--version-string", "rdx-test"}, extra...))
-	}()
-	time.Sleep(100 * time.Millisecond)
-	return "127.0.0.1:" + port, func() string {
-		if code := <-done; code != 0 {
-			t.Errorf("serve exit %d: %s", code, serr)
+	p := startProc(t, rdxBin(t), append([]string{"rx", "serve", "--port", port, "--bind", "127.0.0.1",
+		"--version-string", "rdx-test"}, extra...)...)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(p.stderrString(), "listening on"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("rx serve: not listening after 20 s: %s", p.stderrString())
 		}
-		return serr.String()
+	}
+	return "127.0.0.1:" + port, func() string {
+		if _, code := p.term(t, syscall.SIGTERM); code != 0 {
+			t.Errorf("serve exit %d: %s", code, p.stderrString())
+		}
+		return p.stderrString()
 	}
 }
 
@@ -60,7 +64,7 @@ func rxCheckClean(t *testing.T, pcap string, port string) {
 // impairment; each exchange's recording decodes clean.
 func TestRxCLILoopback(t *testing.T) {
 	dir := t.TempDir()
-	addr, wait := rxServe(t, 4*time.Second, "-v", "--impair", "drop=4,reorder=9", "--pcap", filepath.Join(dir, "serve.pcap"))
+	addr, wait := rxServe(t, "-v", "--impair", "drop=4,reorder=9", "--pcap", filepath.Join(dir, "serve.pcap"))
 	port := addr[strings.LastIndexByte(addr, ':')+1:]
 
 	code, out, errb := rxRun(t, "version", addr, "--pcap", filepath.Join(dir, "version.pcap"))
