@@ -3,6 +3,8 @@ package capture
 import (
 	"bufio"
 	"io"
+
+	"github.com/rdx-project/rdx/internal/prefault"
 )
 
 // rbuf is the Reader's read buffer: bufio.Reader's Peek, Discard and Read,
@@ -26,9 +28,33 @@ type rbuf struct {
 	spare, retired [][]byte
 }
 
-func newRbuf(src io.Reader, size int) *rbuf {
-	return &rbuf{buf: make([]byte, size), src: src}
+// newRbuf makes the buffer; filled says the reads will fill it whole (it is
+// no larger than what is left of a file), so its pages are mapped in at
+// once (newBuf).
+func newRbuf(src io.Reader, size int, filled bool) *rbuf {
+	b := make([]byte, size)
+	if filled {
+		b = newBuf(size)
+	}
+	return &rbuf{buf: b, src: src}
 }
+
+// newBuf makes a read buffer that the reads will fill whole, its pages
+// mapped in at once: on a fresh page the read's copy faults a page at a
+// time, about 12 µs a fault on a paravirtualised guest against 2.5 µs a
+// page populated (rdx read -q of 1M Rx frames makes 3 such buffers, 770
+// faults; rds100m, 1,500).
+func newBuf(size int) []byte {
+	b := make([]byte, size)
+	if size >= prefaultMin {
+		prefault.Write(b)
+	}
+	return b
+}
+
+// prefaultMin is the smallest buffer prefaulted: below it a few faults
+// cost less than the system call.
+const prefaultMin = 64 << 10
 
 // maxEmptyReads is how many (0, nil) reads fill tolerates, as bufio does.
 const maxEmptyReads = 100
@@ -41,8 +67,8 @@ func (b *rbuf) fill() {
 		var nb []byte
 		if n := len(b.spare); n > 0 {
 			nb, b.spare = b.spare[n-1], b.spare[:n-1]
-		} else {
-			nb = make([]byte, len(b.buf))
+		} else { // more is coming: another buffer's worth, likely
+			nb = newBuf(len(b.buf))
 		}
 		b.retired = append(b.retired, b.buf)
 		b.w = copy(nb, b.buf[b.r:b.w])

@@ -123,7 +123,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	// A small buffer is enough to sniff the gzip magic; the big one is above
 	// the decompressor, where the records are.
 	raw := bufio.NewReaderSize(rd, 64<<10)
-	size := readBufSize
+	size, known := readBufSize, false
 	if b, _ := raw.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		gz, err := gzip.NewReader(raw)
 		if err != nil {
@@ -139,10 +139,10 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 		// (about 1,300 page faults scanning gopacket's tables). A file that
 		// grows while read is still read whole, a buffer at a time.
 		if n, ok := knownLen(rd); ok {
-			size = min(size, max(n, 4096))
+			size, known = min(size, max(n, 4096)), true
 		}
 	}
-	r.br = newRbuf(&r.src, size)
+	r.br = newRbuf(&r.src, size, known)
 
 	magic, err := r.br.Peek(4)
 	if len(magic) < 4 {

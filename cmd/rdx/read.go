@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -311,7 +312,8 @@ func engineOptions(o *EngineFlags, file string) (dissect.Options, error) {
 // Go's collector (without one the heap grows to twice the live data). share
 // is the tables' part of it (budget.StateShare); 0, not given, is the
 // default of each of the workers' engines. GOMEMLIMIT, when set, wins.
-// Under the limit the collector runs at gcPercent (GOGC, when set, wins).
+// Under the limit the collector runs at gcPercent (GOGC, when set, wins),
+// but not before the process holds half the limit (see firstGC).
 func setMemoryLimit(share int64, workers int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
@@ -319,10 +321,23 @@ func setMemoryLimit(share int64, workers int) {
 	if share <= 0 {
 		share = budget.DefaultLimit * int64(max(workers, 1))
 	}
-	debug.SetMemoryLimit(budget.ProcessSize(share))
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
+	limit := budget.ProcessSize(share)
+	gen := gcGen.Add(1) // a cleanup of an earlier call changes nothing now
+	if os.Getenv("GOGC") != "" {
+		debug.SetMemoryLimit(limit)
+		return
 	}
+	// Until the first collection only a limit of firstGC starts one; once
+	// it is done, the collector paces by gcPercent under the whole limit
+	// (raised first: the old one must not start another collection).
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(firstGC(limit))
+	runtime.AddCleanup(new(gcSentinel), func(gen uint64) {
+		if gcGen.Load() == gen {
+			debug.SetMemoryLimit(limit)
+			debug.SetGCPercent(gcPercent)
+		}
+	}, gen)
 }
 
 // gcPercent lets the heap grow to 3 times the live data, not Go's 2, before
@@ -333,6 +348,28 @@ func setMemoryLimit(share int64, workers int) {
 // collects less often: 1M Rx packets (read -q) 1 collection instead of 3
 // at -j1, 2 instead of 4 at -j2, at the same maxrss.
 const gcPercent = 200
+
+// firstGC is how much memory a process of the given limit holds before its
+// first collection: half of it, what its tables may hold (32 MB with the
+// defaults at -j1, 64 MB at -j2). Go's own first goal is 4 MB times
+// GOGC/100 plus the globals (11 MB here), and rdx's live data alone reaches
+// that on most big inputs (rx64, roce1-1m -j2, rds100m: 9-10 MB live of
+// 10-12 MB at the one collection each made; at -j2 the heap then grows to
+// 25 MB, nearly all live), so that collection freed almost nothing and cost
+// 60 ms of CPU of a 350 ms rx64 read -q -j1, a third of it the 1,300 page
+// faults of its first scan of gopacket's 5 MB of enum tables. rdx
+// allocates little per frame, so a heap that reaches firstGC is mostly
+// tables, which the collections after it find at their usual pace.
+func firstGC(limit int64) int64 { return limit / 2 }
+
+// gcGen counts setMemoryLimit's calls; gcSentinel is garbage from the
+// start, so its cleanup runs after the first collection that follows.
+var gcGen atomic.Uint64
+
+type gcSentinel struct {
+	_ *byte // not a tiny allocation, whose cleanup might never run
+	_ [16]byte
+}
 
 // writeHeapProfile writes what is live while eng (and so all its state) is
 // still reachable.

@@ -1,0 +1,48 @@
+package prefault
+
+import (
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Write maps in every page of the slice, first and last included, when
+// the slice starts inside a page; nothing else about the memory changes.
+func TestWriteMapsPages(t *testing.T) {
+	ps := unix.Getpagesize()
+	const pages = 16
+	m, err := unix.Mmap(-1, 0, pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer unix.Munmap(m)
+	resident := func() int {
+		vec := make([]byte, pages)
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		n := 0
+		for _, v := range vec {
+			n += int(v & 1)
+		}
+		return n
+	}
+	if n := resident(); n != 0 {
+		t.Fatalf("%d pages resident before", n)
+	}
+	b := m[100 : (pages-2)*ps+1] // pages 0 to pages-2, neither end aligned
+	Write(b)
+	if unsupported.Load() {
+		t.Skip("no MADV_POPULATE_WRITE on this kernel")
+	}
+	if n := resident(); n != pages-1 {
+		t.Errorf("%d pages resident after Write, want %d", n, pages-1)
+	}
+	for i, c := range m {
+		if c != 0 {
+			t.Fatalf("octet %d is %d after Write", i, c)
+		}
+	}
+	Write(nil) // nothing to do, no call
+}
