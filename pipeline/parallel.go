@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rdx-project/rdx/capture"
@@ -62,6 +63,12 @@ const (
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
 	outPerFrame = 64
+	// outSlack: with less room than this left before a frame, a batch's
+	// output doubles (outRoom). Rendering would grow it by a quarter at a
+	// time (Go's append), each step a copy and the old array garbage: the
+	// rounds in flight of RoCE summary lines (200 octets a frame) made
+	// 4.5 MB of it at -j 2.
+	outSlack = 4 << 10
 )
 
 // roundFrames is the most frames a round carries. Every round wakes each
@@ -156,6 +163,35 @@ type round struct {
 	pending atomic.Int32
 }
 
+// dataStart is the room round.data starts with. From a pcap file data holds
+// only the record cut by the end of each read buffer, a few a round: made
+// at roundBytes (2 MiB) at once, the rounds in flight took 12 MB of heap
+// for a few KB of records, which counts towards the collector's goal. A
+// pcapng file's rounds grow it to what they need, at most about roundBytes
+// (read starts the next round before that), and keep it.
+const dataStart = 16 << 10
+
+// keep copies a record into the round's data and returns the copy. When
+// data grows, the copies before stay where they are: nothing writes the
+// old array again.
+func (rd *round) keep(rec []byte) []byte {
+	if rd.data == nil {
+		rd.data = make([]byte, 0, max(dataStart, len(rec)))
+	}
+	off := len(rd.data)
+	rd.data = append(rd.data, rec...)
+	return rd.data[off:len(rd.data):len(rd.data)]
+}
+
+// outRoom returns out with at least outSlack octets free: doubled when
+// it has less.
+func outRoom(out []byte) []byte {
+	if cap(out)-len(out) < outSlack {
+		return slices.Grow(out, cap(out))
+	}
+	return out
+}
+
 // worker is one engine and what renders its frames.
 type worker struct {
 	eng    *dissect.Engine
@@ -168,7 +204,9 @@ type worker struct {
 	in     chan *round
 	idx    int
 	dead   bool // panicked: later batches are skipped
-	pan    any  // what it panicked with
+	// outGrown is the largest output buffer of the worker's batches.
+	outGrown int
+	pan      any // what it panicked with
 }
 
 // parallel is the -j state of a run; its engines live across passes.
@@ -492,12 +530,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				start()
 				k = 0
 			}
-			if rd.data == nil {
-				rd.data = make([]byte, 0, p.bytes)
-			}
-			off := len(rd.data)
-			rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
-			pkt.Data = rd.data[off:len(rd.data):len(rd.data)]
+			pkt.Data = rd.keep(pkt.Data)
 			rd.pkts = append(rd.pkts, pkt)
 		}
 		if num == 0 {
@@ -599,7 +632,12 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 		}
 	}()
 	if print && b.out == nil {
-		b.out = make([]byte, 0, b.outCap)
+		// as large as the worker's batches grew before: each of the
+		// rounds in flight would otherwise grow its own in the same steps
+		b.out = make([]byte, 0, max(b.outCap, w.outGrown))
+	}
+	if print {
+		defer func() { w.outGrown = max(w.outGrown, cap(b.out)) }()
 	}
 	me, ids, pkts := uint8(w.idx), rd.ids, rd.pkts
 	pkts = pkts[:len(ids)]
@@ -657,7 +695,7 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 				}
 				if shown {
 					if print {
-						b.out = w.pr.body(b.out, f, t)
+						b.out = w.pr.body(outRoom(b.out), f, t)
 					}
 					if w.ck != nil {
 						w.ck.Frame(f, t)

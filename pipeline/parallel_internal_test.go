@@ -185,3 +185,44 @@ func TestRoundFramesPrinting(t *testing.T) {
 		}
 	}
 }
+
+// A round's copies of records start small (a pcap file's rounds copy only
+// the record cut by the end of each read buffer), grow as needed, and
+// stay intact when the copies after them move data to a larger array.
+func TestRoundKeepGrows(t *testing.T) {
+	var rd round
+	small := rd.keep([]byte("cut record"))
+	if string(small) != "cut record" || cap(rd.data) > dataStart || cap(rd.data) >= roundBytes/8 {
+		t.Fatalf("first copy %q, data of %d octets", small, cap(rd.data))
+	}
+	var kept [][]byte
+	for i := range 40 {
+		kept = append(kept, rd.keep(bytes.Repeat([]byte{byte(i)}, 1000+i)))
+	}
+	for i, k := range kept {
+		if len(k) != 1000+i || cap(k) != len(k) || k[0] != byte(i) || k[len(k)-1] != byte(i) {
+			t.Fatalf("copy %d: %d octets, cap %d, first %d", i, len(k), cap(k), k[0])
+		}
+	}
+	if string(small) != "cut record" {
+		t.Fatalf("first copy now %q", small)
+	}
+	big := rd.keep(make([]byte, roundBytes+1)) // a record larger than a round
+	if len(big) != roundBytes+1 {
+		t.Fatalf("large record: %d octets", len(big))
+	}
+}
+
+// A batch's output doubles when it runs short of room, not by Go's quarter
+// steps (each a copy, the old array garbage).
+func TestOutRoomDoubles(t *testing.T) {
+	out := make([]byte, 0, 64<<10)
+	if got := outRoom(out); cap(got) != cap(out) {
+		t.Fatalf("room enough: grown to %d", cap(got))
+	}
+	out = out[:cap(out)-100]
+	got := outRoom(out)
+	if cap(got) < 2*cap(out) || len(got) != len(out) || &got[0] == &out[0] {
+		t.Fatalf("%d of %d used: now %d of %d", len(out), cap(out), len(got), cap(got))
+	}
+}
