@@ -63,6 +63,8 @@ const (
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
 	outPerFrame = 64
+	// mergeLag is the most rounds the merger takes at once (pass).
+	mergeLag = roundsInFlight / 2
 	// outSlack: with less room than this left before a frame, a batch's
 	// output doubles (outRoom). Rendering would grow it by a quarter at a
 	// time (Go's append), each step a copy and the old array garbage: the
@@ -335,13 +337,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	// frames taken and where its next output starts. Indexed by
 	// id&(maxWorkers-1), which is the id: no bounds check.
 	var cur [maxWorkers]struct{ start, run, i int }
-	for rd := range order {
-		for _, b := range rd.b {
-			<-b.done
-			if b.pan != nil {
-				panic(b.pan)
-			}
-		}
+	merge := func(rd *round) {
 		clear(cur[:len(rd.b)])
 		if runs {
 			// run by run, as the reader listed them: no look at the frames
@@ -391,7 +387,51 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			pr.out.Write(pr.buf)
 			pr.buf = pr.buf[:0]
 		}
-		p.free <- rd
+	}
+	// The merger takes up to mergeLag rounds that are read already and
+	// waits for the last of them first: workers finish their rounds in
+	// order, so the ones before are done by then (mostly), and it wakes
+	// once for them all, not once a round; the reader, waiting for free
+	// rounds, then wakes once for them too.
+	wait := func(rd *round) {
+		for _, b := range rd.b {
+			<-b.done
+		}
+	}
+	q := make([]*round, 0, mergeLag)
+	for open := true; open; {
+		rd, ok := <-order
+		if !ok {
+			break
+		}
+		q = append(q[:0], rd)
+	take:
+		for len(q) < mergeLag {
+			select {
+			case rd, ok := <-order:
+				if !ok {
+					open = false
+					break take
+				}
+				q = append(q, rd)
+			default:
+				break take
+			}
+		}
+		last := q[len(q)-1]
+		wait(last)
+		for _, rd := range q {
+			if rd != last {
+				wait(rd)
+			}
+			for _, b := range rd.b { // raised in frame order, after the output before
+				if b.pan != nil {
+					panic(b.pan)
+				}
+			}
+			merge(rd)
+			p.free <- rd
+		}
 	}
 	for _, d := range done {
 		<-d
