@@ -63,6 +63,10 @@ const (
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
 	outPerFrame = 64
+	// directRun: a run of this much output the merger writes from the
+	// worker's batch, not copied into the printer's buffer first (one flow
+	// makes a round one run).
+	directRun = 16 << 10
 	// mergeLag is the most rounds the merger takes at once (pass).
 	mergeLag = roundsInFlight / 2
 	// outSlack: with less room than this left before a frame, a batch's
@@ -346,7 +350,17 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 				c, b := &cur[w&(maxWorkers-1)], rd.b[w]
 				end := b.runs[c.run]
 				c.run++
-				buf = append(buf, b.out[c.start:end]...)
+				if run := b.out[c.start:end]; len(run) >= directRun {
+					// written from the batch: one copy less
+					if len(buf) > 0 {
+						pr.out.Write(buf)
+						buf = buf[:0]
+					}
+					pr.out.Write(run)
+					pr.first = false
+				} else {
+					buf = append(buf, run...)
+				}
 				c.start = end
 			}
 			pr.buf = buf
