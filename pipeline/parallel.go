@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/rdx-project/rdx/capture"
@@ -62,6 +63,18 @@ const (
 	// outPerFrame is the rendered output a batch starts with room for per
 	// frame (a summary line); -V grows it once.
 	outPerFrame = 64
+	// directRun: a run of this much output the merger writes from the
+	// worker's batch, not copied into the printer's buffer first (one flow
+	// makes a round one run).
+	directRun = 16 << 10
+	// mergeLag is the most rounds the merger takes at once (pass).
+	mergeLag = roundsInFlight / 2
+	// outSlack: with less room than this left before a frame, a batch's
+	// output doubles (outRoom). Rendering would grow it by a quarter at a
+	// time (Go's append), each step a copy and the old array garbage: the
+	// rounds in flight of RoCE summary lines (200 octets a frame) made
+	// 4.5 MB of it at -j 2.
+	outSlack = 4 << 10
 )
 
 // roundFrames is the most frames a round carries. Every round wakes each
@@ -156,6 +169,35 @@ type round struct {
 	pending atomic.Int32
 }
 
+// dataStart is the room round.data starts with. From a pcap file data holds
+// only the record cut by the end of each read buffer, a few a round: made
+// at roundBytes (2 MiB) at once, the rounds in flight took 12 MB of heap
+// for a few KB of records, which counts towards the collector's goal. A
+// pcapng file's rounds grow it to what they need, at most about roundBytes
+// (read starts the next round before that), and keep it.
+const dataStart = 16 << 10
+
+// keep copies a record into the round's data and returns the copy. When
+// data grows, the copies before stay where they are: nothing writes the
+// old array again.
+func (rd *round) keep(rec []byte) []byte {
+	if rd.data == nil {
+		rd.data = make([]byte, 0, max(dataStart, len(rec)))
+	}
+	off := len(rd.data)
+	rd.data = append(rd.data, rec...)
+	return rd.data[off:len(rd.data):len(rd.data)]
+}
+
+// outRoom returns out with at least outSlack octets free: doubled when
+// it has less.
+func outRoom(out []byte) []byte {
+	if cap(out)-len(out) < outSlack {
+		return slices.Grow(out, cap(out))
+	}
+	return out
+}
+
 // worker is one engine and what renders its frames.
 type worker struct {
 	eng    *dissect.Engine
@@ -168,7 +210,9 @@ type worker struct {
 	in     chan *round
 	idx    int
 	dead   bool // panicked: later batches are skipped
-	pan    any  // what it panicked with
+	// outGrown is the largest output buffer of the worker's batches.
+	outGrown int
+	pan      any // what it panicked with
 }
 
 // parallel is the -j state of a run; its engines live across passes.
@@ -297,13 +341,7 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 	// frames taken and where its next output starts. Indexed by
 	// id&(maxWorkers-1), which is the id: no bounds check.
 	var cur [maxWorkers]struct{ start, run, i int }
-	for rd := range order {
-		for _, b := range rd.b {
-			<-b.done
-			if b.pan != nil {
-				panic(b.pan)
-			}
-		}
+	merge := func(rd *round) {
 		clear(cur[:len(rd.b)])
 		if runs {
 			// run by run, as the reader listed them: no look at the frames
@@ -312,7 +350,17 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 				c, b := &cur[w&(maxWorkers-1)], rd.b[w]
 				end := b.runs[c.run]
 				c.run++
-				buf = append(buf, b.out[c.start:end]...)
+				if run := b.out[c.start:end]; len(run) >= directRun {
+					// written from the batch: one copy less
+					if len(buf) > 0 {
+						pr.out.Write(buf)
+						buf = buf[:0]
+					}
+					pr.out.Write(run)
+					pr.first = false
+				} else {
+					buf = append(buf, run...)
+				}
 				c.start = end
 			}
 			pr.buf = buf
@@ -353,7 +401,51 @@ func (p *parallel) pass(r *runner, n int, sinks []Sink) (passCounts, error) {
 			pr.out.Write(pr.buf)
 			pr.buf = pr.buf[:0]
 		}
-		p.free <- rd
+	}
+	// The merger takes up to mergeLag rounds that are read already and
+	// waits for the last of them first: workers finish their rounds in
+	// order, so the ones before are done by then (mostly), and it wakes
+	// once for them all, not once a round; the reader, waiting for free
+	// rounds, then wakes once for them too.
+	wait := func(rd *round) {
+		for _, b := range rd.b {
+			<-b.done
+		}
+	}
+	q := make([]*round, 0, mergeLag)
+	for open := true; open; {
+		rd, ok := <-order
+		if !ok {
+			break
+		}
+		q = append(q[:0], rd)
+	take:
+		for len(q) < mergeLag {
+			select {
+			case rd, ok := <-order:
+				if !ok {
+					open = false
+					break take
+				}
+				q = append(q, rd)
+			default:
+				break take
+			}
+		}
+		last := q[len(q)-1]
+		wait(last)
+		for _, rd := range q {
+			if rd != last {
+				wait(rd)
+			}
+			for _, b := range rd.b { // raised in frame order, after the output before
+				if b.pan != nil {
+					panic(b.pan)
+				}
+			}
+			merge(rd)
+			p.free <- rd
+		}
 	}
 	for _, d := range done {
 		<-d
@@ -492,12 +584,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				start()
 				k = 0
 			}
-			if rd.data == nil {
-				rd.data = make([]byte, 0, p.bytes)
-			}
-			off := len(rd.data)
-			rd.data = append(rd.data, pkt.Data...) // grows only for a record larger than roundBytes
-			pkt.Data = rd.data[off:len(rd.data):len(rd.data)]
+			pkt.Data = rd.keep(pkt.Data)
 			rd.pkts = append(rd.pkts, pkt)
 		}
 		if num == 0 {
@@ -599,7 +686,12 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 		}
 	}()
 	if print && b.out == nil {
-		b.out = make([]byte, 0, b.outCap)
+		// as large as the worker's batches grew before: each of the
+		// rounds in flight would otherwise grow its own in the same steps
+		b.out = make([]byte, 0, max(b.outCap, w.outGrown))
+	}
+	if print {
+		defer func() { w.outGrown = max(w.outGrown, cap(b.out)) }()
 	}
 	me, ids, pkts := uint8(w.idx), rd.ids, rd.pkts
 	pkts = pkts[:len(ids)]
@@ -657,7 +749,7 @@ func (w *worker) batch(r *runner, b *batch, rd *round, pass int, emit, print, ru
 				}
 				if shown {
 					if print {
-						b.out = w.pr.body(b.out, f, t)
+						b.out = w.pr.body(outRoom(b.out), f, t)
 					}
 					if w.ck != nil {
 						w.ck.Frame(f, t)

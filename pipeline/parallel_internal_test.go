@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/internal/testpkt"
 )
 
 // TestParallelWorkers: the runs listed in parallel.go stay on one worker.
@@ -182,6 +183,82 @@ func TestRoundFramesPrinting(t *testing.T) {
 		}
 		if p.frames != c.want {
 			t.Errorf("%s: rounds of %d frames, want %d", c.name, p.frames, c.want)
+		}
+	}
+}
+
+// A round's copies of records start small (a pcap file's rounds copy only
+// the record cut by the end of each read buffer), grow as needed, and
+// stay intact when the copies after them move data to a larger array.
+func TestRoundKeepGrows(t *testing.T) {
+	var rd round
+	small := rd.keep([]byte("cut record"))
+	if string(small) != "cut record" || cap(rd.data) > dataStart || cap(rd.data) >= roundBytes/8 {
+		t.Fatalf("first copy %q, data of %d octets", small, cap(rd.data))
+	}
+	var kept [][]byte
+	for i := range 40 {
+		kept = append(kept, rd.keep(bytes.Repeat([]byte{byte(i)}, 1000+i)))
+	}
+	for i, k := range kept {
+		if len(k) != 1000+i || cap(k) != len(k) || k[0] != byte(i) || k[len(k)-1] != byte(i) {
+			t.Fatalf("copy %d: %d octets, cap %d, first %d", i, len(k), cap(k), k[0])
+		}
+	}
+	if string(small) != "cut record" {
+		t.Fatalf("first copy now %q", small)
+	}
+	big := rd.keep(make([]byte, roundBytes+1)) // a record larger than a round
+	if len(big) != roundBytes+1 {
+		t.Fatalf("large record: %d octets", len(big))
+	}
+}
+
+// A batch's output doubles when it runs short of room, not by Go's quarter
+// steps (each a copy, the old array garbage).
+func TestOutRoomDoubles(t *testing.T) {
+	out := make([]byte, 0, 64<<10)
+	if got := outRoom(out); cap(got) != cap(out) {
+		t.Fatalf("room enough: grown to %d", cap(got))
+	}
+	out = out[:cap(out)-100]
+	got := outRoom(out)
+	if cap(got) < 2*cap(out) || len(got) != len(out) || &got[0] == &out[0] {
+		t.Fatalf("%d of %d used: now %d of %d", len(out), cap(out), len(got), cap(got))
+	}
+}
+
+// A run of directRun octets or more the merger writes from the worker's
+// batch; what smaller runs put in the printer's buffer before it goes out
+// first. One flow's long runs of frames with single frames of other flows
+// between them print the same at -j 2 and -j 3 as at -j 1.
+func TestWorkersDirectRuns(t *testing.T) {
+	var frames [][]byte
+	for k := range 24 {
+		lone := [4]byte{198, 51, 100, byte(10 + k%8)}
+		frames = append(frames, testpkt.UDP4(nil, lone, testpkt.Server, 1000, 4747, []byte{byte(k)}))
+		for range 250 {
+			frames = append(frames, testpkt.UDP4(nil, [4]byte{198, 51, 100, 1}, testpkt.Server, 1000, 4747, []byte{1, 2, 3}))
+		}
+	}
+	path := filepath.Join(t.TempDir(), "runs.pcap")
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	in := Input{File: path}
+	var want bytes.Buffer
+	if _, err := Run(Config{Input: in, Out: &want, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want.Len()/24 < directRun {
+		t.Fatalf("%d octets of output: the long runs do not reach directRun", want.Len())
+	}
+	for _, j := range []int{2, 3} {
+		var got bytes.Buffer
+		res, err := Run(Config{Input: in, Out: &got, Workers: j})
+		if err != nil || res.Workers != j {
+			t.Fatalf("-j %d: %v, %d workers", j, err, res.Workers)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("-j %d: %d octets differ from -j 1's %d", j, got.Len(), want.Len())
 		}
 	}
 }
