@@ -594,6 +594,15 @@ func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg strin
 // first error or warning, if any.
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
+	if len(f.PDUs) == 1 && len(f.Findings) == 0 && !f.IsQuoted(0) && !f.TransportLast() {
+		// most frames: one PDU's summary is the Info (the loop below
+		// would add nothing to it but the cost of its bookkeeping and a
+		// Proto call); an empty one takes the loop's way
+		if dst = f.PDUs[0].Summary(dst); len(dst) > start {
+			return dst
+		}
+		dst = dst[:start]
+	}
 	// The loop keeps few values live across its two interface calls (each
 	// one spilled and reloaded around both): the index, not a range's
 	// pointer and length, and the last PDU printed as one word. Something
