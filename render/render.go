@@ -124,12 +124,13 @@ const addrPairLen = 21 + len(" → ") + 21 + 1
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
 // the columns sc holds taken from it (sc may be nil).
 func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
-	// One line is rarely longer than this: room for it once, not per append.
-	dst = slices.Grow(dst, 192)
 	if st == nil && sc != nil && c.Format == TimeRelative && !c.HMS && f.Net.HasIP && f.WireLen >= 0 {
-		// the common line: its columns in one call, not four
+		// the common line: its columns in one call, not four (which make
+		// their own room)
 		return append(appendInfo(sc.appendColumns(dst, f, c), f), '\n')
 	}
+	// One line is rarely longer than this: room for it once, not per append.
+	dst = slices.Grow(dst, 192)
 	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
 	if c.Format == TimeRelative && !c.HMS { // Append's default, without its call (too big to inline)
