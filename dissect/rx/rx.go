@@ -361,7 +361,10 @@ func appendDataLine(dst []byte, call, seq, ser uint64, fl uint8) []byte {
 	dst = slices.Grow(dst, dataRoom)
 	b := (*[dataRoom]byte)(dst[l : l+dataRoom])
 	xc, nc := digitWord(call)
-	xq, nq := digitWord(seq)
+	xq, nq := '0'+seq, 1 // a call's sequence number is mostly one digit
+	if seq >= 10 {
+		xq, nq = digitWord(seq)
+	}
 	xs, ns := digitWord(ser)
 	binary.LittleEndian.PutUint64(b[0:], dataWord)
 	binary.LittleEndian.PutUint64(b[8:], callWord)
