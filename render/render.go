@@ -124,12 +124,13 @@ const addrPairLen = 21 + len(" → ") + 21 + 1
 // SummaryClock is Summary with the Time column written by c (-t, -u) and
 // the columns sc holds taken from it (sc may be nil).
 func SummaryClock(dst []byte, f *dissect.Frame, c *Clock, st *Style, sc *SummaryCache) []byte {
-	// One line is rarely longer than this: room for it once, not per append.
-	dst = slices.Grow(dst, 192)
 	if st == nil && sc != nil && c.Format == TimeRelative && !c.HMS && f.Net.HasIP && f.WireLen >= 0 {
-		// the common line: its columns in one call, not four
+		// the common line: its columns in one call, not four (which make
+		// their own room)
 		return append(appendInfo(sc.appendColumns(dst, f, c), f), '\n')
 	}
+	// One line is rarely longer than this: room for it once, not per append.
+	dst = slices.Grow(dst, 192)
 	// The cached columns come with the space after them.
 	dst = sc.appendNum(dst, f.Num)
 	if c.Format == TimeRelative && !c.HMS { // Append's default, without its call (too big to inline)
@@ -594,6 +595,15 @@ func (s *Style) treeLine(sev dissect.Severity, g dissect.Group, field, msg strin
 // first error or warning, if any.
 func appendInfo(dst []byte, f *dissect.Frame) []byte {
 	start := len(dst)
+	if len(f.PDUs) == 1 && len(f.Findings) == 0 && !f.IsQuoted(0) && !f.TransportLast() {
+		// most frames: one PDU's summary is the Info (the loop below
+		// would add nothing to it but the cost of its bookkeeping and a
+		// Proto call); an empty one takes the loop's way
+		if dst = f.PDUs[0].Summary(dst); len(dst) > start {
+			return dst
+		}
+		dst = dst[:start]
+	}
 	// The loop keeps few values live across its two interface calls (each
 	// one spilled and reloaded around both): the index, not a range's
 	// pointer and length, and the last PDU printed as one word. Something

@@ -430,3 +430,27 @@ func TestClockRelativeReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoOnePDU: a frame of one PDU (appendInfo's shortcut) gets the Info
+// the general path gives: the summary, then the first warning; an empty
+// summary leaves the first finding.
+func TestInfoOnePDU(t *testing.T) {
+	for _, c := range []struct {
+		sum      string
+		findings []dissect.Finding
+		want     string
+	}{
+		{"DATA seq 1", nil, "DATA seq 1"},
+		{"DATA seq 1", []dissect.Finding{{Sev: dissect.Note, Msg: "a note"}}, "DATA seq 1"},
+		{"DATA seq 1", []dissect.Finding{{Sev: dissect.Note, Msg: "a note"}, {Sev: dissect.Warn, Msg: "a warning"}},
+			"DATA seq 1 [a warning]"},
+		{"", nil, ""},
+		{"", []dissect.Finding{{Sev: dissect.Note, Msg: "fragment held"}}, "fragment held"},
+	} {
+		f := ipFrame()
+		f.PDUs, f.Findings = []dissect.PDU{pdu{pOuter, c.sum}}, c.findings
+		if got := string(render.Info([]byte("x"), f)); got != "x"+c.want {
+			t.Errorf("%q %v: Info %q, want %q", c.sum, c.findings, got, "x"+c.want)
+		}
+	}
+}

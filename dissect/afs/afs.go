@@ -493,7 +493,7 @@ func (p *PDU) Summary(dst []byte) []byte {
 	}
 	if c.Reply && c.ReqFrame != 0 {
 		dst = append(dst, " (request in frame "...)
-		dst = strconv.AppendUint(dst, c.ReqFrame, 10)
+		dst = dissect.AppendUint(dst, c.ReqFrame)
 		if c.HasRespTime {
 			dst = append(dst, ", "...)
 			dst = appendSeconds(dst, c.RespTime)
@@ -510,19 +510,17 @@ func (p *PDU) Summary(dst []byte) []byte {
 	return dst
 }
 
-// appendSeconds appends ns as seconds with microsecond precision.
+// appendSeconds appends ns as seconds with microsecond precision, by the
+// digit writers (no division by a variable per digit). The magnitude is
+// taken as unsigned: the most negative ns has one too.
 func appendSeconds(dst []byte, ns int64) []byte {
+	u := uint64(ns)
 	if ns < 0 {
 		dst = append(dst, '-')
-		ns = -ns
+		u = -u
 	}
-	dst = strconv.AppendInt(dst, ns/1e9, 10)
-	dst = append(dst, '.')
-	us := ns % 1e9 / 1e3
-	for d := int64(1e5); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+us/d%10))
-	}
-	return dst
+	dst = append(dissect.AppendUint(dst, u/1e9), '.')
+	return dissect.AppendUintWidth(dst, u%1e9/1e3, 6, '0')
 }
 
 // serviceLabel is afs.service's display text, as tshark words it.

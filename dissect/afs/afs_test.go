@@ -2,6 +2,7 @@ package afs
 
 import (
 	"encoding/hex"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -799,5 +800,28 @@ func BenchmarkDissectCall(b *testing.B) {
 		f.Num++
 		f.PDUs = f.PDUs[:0]
 		dissectCall(&c)
+	}
+}
+
+// TestAppendSeconds: a response time as seconds with six decimals,
+// truncated, signed; the most negative included.
+func TestAppendSeconds(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want string
+	}{
+		{0, "0.000000"},
+		{999, "0.000000"},
+		{119_000, "0.000119"},
+		{1_234_567_890, "1.234567"},
+		{12_000_001_000, "12.000001"},
+		{-39_000, "-0.000039"},
+		{-3_500_000_000, "-3.500000"},
+		{math.MaxInt64, "9223372036.854775"},
+		{math.MinInt64, "-9223372036.854775"},
+	} {
+		if got := string(appendSeconds([]byte("x"), c.ns)); got != "x"+c.want {
+			t.Errorf("appendSeconds(%d) = %q, want %q", c.ns, got, "x"+c.want)
+		}
 	}
 }

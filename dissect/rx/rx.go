@@ -2,7 +2,9 @@ package rx
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"net/netip"
+	"slices"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -223,6 +225,11 @@ func (p *Packet) Summary(dst []byte) []byte {
 		return dst // the first sub-packet speaks for the jumbogram
 	}
 	t := h.Type()
+	if t == TypeData && p.nsub <= 1 && !p.retrans && p.retransOf == 0 {
+		if call := uint64(h.CallNumber()); call < 1e8 && p.seq < 1e8 && p.ser < 1e8 && h.Channel() == 0 {
+			return appendDataLine(dst, call, uint64(p.seq), uint64(p.ser), p.flags)
+		}
+	}
 	if t == TypeData { // the most common: its name with " call " as one constant, not typeSummary's copy
 		if p.nsub > 1 {
 			dst = append(dst, "DATA jumbogram "...)
@@ -339,6 +346,72 @@ func (p *Packet) Summary(dst []byte) []byte {
 	return dst
 }
 
+// dataRoom is the room appendDataLine makes: its stores start below 64
+// (offsets masked to 63 so that the compiler drops their bounds checks)
+// and write 8 or 24 octets.
+const dataRoom = 128
+
+// appendDataLine appends the summary of a plain DATA packet on channel 0
+// (not a jumbogram, not a retransmission; numbers below 1e8), the Rx line
+// nearly every frame prints, as the general path writes it: into room made
+// once, each part by 8-octet stores, not an append (a growth check and a
+// copy) and a call per part. At most 10+8+5+8+5+8 octets precede the flags.
+func appendDataLine(dst []byte, call, seq, ser uint64, fl uint8) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, dataRoom)
+	b := (*[dataRoom]byte)(dst[l : l+dataRoom])
+	xc, nc := digitWord(call)
+	xq, nq := '0'+seq, 1 // a call's sequence number is mostly one digit
+	if seq >= 10 {
+		xq, nq = digitWord(seq)
+	}
+	xs, ns := digitWord(ser)
+	binary.LittleEndian.PutUint64(b[0:], dataWord)
+	binary.LittleEndian.PutUint64(b[8:], callWord)
+	o := 10
+	binary.LittleEndian.PutUint64(b[o&63:], xc)
+	o += nc
+	binary.LittleEndian.PutUint64(b[o&63:], seqWord)
+	o += 5
+	binary.LittleEndian.PutUint64(b[o&63:], xq)
+	o += nq
+	binary.LittleEndian.PutUint64(b[o&63:], serWord)
+	o += 5
+	binary.LittleEndian.PutUint64(b[o&63:], xs)
+	o += ns
+	w := &flagWords[fl]
+	if n := int(w[3]); n <= 24 {
+		binary.LittleEndian.PutUint64(b[o&63:], w[0])
+		binary.LittleEndian.PutUint64(b[(o+8)&127:], w[1])
+		binary.LittleEndian.PutUint64(b[(o+16)&127:], w[2])
+		return dst[:l+o+n]
+	}
+	return append(dst[:l+o], flagText[fl]...)
+}
+
+// digitWord is v (< 1e8) as its decimal digits in the low octets of a
+// word (as a little-endian store writes them) and their count: digits8
+// without the leading zeros, counted by the trailing zero bits of the
+// word's difference from "00000000" (the top octet kept: 0 has one digit).
+func digitWord(v uint64) (uint64, int) {
+	x := v/10000 | v%10000<<32
+	q := x * 10486 >> 20 & 0x0000007f0000007f // lane/100
+	x = q | (x-q*100)<<16
+	q = x * 103 >> 10 & 0x000f000f000f000f // lane/10
+	x = q | (x-q*10)<<8
+	z := bits.TrailingZeros64(x|1<<56) &^ 7
+	return (x | 0x3030303030303030) >> z, 8 - z/8
+}
+
+// appendDataLine's constant parts as little-endian words: "DATA", " call "
+// (two octets past it written over), " seq ", " ser ".
+const (
+	dataWord = 'D' | 'A'<<8 | 'T'<<16 | 'A'<<24 | ' '<<32 | 'c'<<40 | 'a'<<48 | 'l'<<56
+	callWord = 'l' | ' '<<8
+	seqWord  = ' ' | 's'<<8 | 'e'<<16 | 'q'<<24 | ' '<<32
+	serWord  = ' ' | 's'<<8 | 'e'<<16 | 'r'<<24 | ' '<<32
+)
+
 func appendCall(dst []byte, h Header) []byte {
 	return appendCallNum(append(dst, " call "...), h)
 }
@@ -369,10 +442,21 @@ func appendFlags(dst []byte, fl uint8, typ uint8) []byte {
 // is SLOW-START there) and for other types; built by init, read only.
 var flagText, ackFlagText [256]string
 
+// flagWords holds flagText as three little-endian words and its length
+// (appendDataLine's stores; texts longer than 24 are not used from it).
+// Built by init, read only.
+var flagWords [256][4]uint64
+
 func init() {
 	for fl := 1; fl < 256; fl++ {
 		flagText[fl] = string(formatFlags(nil, uint8(fl), TypeData))
 		ackFlagText[fl] = string(formatFlags(nil, uint8(fl), TypeAck))
+		var t [24]byte
+		copy(t[:], flagText[fl])
+		for i := range 3 {
+			flagWords[fl][i] = binary.LittleEndian.Uint64(t[8*i:])
+		}
+		flagWords[fl][3] = uint64(len(flagText[fl]))
 	}
 }
 
