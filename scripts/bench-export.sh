@@ -29,7 +29,7 @@ measure() { # label, frames, command... -> wall s, user s, sys s, peak KB in $di
 }
 for c in $caps; do
   cap=$dir/$c.pcap
-  cat "$cap" >/dev/null
+  settle "$cap"
   n=$(bin/rdx read -q "$cap" 2>&1 | sed -n 's/^rdx: \([0-9]*\) frames.*/\1/p')
   echo "$c: $n frames, $(du -h "$cap" | cut -f1)"
   measure "rdx read -q" "$n" bin/rdx read -q "$cap"

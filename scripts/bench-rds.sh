@@ -17,7 +17,7 @@ cap=$dir/rds-bench.pcap
 loadavg
 go build -o bin/rdx ./cmd/rdx
 payload=$(go run ./internal/cmd/genrds -bytes "$BYTES" -mss "$MSS" -flows "$FLOWS" -o "$cap")
-cat "$cap" >/dev/null
+settle "$cap"
 count=$payload unit="MB/s" scale=1e6
 echo "capture: $cap ($payload TCP payload bytes, MSS $MSS, $FLOWS flows, $(du -h "$cap" | cut -f1))"
 timecpu "rdx read -q (decode only)"  bin/rdx read -q "$cap"

@@ -22,7 +22,7 @@ cap=$dir/roce-bench.pcap
 loadavg
 go build -o bin/rdx ./cmd/rdx
 n=$(go run ./internal/cmd/genroce -n "$PACKETS" -mtu "$MTU" -flows "$FLOWS" -o "$cap")
-cat "$cap" >/dev/null
+settle "$cap"
 count=$n unit=pkt/s
 echo "capture: $cap ($n packets, MTU $MTU, $FLOWS flows, $(du -h "$cap" | cut -f1))"
 timecpu "rdx read -q (decode + ICRC)" bin/rdx read -q "$cap"
@@ -34,7 +34,7 @@ done
 if [ "${JFLOWS:-64}" != 0 ] && [ -n "$(jflags)" ]; then
   jcap=$dir/roce-clients.pcap
   go run ./internal/cmd/genroce -n "$PACKETS" -mtu "$MTU" -flows "${JFLOWS:-64}" -o "$jcap" >/dev/null
-  cat "$jcap" >/dev/null
+  settle "$jcap"
   echo "capture: $jcap (${JFLOWS:-64} clients)"
   for j in $(jflags); do
     timecpu "rdx read -q -j $j, ${JFLOWS:-64} clients"        bin/rdx read -q -j "$j" "$jcap"

@@ -21,7 +21,7 @@ if grep -q -- -flows <<<"$(go run ./internal/cmd/genrx -h 2>&1)"; then
   gen=(-flows "$FLOWS")
 fi
 go run ./internal/cmd/genrx -n "$N" "${gen[@]}" -o "$cap"
-cat "$cap" >/dev/null
+settle "$cap"
 count=$N unit=pkt/s
 echo "capture: $cap ($N packets${gen:+, $FLOWS flows}, $(du -h "$cap" | cut -f1))"
 fields=(-e rx.seq -e rx.callnumber -e rx.type -e ip.src)

@@ -49,6 +49,11 @@ timeit() { # label, command...
     'BEGIN{printf "%-34s %8.3f s %12.1f %s   cpu %5s s   peak RSS %s KB\n", l, s, n/s/k, u, c, m}'
 }
 
+# settle readies a capture just generated for timing: its dirty pages are
+# written out first (sync), so the kernel's writeback of hundreds of MB does
+# not run during the timed commands, and it is read once into the page cache.
+settle() { sync; cat "$@" >/dev/null; }
+
 # ratio prints how many times faster the first time is than the second
 # (label, seconds of rdx, seconds of the other tool).
 ratio() {
