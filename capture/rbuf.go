@@ -32,11 +32,10 @@ type rbuf struct {
 // no larger than what is left of a file), so its pages are mapped in at
 // once (newBuf).
 func newRbuf(src io.Reader, size int, filled bool) *rbuf {
-	b := make([]byte, size)
 	if filled {
-		b = newBuf(size)
+		return &rbuf{buf: newBuf(size), src: src}
 	}
-	return &rbuf{buf: b, src: src}
+	return &rbuf{buf: make([]byte, size), src: src}
 }
 
 // newBuf makes a read buffer that the reads will fill whole, its pages
