@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -183,24 +182,4 @@ func FuzzRoCE4(f *testing.F) {
 			checkRoCE4(t, &c, &s, ip2, udp2, ib2)
 		}
 	})
-}
-
-// BenchmarkRoCE4 is the template path for the packets of an NFS exchange:
-// an ACK (AETH), a RDMA READ Request (RETH), SENDs, a READ Response Middle
-// (1024) and First (AETH + 1024), the template cached.
-func BenchmarkRoCE4(b *testing.B) {
-	var c icrcCache
-	var s scratch
-	for _, n := range []int{4, 16, 80, 104, 140, 1024, 1028} {
-		ip := make([]byte, 20)
-		ip[0] = 0x45
-		udp := make([]byte, 8)
-		pkt := make([]byte, BTHLen+n)
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			b.SetBytes(int64(len(pkt)))
-			for i := 0; i < b.N; i++ {
-				c.roce4(&s, ip, udp, pkt)
-			}
-		})
-	}
 }
