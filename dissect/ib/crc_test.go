@@ -142,18 +142,28 @@ func TestVCRCTable(t *testing.T) {
 // BenchmarkICRC is the RoCEv2 ICRC over IPv4, with the dissector's reused
 // scratch, for the payload sizes an NFS exchange has: an ACK (AETH only), a
 // small SEND, a PMTU-sized READ Response Middle (1024) and First (AETH +
-// 1024).
+// 1024); and roce4/N, the template path the dissector takes (template
+// cached), also for a READ Request (RETH, 16) and a 104-octet SEND.
 func BenchmarkICRC(b *testing.B) {
 	var s scratch
-	for _, n := range []int{4, 148, 1024, 1028} {
+	var c icrcCache
+	for _, n := range []int{4, 16, 104, 148, 1024, 1028} {
 		ip := make([]byte, 20)
 		ip[0] = 0x45
 		udp := make([]byte, 8)
 		pkt := make([]byte, BTHLen+n)
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
+		if n != 16 && n != 104 {
+			b.Run(strconv.Itoa(n), func(b *testing.B) {
+				b.SetBytes(int64(len(pkt)))
+				for i := 0; i < b.N; i++ {
+					icrcRoCEv2(&s, ip, udp, pkt)
+				}
+			})
+		}
+		b.Run("roce4/"+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(len(pkt)))
 			for i := 0; i < b.N; i++ {
-				icrcRoCEv2(&s, ip, udp, pkt)
+				c.roce4(&s, ip, udp, pkt)
 			}
 		})
 	}

@@ -137,6 +137,13 @@ func Parse(b []byte, h *Header) (int, error) {
 		*h = Header{XID: r.U32(), Vers: r.U32(), Credit: r.U32(), Proc: r.U32()}
 	}
 	h.Reads, h.Writes, h.Reply = reads, writes, reply
+	if len(b) >= 28 && h.Vers == 1 && (h.Proc == MSG || h.Proc == NOMSG) &&
+		binary.LittleEndian.Uint64(b[16:]) == 0 && binary.LittleEndian.Uint32(b[24:]) == 0 {
+		// no read list, write list or reply chunk, most messages: what
+		// the three lists' loops below conclude from their three zero
+		// discriminators
+		return 28, nil
+	}
 	if err := r.Err(); err != nil {
 		return 0, err
 	}

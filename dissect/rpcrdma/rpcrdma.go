@@ -274,6 +274,14 @@ type span struct{ lo, hi int }
 // were not covered before; ok is false when the segment is in more than
 // maxSpans pieces.
 func cover(spans []span, lo, hi int) ([]span, int, bool) {
+	// most often [lo, hi) starts in or right after the last span (the
+	// responses of a READ come in order): it only extends that span
+	if n := len(spans); n > 0 && spans[n-1].lo <= lo && lo <= spans[n-1].hi && lo <= hi {
+		l := &spans[n-1]
+		added := max(0, hi-l.hi)
+		l.hi = max(l.hi, hi)
+		return spans, added, true
+	}
 	i := 0
 	for i < len(spans) && spans[i].hi < lo {
 		i++
