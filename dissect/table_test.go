@@ -3,8 +3,10 @@ package dissect
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/rdx-project/rdx/reassembly/budget"
 )
@@ -341,5 +343,54 @@ func TestTableIndexRuns(t *testing.T) {
 				t.Fatalf("seed %d: key %#x in slot %d, want %d (one group of four from %d)", seed, s.e.key, i, group+int(s.e.key&3), group)
 			}
 		}
+	}
+}
+
+// A presized table makes its entries in slabs, a few allocations for
+// thousands of entries, and never more than its limit's entries in them:
+// past the limit (drops beyond the free list) an entry is made alone.
+func TestTableSlabs(t *testing.T) {
+	const limit = 5000
+	var tb Table[int, [4]int]
+	tb.Init(limit, 1, nil)
+	tb.Presize()
+	tb.Hash(func(k int) uint64 { return uint64(k) })
+	es := make([]*Entry[int, [4]int], 0, limit)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for k := range limit {
+		e, _ := tb.Add(k)
+		es = append(es, e)
+	}
+	runtime.ReadMemStats(&m1)
+	allocs := m1.Mallocs - m0.Mallocs
+	perSlab := int(slabBytes / unsafe.Sizeof(Entry[int, [4]int]{}))
+	// the slabs, the index's doublings (a dozen) and a few more
+	if max := limit/perSlab + 1 + 20; allocs > uint64(max) {
+		t.Errorf("%v allocations for %d entries, want at most %d (slabs of %d)", allocs, limit, max, perSlab)
+	}
+	if tb.made != limit || len(tb.slab) != 0 {
+		t.Fatalf("made %d entries in slabs (%d unused), want the limit %d", tb.made, len(tb.slab), limit)
+	}
+	for k, e := range es {
+		if tb.Get(k) != e || e.Key() != k {
+			t.Fatalf("entry %d not found", k)
+		}
+		size := unsafe.Sizeof(*e)
+		if k%perSlab != 0 && uintptr(unsafe.Pointer(e))-uintptr(unsafe.Pointer(es[k-1])) != size {
+			t.Fatalf("entry %d is not next to entry %d in its slab", k, k-1)
+		}
+	}
+	// drop all but one; maxFreeEntries are kept, the rest left: new entries
+	// beyond the free list are made alone
+	for k := range limit - 1 {
+		tb.Delete(k)
+	}
+	tb.Release()
+	for k := range maxFreeEntries + 10 {
+		tb.Add(limit + k)
+	}
+	if tb.made != limit || len(tb.slab) != 0 {
+		t.Fatalf("made %d entries in slabs after the limit was reached, want %d", tb.made, limit)
 	}
 }

@@ -1,6 +1,11 @@
 package dissect
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+
+	"github.com/rdx-project/rdx/internal/prefault"
+)
 
 // The index of a Table given a hash (Table.Hash): open addressing with
 // linear probing, in place of a Go map. The Rx call table, full in long
@@ -107,7 +112,8 @@ func (t *Table[K, V]) ixPut(h uint64, e *Entry[K, V]) bool {
 // asked and the table holds limit/presizeFrac entries).
 func (t *Table[K, V]) ixGrow() {
 	n := max(2*len(t.slots), ixMin)
-	if t.presize && t.ixN >= t.limit/presizeFrac {
+	presized := t.presize && t.ixN >= t.limit/presizeFrac
+	if presized {
 		for n < 2*t.limit {
 			n *= 2
 		}
@@ -115,6 +121,11 @@ func (t *Table[K, V]) ixGrow() {
 	}
 	old := t.slots
 	t.slots, t.ixN, t.shift = make([]ixSlot[K, V], n), 0, 64
+	if presized {
+		// keys land all over the room: every page of it is written soon,
+		// so map them in with one system call, not a fault each (newEntry)
+		prefault.Write(unsafe.Slice((*byte)(unsafe.Pointer(&t.slots[0])), uintptr(n)*unsafe.Sizeof(t.slots[0])))
+	}
 	for ; n > 1; n >>= 1 {
 		t.shift--
 	}
