@@ -1,5 +1,7 @@
 package capture
 
+import "github.com/rdx-project/rdx/internal/prefault"
+
 // Prefetch reads packets from a Source on its own goroutine, in batches, so
 // reading and decoding use both cores. Batches are recycled: after warm-up
 // no allocation happens per packet. Packet data stays valid until the next
@@ -22,6 +24,7 @@ type Prefetch struct {
 	// giveBack at a time, so the reader wakes once for them all.
 	spent  [giveBack]*batch
 	nspent int
+	mapped int // batches whose packets' pages fill mapped in
 }
 
 type batch struct {
@@ -29,6 +32,12 @@ type batch struct {
 	buf  []byte   // copies of the packets Next returned
 	bufs [][]byte // read buffers the reader left while filling this batch
 	err  error
+	// taken: fill filled the batch before. A fresh batch's pkts are mapped
+	// in when a batch before came full: 2048 packets are 128 KiB, 32 page
+	// faults of about 12 µs here, against 2.5 µs a page mapped at once
+	// (internal/prefault); only then, so that a small input's batches map
+	// no page they never fill.
+	taken bool
 }
 
 // A batch ends at batchLen packets or batchBytes octets, whichever comes
@@ -66,6 +75,7 @@ func NewPrefetch(src Source) *Prefetch {
 func (p *Prefetch) fill() {
 	defer close(p.full)
 	r, bulk := p.src.(*Reader)
+	full := false // a batch was sent with batchLen packets
 	for {
 		var b *batch
 		select {
@@ -77,6 +87,13 @@ func (p *Prefetch) fill() {
 			r.Reuse(b.bufs)
 		}
 		b.pkts, b.buf, b.bufs, b.err = b.pkts[:0], b.buf[:0], b.bufs[:0], nil
+		if !b.taken {
+			b.taken = true
+			if full {
+				prefault.Cap(b.pkts)
+				p.mapped++
+			}
+		}
 		var pkt Packet
 		held := 0 // octets of views
 		for len(b.pkts) < batchLen && held+len(b.buf) < batchBytes {
@@ -102,6 +119,7 @@ func (p *Prefetch) fill() {
 		if bulk {
 			b.bufs = r.Retired(b.bufs)
 		}
+		full = full || len(b.pkts) == batchLen
 		select {
 		case p.full <- b:
 		case <-p.done:

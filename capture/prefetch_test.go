@@ -310,3 +310,43 @@ func TestPrefetchGiveBack(t *testing.T) {
 		t.Fatalf("read %d of %d packets", got, n)
 	}
 }
+
+// A fresh batch's packets are mapped in (prefault) once a batch before came
+// full, the input being large; a small input's batches map nothing.
+func TestPrefetchMapsBatches(t *testing.T) {
+	for _, c := range []struct {
+		n, want int
+	}{{batchLen - 1, 0}, {3 * batches * batchLen, batches - 1}} {
+		var file bytes.Buffer
+		w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := make([]byte, 60)
+		for i := 0; i < c.n; i++ {
+			if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := NewReader(bytes.NewReader(file.Bytes()), "map.pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := NewPrefetch(r)
+		got := 0
+		for {
+			pkts, err := p.NextBatch()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				break
+			}
+			got += len(pkts)
+		}
+		p.Close() // fill has returned: its count is read after
+		if got != c.n || p.mapped != c.want {
+			t.Errorf("%d packets: read %d, %d batches mapped in, want %d", c.n, got, p.mapped, c.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/filter"
+	"github.com/rdx-project/rdx/internal/prefault"
 	"github.com/rdx-project/rdx/render"
 )
 
@@ -164,6 +165,9 @@ type round struct {
 	data []byte
 	bufs [][]byte
 	held int
+	// taken: the reader filled the round before (its pkts' pages are
+	// mapped in either way, mapRound).
+	taken bool
 	// pending counts the workers not done with the round when nothing is
 	// written per frame: the last one frees it (the merger has no part).
 	pending atomic.Int32
@@ -187,6 +191,18 @@ func (rd *round) keep(rec []byte) []byte {
 	off := len(rd.data)
 	rd.data = append(rd.data, rec...)
 	return rd.data[off:len(rd.data):len(rd.data)]
+}
+
+// mapRound maps in the pages of a fresh round's packets, which the reader
+// is about to fill: in one system call instead of a page fault per page.
+// Rounds of 8192 frames (-q -j2) hold 512 KiB of them each: the rounds in
+// flight took 768 faults on 1M Rx frames, about 12 µs each here against
+// 2.5 µs a page mapped at once (internal/prefault). read calls it only once
+// a round was sent full: a small input's rounds would map pages it never
+// fills.
+func (p *parallel) mapRound(rd *round) {
+	prefault.Cap(rd.pkts)
+	p.mapped++
 }
 
 // outRoom returns out with at least outSlack octets free: doubled when
@@ -223,6 +239,7 @@ type parallel struct {
 	frames  int // roundFrames: the round is full
 	bytes   int // roundBytes
 	keys    dissect.ShardCache
+	mapped  int // rounds whose packets' pages read mapped in (mapRound)
 }
 
 // newParallel makes n workers: eng (the run's engine, which ends up with
@@ -523,6 +540,9 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	// once, as views (capture.Reader.TakeBuffered); other records come one
 	// Next at a time, copied into the round.
 	rdr, bulk := src.(*capture.Reader)
+	// full: a round was sent full, so the input is large and the next
+	// fresh rounds will likely fill too (mapRound).
+	full := false
 	send := func() {
 		rd.first = first
 		if bulk {
@@ -548,6 +568,12 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		clear(rd.bufs)
 		rd.pkts, rd.ids, rd.order, rd.streams, rd.data, rd.bufs, rd.held = rd.pkts[:0], rd.ids[:0], rd.order[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0
 		rd.num, rd.prev = num, prev
+		if !rd.taken {
+			rd.taken = true
+			if full {
+				p.mapRound(rd)
+			}
+		}
 		for _, b := range rd.b {
 			b.runs, b.res, b.out, b.pan = b.runs[:0], b.res[:0], b.out[:0], nil
 		}
@@ -631,6 +657,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			prog.SetFrames(num)
 		}
 		if len(rd.pkts) >= p.frames || rd.held+len(rd.data) >= p.bytes {
+			full = true
 			send()
 		}
 	}

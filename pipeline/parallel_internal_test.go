@@ -262,3 +262,47 @@ func TestWorkersDirectRuns(t *testing.T) {
 		}
 	}
 }
+
+// The reader maps in the packets of each fresh round it takes once a round
+// was sent full (the input is large), not before: a small input's rounds map
+// nothing, and a recycled round, filled before, is not mapped again.
+func TestRoundsMapped(t *testing.T) {
+	testRound.frames, testRound.bytes = 64, 1<<20
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	for _, c := range []struct{ n, want int }{{63, 0}, {20 * 64, roundsInFlight - 1}} {
+		frames := make([][]byte, c.n)
+		for i := range frames {
+			frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, uint16(1000+i%5), 4747, []byte{byte(i)})
+		}
+		path := filepath.Join(t.TempDir(), "map.pcap")
+		testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+		cfg := Config{Input: Input{File: path}, Quiet: true, Workers: 2}
+		p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _, err := cfg.Input.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the workers' part: each round goes to both, the first frees it
+		for i, w := range p.w {
+			w.in = make(chan *round, roundsInFlight)
+			go func() {
+				for rd := range w.in {
+					if i == 0 {
+						p.free <- rd
+					}
+				}
+			}()
+		}
+		n, err := p.read(&runner{cfg: cfg}, src, nil, true, false, 1)
+		src.Close()
+		for _, w := range p.w {
+			close(w.in)
+		}
+		if err != nil || n != uint64(c.n) || p.mapped != c.want {
+			t.Errorf("%d frames: read %d (%v), %d rounds mapped in, want %d", c.n, n, err, p.mapped, c.want)
+		}
+	}
+}
