@@ -312,17 +312,18 @@ func TestPrefetchGiveBack(t *testing.T) {
 }
 
 // A fresh batch's packets are mapped in (prefault) once a batch before came
-// full, the input being large; a small input's batches map nothing.
+// full, at batchLen packets or batchBytes octets, the input being large; a
+// small input's batches map nothing.
 func TestPrefetchMapsBatches(t *testing.T) {
 	for _, c := range []struct {
-		n, want int
-	}{{batchLen - 1, 0}, {3 * batches * batchLen, batches - 1}} {
+		n, size, want int
+	}{{batchLen - 1, 60, 0}, {3 * batches * batchLen, 60, batches - 1}, {3 * batches * batchBytes / 1000, 1000, batches - 1}} {
 		var file bytes.Buffer
 		w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := make([]byte, 60)
+		d := make([]byte, c.size)
 		for i := 0; i < c.n; i++ {
 			if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
 				t.Fatal(err)
