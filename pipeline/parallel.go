@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -168,6 +169,9 @@ type round struct {
 	// taken: the reader filled the round before (its pkts' pages are
 	// mapped in either way, mapRound).
 	taken bool
+	// present has bit i set when worker i has frames in the round: only
+	// those get it (one flow wakes one worker, not all of them).
+	present uint64
 	// pending counts the workers not done with the round when nothing is
 	// written per frame: the last one frees it (the merger has no part).
 	pending atomic.Int32
@@ -540,21 +544,27 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 	// once, as views (capture.Reader.TakeBuffered); other records come one
 	// Next at a time, copied into the round.
 	rdr, bulk := src.(*capture.Reader)
-	// full: a round was sent full, so the input is large and the next
-	// fresh rounds will likely fill too (mapRound).
+	// full: a round was sent full (every round sent before the last is),
+	// so the input is large and the next fresh rounds will likely fill too
+	// (mapRound).
 	full := false
 	send := func() {
+		full = true
 		rd.first = first
 		if bulk {
 			rd.bufs = rdr.Retired(rd.bufs)
 		}
 		if direct {
-			rd.pending.Store(int32(len(p.w)))
+			rd.pending.Store(int32(bits.OnesCount64(rd.present)))
 		} else {
 			order <- rd
 		}
-		for _, w := range p.w {
-			w.in <- rd
+		for i, w := range p.w {
+			if rd.present&(1<<i) != 0 {
+				w.in <- rd
+			} else if !direct { // nothing of its: the merger need not wait for it
+				rd.b[i].done <- struct{}{}
+			}
 		}
 		rd = nil
 	}
@@ -566,7 +576,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			rdr.Reuse(rd.bufs)
 		}
 		clear(rd.bufs)
-		rd.pkts, rd.ids, rd.order, rd.streams, rd.data, rd.bufs, rd.held = rd.pkts[:0], rd.ids[:0], rd.order[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0
+		rd.pkts, rd.ids, rd.order, rd.streams, rd.data, rd.bufs, rd.held, rd.present = rd.pkts[:0], rd.ids[:0], rd.order[:0], rd.streams[:0], rd.data[:0], rd.bufs[:0], 0, 0
 		rd.num, rd.prev = num, prev
 		if !rd.taken {
 			rd.taken = true
@@ -620,6 +630,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 		pkts, ids := rd.pkts, rd.ids[:len(rd.pkts)] // within its capacity, roundFrames
 		// locals, not the closures' num or p's fields, in the loop
 		keys, streams, before := &p.keys, p.streams, num-uint64(k)
+		var present uint64
 		for i := k; i < len(pkts) && i < len(ids); i++ {
 			pk := &pkts[i]
 			key, ok := keys.Cached(pk.LinkType, pk.Data) // inlined: most frames
@@ -631,6 +642,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				w = key % nw
 			}
 			ids[i] = uint8(w)
+			present |= 1 << w
 			if streams != nil {
 				dp := dissect.Packet{Num: before + uint64(i) + 1, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
 					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
@@ -639,7 +651,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			}
 		}
 		num += uint64(len(pkts) - k)
-		rd.ids = ids
+		rd.ids, rd.present = ids, rd.present|present
 		if runs { // the merger takes runs: their workers, in frame order
 			last := uint8(maxWorkers) // no worker's: a round starts a run
 			if k > 0 {
@@ -657,7 +669,6 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			prog.SetFrames(num)
 		}
 		if len(rd.pkts) >= p.frames || rd.held+len(rd.data) >= p.bytes {
-			full = true
 			send()
 		}
 	}

@@ -264,12 +264,17 @@ func TestWorkersDirectRuns(t *testing.T) {
 }
 
 // The reader maps in the packets of each fresh round it takes once a round
-// was sent full (the input is large), not before: a small input's rounds map
-// nothing, and a recycled round, filled before, is not mapped again.
+// was sent full (the input is large), of frames or of octets, not before: a
+// small input's rounds map nothing, and a recycled round, filled before, is
+// not mapped again.
 func TestRoundsMapped(t *testing.T) {
-	testRound.frames, testRound.bytes = 64, 1<<20
 	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
-	for _, c := range []struct{ n, want int }{{63, 0}, {20 * 64, roundsInFlight - 1}} {
+	for _, c := range []struct{ n, bytes, want int }{
+		{63, 1 << 20, 0},
+		{20 * 64, 1 << 20, roundsInFlight - 1},
+		{400, 1000, roundsInFlight - 1}, // records of 45 octets: rounds of 22 frames
+	} {
+		testRound.frames, testRound.bytes = 64, c.bytes
 		frames := make([][]byte, c.n)
 		for i := range frames {
 			frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, uint16(1000+i%5), 4747, []byte{byte(i)})
@@ -303,6 +308,81 @@ func TestRoundsMapped(t *testing.T) {
 		}
 		if err != nil || n != uint64(c.n) || p.mapped != c.want {
 			t.Errorf("%d frames: read %d (%v), %d rounds mapped in, want %d", c.n, n, err, p.mapped, c.want)
+		}
+	}
+}
+
+// A round goes only to the workers with frames in it: one flow wakes one
+// worker, and the round is free once that one is done with it. With
+// printing (not direct), the others' batches are done at once, so the
+// merger does not wait for them.
+func TestRoundsToPresentWorkers(t *testing.T) {
+	testRound.frames, testRound.bytes = 64, 1<<20
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	const n = 20 * 64
+	frames := make([][]byte, n)
+	for i := range frames {
+		frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 1000, 4747, []byte{byte(i)}) // one flow
+	}
+	path := filepath.Join(t.TempDir(), "oneflow.pcap")
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	for _, direct := range []bool{true, false} {
+		cfg := Config{Input: Input{File: path}, Quiet: true, Workers: 3}
+		p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _, err := cfg.Input.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int, len(p.w))
+		done := make(chan struct{})
+		for i, w := range p.w {
+			w.in = make(chan *round, roundsInFlight)
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for rd := range w.in {
+					got[i]++
+					if direct && rd.pending.Add(-1) == 0 {
+						p.free <- rd
+					} else if !direct {
+						rd.b[i].done <- struct{}{}
+					}
+				}
+			}()
+		}
+		order := make(chan *round, roundsInFlight)
+		go func() { // the merger's part: every batch done, then the round is free
+			for rd := range order {
+				for _, b := range rd.b {
+					<-b.done
+				}
+				p.free <- rd
+			}
+		}()
+		var ord chan<- *round = order
+		if direct {
+			ord = nil
+		}
+		rn, err := p.read(&runner{cfg: cfg}, src, ord, direct, false, 1)
+		src.Close()
+		close(order)
+		for _, w := range p.w {
+			close(w.in)
+		}
+		for range p.w {
+			<-done
+		}
+		rounds, busy := 0, 0
+		for _, g := range got {
+			rounds += g
+			if g > 0 {
+				busy++
+			}
+		}
+		if err != nil || rn != n || busy != 1 || rounds != n/64 {
+			t.Errorf("direct %v: read %d (%v); rounds per worker %v, want all %d to one", direct, rn, err, got, n/64)
 		}
 	}
 }
