@@ -647,7 +647,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 				w = key % nw
 			}
 			ids[i] = uint8(w)
-			present |= 1 << w
+			present |= 1 << (w & (maxWorkers - 1)) // w < maxWorkers: no check for a shift past 63
 			if streams != nil {
 				dp := dissect.Packet{Num: before + uint64(i) + 1, TimeNS: pk.TimeNS, CapLen: pk.CapLen, WireLen: pk.WireLen,
 					LinkType: pk.LinkType, Iface: pk.Iface, Data: pk.Data, Pass: pass}
