@@ -263,6 +263,65 @@ func TestWorkersDirectRuns(t *testing.T) {
 	}
 }
 
+// readRounds runs parallel.read on frames (an IPv4 capture) with the given
+// workers, standing in for them and for the merger (direct: the last worker
+// done with a round frees it; else each marks its batch done and the merger
+// frees the round once all are), and returns the parallel, how many rounds
+// each worker got and what read returned.
+func readRounds(t *testing.T, frames [][]byte, workers int, direct bool) (*parallel, []int, uint64, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rounds.pcap")
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	cfg := Config{Input: Input{File: path}, Quiet: true, Workers: workers}
+	p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := cfg.Input.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int, len(p.w))
+	done := make(chan struct{})
+	for i, w := range p.w {
+		w.in = make(chan *round, roundsInFlight)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for rd := range w.in {
+				got[i]++
+				if direct && rd.pending.Add(-1) == 0 {
+					p.free <- rd
+				} else if !direct {
+					rd.b[i].done <- struct{}{}
+				}
+			}
+		}()
+	}
+	order := make(chan *round, roundsInFlight)
+	go func() { // the merger's part: every batch done, then the round is free
+		for rd := range order {
+			for _, b := range rd.b {
+				<-b.done
+			}
+			p.free <- rd
+		}
+	}()
+	var ord chan<- *round = order
+	if direct {
+		ord = nil
+	}
+	n, err := p.read(&runner{cfg: cfg}, src, ord, direct, false, 1)
+	src.Close()
+	close(order)
+	for _, w := range p.w {
+		close(w.in)
+	}
+	for range p.w {
+		<-done
+	}
+	return p, got, n, err
+}
+
 // The reader maps in the packets of each fresh round it takes once a round
 // was sent full (the input is large), of frames or of octets, not before: a
 // small input's rounds map nothing, and a recycled round, filled before, is
@@ -279,33 +338,7 @@ func TestRoundsMapped(t *testing.T) {
 		for i := range frames {
 			frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, uint16(1000+i%5), 4747, []byte{byte(i)})
 		}
-		path := filepath.Join(t.TempDir(), "map.pcap")
-		testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
-		cfg := Config{Input: Input{File: path}, Quiet: true, Workers: 2}
-		p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _, err := cfg.Input.open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		// the workers' part: each round goes to both, the first frees it
-		for i, w := range p.w {
-			w.in = make(chan *round, roundsInFlight)
-			go func() {
-				for rd := range w.in {
-					if i == 0 {
-						p.free <- rd
-					}
-				}
-			}()
-		}
-		n, err := p.read(&runner{cfg: cfg}, src, nil, true, false, 1)
-		src.Close()
-		for _, w := range p.w {
-			close(w.in)
-		}
+		p, _, n, err := readRounds(t, frames, 2, true)
 		if err != nil || n != uint64(c.n) || p.mapped != c.want {
 			t.Errorf("%d frames: read %d (%v), %d rounds mapped in, want %d", c.n, n, err, p.mapped, c.want)
 		}
@@ -324,56 +357,8 @@ func TestRoundsToPresentWorkers(t *testing.T) {
 	for i := range frames {
 		frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 1000, 4747, []byte{byte(i)}) // one flow
 	}
-	path := filepath.Join(t.TempDir(), "oneflow.pcap")
-	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
 	for _, direct := range []bool{true, false} {
-		cfg := Config{Input: Input{File: path}, Quiet: true, Workers: 3}
-		p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _, err := cfg.Input.open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]int, len(p.w))
-		done := make(chan struct{})
-		for i, w := range p.w {
-			w.in = make(chan *round, roundsInFlight)
-			go func() {
-				defer func() { done <- struct{}{} }()
-				for rd := range w.in {
-					got[i]++
-					if direct && rd.pending.Add(-1) == 0 {
-						p.free <- rd
-					} else if !direct {
-						rd.b[i].done <- struct{}{}
-					}
-				}
-			}()
-		}
-		order := make(chan *round, roundsInFlight)
-		go func() { // the merger's part: every batch done, then the round is free
-			for rd := range order {
-				for _, b := range rd.b {
-					<-b.done
-				}
-				p.free <- rd
-			}
-		}()
-		var ord chan<- *round = order
-		if direct {
-			ord = nil
-		}
-		rn, err := p.read(&runner{cfg: cfg}, src, ord, direct, false, 1)
-		src.Close()
-		close(order)
-		for _, w := range p.w {
-			close(w.in)
-		}
-		for range p.w {
-			<-done
-		}
+		_, got, rn, err := readRounds(t, frames, 3, direct)
 		rounds, busy := 0, 0
 		for _, g := range got {
 			rounds += g

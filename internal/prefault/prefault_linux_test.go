@@ -7,17 +7,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Write maps in every page of the slice, first and last included, when
-// the slice starts inside a page; nothing else about the memory changes.
-func TestWriteMapsPages(t *testing.T) {
-	ps := unix.Getpagesize()
-	const pages = 16
-	m, err := unix.Mmap(-1, 0, pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+// anon maps pages fresh anonymous pages (unmapped when the test ends) and
+// returns them with a count of how many are resident.
+func anon(t *testing.T, pages int) (m []byte, resident func() int) {
+	t.Helper()
+	m, err := unix.Mmap(-1, 0, pages*unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		t.Skip(err)
 	}
-	defer unix.Munmap(m)
-	resident := func() int {
+	t.Cleanup(func() { unix.Munmap(m) })
+	return m, func() int {
 		vec := make([]byte, pages)
 		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 			t.Fatal(e)
@@ -28,6 +27,14 @@ func TestWriteMapsPages(t *testing.T) {
 		}
 		return n
 	}
+}
+
+// Write maps in every page of the slice, first and last included, when
+// the slice starts inside a page; nothing else about the memory changes.
+func TestWriteMapsPages(t *testing.T) {
+	ps := unix.Getpagesize()
+	const pages = 16
+	m, resident := anon(t, pages)
 	if n := resident(); n != 0 {
 		t.Fatalf("%d pages resident before", n)
 	}
@@ -52,22 +59,7 @@ func TestWriteMapsPages(t *testing.T) {
 func TestCapMapsPages(t *testing.T) {
 	ps := unix.Getpagesize()
 	const pages = 16
-	m, err := unix.Mmap(-1, 0, pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		t.Skip(err)
-	}
-	defer unix.Munmap(m)
-	vec := make([]byte, pages)
-	resident := func() int {
-		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
-			t.Fatal(e)
-		}
-		n := 0
-		for _, v := range vec {
-			n += int(v & 1)
-		}
-		return n
-	}
+	m, resident := anon(t, pages)
 	type rec [3]int64 // 24 octets: pages do not hold a whole number of them
 	n := (pages - 4) * ps / 24
 	s := unsafe.Slice((*rec)(unsafe.Pointer(&m[0])), n)[:0] // length 0: the capacity counts
