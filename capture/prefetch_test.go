@@ -271,23 +271,8 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 // for them: after every other batch one is held back, and the reader never
 // has more than the others to fill.
 func TestPrefetchGiveBack(t *testing.T) {
-	var file bytes.Buffer
-	w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 10 * batchLen
-	d := make([]byte, 60)
-	for i := 0; i < n; i++ {
-		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := NewReader(bytes.NewReader(file.Bytes()), "giveback.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := NewPrefetch(r)
+	p := NewPrefetch(zeroPackets(t, n, 60))
 	defer p.Close()
 	got := 0
 	for k := 0; ; k++ {
@@ -309,4 +294,52 @@ func TestPrefetchGiveBack(t *testing.T) {
 	if got != n {
 		t.Fatalf("read %d of %d packets", got, n)
 	}
+}
+
+// A fresh batch's packets are mapped in (prefault) once a batch before came
+// full, at batchLen packets or batchBytes octets, the input being large; a
+// small input's batches map nothing.
+func TestPrefetchMapsBatches(t *testing.T) {
+	for _, c := range []struct {
+		n, size, want int
+	}{{batchLen - 1, 60, 0}, {3 * batches * batchLen, 60, batches - 1}, {3 * batches * batchBytes / 1000, 1000, batches - 1}} {
+		p := NewPrefetch(zeroPackets(t, c.n, c.size))
+		got := 0
+		for {
+			pkts, err := p.NextBatch()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				break
+			}
+			got += len(pkts)
+		}
+		p.Close() // fill has returned: its count is read after
+		if got != c.n || p.mapped != c.want {
+			t.Errorf("%d packets: read %d, %d batches mapped in, want %d", c.n, got, p.mapped, c.want)
+		}
+	}
+}
+
+// zeroPackets reads a pcap file, held in memory, of n packets of size zero
+// octets each.
+func zeroPackets(t *testing.T, n, size int) *Reader {
+	t.Helper()
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 2000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := make([]byte, size)
+	for i := 0; i < n; i++ {
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewReader(bytes.NewReader(file.Bytes()), "zero.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

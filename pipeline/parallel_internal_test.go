@@ -262,3 +262,112 @@ func TestWorkersDirectRuns(t *testing.T) {
 		}
 	}
 }
+
+// readRounds runs parallel.read on frames (an IPv4 capture) with the given
+// workers, standing in for them and for the merger (direct: the last worker
+// done with a round frees it; else each marks its batch done and the merger
+// frees the round once all are), and returns the parallel, how many rounds
+// each worker got and what read returned.
+func readRounds(t *testing.T, frames [][]byte, workers int, direct bool) (*parallel, []int, uint64, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rounds.pcap")
+	testpkt.WriteFrames(t, path, dissect.LinkTypeIPv4, 1000, frames)
+	cfg := Config{Input: Input{File: path}, Quiet: true, Workers: workers}
+	p, err := newParallel(cfg, dissect.Options{}, dissect.NewEngine(dissect.Options{}), workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _, err := cfg.Input.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int, len(p.w))
+	done := make(chan struct{})
+	for i, w := range p.w {
+		w.in = make(chan *round, roundsInFlight)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for rd := range w.in {
+				got[i]++
+				if direct && rd.pending.Add(-1) == 0 {
+					p.free <- rd
+				} else if !direct {
+					rd.b[i].done <- struct{}{}
+				}
+			}
+		}()
+	}
+	order := make(chan *round, roundsInFlight)
+	go func() { // the merger's part: every batch done, then the round is free
+		for rd := range order {
+			for _, b := range rd.b {
+				<-b.done
+			}
+			p.free <- rd
+		}
+	}()
+	var ord chan<- *round = order
+	if direct {
+		ord = nil
+	}
+	n, err := p.read(&runner{cfg: cfg}, src, ord, direct, false, 1)
+	src.Close()
+	close(order)
+	for _, w := range p.w {
+		close(w.in)
+	}
+	for range p.w {
+		<-done
+	}
+	return p, got, n, err
+}
+
+// The reader maps in the packets of each fresh round it takes once a round
+// was sent full (the input is large), of frames or of octets, not before: a
+// small input's rounds map nothing, and a recycled round, filled before, is
+// not mapped again.
+func TestRoundsMapped(t *testing.T) {
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	for _, c := range []struct{ n, bytes, want int }{
+		{63, 1 << 20, 0},
+		{20 * 64, 1 << 20, roundsInFlight - 1},
+		{400, 1000, roundsInFlight - 1}, // records of 45 octets: rounds of 22 frames
+	} {
+		testRound.frames, testRound.bytes = 64, c.bytes
+		frames := make([][]byte, c.n)
+		for i := range frames {
+			frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, uint16(1000+i%5), 4747, []byte{byte(i)})
+		}
+		p, _, n, err := readRounds(t, frames, 2, true)
+		if err != nil || n != uint64(c.n) || p.mapped != c.want {
+			t.Errorf("%d frames: read %d (%v), %d rounds mapped in, want %d", c.n, n, err, p.mapped, c.want)
+		}
+	}
+}
+
+// A round goes only to the workers with frames in it: one flow wakes one
+// worker, and the round is free once that one is done with it. With
+// printing (not direct), the others' batches are done at once, so the
+// merger does not wait for them.
+func TestRoundsToPresentWorkers(t *testing.T) {
+	testRound.frames, testRound.bytes = 64, 1<<20
+	defer func() { testRound.frames, testRound.bytes = 0, 0 }()
+	const n = 20 * 64
+	frames := make([][]byte, n)
+	for i := range frames {
+		frames[i] = testpkt.UDP4(nil, testpkt.Client, testpkt.Server, 1000, 4747, []byte{byte(i)}) // one flow
+	}
+	for _, direct := range []bool{true, false} {
+		_, got, rn, err := readRounds(t, frames, 3, direct)
+		rounds, busy := 0, 0
+		for _, g := range got {
+			rounds += g
+			if g > 0 {
+				busy++
+			}
+		}
+		if err != nil || rn != n || busy != 1 || rounds != n/64 {
+			t.Errorf("direct %v: read %d (%v); rounds per worker %v, want all %d to one", direct, rn, err, got, n/64)
+		}
+	}
+}

@@ -7,17 +7,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Write maps in every page of the slice, first and last included, when
-// the slice starts inside a page; nothing else about the memory changes.
-func TestWriteMapsPages(t *testing.T) {
-	ps := unix.Getpagesize()
-	const pages = 16
-	m, err := unix.Mmap(-1, 0, pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+// anon maps pages fresh anonymous pages (unmapped when the test ends) and
+// returns them with a count of how many are resident.
+func anon(t *testing.T, pages int) (m []byte, resident func() int) {
+	t.Helper()
+	m, err := unix.Mmap(-1, 0, pages*unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		t.Skip(err)
 	}
-	defer unix.Munmap(m)
-	resident := func() int {
+	t.Cleanup(func() { unix.Munmap(m) })
+	return m, func() int {
 		vec := make([]byte, pages)
 		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 			t.Fatal(e)
@@ -28,6 +27,14 @@ func TestWriteMapsPages(t *testing.T) {
 		}
 		return n
 	}
+}
+
+// Write maps in every page of the slice, first and last included, when
+// the slice starts inside a page; nothing else about the memory changes.
+func TestWriteMapsPages(t *testing.T) {
+	ps := unix.Getpagesize()
+	const pages = 16
+	m, resident := anon(t, pages)
 	if n := resident(); n != 0 {
 		t.Fatalf("%d pages resident before", n)
 	}
@@ -45,4 +52,23 @@ func TestWriteMapsPages(t *testing.T) {
 		}
 	}
 	Write(nil) // nothing to do, no call
+}
+
+// Cap maps in the pages of a slice's whole capacity, not only its length,
+// counted in elements of its type.
+func TestCapMapsPages(t *testing.T) {
+	ps := unix.Getpagesize()
+	const pages = 16
+	m, resident := anon(t, pages)
+	type rec [3]int64 // 24 octets: pages do not hold a whole number of them
+	n := (pages - 4) * ps / 24
+	s := unsafe.Slice((*rec)(unsafe.Pointer(&m[0])), n)[:0] // length 0: the capacity counts
+	Cap(s)
+	if unsupported.Load() {
+		t.Skip("no MADV_POPULATE_WRITE on this kernel")
+	}
+	if got, want := resident(), (n*24+ps-1)/ps; got != want {
+		t.Errorf("%d pages resident after Cap, want %d", got, want)
+	}
+	Cap([]rec(nil)) // nothing to do, no call
 }
