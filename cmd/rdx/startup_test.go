@@ -138,3 +138,44 @@ func TestRootForOneCommand(t *testing.T) {
 // readRootBudget bounds what the tree for `rdx read` may allocate (the
 // whole tree, ~220 KB, is for help and completion).
 const readRootBudget = 64 << 10
+
+// internal/startup's init runs before the inits that allocate most (it
+// sets MemProfileRate and maps in the heap they fill): after at most
+// earlyBudget bytes of allocations, before tablewriter's, gonum/plot's and
+// any of rdx's. A dependency added to it that is initialised late would
+// move it after them.
+func TestStartupInitIsEarly(t *testing.T) {
+	const earlyBudget = 256 << 10
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var before uint64
+	found := false
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "init" {
+			continue
+		}
+		if f[1] == "github.com/rdx-project/rdx/internal/startup" {
+			found = true
+			break
+		}
+		if strings.HasPrefix(f[1], "github.com/rdx-project/rdx/dissect") || f[1] == "github.com/olekukonko/tablewriter/pkg/twwidth" || f[1] == "gonum.org/v1/plot" {
+			t.Errorf("%s initialised before internal/startup", f[1])
+		}
+		b, err := strconv.ParseUint(f[7], 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		before += b
+	}
+	if !found {
+		t.Fatalf("no init line for internal/startup in %q", out)
+	}
+	if before > earlyBudget {
+		t.Errorf("%d bytes allocated by inits before internal/startup's, want <= %d", before, earlyBudget)
+	}
+}
