@@ -113,10 +113,16 @@ type Field struct {
 // ID is the field's registration index (stable within one binary).
 func (f *Field) ID() int { return f.id }
 
+// registrySize is room for every field rdx registers (1,634 now, at
+// init), so that the registry is made once, not grown and rehashed ten
+// times over while every run starts (dissect/all's TestRegistryHasRoom
+// says when the fields outgrow it).
+const registrySize = 2048
+
 var (
 	regMu    sync.Mutex
-	fields   []*Field
-	byAbbrev = map[string]*Field{}
+	fields   = make([]*Field, 0, registrySize)
+	byAbbrev = make(map[string]*Field, registrySize)
 	protos   = map[string]*ProtoInfo{}
 )
 

@@ -5,6 +5,9 @@ package main
 import (
 	"os"
 
+	// Before the packages that allocate most at init: see the package.
+	_ "github.com/rdx-project/rdx/internal/startup"
+
 	"github.com/rdx-project/rdx/internal/iostreams"
 )
 

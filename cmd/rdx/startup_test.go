@@ -45,35 +45,57 @@ var lazyInit = map[string]uint64{
 	"github.com/rdx-project/rdx/render": 4 << 10,
 }
 
-// Package init stays cheap: the test binary links what rdx links, and
-// GODEBUG=inittrace=1 reports each package's init allocations.
-func TestInitIsCheap(t *testing.T) {
+// initTrace runs the test binary, which links what rdx links, with
+// GODEBUG=inittrace=1: each package's init in the order run, with the
+// bytes it allocated.
+func initTrace(t *testing.T) []initLine {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	var total uint64
-	seen := 0
+	var inits []initLine
 	for line := range strings.Lines(string(out)) {
 		// init PKG @T ms, C ms clock, B bytes, A allocs
 		f := strings.Fields(line)
-		if len(f) < 10 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/rdx-project/rdx/") {
+		if len(f) < 10 || f[0] != "init" {
 			continue
 		}
 		b, err := strconv.ParseUint(f[7], 10, 64)
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
+		inits = append(inits, initLine{f[1], b})
+	}
+	if len(inits) == 0 {
+		t.Fatalf("no init lines in %q", out)
+	}
+	return inits
+}
+
+type initLine struct {
+	pkg   string
+	bytes uint64
+}
+
+// Package init stays cheap.
+func TestInitIsCheap(t *testing.T) {
+	var total uint64
+	seen := 0
+	for _, in := range initTrace(t) {
+		if !strings.HasPrefix(in.pkg, "github.com/rdx-project/rdx/") {
+			continue
+		}
 		seen++
-		total += b
-		if max, ok := lazyInit[f[1]]; ok && b > max {
-			t.Errorf("%s allocates %d bytes at init, want <= %d", f[1], b, max)
+		total += in.bytes
+		if max, ok := lazyInit[in.pkg]; ok && in.bytes > max {
+			t.Errorf("%s allocates %d bytes at init, want <= %d", in.pkg, in.bytes, max)
 		}
 	}
 	if seen == 0 {
-		t.Fatalf("no init lines from rdx's packages in %q", out)
+		t.Fatal("no init lines from rdx's packages")
 	}
 	if total > initBudget {
 		t.Errorf("rdx's packages allocate %d bytes at init, budget %d", total, initBudget)
@@ -138,3 +160,26 @@ func TestRootForOneCommand(t *testing.T) {
 // readRootBudget bounds what the tree for `rdx read` may allocate (the
 // whole tree, ~220 KB, is for help and completion).
 const readRootBudget = 64 << 10
+
+// internal/startup's init runs before the inits that allocate most (it
+// sets MemProfileRate and maps in the heap they fill): after at most
+// earlyBudget bytes of allocations, before tablewriter's, gonum/plot's and
+// any of rdx's. A dependency added to it that is initialised late would
+// move it after them.
+func TestStartupInitIsEarly(t *testing.T) {
+	const earlyBudget = 256 << 10
+	var before uint64
+	for _, in := range initTrace(t) {
+		if in.pkg == "github.com/rdx-project/rdx/internal/startup" {
+			if before > earlyBudget {
+				t.Errorf("%d bytes allocated by inits before internal/startup's, want <= %d", before, earlyBudget)
+			}
+			return
+		}
+		if strings.HasPrefix(in.pkg, "github.com/rdx-project/rdx/dissect") || in.pkg == "github.com/olekukonko/tablewriter/pkg/twwidth" || in.pkg == "gonum.org/v1/plot" {
+			t.Errorf("%s initialised before internal/startup", in.pkg)
+		}
+		before += in.bytes
+	}
+	t.Fatal("no init line for internal/startup")
+}

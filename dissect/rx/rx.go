@@ -448,9 +448,10 @@ var flagText, ackFlagText [256]string
 var flagWords [256][4]uint64
 
 func init() {
+	var scratch [64]byte // the longest text is 49 octets: one allocation per text, not four
 	for fl := 1; fl < 256; fl++ {
-		flagText[fl] = string(formatFlags(nil, uint8(fl), TypeData))
-		ackFlagText[fl] = string(formatFlags(nil, uint8(fl), TypeAck))
+		flagText[fl] = string(formatFlags(scratch[:0], uint8(fl), TypeData))
+		ackFlagText[fl] = string(formatFlags(scratch[:0], uint8(fl), TypeAck))
 		var t [24]byte
 		copy(t[:], flagText[fl])
 		for i := range 3 {

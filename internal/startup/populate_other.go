@@ -1,0 +1,5 @@
+//go:build !linux
+
+package startup
+
+func populate(addr, n uintptr) {}
