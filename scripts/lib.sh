@@ -18,17 +18,19 @@ runmed() { # outfile, command...
   : >"$out.all"
   for ((i = 0; i < REPS; i++)); do
     r=0
-    # wall from date (ns; /usr/bin/time's %e has 10 ms steps), CPU and RSS
-    # from /usr/bin/time when it is there
+    # wall from bash's clock (/usr/bin/time's %e has 10 ms steps; the two
+    # `date` processes around the command, and a tail inside, added ~15 ms
+    # to every run here), CPU and RSS from /usr/bin/time when it is there
     local t0 t1 rest='? ? ?'
-    t0=$(date +%s.%N)
+    t0=${EPOCHREALTIME:-$(date +%s.%N)} # bash 5: no process
     if [ -x /usr/bin/time ]; then
       /usr/bin/time -f '%U %S %M' -o "$out.one" "$@" >/dev/null 2>&1 || r=$?
-      rest=$(tail -1 "$out.one")
     else
       "$@" >/dev/null 2>&1 || r=$?
     fi
-    t1=$(date +%s.%N)
+    t1=${EPOCHREALTIME:-$(date +%s.%N)}
+    # after the clock: reading the file was a tail process timed with it
+    [ ! -x /usr/bin/time ] || rest=$(tail -1 "$out.one")
     awk -v a="$t0" -v b="$t1" -v r="$rest" 'BEGIN{printf "%.3f %s\n", b-a, r}' >>"$out.all"
     [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
   done
