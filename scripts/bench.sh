@@ -42,10 +42,11 @@ for j in "${js[@]}"; do
   timeit "rdx read$jl -T fields (4 fields)" bin/rdx read "${jf[@]}" -T fields "${fields[@]}" "$cap"
   best_fields=$(min "$last_s" "$best_fields") cpu_fields=$(min "$last_cpu" "$cpu_fields")
 done
-# The machine's own ceiling for -j N: N separate `rdx read -j 1 -q` at once
-# share nothing, so their summed rate bounds what N workers in one process
-# can reach here (-j 1 alone already keeps a second core partly busy with
-# its reader, the collector and the kernel's read copy).
+# For reference beside -j N: N separate `rdx read -j 1 -q` at once, which
+# share nothing. Not a ceiling: -j 1 alone keeps a second core partly busy
+# (its reader, the kernel's read copy), so N of them ask for ~1.25 N cores;
+# a register-only or memory-bound test loop ran as fast two at a time as
+# alone on the 2-core VM where this was measured.
 if [ "${#js[@]}" -gt 1 ]; then
   np=$(nproc)
   count=$((N * np)) timeit "$np x rdx read -j 1 -q, at once" \
