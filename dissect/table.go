@@ -223,7 +223,7 @@ const slabBytes = 64 << 10
 
 // newEntry makes an entry none of which is free. A table that usually fills
 // (Presize) takes it from a slab of entries made at once and mapped in with
-// one system call (prefault.Write): the Rx call table's first 16,384 calls,
+// one system call (prefault.Cap): the Rx call table's first 16,384 calls,
 // made one by one, were 41% of the page faults of rdx read -q on rx64 (a
 // fault costs ~12 µs here, a populated page ~2.5 µs). Slabs are made until
 // the table has made its limit's entries, so they never hold more than a
@@ -236,10 +236,9 @@ func (t *Table[K, V]) newEntry() *Entry[K, V] {
 		if !t.slabs || t.made >= t.limit {
 			return new(Entry[K, V])
 		}
-		size := unsafe.Sizeof(Entry[K, V]{})
-		n := min(max(int(slabBytes/size), 1), t.limit-t.made)
+		n := min(max(int(slabBytes/unsafe.Sizeof(Entry[K, V]{})), 1), t.limit-t.made)
 		t.slab = make([]Entry[K, V], n)
-		prefault.Write(unsafe.Slice((*byte)(unsafe.Pointer(&t.slab[0])), uintptr(n)*size))
+		prefault.Cap(t.slab)
 		t.made += n
 	}
 	e := &t.slab[0]

@@ -2,7 +2,6 @@ package dissect
 
 import (
 	"math/rand/v2"
-	"unsafe"
 
 	"github.com/rdx-project/rdx/internal/prefault"
 )
@@ -124,7 +123,7 @@ func (t *Table[K, V]) ixGrow() {
 	if presized {
 		// keys land all over the room: every page of it is written soon,
 		// so map them in with one system call, not a fault each (newEntry)
-		prefault.Write(unsafe.Slice((*byte)(unsafe.Pointer(&t.slots[0])), uintptr(n)*unsafe.Sizeof(t.slots[0])))
+		prefault.Cap(t.slots)
 	}
 	for ; n > 1; n >>= 1 {
 		t.shift--
