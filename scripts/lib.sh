@@ -10,6 +10,12 @@
 # shared 2-core VM single runs of the same binary were seen 70% apart.
 REPS=${REPS:-3}
 
+# timer times one command (internal/cmd/timeit: the clock holds only the
+# command's process, not a bash fork and /usr/bin/time's own start-up,
+# which added ~11 ms to every run on the 2-core VM). Built once per script.
+timer=${TIMER:-bin/timeit}
+[ -n "${TIMER:-}" ] || CGO_ENABLED=0 go build -o "$timer" ./internal/cmd/timeit
+
 # runmed runs a command REPS times with its output discarded and writes the
 # median-wall run's "wall user sys maxrssKB" to the file $1. It returns the
 # first non-zero exit status it saw.
@@ -18,20 +24,8 @@ runmed() { # outfile, command...
   : >"$out.all"
   for ((i = 0; i < REPS; i++)); do
     r=0
-    # wall from bash's clock (/usr/bin/time's %e has 10 ms steps; the two
-    # `date` processes around the command, and a tail inside, added ~15 ms
-    # to every run here), CPU and RSS from /usr/bin/time when it is there
-    local t0 t1 rest='? ? ?'
-    t0=${EPOCHREALTIME:-$(date +%s.%N)} # bash 5: no process
-    if [ -x /usr/bin/time ]; then
-      /usr/bin/time -f '%U %S %M' -o "$out.one" "$@" >/dev/null 2>&1 || r=$?
-    else
-      "$@" >/dev/null 2>&1 || r=$?
-    fi
-    t1=${EPOCHREALTIME:-$(date +%s.%N)}
-    # after the clock: reading the file was a tail process timed with it
-    [ ! -x /usr/bin/time ] || rest=$(tail -1 "$out.one")
-    awk -v a="$t0" -v b="$t1" -v r="$rest" 'BEGIN{printf "%.3f %s\n", b-a, r}' >>"$out.all"
+    "$timer" -o "$out.one" "$@" || r=$?
+    cat "$out.one" >>"$out.all"
     [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
   done
   sort -n -k1,1 "$out.all" | sed -n "$(((REPS + 1) / 2))p" >"$out"

@@ -8,10 +8,6 @@
 timecpu() { # label, command...
   local label=$1; shift
   local rc=0
-  if [ ! -x /usr/bin/time ]; then
-    echo "$label: /usr/bin/time missing (apt-get install -y time) - skipped"
-    return
-  fi
   runmed "$dir/time" "$@" || rc=$?
   [ "$rc" = 0 ] || echo "warning: $label exited with status $rc" >&2
   awk -v l="$label" -v n="$count" -v k="${scale:-1}" -v u="$unit" \
