@@ -131,7 +131,10 @@ func qpSlot(src, dst netip.Addr, qp uint32, resp bool) uint32 {
 
 type recentQP struct {
 	k qpKey
-	i int32 // index into qpSlab, -1 when unused
+	// n is the index into qpSlab plus one; 0 when unused, so that a new
+	// State's 64 KiB of qpCache is unused as the zeroed pages come and is
+	// not written (and so faulted in) until a QP is cached.
+	n int32
 }
 
 type qpState struct {
@@ -166,20 +169,19 @@ type State struct {
 }
 
 func newState() *State {
-	d := &State{qps: map[qpKey]int32{}}
-	d.clearQPs()
-	return d
+	return &State{qps: map[qpKey]int32{}}
 }
 
+// clearQPs forgets every QP. The caches hold only keys the map has, and
+// the map loses keys only here: with the map empty they are empty too.
 func (d *State) clearQPs() {
+	if len(d.qps) == 0 {
+		return
+	}
 	clear(d.qps)
 	d.qpSlab = d.qpSlab[:0]
-	for i := range d.recent {
-		d.recent[i].i = -1
-	}
-	for i := range d.qpCache {
-		d.qpCache[i][0].i, d.qpCache[i][1].i = -1, -1
-	}
+	clear(d.recent[:])
+	clear(d.qpCache[:])
 }
 
 // hintOf is a key's recent slot: the QP and the direction tell apart the
@@ -198,24 +200,24 @@ func hintOf(qp uint32, resp bool) int {
 // they all hold other keys.
 func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
 	r := &d.recent[hintOf(qp, resp)]
-	if r.i >= 0 && r.k.is(e, qp, resp) {
-		return r.i, true
+	if r.n > 0 && r.k.is(e, qp, resp) {
+		return r.n - 1, true
 	}
 	h := ibasm.KeyHash(e.src, e.dst, qp, resp)
 	e.hash, e.hashed, e.hashResp = h, true, resp
 	c := &d.qpCache[h>>(64-qpCacheBits)]
-	if c[0].i >= 0 && c[0].k.is(e, qp, resp) {
+	if c[0].n > 0 && c[0].k.is(e, qp, resp) {
 		*r = c[0]
-		return r.i, true
+		return r.n - 1, true
 	}
-	if c[1].i >= 0 && c[1].k.is(e, qp, resp) {
+	if c[1].n > 0 && c[1].k.is(e, qp, resp) {
 		*r = c[1]
-		return r.i, true
+		return r.n - 1, true
 	}
 	k := qpKey{src: e.src, dst: e.dst, qp: qp, resp: resp}
 	i, ok := d.qps[k]
 	if ok {
-		c[1], c[0] = c[0], recentQP{k, i}
+		c[1], c[0] = c[0], recentQP{k, i + 1}
 		*r = c[0]
 	}
 	return i, ok
@@ -223,7 +225,7 @@ func (d *State) lookupQP(e *addrPair, qp uint32, resp bool) (int32, bool) {
 
 func (d *State) remember(k *qpKey, i int32) {
 	c := &d.qpCache[qpSlot(k.src, k.dst, k.qp, k.resp)]
-	c[1], c[0] = c[0], recentQP{*k, i}
+	c[1], c[0] = c[0], recentQP{*k, i + 1}
 	d.recent[hintOf(k.qp, k.resp)] = c[0]
 }
 
