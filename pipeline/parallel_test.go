@@ -329,3 +329,43 @@ func TestWorkersBulkRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSkewedFileOneWorker: a file of 8 MiB or more whose first frames are
+// of one flow runs on one worker whatever -j says, printing what -j 1
+// prints; one of many flows runs on the workers asked for; a skewed file
+// under 8 MiB is not looked at.
+func TestSkewedFileOneWorker(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		flows, calls int
+		big          bool // 8 MiB or more
+		want         int
+	}{
+		{"one flow", 1, 40000, true, 1},
+		{"64 flows", 64, 640, true, 2},
+		{"one flow, small", 1, 2000, false, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.pcap")
+			writePcap(t, path, interleavedFlows(c.flows, c.calls), 1)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if big := st.Size() >= 8<<20; big != c.big {
+				t.Fatalf("%d octets: the case is not of the size it means to test", st.Size())
+			}
+			cfg := pipeline.Config{Input: pipeline.Input{File: path}, Quiet: true, Stats: []string{"rx,srt", "conv,ip"}}
+			cfg.Workers = 1
+			_, want := run(t, cfg)
+			cfg.Workers = 2
+			res, got := run(t, cfg)
+			if res.Workers != c.want {
+				t.Errorf("-j 2 ran on %d workers, want %d", res.Workers, c.want)
+			}
+			if got != want || len(want) == 0 {
+				t.Errorf("-j 2 printed %d octets, -j 1 %d, or they differ", len(got), len(want))
+			}
+		})
+	}
+}
