@@ -627,12 +627,14 @@ func (e *Engine) linkEther(f *Frame, d Dissector, linkType uint16, data []byte) 
 // decodeLayers decodes into the same Net, layer list and UDP payload, which
 // it returns (TestFastUDP4).
 func (e *Engine) fastUDP4(f *Frame, data []byte) (payload []byte, ok bool) {
-	if len(data) < 14+20+8 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 || data[23] != IPProtoUDP {
+	// EtherType 0x0800 and IPv4 with a 20-octet header in one load and
+	// compare, not three of an octet each
+	if len(data) < 14+20+8 || binary.BigEndian.Uint32(data[12:])&0xffffff00 != 0x08004500 || data[23] != IPProtoUDP {
 		return nil, false
 	}
 	ip := data[14:]
 	ipLen := int(ip[2])<<8 | int(ip[3])
-	if ipLen < 20+8 || ipLen > len(ip) || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
+	if ipLen < 20+8 || ipLen > len(ip) || binary.BigEndian.Uint16(ip[6:])&0x3fff != 0 { // MF or an offset: a fragment
 		return nil, false
 	}
 	u := ip[20:ipLen]
@@ -671,12 +673,12 @@ func (e *Engine) setTypes(a, b, c gopacket.LayerType) {
 // length gopacket would reject, trim or call truncated, returns false;
 // what this accepts, decodeLayers and fillNet decode alike (TestFastTCP4).
 func (e *Engine) fastTCP4(f *Frame, data []byte) bool {
-	if len(data) < 14+20+20 || data[12] != 0x08 || data[13] != 0x00 || data[14] != 0x45 {
+	if len(data) < 14+20+20 || binary.BigEndian.Uint32(data[12:])&0xffffff00 != 0x08004500 { // as fastUDP4
 		return false
 	}
 	ip := data[14:]
 	ipLen := int(ip[2])<<8 | int(ip[3])
-	if ipLen < 20+20 || ipLen > len(ip) || ip[9] != IPProtoTCP || ip[6]&0x3f != 0 || ip[7] != 0 { // MF or an offset: a fragment
+	if ipLen < 20+20 || ipLen > len(ip) || ip[9] != IPProtoTCP || binary.BigEndian.Uint16(ip[6:])&0x3fff != 0 { // MF or an offset: a fragment
 		return false
 	}
 	th := ip[20:ipLen]

@@ -25,7 +25,6 @@ type Table[K comparable, V any] struct {
 	hash     func(K) uint64
 	slots    []ixSlot[K, V]
 	ixN      int          // entries in slots
-	shift    uint         // 64 - log2(len(slots))
 	head     *Entry[K, V] // sentinel: head.next is the oldest, head.prev the newest
 	free     []*Entry[K, V]
 	limbo    []*Entry[K, V] // dropped since the last Release
