@@ -155,14 +155,16 @@ func skewed(cfg Config, nw int) bool {
 	if in.Open != nil || in.Iface != "" || in.File == "" || in.File == "-" {
 		return false
 	}
+	// Stat before Open: opening a named pipe would wait for its writer,
+	// and closing it then would cut the writer off before the run.
+	if st, err := os.Stat(in.File); err != nil || !st.Mode().IsRegular() || st.Size() < skewMinSize {
+		return false
+	}
 	f, err := os.Open(in.File)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() < skewMinSize {
-		return false
-	}
 	src, err := capture.NewReader(head{io.NewSectionReader(f, 0, skewBytes)}, in.File)
 	if err != nil {
 		return false

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rdx-project/rdx/capture"
 	"github.com/rdx-project/rdx/dissect"
@@ -367,5 +370,48 @@ func TestSkewedFileOneWorker(t *testing.T) {
 				t.Errorf("-j 2 printed %d octets, -j 1 %d, or they differ", len(got), len(want))
 			}
 		})
+	}
+}
+
+// TestWorkersNamedPipe: -j 2 reads a named pipe once, as it comes: the look
+// at a file's first frames (skewed) must not open it, which would wait for
+// the writer and then cut it off.
+func TestWorkersNamedPipe(t *testing.T) {
+	data, err := os.ReadFile("../pcaps/rx/bos-queries.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.Write(data)
+			f.Close()
+		}
+		wrote <- err
+	}()
+	type result struct {
+		res pipeline.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := pipeline.Run(pipeline.Config{Input: pipeline.Input{File: fifo}, Workers: 2, Quiet: true, Out: io.Discard})
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil || r.res.Frames != 100 {
+			t.Errorf("read %d frames (want 100), error %v", r.res.Frames, r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("-j 2 on a named pipe hangs")
+	}
+	if err := <-wrote; err != nil {
+		t.Errorf("the writer: %v", err)
 	}
 }
