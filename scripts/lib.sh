@@ -24,11 +24,14 @@ runmed() { # outfile, command...
   : >"$out.all"
   for ((i = 0; i < REPS; i++)); do
     r=0
+    rm -f "$out.one"
     "$timer" -o "$out.one" "$@" || r=$?
-    cat "$out.one" >>"$out.all"
+    # no line when the command could not be started at all (timeit says why)
+    [ ! -s "$out.one" ] || cat "$out.one" >>"$out.all"
     [ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
   done
-  sort -n -k1,1 "$out.all" | sed -n "$(((REPS + 1) / 2))p" >"$out"
+  [ -s "$out.all" ] || echo "0 ? ? ?" >"$out.all"
+  sort -n -k1,1 "$out.all" | sed -n "$((($(wc -l <"$out.all") + 1) / 2))p" >"$out"
   rm -f "$out.one" "$out.all"
   return "$rc"
 }
@@ -42,7 +45,7 @@ timeit() { # label, command...
   cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{ if (u == "?") print "?"; else printf "%.2f", u+s}')
   last_cpu=$cpu last_rss=$mem
   awk -v l="$label" -v s="$last_s" -v n="$count" -v k="${scale:-1}" -v u="$unit" -v m="$mem" -v c="$cpu" \
-    'BEGIN{printf "%-34s %8.3f s %12.1f %s   cpu %5s s   peak RSS %s KB\n", l, s, n/s/k, u, c, m}'
+    'BEGIN{printf "%-34s %8.3f s %12.1f %s   cpu %5s s   peak RSS %s KB\n", l, s, (s > 0 ? n/s/k : 0), u, c, m}'
 }
 
 # settle readies a capture just generated for timing: its dirty pages are
