@@ -242,7 +242,7 @@ func addPrefFlags(f *pflag.FlagSet, o *EngineFlags) {
 	f.StringArrayVarP(&o.Prefs, "option", "o", nil, "protocol preference NAME=VALUE (also NAME:VALUE), e.g. mpa.crc=1")
 	f.Var(prefFlag{o, "mpa.markers"}, "mpa-markers", "MPA decode-as without the handshake: markers on (1) or off (0)")
 	f.Var(prefFlag{o, "mpa.crc"}, "mpa-crc", "MPA decode-as without the handshake: CRC on (1) or off (0)")
-	f.IntVarP(&o.Workers, "jobs", "j", runtime.NumCPU(), "decode on N cores, each flow (IP, GID or LID pair) on one; output as with -j 1, which is the one-core path")
+	f.IntVarP(&o.Workers, "jobs", "j", runtime.NumCPU(), "decode on N cores, each flow (IP, GID or LID pair) on one; output as with -j 1, which is the one-core path (a large file whose first frames are nearly all of one worker's flows runs on one)")
 	f.StringVar(&o.MaxMem, "max-mem", "", "memory the process aims for (K, M, G; default 64M per -j worker); reassembly and tracking state get half of it, shared by the workers, and the oldest is dropped, with a finding, beyond that")
 }
 
