@@ -31,7 +31,7 @@ js=("")
 if grep -q -- '-j' <<<"$(bin/rdx read --help 2>&1)"; then
   js=($(seq 1 "$(nproc)"))
 fi
-best_sum='' best_fields='' cpu_sum='' cpu_fields=''
+best_sum='' best_fields='' cpu_sum='' cpu_fields='' q_s=()
 min() { awk -v a="$1" -v b="$2" 'BEGIN{print (b == "" || a < b) ? a : b}'; }
 for j in "${js[@]}"; do
   jf=() jl=''
@@ -39,8 +39,14 @@ for j in "${js[@]}"; do
   timeit "rdx read$jl (summary)"            bin/rdx read "${jf[@]}" "$cap"
   best_sum=$(min "$last_s" "$best_sum") cpu_sum=$(min "$last_cpu" "$cpu_sum")
   timeit "rdx read$jl -q (decode only)"     bin/rdx read "${jf[@]}" -q "$cap"
+  q_s+=("$last_s")
   timeit "rdx read$jl -T fields (4 fields)" bin/rdx read "${jf[@]}" -T fields "${fields[@]}" "$cap"
   best_fields=$(min "$last_s" "$best_fields") cpu_fields=$(min "$last_cpu" "$cpu_fields")
+done
+# Scaling on decode only (issue 13): each -j N's -q time against -j 1's.
+for ((i = 1; i < ${#q_s[@]}; i++)); do
+  awk -v l="-q scaling, -j $((i + 1)) over -j 1" -v a="${q_s[i]}" -v b="${q_s[0]}" \
+    'BEGIN{ if (a > 0) printf "%-34s %8.2fx\n", l, b/a }'
 done
 # For reference beside -j N: N separate `rdx read -j 1 -q` at once, which
 # share nothing. Not a ceiling: -j 1 alone keeps a second core partly busy
