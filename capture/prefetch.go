@@ -32,11 +32,8 @@ type batch struct {
 	buf  []byte   // copies of the packets Next returned
 	bufs [][]byte // read buffers the reader left while filling this batch
 	err  error
-	// taken: fill filled the batch before. A fresh batch's pkts are mapped
-	// in when a batch before came full (at batchLen or batchBytes): 2048
-	// packets are 128 KiB, 32 page faults of about 12 µs here, against
-	// 2.5 µs a page mapped at once (internal/prefault); only then, so that
-	// a small input's batches map no page they never fill.
+	// taken: fill filled the batch before (prefault.First maps a fresh
+	// batch's pkts in once a batch before came full).
 	taken bool
 }
 
@@ -89,12 +86,8 @@ func (p *Prefetch) fill() {
 			r.Reuse(b.bufs)
 		}
 		b.pkts, b.buf, b.bufs, b.err = b.pkts[:0], b.buf[:0], b.bufs[:0], nil
-		if !b.taken {
-			b.taken = true
-			if full {
-				prefault.Cap(b.pkts)
-				p.mapped++
-			}
+		if prefault.First(b.pkts, &b.taken, full) {
+			p.mapped++
 		}
 		var pkt Packet
 		held := 0 // octets of views

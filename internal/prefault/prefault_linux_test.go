@@ -72,3 +72,25 @@ func TestCapMapsPages(t *testing.T) {
 	}
 	Cap([]rec(nil)) // nothing to do, no call
 }
+
+// First maps an array in only on its first fill, and only when full says
+// an array before came full.
+func TestFirstMapsOnceWhenFull(t *testing.T) {
+	const pages = 8
+	m, resident := anon(t, pages)
+	s := m[:0]
+	var taken bool
+	if First(s, &taken, false) || !taken || resident() != 0 {
+		t.Fatalf("first fill of a small input: mapped, or taken %v, %d pages resident", taken, resident())
+	}
+	if First(s, &taken, true) || resident() != 0 {
+		t.Fatal("an array taken before was mapped in again")
+	}
+	taken = false
+	if !First(s, &taken, true) {
+		t.Fatal("a fresh array after a full one was not mapped in")
+	}
+	if !unsupported.Load() && resident() != pages {
+		t.Errorf("%d pages resident, want %d", resident(), pages)
+	}
+}
