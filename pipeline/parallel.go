@@ -148,7 +148,7 @@ const (
 
 // skewed reports whether at least 13/16 of the frames at the start of
 // cfg's file go to one of nw workers: then -j costs more than it saves.
-// Each frame's worker is the one read would pick (dissect.ShardKey % nw).
+// Each frame's worker is the one read picks (shards).
 // A file that cannot be read here is left to the run to report.
 func skewed(cfg Config, nw int) bool {
 	in := cfg.Input
@@ -172,11 +172,32 @@ func skewed(cfg Config, nw int) bool {
 	var keys dissect.ShardCache
 	var per [maxWorkers]int
 	var pkt capture.Packet
+	sh := newShards(nw)
 	n := 0
 	for ; n < skewFrames && src.Next(&pkt) == nil; n++ {
-		per[keys.Key(pkt.LinkType, pkt.Data)%uint64(nw)]++
+		per[sh.of(keys.Key(pkt.LinkType, pkt.Data))]++
 	}
 	return n >= skewMinFrames && slices.Max(per[:nw])*16 >= n*13
+}
+
+// shards picks a frame's worker of n from its shard key: the key modulo n,
+// which for a power of two is its low bits (mask), without a division a
+// frame.
+type shards struct{ n, mask uint64 }
+
+func newShards(n int) shards {
+	s := shards{n: uint64(n)}
+	if n&(n-1) == 0 {
+		s.mask = s.n - 1
+	}
+	return s
+}
+
+func (s shards) of(key uint64) uint64 {
+	if s.mask != 0 {
+		return key & s.mask
+	}
+	return key % s.n
 }
 
 // head is the start of a file, its length told (Len) so that the capture
@@ -586,13 +607,7 @@ func separator(pr *printer) []byte {
 // and (in order) to the merger. It stops as runner.pass does: at the end,
 // an error, -c or a stop.
 func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, direct, runs bool, pass int) (uint64, error) {
-	nw := uint64(len(p.w))
-	// A power of two of workers takes the key's low bits: the same worker
-	// as the modulo, without a division a frame.
-	mask := nw - 1
-	if nw&mask != 0 {
-		mask = 0
-	}
+	sh := newShards(len(p.w))
 	count := uint64(math.MaxUint64)
 	if r.cfg.Count > 0 {
 		count = uint64(r.cfg.Count)
@@ -694,10 +709,7 @@ func (p *parallel) read(r *runner, src capture.Source, order chan<- *round, dire
 			if !ok {
 				key = keys.Key(pk.LinkType, pk.Data)
 			}
-			w := key & mask
-			if mask == 0 {
-				w = key % nw
-			}
+			w := sh.of(key)
 			ids[i] = uint8(w)
 			present |= 1 << (w & (maxWorkers - 1)) // w < maxWorkers: no check for a shift past 63
 			if streams != nil {
