@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 PACKETS=${PACKETS:-1000000}
 dir=${BENCH_DIR:-$(mktemp -d)}
-CGO_ENABLED=0 go build -o bin/rdx ./cmd/rdx # as make build
+make -s build # bin/rdx, built as the Makefile says
 go run ./internal/cmd/genrx -n "$PACKETS" -o "$dir/rx.pcap" >/dev/null
 go run ./internal/cmd/genroce -n "$PACKETS" -o "$dir/roce.pcap" >/dev/null
 caps="rx roce"

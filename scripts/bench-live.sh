@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 bin=$dir/rdx
-CGO_ENABLED=0 go build -o "$bin" ./cmd/rdx # as make build
+make -s build BIN="$bin" # built as the Makefile says
 
 ip netns add "$nsA"
 ip netns add "$nsB"

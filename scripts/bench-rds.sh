@@ -15,7 +15,7 @@ FLOWS=${FLOWS:-1}
 dir=${BENCH_DIR:-$(mktemp -d)}
 cap=$dir/rds-bench.pcap
 loadavg
-CGO_ENABLED=0 go build -o bin/rdx ./cmd/rdx # as make build
+make -s build # bin/rdx, built as the Makefile says
 payload=$(go run ./internal/cmd/genrds -bytes "$BYTES" -mss "$MSS" -flows "$FLOWS" -o "$cap")
 settle "$cap"
 count=$payload unit="MB/s" scale=1e6

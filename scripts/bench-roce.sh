@@ -20,7 +20,7 @@ FLOWS=${FLOWS:-1}
 dir=${BENCH_DIR:-$(mktemp -d)}
 cap=$dir/roce-bench.pcap
 loadavg
-CGO_ENABLED=0 go build -o bin/rdx ./cmd/rdx # as make build
+make -s build # bin/rdx, built as the Makefile says
 n=$(go run ./internal/cmd/genroce -n "$PACKETS" -mtu "$MTU" -flows "$FLOWS" -o "$cap")
 settle "$cap"
 count=$n unit=pkt/s

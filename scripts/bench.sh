@@ -14,7 +14,7 @@ N=${N:-1000000}
 FLOWS=${FLOWS:-64}
 dir=${BENCH_DIR:-$(mktemp -d)}
 cap=$dir/rx-bench.pcap
-CGO_ENABLED=0 go build -o bin/rdx ./cmd/rdx # as make build
+make -s build # bin/rdx, built as the Makefile says
 echo "load average: $(cat /proc/loadavg)   cores: $(nproc)"
 gen=()
 if grep -q -- -flows <<<"$(go run ./internal/cmd/genrx -h 2>&1)"; then
