@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -37,8 +39,8 @@ type ExportOptions struct {
 func newCmdExport(io *iostreams.IO, runF func(*ExportOptions) error) *cobra.Command {
 	o := &ExportOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "export -w DIR FILE...",
-		Short: "Write captures as Parquet tables (frames, findings, checks) for DuckDB, Spark, Trino, ClickHouse",
+		Use:   exportUse,
+		Short: exportShort,
 		Long: `export decodes each capture once and writes its frames, findings and check
 results as zstd-compressed Parquet files, Hive-partitioned by host:
 

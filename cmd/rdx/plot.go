@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -40,8 +42,8 @@ func newCmdPlot(io *iostreams.IO, runF func(*PlotOptions) error) *cobra.Command 
 		kinds = append(kinds, fmt.Sprintf("  %-7s %s", k, plot.Describe(k)))
 	}
 	cmd := &cobra.Command{
-		Use:   "plot KIND FILE... -o OUT.svg|OUT.png",
-		Short: "Draw a capture as a picture (IO graph, response times, QP timeline, RTT, check failures) in SVG or PNG",
+		Use:   plotUse,
+		Short: plotShort,
 		Long: `plot decodes the captures as rdx read does and draws what the engine found:
 
 ` + strings.Join(kinds, "\n") + `
@@ -156,7 +158,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // frames into FILE (at the interval of the table).
 func zPlots(stats []string) (rest []string, plots []zPlot, err error) {
 	for _, z := range stats {
-		base, file, ok := strings.Cut(z, ",plot=")
+		base, file, ok := strings.Cut(z, zPlotSep)
 		if !ok {
 			rest = append(rest, z)
 			continue

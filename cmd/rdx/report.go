@@ -1,3 +1,5 @@
+//go:build !lean
+
 package main
 
 import (
@@ -28,8 +30,8 @@ type ReportOptions struct {
 func newCmdReport(io *iostreams.IO, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "report FILE... -o REPORT.html",
-		Short: "Write one self-contained HTML page: overview, checks, statistics, flows, plots and findings with their frames' trees",
+		Use:   reportUse,
+		Short: reportShort,
 		Long: `report reads each capture (in two passes, as rdx read -V does, and with the
 checksums verified, as rdx check does) and writes one HTML page that loads
 nothing from the network: for every file its

@@ -1,0 +1,144 @@
+//go:build !lean
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// leanLeavesOut are packages the lean build (lean.go) must not link: each
+// runs an init of its own at every start. The full build links them all,
+// so the check can fail.
+var leanLeavesOut = []string{
+	"gonum.org/v1/plot",
+	"codeberg.org/go-latex/latex/mtex",
+	"github.com/parquet-go/parquet-go",
+	"google.golang.org/protobuf/proto",
+	"net/http",
+}
+
+func TestLeanBuildLeavesOut(t *testing.T) {
+	deps := func(tags ...string) []string {
+		out, err := exec.Command("go", append(append([]string{"list", "-deps"}, tags...), ".")...).Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		return strings.Fields(string(out))
+	}
+	lean, full := deps("-tags", "lean"), deps()
+	for _, pkg := range leanLeavesOut {
+		if slices.Contains(lean, pkg) {
+			t.Errorf("the lean build links %s", pkg)
+		}
+		if !slices.Contains(full, pkg) {
+			t.Errorf("the full build does not link %s: what is this test guarding?", pkg)
+		}
+	}
+}
+
+// The lean build's plot, report, export and read -z ...,plot=FILE run
+// rdx-full: what they write is what the full build writes, their help is
+// its help, and without rdx-full they fail with a clear error (exit 2).
+func TestLeanBuildForwards(t *testing.T) {
+	dir := t.TempDir()
+	lean, full := filepath.Join(dir, "rdx"), filepath.Join(dir, "rdx-full")
+	for _, b := range [][]string{{"-tags", "lean", "-o", lean}, {"-o", full}} {
+		if out, err := exec.Command("go", append([]string{"build"}, append(b, ".")...)...).CombinedOutput(); err != nil {
+			t.Fatalf("go build %v: %v\n%s", b, err, out)
+		}
+	}
+	// rdxIn runs bin with args in the directory wd, PATH without rdx-full.
+	rdxIn := func(bin, wd string, args ...string) (stdout, stderr string, code int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = wd
+		cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%s %v: %v", bin, args, err)
+		}
+		return o.String(), e.String(), code
+	}
+	ptsOps, _ := filepath.Abs("../../pcaps/rx/pts-ops.pcap")
+	lossy, _ := filepath.Abs("../../pcaps/kernel/lossy_rds_tcp.pcap")
+	for _, c := range []struct {
+		name string
+		args []string // OUT is replaced by the output's path
+		want []string // in what it wrote
+	}{
+		{"plot", []string{"plot", "srt", ptsOps, "-o", "OUT.svg"}, []string{"out.svg: <?xml", "</svg>"}},
+		{"report", []string{"report", lossy, "-o", "OUT.html"}, []string{"out.html: <!DOCTYPE html>", "lossy_rds_tcp"}},
+		{"export", []string{"export", "-w", "OUT", ptsOps}, []string{"frames/host=pts-ops/pts-ops.pcap.parquet: PAR1"}},
+		{"read -z plot", []string{"read", "-q", "-z", "io,stat,0.01,plot=OUT.svg", ptsOps}, []string{"IO statistics", "out.svg: <?xml"}},
+		{"help plot", []string{"help", "plot"}, []string{"plot decodes the captures", "--interval"}},
+		{"plot --help", []string{"plot", "--help"}, []string{"plot decodes the captures", "--interval"}},
+		{"export, bad flag", []string{"export", "--no-such-flag"}, []string{"unknown flag: --no-such-flag\n\n--\n2"}},
+	} {
+		var outs [2]string
+		for i, bin := range []string{lean, full} {
+			wd := t.TempDir()
+			args := slices.Clone(c.args)
+			for j := range args {
+				args[j] = strings.Replace(args[j], "OUT", filepath.Join(wd, "out"), 1)
+			}
+			stdout, stderr, code := rdxIn(bin, wd, args...)
+			// what it wrote: stdout, stderr, the exit code and every file
+			// under wd by its name there
+			var files []string
+			filepath.WalkDir(wd, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					b, _ := os.ReadFile(p)
+					rel, _ := filepath.Rel(wd, p)
+					files = append(files, rel+": "+string(b))
+				}
+				return nil
+			})
+			outs[i] = strings.ReplaceAll(strings.Join(append([]string{stdout, stderr, string(rune('0' + code))}, files...), "\n--\n"), wd, "WD")
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: lean and full builds differ:\n%.600s\n====\n%.600s", c.name, outs[0], outs[1])
+		}
+		for _, w := range c.want {
+			if !strings.Contains(outs[0], w) {
+				t.Errorf("%s: no %q in what it wrote:\n%.600s", c.name, w, outs[0])
+			}
+		}
+	}
+
+	// Alone, without rdx-full beside it or in PATH.
+	alone := filepath.Join(t.TempDir(), "rdx")
+	b, err := os.ReadFile(lean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"plot", "io", ptsOps, "-o", "x.svg"}, {"read", "-z", "io,stat,1,plot=x.svg", ptsOps}} {
+		_, stderr, code := rdxIn(alone, t.TempDir(), args...)
+		if code != exitUsage || !strings.Contains(stderr, "rdx-full, which is neither beside this rdx nor in PATH") {
+			t.Errorf("lean rdx %v without rdx-full: exit %d, %q", args, code, stderr)
+		}
+	}
+	// A lean rdx-full: an error, not a loop.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(alone), "rdx-full"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := rdxIn(alone, t.TempDir(), "plot", "io", ptsOps, "-o", "x.svg"); code != exitUsage || !strings.Contains(stderr, "rdx-full is a lean build too") {
+		t.Errorf("lean rdx with a lean rdx-full: exit %d, %q", code, stderr)
+	}
+	// What stays in the lean build runs there.
+	if stdout, _, code := rdxIn(alone, t.TempDir(), "read", "-c", "1", ptsOps); code != 0 || !strings.Contains(stdout, "RX") {
+		t.Errorf("lean rdx read: exit %d, %q", code, stdout)
+	}
+}
