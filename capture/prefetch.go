@@ -1,6 +1,11 @@
 package capture
 
-import "github.com/rdx-project/rdx/internal/prefault"
+import (
+	"runtime/debug"
+	"runtime/metrics"
+
+	"github.com/rdx-project/rdx/internal/prefault"
+)
 
 // Prefetch reads packets from a Source on its own goroutine, in batches, so
 // reading and decoding use both cores. Batches are recycled: after warm-up
@@ -21,10 +26,15 @@ type Prefetch struct {
 	i          int
 	err        error
 	// spent are used batches not yet handed back: they go back
-	// giveBack at a time, so the reader wakes once for them all.
-	spent  [giveBack]*batch
+	// together, so the reader wakes once for them all (handBack).
+	spent  [batches]*batch
 	nspent int
 	mapped int // batches whose packets' pages fill mapped in
+	// made are the batches in circulation: narrow, or batches while the
+	// heap has room (roomy).
+	made   int
+	roomy  func() bool // heapRoomy; a test's own
+	sample []metrics.Sample
 }
 
 type batch struct {
@@ -35,6 +45,9 @@ type batch struct {
 	// taken: fill filled the batch before (prefault.First maps a fresh
 	// batch's pkts in once a batch before came full).
 	taken bool
+	// room is the octets it may hold: batchBytes, half that in the wide
+	// ring, so the ring holds as many octets either way.
+	room int
 }
 
 // A batch ends at batchLen packets or batchBytes octets, whichever comes
@@ -47,28 +60,66 @@ type batch struct {
 // other core (a futex wake, an idle thread spinning to steal it, a context
 // switch there and back). rdx read -q -j1 of 1M small Rx packets made
 // 1,500 voluntary context switches with 1024 packets a batch, each handed
-// back at once; 850 with 2048 handed back two at a time (giveBack), while
+// back at once; 850 with 2048 handed back two at a time (the narrow ring below), while
 // the decoder works on the other two (100 of those are start-up). Larger
 // batches wake it less still (4096: 800) but hold more memory, which
 // counts when the tables fill the heap to the collector's limit: 300,000
 // RDS/TCP connections took 83 collections instead of 62. (So did 8
 // batches of 2048 and at most 512 KiB, handed back 4 at a time: 86
 // instead of 60, for 272 futex calls instead of 422 on the Rx packets.)
+//
+// Those hand-overs cost the decoder too: the wake is its futex call, and
+// the reader's goroutine is queued on its processor first. So while the
+// heap has room (heapRoomy) the ring widens to 8 batches of at most half
+// batchBytes, as many octets as the narrow 4, handed back 6 at a time:
+// rdx read -q -j1 of 1M Rx packets took 139 ms instead of 149 (medians of
+// 9 alternated runs). With the tables at the memory limit, the 300,000
+// RDS/TCP connections narrow the ring after their first collection: 2.44 s
+// and 63 collections, against 2.47 s and 61 with the narrow ring alone.
 const (
-	batches    = 4
+	batches    = 8
+	narrow     = 4
 	batchLen   = 2048
 	batchBytes = 1 << 20
-	giveBack   = batches / 2
 )
+
+// handBack is how many spent batches go back at once: 3/4 of the ring
+// wide, half of it narrow.
+func handBack(wide bool) int {
+	if wide {
+		return batches * 3 / 4
+	}
+	return narrow / 2
+}
 
 // NewPrefetch starts reading src in the background.
 func NewPrefetch(src Source) *Prefetch {
-	p := &Prefetch{src: src, full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{})}
-	for range batches {
-		p.free <- &batch{pkts: make([]Packet, 0, batchLen)}
+	p := &Prefetch{src: src, full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{}),
+		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	for range narrow {
+		p.free <- newBatch(batchBytes)
 	}
+	p.made, p.roomy = narrow, p.heapRoomy
 	go p.fill()
 	return p
+}
+
+func newBatch(room int) *batch { return &batch{pkts: make([]Packet, 0, batchLen), room: room} }
+
+// roomOf is a batch's room in the wide or the narrow ring.
+func roomOf(wide bool) int {
+	if wide {
+		return batchBytes * narrow / batches
+	}
+	return batchBytes
+}
+
+// heapRoomy says the heap has room for the wide ring: the live heap at the
+// last collection (none yet: 0) is under a quarter of the memory limit.
+func (p *Prefetch) heapRoomy() bool {
+	metrics.Read(p.sample)
+	live := p.sample[0].Value.Uint64()
+	return live < uint64(debug.SetMemoryLimit(-1)/4)
 }
 
 func (p *Prefetch) fill() {
@@ -91,12 +142,12 @@ func (p *Prefetch) fill() {
 		}
 		var pkt Packet
 		held := 0 // octets of views
-		for len(b.pkts) < batchLen && held+len(b.buf) < batchBytes {
+		for len(b.pkts) < batchLen && held+len(b.buf) < b.room {
 			if bulk { // what is buffered, without a call per record
 				var n int
-				b.pkts, n = r.TakeBuffered(b.pkts, batchLen, batchBytes-held-len(b.buf))
+				b.pkts, n = r.TakeBuffered(b.pkts, batchLen, b.room-held-len(b.buf))
 				held += n
-				if len(b.pkts) == batchLen || held+len(b.buf) >= batchBytes {
+				if len(b.pkts) == batchLen || held+len(b.buf) >= b.room {
 					break
 				}
 			}
@@ -141,14 +192,7 @@ func (p *Prefetch) next() bool {
 				p.err = p.cur.err
 				continue
 			}
-			p.spent[p.nspent] = p.cur
-			p.nspent++
-			if p.nspent == giveBack {
-				for _, b := range p.spent {
-					p.free <- b // never blocks: free has room for every batch
-				}
-				p.nspent = 0
-			}
+			p.giveBack(p.cur)
 			p.cur = nil
 		}
 		b, ok := <-p.full
@@ -158,6 +202,32 @@ func (p *Prefetch) next() bool {
 		}
 		p.cur, p.i = b, 0
 	}
+}
+
+// giveBack takes a spent batch: the spent go back handBack at a time, and
+// the ring widens or narrows here, as the heap has room or not.
+func (p *Prefetch) giveBack(b *batch) {
+	wide := p.roomy()
+	for ; wide && p.made < batches; p.made++ {
+		p.free <- newBatch(roomOf(wide)) // never blocks: free has room for every batch
+	}
+	if !wide && p.made > narrow {
+		p.made-- // out of circulation: its buffers are garbage
+	} else {
+		p.spent[p.nspent] = b
+		p.nspent++
+	}
+	// Never all spent: the ring is widened first, and narrowed only by
+	// batches leaving it.
+	if p.nspent < handBack(wide) {
+		return
+	}
+	for _, b := range p.spent[:p.nspent] {
+		b.room = roomOf(wide)
+		p.free <- b
+	}
+	clear(p.spent[:p.nspent])
+	p.nspent = 0
 }
 
 // NextRef is Next without the copy: the packet stays owned by the batch and

@@ -5,6 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 )
@@ -79,7 +84,7 @@ func TestPrefetchBatchBytes(t *testing.T) {
 	d := make([]byte, 65000)
 	for i := 0; i < n; i++ {
 		d[0] = byte(i)
-		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i) * 1000, CapLen: len(d), WireLen: len(d)}); err != nil { // microseconds: the file's
 			t.Fatal(err)
 		}
 	}
@@ -111,7 +116,7 @@ func TestPrefetchViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 12000 // about 3 MiB: the reader refills its 1 MiB buffer while batches hold views of it
+	const n = 24000 // about 13 MB: the reader refills its 1 MiB buffers while batches hold views of them
 	data := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8)}, 20+i%480) }
 	for i := 0; i < n; i++ {
 		if err := w.WritePacket(&Packet{Data: data(i), TimeNS: int64(i) * 1000, CapLen: len(data(i)), WireLen: len(data(i))}); err != nil {
@@ -136,9 +141,10 @@ func TestPrefetchViews(t *testing.T) {
 		batchCount++
 		copied += len(p.cur.buf)
 		// The reader fills the batches it has (not this one, nor the used
-		// ones not yet handed back); batches here end at batchBytes, about
-		// 1,950 records, so the last 3 are not waited for.
-		for wait := 0; len(p.full) < batches-1-p.nspent && i+len(pkts) < n-3*1950 && wait < 2000; wait++ {
+		// ones not yet handed back); batches here end at their room, at
+		// most batchBytes, about 1,950 records, so the last ones are not
+		// waited for.
+		for wait := 0; len(p.full) < p.made-1-p.nspent && i+len(pkts) < n-batches*1950 && wait < 2000; wait++ {
 			time.Sleep(time.Millisecond)
 		}
 		for _, q := range pkts {
@@ -152,7 +158,7 @@ func TestPrefetchViews(t *testing.T) {
 		t.Fatalf("read %d of %d packets", i, n)
 	}
 	// Only records cut by the end of a read buffer are copied.
-	if copied > 4*2000 {
+	if copied > (file.Len()/readBufSize+1)*2000 {
 		t.Errorf("%d octets copied; want only the records cut by a buffer's end", copied)
 	}
 }
@@ -267,13 +273,71 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 	}
 }
 
-// Used batches go back to the reader giveBack at a time, so it wakes once
-// for them: after every other batch one is held back, and the reader never
-// has more than the others to fill.
+// Used batches go back to the reader handBack at a time, so it wakes once
+// for them, and the reader never has more than the others to fill: with
+// room on the heap the ring has 8 batches (after the first one used), 6
+// handed back at a time; without, 4 and 2.
 func TestPrefetchGiveBack(t *testing.T) {
-	const n = 10 * batchLen
-	p := NewPrefetch(zeroPackets(t, n, 60))
+	for _, wide := range []bool{true, false} {
+		const n = 20 * batchLen
+		p := NewPrefetch(zeroPackets(t, n, 60))
+		p.roomy = func() bool { return wide }
+		ring := narrow
+		if wide {
+			ring = batches
+		}
+		got := 0
+		for k := 0; ; k++ {
+			pkts, err := p.NextBatch()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += len(pkts)
+			if k > 0 && p.made != ring {
+				t.Fatalf("wide %v, batch %d: %d batches, want %d", wide, k+1, p.made, ring)
+			}
+			if want := k % handBack(wide); p.nspent != want {
+				t.Fatalf("wide %v, batch %d: %d used batches held back, want %d", wide, k+1, p.nspent, want)
+			}
+			if f := len(p.full) + len(p.free); f > p.made-1-p.nspent {
+				t.Fatalf("wide %v, batch %d: %d batches full or free beside the current one and %d held back", wide, k+1, f, p.nspent)
+			}
+		}
+		p.Close()
+		if got != n {
+			t.Fatalf("wide %v: read %d of %d packets", wide, got, n)
+		}
+	}
+}
+
+// The ring narrows when the heap fills and widens again when it empties,
+// whatever the batches in flight: every packet comes once, in order, and
+// nothing waits for a batch nobody has.
+func TestPrefetchRingWidensNarrows(t *testing.T) {
+	const n = 60 * batchLen
+	var file bytes.Buffer
+	w, err := NewPcapWriter(&file, LinkEthernet, 2000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		d := []byte{byte(i), byte(i >> 8), byte(i >> 16), 0}
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewReader(bytes.NewReader(file.Bytes()), "numbered.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPrefetch(r)
 	defer p.Close()
+	wide := true
+	p.roomy = func() bool { return wide }
+	var sizes []int
 	got := 0
 	for k := 0; ; k++ {
 		pkts, err := p.NextBatch()
@@ -283,16 +347,46 @@ func TestPrefetchGiveBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got += len(pkts)
-		if want := k % giveBack; p.nspent != want {
-			t.Fatalf("batch %d: %d used batches held back, want %d", k+1, p.nspent, want)
+		for i := range pkts {
+			if ts := pkts[i].TimeNS; ts != int64(got) {
+				t.Fatalf("batch %d: packet %d has time %d", k+1, got+1, ts)
+			}
+			got++
 		}
-		if f := len(p.full) + len(p.free); f > batches-1-p.nspent {
-			t.Fatalf("batch %d: %d batches full or free beside the current one and %d held back", k+1, f, p.nspent)
+		wide = k%16 < 8 || k%16 == 11 // narrow at 8, for a batch at 11
+		if len(sizes) == 0 || sizes[len(sizes)-1] != p.made {
+			sizes = append(sizes, p.made)
 		}
 	}
 	if got != n {
 		t.Fatalf("read %d of %d packets", got, n)
+	}
+	if slices.Max(sizes) != batches || slices.Min(sizes) != narrow {
+		t.Errorf("ring sizes %v: never %d and %d", sizes, batches, narrow)
+	}
+}
+
+// heapRoomy: the live heap against a quarter of the memory limit.
+func TestPrefetchHeapRoomy(t *testing.T) {
+	p := &Prefetch{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	runtime.GC()
+	metrics.Read(p.sample)
+	live := int64(p.sample[0].Value.Uint64())
+	if live == 0 {
+		t.Fatal("no live heap after a collection")
+	}
+	old := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(old)
+	if !p.heapRoomy() {
+		t.Errorf("no limit: not roomy")
+	}
+	debug.SetMemoryLimit(8 * live)
+	if !p.heapRoomy() {
+		t.Errorf("live heap %d, limit %d: not roomy", live, 8*live)
+	}
+	debug.SetMemoryLimit(2 * live)
+	if p.heapRoomy() {
+		t.Errorf("live heap %d, limit %d: roomy", live, 2*live)
 	}
 }
 
@@ -333,7 +427,7 @@ func zeroPackets(t *testing.T, n, size int) *Reader {
 	}
 	d := make([]byte, size)
 	for i := 0; i < n; i++ {
-		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i), CapLen: len(d), WireLen: len(d)}); err != nil {
+		if err := w.WritePacket(&Packet{Data: d, TimeNS: int64(i) * 1000, CapLen: len(d), WireLen: len(d)}); err != nil { // microseconds: the file's
 			t.Fatal(err)
 		}
 	}
