@@ -1,11 +1,6 @@
 package capture
 
-import (
-	"runtime/debug"
-	"runtime/metrics"
-
-	"github.com/rdx-project/rdx/internal/prefault"
-)
+import "github.com/rdx-project/rdx/internal/prefault"
 
 // Prefetch reads packets from a Source on its own goroutine, in batches, so
 // reading and decoding use both cores. Batches are recycled: after warm-up
@@ -30,11 +25,10 @@ type Prefetch struct {
 	spent  [batches]*batch
 	nspent int
 	mapped int // batches whose packets' pages fill mapped in
-	// made are the batches in circulation: narrow, or batches while the
-	// heap has room (roomy).
-	made   int
-	roomy  func() bool // heapRoomy; a test's own
-	sample []metrics.Sample
+	// made are the batches in circulation: narrow, or batches while
+	// roomy says there is room (Widen).
+	made  int
+	roomy func() bool
 }
 
 type batch struct {
@@ -70,12 +64,10 @@ type batch struct {
 //
 // Those hand-overs cost the decoder too: the wake is its futex call, and
 // the reader's goroutine is queued on its processor first. So while the
-// heap has room (heapRoomy) the ring widens to 8 batches of at most half
+// heap has room (Widen) the ring widens to 8 batches of at most half
 // batchBytes, as many octets as the narrow 4, handed back 6 at a time:
 // rdx read -q -j1 of 1M Rx packets took 139 ms instead of 149 (medians of
-// 9 alternated runs). With the tables at the memory limit, the 300,000
-// RDS/TCP connections narrow the ring after their first collection: 2.44 s
-// and 63 collections, against 2.47 s and 61 with the narrow ring alone.
+// 9 alternated runs).
 const (
 	batches    = 8
 	narrow     = 4
@@ -94,12 +86,10 @@ func handBack(wide bool) int {
 
 // NewPrefetch starts reading src in the background.
 func NewPrefetch(src Source) *Prefetch {
-	p := &Prefetch{src: src, full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{}),
-		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	p := &Prefetch{src: src, full: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{}), made: narrow}
 	for range narrow {
 		p.free <- newBatch(batchBytes)
 	}
-	p.made, p.roomy = narrow, p.heapRoomy
 	go p.fill()
 	return p
 }
@@ -114,13 +104,11 @@ func roomOf(wide bool) int {
 	return batchBytes
 }
 
-// heapRoomy says the heap has room for the wide ring: the live heap at the
-// last collection (none yet: 0) is under a quarter of the memory limit.
-func (p *Prefetch) heapRoomy() bool {
-	metrics.Read(p.sample)
-	live := p.sample[0].Value.Uint64()
-	return live < uint64(debug.SetMemoryLimit(-1)/4)
-}
+// Widen lets the ring widen while roomy says the heap has room for it;
+// without, it stays narrow. roomy is called on the goroutine that takes
+// the packets, once a used batch, from the next call of Next, NextRef or
+// NextBatch on.
+func (p *Prefetch) Widen(roomy func() bool) { p.roomy = roomy }
 
 func (p *Prefetch) fill() {
 	defer close(p.full)
@@ -207,7 +195,7 @@ func (p *Prefetch) next() bool {
 // giveBack takes a spent batch: the spent go back handBack at a time, and
 // the ring widens or narrows here, as the heap has room or not.
 func (p *Prefetch) giveBack(b *batch) {
-	wide := p.roomy()
+	wide := p.roomy != nil && p.roomy()
 	for ; wide && p.made < batches; p.made++ {
 		p.free <- newBatch(roomOf(wide)) // never blocks: free has room for every batch
 	}

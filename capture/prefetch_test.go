@@ -5,10 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"math"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
+	"iter"
 	"slices"
 	"testing"
 	"time"
@@ -130,14 +127,7 @@ func TestPrefetchViews(t *testing.T) {
 	p := NewPrefetch(r)
 	defer p.Close()
 	i, copied, batchCount := 0, 0, 0
-	for {
-		pkts, err := p.NextBatch()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, pkts := range eachBatch(t, p) {
 		batchCount++
 		copied += len(p.cur.buf)
 		// The reader fills the batches it has (not this one, nor the used
@@ -275,26 +265,21 @@ func TestPrefetchBatchPathAsNext(t *testing.T) {
 
 // Used batches go back to the reader handBack at a time, so it wakes once
 // for them, and the reader never has more than the others to fill: with
-// room on the heap the ring has 8 batches (after the first one used), 6
-// handed back at a time; without, 4 and 2.
+// room (Widen) the ring has 8 batches (after the first one used), 6 handed
+// back at a time; without, as without Widen, 4 and 2.
 func TestPrefetchGiveBack(t *testing.T) {
-	for _, wide := range []bool{true, false} {
+	for i, wide := range []bool{true, false, false} {
 		const n = 20 * batchLen
 		p := NewPrefetch(zeroPackets(t, n, 60))
-		p.roomy = func() bool { return wide }
+		if i < 2 { // the second narrow ring: no Widen at all
+			p.Widen(func() bool { return wide })
+		}
 		ring := narrow
 		if wide {
 			ring = batches
 		}
 		got := 0
-		for k := 0; ; k++ {
-			pkts, err := p.NextBatch()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		for k, pkts := range eachBatch(t, p) {
 			got += len(pkts)
 			if k > 0 && p.made != ring {
 				t.Fatalf("wide %v, batch %d: %d batches, want %d", wide, k+1, p.made, ring)
@@ -336,17 +321,10 @@ func TestPrefetchRingWidensNarrows(t *testing.T) {
 	p := NewPrefetch(r)
 	defer p.Close()
 	wide := true
-	p.roomy = func() bool { return wide }
+	p.Widen(func() bool { return wide })
 	var sizes []int
 	got := 0
-	for k := 0; ; k++ {
-		pkts, err := p.NextBatch()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for k, pkts := range eachBatch(t, p) {
 		for i := range pkts {
 			if ts := pkts[i].TimeNS; ts != int64(got) {
 				t.Fatalf("batch %d: packet %d has time %d", k+1, got+1, ts)
@@ -366,47 +344,16 @@ func TestPrefetchRingWidensNarrows(t *testing.T) {
 	}
 }
 
-// heapRoomy: the live heap against a quarter of the memory limit.
-func TestPrefetchHeapRoomy(t *testing.T) {
-	p := &Prefetch{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-	runtime.GC()
-	metrics.Read(p.sample)
-	live := int64(p.sample[0].Value.Uint64())
-	if live == 0 {
-		t.Fatal("no live heap after a collection")
-	}
-	old := debug.SetMemoryLimit(math.MaxInt64)
-	defer debug.SetMemoryLimit(old)
-	if !p.heapRoomy() {
-		t.Errorf("no limit: not roomy")
-	}
-	debug.SetMemoryLimit(8 * live)
-	if !p.heapRoomy() {
-		t.Errorf("live heap %d, limit %d: not roomy", live, 8*live)
-	}
-	debug.SetMemoryLimit(2 * live)
-	if p.heapRoomy() {
-		t.Errorf("live heap %d, limit %d: roomy", live, 2*live)
-	}
-}
-
 // A fresh batch's packets are mapped in (prefault) once a batch before came
 // full, at batchLen packets or batchBytes octets, the input being large; a
 // small input's batches map nothing.
 func TestPrefetchMapsBatches(t *testing.T) {
 	for _, c := range []struct {
 		n, size, want int
-	}{{batchLen - 1, 60, 0}, {3 * batches * batchLen, 60, batches - 1}, {3 * batches * batchBytes / 1000, 1000, batches - 1}} {
+	}{{batchLen - 1, 60, 0}, {3 * batches * batchLen, 60, narrow - 1}, {3 * batches * batchBytes / 1000, 1000, narrow - 1}} { // no Widen: the narrow ring
 		p := NewPrefetch(zeroPackets(t, c.n, c.size))
 		got := 0
-		for {
-			pkts, err := p.NextBatch()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					t.Fatal(err)
-				}
-				break
-			}
+		for _, pkts := range eachBatch(t, p) {
 			got += len(pkts)
 		}
 		p.Close() // fill has returned: its count is read after
@@ -418,6 +365,25 @@ func TestPrefetchMapsBatches(t *testing.T) {
 
 // zeroPackets reads a pcap file, held in memory, of n packets of size zero
 // octets each.
+// eachBatch yields p's batches (NextBatch) with their index, to the end of
+// the input; any other error fails the test.
+func eachBatch(t *testing.T, p *Prefetch) iter.Seq2[int, []Packet] {
+	return func(yield func(int, []Packet) bool) {
+		for k := 0; ; k++ {
+			pkts, err := p.NextBatch()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(k, pkts) {
+				return
+			}
+		}
+	}
+}
+
 func zeroPackets(t *testing.T, n, size int) *Reader {
 	t.Helper()
 	var file bytes.Buffer
