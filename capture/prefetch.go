@@ -42,6 +42,9 @@ type batch struct {
 	// room is the octets it may hold: batchBytes, half that in the wide
 	// ring, so the ring holds as many octets either way.
 	room int
+	// small: it ended at batchLen packets within half of batchBytes, so a
+	// wide ring of such batches holds no more octets than the narrow one.
+	small bool
 }
 
 // A batch ends at batchLen packets or batchBytes octets, whichever comes
@@ -64,10 +67,14 @@ type batch struct {
 //
 // Those hand-overs cost the decoder too: the wake is its futex call, and
 // the reader's goroutine is queued on its processor first. So while the
-// heap has room (Widen) the ring widens to 8 batches of at most half
+// heap has room (Widen) and packets are small (a batch of batchLen takes
+// under half of batchBytes) the ring widens to 8 batches of at most half
 // batchBytes, as many octets as the narrow 4, handed back 6 at a time:
-// rdx read -q -j1 of 1M Rx packets took 139 ms instead of 149 (medians of
-// 9 alternated runs).
+// rdx read -q -j1 of 1M Rx packets (150 octets) took 139 ms instead of 149
+// (medians of 9 alternated runs). Larger packets keep the narrow ring:
+// there half-size batches only made twice the hand-overs the other way,
+// to a decoder waiting for the reader (1 GiB of RDS/TCP in 1448-octet
+// segments: 223 ms instead of 180).
 const (
 	batches    = 8
 	narrow     = 4
@@ -153,6 +160,7 @@ func (p *Prefetch) fill() {
 		if bulk {
 			b.bufs = r.Retired(b.bufs)
 		}
+		b.small = len(b.pkts) == batchLen && held+len(b.buf) <= roomOf(true)
 		full = full || b.err == nil // ended at batchLen or batchBytes: more is coming
 		select {
 		case p.full <- b:
@@ -195,7 +203,7 @@ func (p *Prefetch) next() bool {
 // giveBack takes a spent batch: the spent go back handBack at a time, and
 // the ring widens or narrows here, as the heap has room or not.
 func (p *Prefetch) giveBack(b *batch) {
-	wide := p.roomy != nil && p.roomy()
+	wide := b.small && p.roomy != nil && p.roomy()
 	for ; wide && p.made < batches; p.made++ {
 		p.free <- newBatch(roomOf(wide)) // never blocks: free has room for every batch
 	}

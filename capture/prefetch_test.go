@@ -298,6 +298,27 @@ func TestPrefetchGiveBack(t *testing.T) {
 	}
 }
 
+// Packets whose batch of batchLen would take more than half of batchBytes
+// keep the narrow ring even with room: half-size batches would only hand
+// over more often.
+func TestPrefetchBigPacketsNarrow(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		ring int
+	}{{200, batches}, {300, narrow}, {1500, narrow}} {
+		p := NewPrefetch(zeroPackets(t, 16*batchLen, c.size))
+		p.Widen(func() bool { return true })
+		most := 0
+		for range eachBatch(t, p) {
+			most = max(most, p.made)
+		}
+		p.Close()
+		if most != c.ring {
+			t.Errorf("%d-octet packets: a ring of %d batches, want %d", c.size, most, c.ring)
+		}
+	}
+}
+
 // The ring narrows when the heap fills and widens again when it empties,
 // whatever the batches in flight: every packet comes once, in order, and
 // nothing waits for a batch nobody has.
