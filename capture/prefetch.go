@@ -69,7 +69,9 @@ type batch struct {
 // the reader's goroutine is queued on its processor first. So while the
 // heap has room (Widen) and packets are small (a batch of batchLen takes
 // under half of batchBytes) the ring widens to 8 batches of at most half
-// batchBytes, as many octets as the narrow 4, handed back 6 at a time:
+// batchBytes, as many octets as the narrow 4 (for one round as it widens,
+// the narrow ring's batches keep their room: 6 MiB), handed back 6 at a
+// time:
 // rdx read -q -j1 of 1M Rx packets (150 octets) took 139 ms instead of 149
 // (medians of 9 alternated runs). Larger packets keep the narrow ring:
 // there half-size batches only made twice the hand-overs the other way,
@@ -219,7 +221,7 @@ func (p *Prefetch) giveBack(b *batch) {
 		return
 	}
 	for _, b := range p.spent[:p.nspent] {
-		b.room = roomOf(wide)
+		b.room = roomOf(wide || p.made > narrow) // whole once the ring is narrow again
 		p.free <- b
 	}
 	clear(p.spent[:p.nspent])
