@@ -3,3 +3,5 @@
 package prefault
 
 func populate(addr, n uintptr) {}
+
+func upto(addr, n uintptr) {}

@@ -11,6 +11,13 @@ import (
 	"unsafe"
 )
 
+// Upto maps in the pages from addr on, n bytes' worth, as far as the memory
+// there is mapped read-write: the kernel stops at the first page that is
+// not and says so, which changes nothing (internal/startup maps in the
+// rest of the heap's first chunk this way, up to the PROT_NONE reservation
+// after it).
+func Upto(addr, n uintptr) { upto(addr, n) }
+
 // Write maps in the pages of b as written to, so that filling b later
 // faults no more. Use it on fresh memory that will be filled whole soon
 // (a read buffer), not on memory that may stay unused.

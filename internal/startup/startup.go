@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"unsafe"
+
+	"github.com/rdx-project/rdx/internal/prefault"
 )
 
 func init() {
@@ -25,7 +27,7 @@ func init() {
 	// it in now, one system call instead of a page fault per page, as far
 	// as the heap has mapped it (the rest of its first 4 MB chunk).
 	heapProbe = new([16]byte)
-	populate(uintptr(unsafe.Pointer(heapProbe)), prefaultBytes)
+	prefault.Upto(uintptr(unsafe.Pointer(heapProbe)), prefaultBytes)
 	heapProbe = nil
 }
 

@@ -1,4 +1,4 @@
-package startup
+package prefault
 
 import (
 	"testing"
@@ -7,11 +7,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// populate maps in the pages from addr's on as far as the memory is
+// Upto maps in the pages from addr's on as far as the memory is
 // read-write, and stops without harm where it is not: the end of what the
 // heap has mapped, after which Go keeps its reservation PROT_NONE (the
-// kernel answers EINVAL there, after populating what came before).
-func TestPopulateStopsAtMappingEnd(t *testing.T) {
+// kernel answers EINVAL there, after populating what came before). That
+// EINVAL does not stop Write and Cap from populating after it.
+func TestUptoStopsAtMappingEnd(t *testing.T) {
 	ps := unix.Getpagesize()
 	const rw, reserved = 10, 6
 	m, err := unix.Mmap(-1, 0, (rw+reserved)*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
@@ -22,11 +23,14 @@ func TestPopulateStopsAtMappingEnd(t *testing.T) {
 	if err := unix.Mprotect(m[rw*ps:], unix.PROT_NONE); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Madvise(m[:ps], madvPopulateWrite); err != nil {
+	if err := unix.Madvise(m[:ps], unix.MADV_POPULATE_WRITE); err != nil {
 		t.Skipf("no MADV_POPULATE_WRITE here: %v", err)
 	}
 	// From inside page 2, for 12 pages: pages 2 to rw-1, then reserved ones.
-	populate(uintptr(unsafe.Pointer(&m[2*ps+100])), uintptr(12*ps))
+	Upto(uintptr(unsafe.Pointer(&m[2*ps+100])), uintptr(12*ps))
+	if unsupported.Load() {
+		t.Errorf("Upto's EINVAL at the mapping's end turned populating off")
+	}
 	vec := make([]byte, rw+reserved)
 	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 		t.Fatal(e)
@@ -39,7 +43,7 @@ func TestPopulateStopsAtMappingEnd(t *testing.T) {
 	}
 	for i, c := range m[:rw*ps] {
 		if c != 0 {
-			t.Fatalf("octet %d is %d after populate", i, c)
+			t.Fatalf("octet %d is %d after Upto", i, c)
 		}
 	}
 }

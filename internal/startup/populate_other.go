@@ -1,5 +1,0 @@
-//go:build !linux
-
-package startup
-
-func populate(addr, n uintptr) {}
