@@ -57,13 +57,13 @@ type batch struct {
 // other core (a futex wake, an idle thread spinning to steal it, a context
 // switch there and back). rdx read -q -j1 of 1M small Rx packets made
 // 1,500 voluntary context switches with 1024 packets a batch, each handed
-// back at once; 850 with 2048 handed back two at a time (the narrow ring below), while
-// the decoder works on the other two (100 of those are start-up). Larger
-// batches wake it less still (4096: 800) but hold more memory, which
-// counts when the tables fill the heap to the collector's limit: 300,000
-// RDS/TCP connections took 83 collections instead of 62. (So did 8
-// batches of 2048 and at most 512 KiB, handed back 4 at a time: 86
-// instead of 60, for 272 futex calls instead of 422 on the Rx packets.)
+// back at once; 850 with 2048 handed back two at a time (the narrow ring
+// below), while the decoder works on the other two (100 of those are
+// start-up). Larger batches wake it less still (4096: 800) but hold more
+// memory, which counts when the tables fill the heap to the collector's
+// limit: 300,000 RDS/TCP connections took 83 collections instead of 62.
+// (So did 8 batches of 2048 and at most 512 KiB, handed back 4 at a time:
+// 86 instead of 60, for 272 futex calls instead of 422 on the Rx packets.)
 //
 // Those hand-overs cost the decoder too: the wake is its futex call, and
 // the reader's goroutine is queued on its processor first. So while the
@@ -71,11 +71,10 @@ type batch struct {
 // under half of batchBytes) the ring widens to 8 batches of at most half
 // batchBytes, as many octets as the narrow 4 (for one round as it widens,
 // the narrow ring's batches keep their room: 6 MiB), handed back 6 at a
-// time:
-// rdx read -q -j1 of 1M Rx packets (150 octets) took 139 ms instead of 149
-// (medians of 9 alternated runs). Larger packets keep the narrow ring:
-// there half-size batches only made twice the hand-overs the other way,
-// to a decoder waiting for the reader (1 GiB of RDS/TCP in 1448-octet
+// time: rdx read -q -j1 of 1M Rx packets (150 octets) took 139 ms instead
+// of 149 (medians of 9 alternated runs). Larger packets keep the narrow
+// ring: there half-size batches only made twice the hand-overs the other
+// way, to a decoder waiting for the reader (1 GiB of RDS/TCP in 1448-octet
 // segments: 223 ms instead of 180).
 const (
 	batches    = 8
