@@ -106,6 +106,10 @@ func TestStreams(t *testing.T) {
 			n++
 			octets += int64(len(p.Data))
 			if n%20000 == 0 {
+				// live memory, not garbage the collector has yet to
+				// reach: HeapAlloc between collections swings with GC
+				// pacing and with what other test binaries load the host
+				runtime.GC()
 				runtime.ReadMemStats(&ms)
 				peak = max(peak, ms.HeapAlloc)
 			}
@@ -117,7 +121,8 @@ func TestStreams(t *testing.T) {
 		if octets < 256<<20 || peak == 0 {
 			t.Fatalf("%s: %d frames, %d octets, %d heap samples: the scenario is smaller than asked", name, n, octets, peak)
 		}
-		if peak > 32<<20 {
+		t.Logf("%s: %d frames, %d MB, live heap peaked at %.1f MB", name, n, octets>>20, float64(peak)/(1<<20))
+		if peak > 8<<20 {
 			t.Errorf("%s: heap reached %d MB while writing %d MB: the frames are held, not streamed", name, peak>>20, octets>>20)
 		}
 		stop, k := errors.New("stop"), 0
