@@ -9,7 +9,7 @@ FULL      = $(dir $(BIN))rdx-full
 # list, and the module proxy's checksum database still checks the download.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test test-duckdb vet fuzz fuzz-long bench golden clean interop-rx
+.PHONY: all build install demo test test-duckdb vet fuzz fuzz-long bench golden clean interop-rx
 
 all: build
 
@@ -23,6 +23,22 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -tags lean -o $(BIN) ./cmd/rdx
 	CGO_ENABLED=0 $(GO) build -o $(FULL) ./cmd/rdx
+
+# Install for a package or a machine: the lean rdx with rdx-full beside it
+# (the lean build looks there first, then in PATH), and shell completions.
+# PREFIX=/usr DESTDIR=$$pkgdir for packagers; `go install ./cmd/rdx`
+# instead gives one full rdx.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SHAREDIR ?= $(PREFIX)/share
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/bash-completion/completions \
+		$(DESTDIR)$(SHAREDIR)/zsh/site-functions $(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/rdx
+	install -m 0755 $(FULL) $(DESTDIR)$(BINDIR)/rdx-full
+	$(abspath $(BIN)) completion bash > $(DESTDIR)$(SHAREDIR)/bash-completion/completions/rdx
+	$(abspath $(BIN)) completion zsh > $(DESTDIR)$(SHAREDIR)/zsh/site-functions/_rdx
+	$(abspath $(BIN)) completion fish > $(DESTDIR)$(SHAREDIR)/fish/vendor_completions.d/rdx.fish
 
 # Decode a bundled real capture: OpenAFS vos dump with jumbograms.
 demo: build

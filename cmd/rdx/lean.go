@@ -90,7 +90,7 @@ func fullPath() (string, error) {
 	p, err := exec.LookPath(fullName)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return "", fmt.Errorf("plot, report, export and -z ...%sFILE are in %s, which is neither beside this rdx nor in PATH (make build makes both; go install builds a full rdx)", zPlotSep, fullName)
+			return "", fmt.Errorf("plot, report, export and -z ...%sFILE are in %s, which is neither beside this rdx nor in PATH (make build and make install make both; go install builds a full rdx)", zPlotSep, fullName)
 		}
 		return "", err
 	}

@@ -145,3 +145,48 @@ func TestLeanBuildForwards(t *testing.T) {
 		t.Errorf("lean rdx read: exit %d, %q", code, stdout)
 	}
 }
+
+// `make install` puts the lean rdx and rdx-full side by side, so the lean
+// one's plot runs (the installed rdx-full, found beside it, not in PATH),
+// and writes the shell completions.
+func TestMakeInstall(t *testing.T) {
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("SKIP: no make in PATH; `make install` not checked")
+	}
+	tmp := t.TempDir()
+	dest := filepath.Join(tmp, "dest")
+	cmd := exec.Command(mk, "-C", "../..", "install", "BIN="+filepath.Join(tmp, "build", "rdx"), "DESTDIR="+dest, "PREFIX=/usr")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	bin := filepath.Join(dest, "usr", "bin")
+	for _, c := range []struct{ name, want string }{
+		{"bin/rdx", "-tags=lean"},
+		{"bin/rdx-full", "path\tgithub.com/rdx-project/rdx/cmd/rdx"},
+	} {
+		out, err := exec.Command("go", "version", "-m", filepath.Join(dest, "usr", c.name)).Output()
+		if err != nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: go version -m: %v, no %q in\n%s", c.name, err, c.want, out)
+		}
+		if c.name == "bin/rdx-full" && strings.Contains(string(out), "-tags=lean") {
+			t.Errorf("%s is a lean build", c.name)
+		}
+	}
+	plot := exec.Command(filepath.Join(bin, "rdx"), "plot", "--help")
+	plot.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	out, err := plot.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "plot decodes the captures") {
+		t.Errorf("installed rdx plot --help: %v\n%s", err, out)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"share/bash-completion/completions/rdx", "__start_rdx"},
+		{"share/zsh/site-functions/_rdx", "#compdef rdx"},
+		{"share/fish/vendor_completions.d/rdx.fish", "complete -c rdx"},
+	} {
+		b, err := os.ReadFile(filepath.Join(dest, "usr", c.path))
+		if err != nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %v, no %q", c.path, err, c.want)
+		}
+	}
+}
