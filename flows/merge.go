@@ -151,11 +151,7 @@ func (s *SRT[K]) Merge(from *SRT[K]) {
 		if t.Name == "" {
 			t.Name = o.Name
 		}
-		t.Count += o.Count
-		t.Aborts += o.Aborts
-		t.TotalNS += o.TotalNS
-		t.MinNS = min(t.MinNS, o.MinNS)
-		t.MaxNS = max(t.MaxNS, o.MaxNS)
+		t.Merge(o)
 		if o.first.Before(t.first) {
 			t.first = o.first
 		}

@@ -24,6 +24,32 @@ func (t *Times) AvgNS() int64 {
 	return t.TotalNS / int64(t.Count)
 }
 
+// Add counts one time of ns nanoseconds.
+func (t *Times) Add(ns int64) {
+	if t.Count == 0 {
+		t.MinNS, t.MaxNS = ns, ns
+	}
+	t.Count++
+	t.TotalNS += ns
+	t.MinNS = min(t.MinNS, ns)
+	t.MaxNS = max(t.MaxNS, ns)
+}
+
+// Merge adds o's times (and aborts) to t's, as if t had counted them.
+func (t *Times) Merge(o *Times) {
+	if o.Count == 0 {
+		return
+	}
+	if t.Count == 0 {
+		t.MinNS, t.MaxNS = o.MinNS, o.MaxNS
+	}
+	t.Count += o.Count
+	t.Aborts += o.Aborts
+	t.TotalNS += o.TotalNS
+	t.MinNS = min(t.MinNS, o.MinNS)
+	t.MaxNS = max(t.MaxNS, o.MaxNS)
+}
+
 // SRT accumulates response times per call type K (tshark's -z rpc,srt). The
 // zero value is ready; a new call type allocates once.
 type SRT[K comparable] struct {
@@ -42,13 +68,10 @@ func (s *SRT[K]) Add(k K, rtt int64, frame uint64) (t *Times, fresh bool) {
 		if s.m == nil {
 			s.m = map[K]*Times{}
 		}
-		t, fresh = &Times{MinNS: rtt, MaxNS: rtt, first: s.order.next(frame)}, true
+		t, fresh = &Times{first: s.order.next(frame)}, true
 		s.m[k] = t
 	}
-	t.Count++
-	t.TotalNS += rtt
-	t.MinNS = min(t.MinNS, rtt)
-	t.MaxNS = max(t.MaxNS, rtt)
+	t.Add(rtt)
 	return t, fresh
 }
 
