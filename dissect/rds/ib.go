@@ -193,6 +193,10 @@ type IBMsg struct {
 	cong      []uint16
 	congN     int
 	csum      uint8
+
+	pingFrame uint64 // a pong's ping
+	pingRTT   int64
+	pongFrame uint64 // a ping's pong (second pass)
 }
 
 // Proto implements dissect.PDU.
@@ -346,6 +350,7 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 		m.frag, m.final = 1, true
 		m.frames = append(m.frames, am.Frames...)
 		m.fragFrame = append(m.fragFrame, f.Num)
+		d.stats.count(overIB, m.kind, hv.Len(), false, false)
 		return
 	}
 	first := Header(q.hdr[:])
@@ -428,6 +433,10 @@ func (d *State) ibFinish(f *dissect.Frame, q *ibQP, m *IBMsg) {
 	m.cong = append(m.cong, q.cong...)
 	m.congN = q.congN
 	hv := m.Header()
+	d.stats.count(overIB, m.kind, hv.Len(), hv.Flags()&FlagRetrans != 0, false)
+	if f.Num != 0 {
+		m.pingFrame, m.pingRTT, m.pongFrame = d.pingPong(f, overIB, m.kind, q.key.src, q.key.dst, hv)
+	}
 	if m.kind == KindCong || m.kind == KindAckOnly || hv.Seq() == 0 {
 		return
 	}
@@ -554,6 +563,7 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		}
 		t.Close()
 	}
+	pingTree(t, m.pingFrame, m.pingRTT, m.pongFrame)
 	f.TreeFindings(t, m.idx)
 }
 

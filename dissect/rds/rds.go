@@ -77,6 +77,8 @@ type State struct {
 	pass2   bool
 
 	ibs ibState // RDS over InfiniBand (ib.go)
+
+	stats stats // -z rds,stat (stats.go)
 }
 
 type pingKey struct {
@@ -107,6 +109,7 @@ func (d *State) Rewind() {
 	clear(d.gens)
 	d.lastConn = nil
 	d.pass2 = true
+	d.stats = stats{} // the second pass counts again
 	d.pool.Reset()
 	d.ibs.rewind()
 }

@@ -319,6 +319,25 @@ func TestTracking(t *testing.T) {
 	if got := x.values(f, "rds.ping_frame"); len(got) != 1 || got[0] != "11" {
 		t.Errorf("ping frame %q", got)
 	}
+	// -z rds,stat: the flagged seq 2 is the one retransmission (seq 4,
+	// going backwards unflagged, is not); -z rds,srt: the second probe
+	// (frame 11) answered a millisecond later, the first never.
+	for name, want := range map[string]string{
+		"rds,stat": "data TCP 7 0 1 0|ack-only TCP 2 0 0 0|MPRDS probe TCP 2 0 0 0|MPRDS probe pong TCP 1 0 0 0",
+		"rds,srt":  "MPRDS probe TCP 2 1 1ms 1ms 1ms",
+	} {
+		var got []string
+		for _, st := range x.d.Stats() {
+			if st.Name == name {
+				for _, r := range st.Table().Rows {
+					got = append(got, strings.Join(r, " "))
+				}
+			}
+		}
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("%s: %s, want %s", name, g, want)
+		}
+	}
 }
 
 func TestCongestionMap(t *testing.T) {

@@ -1,6 +1,7 @@
 package rds
 
 import (
+	"net/netip"
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
@@ -82,6 +83,8 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 		}
 	}
 
+	d.stats.count(overTCP, m.kind, hv.Len(), m.retransOf != 0 || hv.Flags()&FlagRetrans != 0, m.trunc)
+
 	// Piggy-backed acks cover the other direction's messages. Linux rds_tcp
 	// leaves h_ack 0 (TCP acks do the job), so 0 is "no information".
 	if ack := hv.Ack(); ack != 0 {
@@ -124,27 +127,35 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 		}
 	}
 
-	// Ping/pong: the pong comes from port 0 to the pinger's port, possibly on
-	// another path of the same address pair.
-	switch m.kind {
+	m.pingFrame, m.pingRTT, m.pongFrame = d.pingPong(f, overTCP, m.kind, k.Src(dir).Addr(), k.Dst(dir).Addr(), hv)
+}
+
+// pingPong matches pings and pongs, over TCP or InfiniBand: the pong comes
+// from port 0 to the pinger's port, possibly on another path (TCP
+// connection, QP) of the same address pair. A pong gets its ping's frame and
+// the round trip; in the second pass a ping gets its pong's frame.
+func (d *State) pingPong(f *dissect.Frame, over int, kind uint8, src, dst netip.Addr, hv Header) (pingFrame uint64, rtt int64, pongFrame uint64) {
+	switch kind {
 	case KindPing, KindProbe:
 		if len(d.pings) >= maxPings {
 			clear(d.pings)
 		}
-		d.pings[pingKey{k.Src(dir).Addr(), hv.Sport()}] = sent{seq: seq, frame: f.Num, time: f.TimeNS}
+		d.pings[pingKey{src, hv.Sport()}] = sent{seq: hv.Seq(), frame: f.Num, time: f.TimeNS}
 		if d.pass2 {
-			m.pongFrame = d.learned[f.Num]
+			pongFrame = d.learned[f.Num]
 		}
 	case KindPong, KindProbePong:
-		pk := pingKey{k.Dst(dir).Addr(), hv.Dport()}
+		pk := pingKey{dst, hv.Dport()}
 		if p, ok := d.pings[pk]; ok {
-			m.pingFrame, m.pingRTT = p.frame, f.TimeNS-p.time
+			pingFrame, rtt = p.frame, f.TimeNS-p.time
+			d.stats[over][pongKind(kind)].rtt.Add(rtt)
 			delete(d.pings, pk)
 			if !d.pass2 && len(d.learned) < maxLearned {
 				d.learned[p.frame] = f.Num
 			}
 		}
 	}
+	return
 }
 
 func retransFrom(frame uint64) string {

@@ -115,14 +115,19 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 		t.Uint(fAckFrame, -1, 0, m.ackFrame)
 		t.Int(fAckLatency, -1, 0, m.ackLatency)
 	}
-	if m.pingFrame != 0 {
-		t.Uint(fPingFrame, -1, 0, m.pingFrame)
-		t.Int(fPingRTT, -1, 0, m.pingRTT)
-	}
-	if m.pongFrame != 0 {
-		t.Uint(fPongFrame, -1, 0, m.pongFrame)
-	}
+	pingTree(t, m.pingFrame, m.pingRTT, m.pongFrame)
 	f.TreeFindings(t, m.idx)
+}
+
+// pingTree adds a pong's ping and round trip, or a ping's pong (pingPong).
+func pingTree(t *dissect.Tree, pingFrame uint64, rtt int64, pongFrame uint64) {
+	if pingFrame != 0 {
+		t.Uint(fPingFrame, -1, 0, pingFrame)
+		t.Int(fPingRTT, -1, 0, rtt)
+	}
+	if pongFrame != 0 {
+		t.Uint(fPongFrame, -1, 0, pongFrame)
+	}
 }
 
 // appendHeaderSummary appends the info text of a complete message header:
