@@ -10,12 +10,11 @@ import (
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
 
-// BenchmarkMessages feeds Send messages of two segments on eight connections,
-// interleaved, and a Read Request answered by a Read Response each round:
-// every segment links, moves or unlinks an entry of the LRU lists. ns/op
-// and allocs/op are per segment.
-func BenchmarkMessages(b *testing.B) {
-	d := New()
+// messageFeed returns a function feeding segment n (0, 1, 2, ...) of Send
+// messages of two segments on eight connections, interleaved, and a Read
+// Request answered by a Read Response each round: every segment links,
+// moves or unlinks an entry of the LRU lists. It returns the frame.
+func messageFeed(d *State) func(n int) *dissect.Frame {
 	var keys [8]tcp.FlowKey
 	for i := range keys {
 		keys[i], _ = tcp.NewFlowKey(netip.AddrPortFrom(netip.MustParseAddr("10.0.0.1"), uint16(1+i)), netip.MustParseAddrPort("10.0.0.2:2"))
@@ -43,9 +42,7 @@ func BenchmarkMessages(b *testing.B) {
 	dirs, conn = append(dirs, 1), append(conn, 0)
 	msn := uint32(1)
 	num := uint64(0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
+	return func(n int) *dissect.Frame {
 		i := n % len(segs)
 		if i == 0 {
 			msn++
@@ -59,8 +56,39 @@ func BenchmarkMessages(b *testing.B) {
 		f.Num = num
 		u.Key, u.Dir, u.Data = keys[conn[i]], dirs[i], s
 		d.ULPDU(&f, &u)
-		if len(f.Findings) != 0 {
-			b.Fatalf("segment %d: %+v", i, f.Findings)
+		return &f
+	}
+}
+
+// BenchmarkMessages: messageFeed's segments; ns/op and allocs/op are per
+// segment.
+func BenchmarkMessages(b *testing.B) {
+	feed := messageFeed(New())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		if f := feed(n); len(f.Findings) != 0 {
+			b.Fatalf("segment %d: %+v", n, f.Findings)
 		}
+	}
+}
+
+// TestSteadyMessagesAllocNothing: once the first messages and Read
+// Requests are done, the next ones reuse them and their buffers (a Send
+// message allocated its struct and data, a Read Request its own, before).
+func TestSteadyMessagesAllocNothing(t *testing.T) {
+	feed := messageFeed(New())
+	n := 0
+	for ; n < 1000; n++ {
+		feed(n) // warm: spares, maps, the learned map's growth
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if f := feed(n); len(f.Findings) != 0 {
+			t.Fatalf("segment %d: %+v", n, f.Findings)
+		}
+		n++
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations per segment", allocs)
 	}
 }

@@ -20,13 +20,15 @@ const (
 	TaggedLen      = 14
 	UntaggedLen    = 18
 	ReadReqLen     = 28
-	maxMessage     = 1 << 20 // Send bytes kept per message for upper layers (grown as segments arrive)
-	maxOpenMessage = 1024    // Send messages in progress; beyond it the least recently active is dropped
-	maxReads       = 4096    // Read Requests awaiting responses; beyond it the oldest is dropped
-	maxQueues      = 4096    // queues whose last MSN is remembered; beyond it they are forgotten
-	maxLearned     = 1 << 16 // request → response frames learned in the first pass
-	msgCost        = 160     // budget estimate per message besides its data
-	readCost       = 128     // per Read Request
+	maxMessage     = 1 << 20  // Send bytes kept per message for upper layers (grown as segments arrive)
+	maxOpenMessage = 1024     // Send messages in progress; beyond it the least recently active is dropped
+	maxReads       = 4096     // Read Requests awaiting responses; beyond it the oldest is dropped
+	maxQueues      = 4096     // queues whose last MSN is remembered; beyond it they are forgotten
+	maxLearned     = 1 << 16  // request → response frames learned in the first pass
+	msgCost        = 160      // budget estimate per message besides its data
+	readCost       = 128      // per Read Request
+	maxSpare       = 64       // messages and Read Requests kept for reuse, each
+	spareData      = 16 << 10 // a spare message's data buffer kept up to this capacity
 )
 
 func init() {
@@ -104,17 +106,22 @@ type Segment struct {
 func (s *Segment) Proto() *dissect.ProtoInfo { return PDDP }
 
 // Header accessors.
-func Tagged(b []byte) bool     { return b[0]&0x80 != 0 }
-func Last(b []byte) bool       { return b[0]&0x40 != 0 }
-func DV(b []byte) uint8        { return b[0] & 3 }
-func RV(b []byte) uint8        { return b[1] >> 6 }
-func Opcode(b []byte) uint8    { return b[1] & 0x0f }
-func STag(b []byte) uint32     { return binary.BigEndian.Uint32(b[2:]) }
-func TO(b []byte) uint64       { return binary.BigEndian.Uint64(b[6:]) }
-func QN(b []byte) uint32       { return binary.BigEndian.Uint32(b[6:]) }
-func MSN(b []byte) uint32      { return binary.BigEndian.Uint32(b[10:]) }
-func MO(b []byte) uint32       { return binary.BigEndian.Uint32(b[14:]) }
-func HeaderLen(b []byte) int   { return map[bool]int{true: TaggedLen, false: UntaggedLen}[Tagged(b)] }
+func Tagged(b []byte) bool  { return b[0]&0x80 != 0 }
+func Last(b []byte) bool    { return b[0]&0x40 != 0 }
+func DV(b []byte) uint8     { return b[0] & 3 }
+func RV(b []byte) uint8     { return b[1] >> 6 }
+func Opcode(b []byte) uint8 { return b[1] & 0x0f }
+func STag(b []byte) uint32  { return binary.BigEndian.Uint32(b[2:]) }
+func TO(b []byte) uint64    { return binary.BigEndian.Uint64(b[6:]) }
+func QN(b []byte) uint32    { return binary.BigEndian.Uint32(b[6:]) }
+func MSN(b []byte) uint32   { return binary.BigEndian.Uint32(b[10:]) }
+func MO(b []byte) uint32    { return binary.BigEndian.Uint32(b[14:]) }
+func HeaderLen(b []byte) int {
+	if Tagged(b) {
+		return TaggedLen
+	}
+	return UntaggedLen
+}
 func rsvdULP(b []byte) uint32  { return binary.BigEndian.Uint32(b[2:]) }
 func isSend(op uint8) bool     { return op >= OpSend && op <= OpSendSEInv }
 func wantTagged(op uint8) bool { return op == OpWrite || op == OpReadResponse }
@@ -286,6 +293,55 @@ type State struct {
 	msgList  budget.LRU[message] // least recently active first
 	readList budget.LRU[readReq] // oldest first
 	acct     *budget.Account
+
+	// Messages and Read Requests done with, reused by the next ones with
+	// their buffers, so that a steady flow allocates nothing: at most
+	// maxSpare each, holding at most maxSpare*spareData octets of data
+	// beside the budget.
+	spareMsgs  []*message
+	spareReads []*readReq
+}
+
+// newMessage is a message for k, a spare one when there is one.
+func (d *State) newMessage(k msgKey) *message {
+	n := len(d.spareMsgs)
+	if n == 0 {
+		return &message{key: k}
+	}
+	m := d.spareMsgs[n-1]
+	d.spareMsgs = d.spareMsgs[:n-1]
+	*m = message{key: k, data: m.data[:0], frames: m.frames[:0]}
+	return m
+}
+
+// spareMsg keeps m, out of the table, for reuse.
+func (d *State) spareMsg(m *message) {
+	if len(d.spareMsgs) >= maxSpare {
+		return
+	}
+	if cap(m.data) > spareData {
+		m.data = nil
+	}
+	d.spareMsgs = append(d.spareMsgs, m)
+}
+
+// newRead is a zeroed Read Request, a spare one when there is one.
+func (d *State) newRead() *readReq {
+	n := len(d.spareReads)
+	if n == 0 {
+		return &readReq{}
+	}
+	r := d.spareReads[n-1]
+	d.spareReads = d.spareReads[:n-1]
+	*r = readReq{}
+	return r
+}
+
+// spareRead keeps r, out of its queue, for reuse.
+func (d *State) spareRead(r *readReq) {
+	if len(d.spareReads) < maxSpare {
+		d.spareReads = append(d.spareReads, r)
+	}
 }
 
 // New creates the dissector.
@@ -361,12 +417,14 @@ func (d *State) DropOldest() string {
 	if mok && (!rok || ms <= rs) {
 		m := d.msgList.Back()
 		d.unlinkMsg(m)
+		d.spareMsg(m) // reused at the next message, after this returns
 		return "DDP Send message in progress (queue " + strconv.FormatUint(uint64(m.key.qn), 10) + ", MSN " +
 			strconv.FormatUint(uint64(m.key.msn), 10) + ", " + strconv.Itoa(len(m.data)) + " octets)"
 	}
 	if rok {
 		r := d.readList.Back()
 		d.removeRead(r)
+		d.spareRead(r)
 		return "RDMAP Read Request of frame " + strconv.FormatUint(r.id.frame, 10) + " awaiting its response"
 	}
 	return "nothing"
@@ -445,9 +503,11 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 			add(dissect.Warn, dissect.GroupResponse, nil, "more than "+strconv.Itoa(maxReads)+
 				" Read Requests await responses: forgot the oldest, of frame "+strconv.FormatUint(old.id.frame, 10))
 			d.removeRead(old)
+			d.spareRead(old)
 		}
-		req := &readReq{id: reqID{f.Num, s.idx}, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
-			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
+		req := d.newRead()
+		req.id, req.left, req.to, req.sinkTO = reqID{f.Num, s.idx}, uint64(binary.BigEndian.Uint32(r[12:])), to, to
+		req.src, req.srcTO, req.key = binary.BigEndian.Uint32(r[16:]), binary.BigEndian.Uint64(r[20:]), rk
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
 		d.nReads++
@@ -547,6 +607,7 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 			add(dissect.Warn, dissect.GroupResponse, nil, "last Read Response segment leaves "+strconv.FormatUint(r.left, 10)+" requested octets unsent")
 		}
 		d.removeRead(r)
+		d.spareRead(r)
 	}
 }
 
@@ -572,8 +633,9 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 				" DDP Send messages in progress: dropped the least recently active (MSN "+strconv.FormatUint(uint64(old.key.msn), 10)+
 				", "+strconv.Itoa(len(old.data))+" octets)")
 			d.unlinkMsg(old)
+			d.spareMsg(old)
 		}
-		m = &message{key: mk}
+		m = d.newMessage(mk)
 		d.msgs[mk] = m
 		d.msgList.Charge(&m.lru, msgCost)
 	}
@@ -597,9 +659,10 @@ func (d *State) untagged(f *dissect.Frame, s *Segment, u *mpa.ULPDU, op uint8, a
 	}
 	d.unlinkMsg(m)
 	s.msgLen, s.msgFrags = int(m.next), len(m.frames)
-	if !isSend(op) || m.bad {
-		return
+	if isSend(op) && !m.bad {
+		d.msg = Message{Key: u.Key, Dir: u.Dir, QN: qn, MSN: msn, Opcode: op, Data: m.data, Frames: m.frames}
+		UntaggedTable.Call(f, uint64(qn), &d.msg)
+		d.msg.Data, d.msg.Frames = nil, nil // m's, which the next message reuses
 	}
-	d.msg = Message{Key: u.Key, Dir: u.Dir, QN: qn, MSN: msn, Opcode: op, Data: m.data, Frames: m.frames}
-	UntaggedTable.Call(f, uint64(qn), &d.msg)
+	d.spareMsg(m)
 }
