@@ -238,6 +238,7 @@ type reqID struct {
 
 type readReq struct {
 	id     reqID // id.frame is the request's frame
+	at     int64 // the request's time
 	left   uint64
 	to     uint64 // sink TO the next response segment should carry
 	sinkTO uint64 // as requested
@@ -300,6 +301,9 @@ type State struct {
 	// beside the budget.
 	spareMsgs  []*message
 	spareReads []*readReq
+
+	ops      [nOps]opStats // -z iwarp,stat (stats.go)
+	readStat readStats     // -z iwarp,srt
 }
 
 // newMessage is a message for k, a spare one when there is one.
@@ -431,7 +435,11 @@ func (d *State) DropOldest() string {
 }
 
 // Rewind implements dissect.Rewinder.
-func (d *State) Rewind() { d.reset(); d.pool.Reset() }
+func (d *State) Rewind() {
+	d.reset()
+	d.pool.Reset()
+	d.ops, d.readStat = [nOps]opStats{}, readStats{} // the second pass counts again
+}
 
 // Dissect is unused: DDP arrives through MPA.
 func (d *State) Dissect(f *dissect.Frame, data []byte, off int) {}
@@ -473,13 +481,13 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		add(dissect.Error, dissect.GroupProtocol, fTFlag, opNames[uint64(op)]+" must use the "+map[bool]string{true: "tagged", false: "untagged"}[wantTagged(op)]+" buffer model")
 		return
 	}
+	d.count(op, len(b)-HeaderLen(b), Last(b))
 	if Tagged(b) {
 		d.tagged(f, s, u, op, add)
 		return
 	}
 	qn := QN(b)
-	wantQN := map[uint8]uint32{OpReadRequest: 1, OpTerminate: 2, OpAtomicReq: 3}
-	if w, ok := wantQN[op]; ok && qn != w || isSend(op) && qn != 0 {
+	if w, ok := wantQN(op); ok && qn != w || isSend(op) && qn != 0 {
 		add(dissect.Warn, dissect.GroupProtocol, fQN, "invalid QN "+strconv.FormatUint(uint64(qn), 10)+" for "+opNames[uint64(op)])
 	}
 	if (op == OpSend || op == OpSendSE || op == OpReadRequest || op == OpTerminate) && rsvdULP(b) != 0 {
@@ -506,7 +514,8 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 			d.spareRead(old)
 		}
 		req := d.newRead()
-		req.id, req.left, req.to, req.sinkTO = reqID{f.Num, s.idx}, uint64(binary.BigEndian.Uint32(r[12:])), to, to
+		d.readStat.requests++
+		req.id, req.at, req.left, req.to, req.sinkTO = reqID{f.Num, s.idx}, f.TimeNS, uint64(binary.BigEndian.Uint32(r[12:])), to, to
 		req.src, req.srcTO, req.key = binary.BigEndian.Uint32(r[16:]), binary.BigEndian.Uint64(r[20:]), rk
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
@@ -606,6 +615,7 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 		if r.left != 0 {
 			add(dissect.Warn, dissect.GroupResponse, nil, "last Read Response segment leaves "+strconv.FormatUint(r.left, 10)+" requested octets unsent")
 		}
+		d.readStat.answered(r.to-r.sinkTO, f.TimeNS-r.at)
 		d.removeRead(r)
 		d.spareRead(r)
 	}

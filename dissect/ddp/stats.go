@@ -1,0 +1,103 @@
+package ddp
+
+import (
+	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
+)
+
+// nOps is the number of RDMAP opcodes (RFC 5040, RFC 7306).
+const nOps = OpAtomicResp + 1
+
+// wantQN is the queue number RFC 5040 §5.1 gives the untagged messages
+// that are not Sends (which use queue 0).
+func wantQN(op uint8) (uint32, bool) {
+	switch op {
+	case OpReadRequest:
+		return 1, true
+	case OpTerminate:
+		return 2, true
+	case OpAtomicReq:
+		return 3, true
+	}
+	return 0, false
+}
+
+// opStats counts one RDMAP opcode's DDP segments, messages (segments with
+// the Last flag) and the octets after their DDP headers.
+type opStats struct{ segs, msgs, octets uint64 }
+
+// readStats counts RDMA Reads: requests, those whose last Read Response
+// segment came, the octets those responses carried, and the time from
+// request to last response segment.
+type readStats struct {
+	requests uint64
+	octets   uint64
+	t        flows.Times
+}
+
+func (r *readStats) answered(octets uint64, ns int64) {
+	r.octets += octets
+	r.t.Add(ns)
+}
+
+// count adds a segment of opcode op with n octets after its DDP header.
+func (d *State) count(op uint8, n int, last bool) {
+	c := &d.ops[op]
+	c.segs++
+	c.octets += uint64(n)
+	if last {
+		c.msgs++
+	}
+}
+
+// Stats implements flows.Provider: -z iwarp,stat and iwarp,srt.
+func (d *State) Stats() []flows.Stat {
+	return []flows.Stat{{Name: "iwarp,stat", Table: d.statTable}, {Name: "iwarp,srt", Table: d.srtTable}}
+}
+
+// statTable has a row per RDMAP opcode seen, in opcode order.
+func (d *State) statTable() *flows.Table {
+	t := &flows.Table{Title: "RDMAP messages by opcode (DDP payload: the octets after the DDP header)",
+		Header: []string{"Opcode", "Messages", "Segments", "DDP payload"}}
+	for op := range d.ops {
+		if c := &d.ops[op]; c.segs > 0 {
+			t.Rows = append(t.Rows, []string{opNames[uint64(op)], flows.U(c.msgs), flows.U(c.segs), flows.U(c.octets)})
+		}
+	}
+	return t
+}
+
+// srtTable is the RDMA Read response time, as -z rpc,srt is a call's.
+func (d *State) srtTable() *flows.Table {
+	t := &flows.Table{Title: "RDMA Read response time (Read Request to its last Read Response segment)",
+		Header: []string{"Operation", "Requests", "Answered", "Bytes read", "Min", "Avg", "Max"}}
+	r := &d.readStat
+	if r.requests == 0 && r.t.Count == 0 {
+		return t
+	}
+	row := []string{"RDMA Read", flows.U(r.requests), flows.U(r.t.Count), flows.U(r.octets), "", "", ""}
+	if r.t.Count > 0 {
+		row[4], row[5], row[6] = flows.Dur(r.t.MinNS), flows.Dur(r.t.AvgNS()), flows.Dur(r.t.MaxNS)
+	}
+	t.Rows = append(t.Rows, row)
+	return t
+}
+
+// MergeStats implements dissect.StatsMerger: from's counts (another
+// engine's connections) are added to d's.
+func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
+	o, ok := from.(*State)
+	if !ok {
+		return nil
+	}
+	for op := range d.ops {
+		c, oc := &d.ops[op], &o.ops[op]
+		c.segs += oc.segs
+		c.msgs += oc.msgs
+		c.octets += oc.octets
+	}
+	d.readStat.requests += o.readStat.requests
+	d.readStat.octets += o.readStat.octets
+	d.readStat.t.Merge(&o.readStat.t)
+	return nil
+}
