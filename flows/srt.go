@@ -95,3 +95,41 @@ func (s *SRT[K]) Reset() {
 	clear(s.m)
 	s.order = orderCounter{}
 }
+
+// Reads counts RDMA Reads (iWARP, InfiniBand) for a -z ...,srt table: the
+// requests, and of those answered in full, the octets read and the time
+// from request to last response.
+type Reads struct {
+	Requests uint64
+	Octets   uint64
+	Times    Times
+}
+
+// Answered counts a Read whose last response came ns after its (first)
+// request.
+func (r *Reads) Answered(octets uint64, ns int64) {
+	r.Octets += octets
+	r.Times.Add(ns)
+}
+
+// Merge adds o's Reads to r's.
+func (r *Reads) Merge(o *Reads) {
+	r.Requests += o.Requests
+	r.Octets += o.Octets
+	r.Times.Merge(&o.Times)
+}
+
+// Table is r as a table of one row (none when no Read was seen), titled
+// title.
+func (r *Reads) Table(title string) *Table {
+	t := &Table{Title: title, Header: []string{"Operation", "Requests", "Answered", "Bytes read", "Min", "Avg", "Max"}}
+	if r.Requests == 0 && r.Times.Count == 0 {
+		return t
+	}
+	row := []string{"RDMA Read", U(r.Requests), U(r.Times.Count), U(r.Octets), "", "", ""}
+	if r.Times.Count > 0 {
+		row[4], row[5], row[6] = Dur(r.Times.MinNS), Dur(r.Times.AvgNS()), Dur(r.Times.MaxNS)
+	}
+	t.Rows = append(t.Rows, row)
+	return t
+}

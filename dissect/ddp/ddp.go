@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdx-project/rdx/dissect"
 	"github.com/rdx-project/rdx/dissect/mpa"
+	"github.com/rdx-project/rdx/flows"
 	"github.com/rdx-project/rdx/reassembly/budget"
 	"github.com/rdx-project/rdx/reassembly/tcp"
 )
@@ -303,7 +304,7 @@ type State struct {
 	spareReads []*readReq
 
 	ops      [nOps]opStats // -z iwarp,stat (stats.go)
-	readStat readStats     // -z iwarp,srt
+	readStat flows.Reads   // -z iwarp,srt
 }
 
 // newMessage is a message for k, a spare one when there is one.
@@ -438,7 +439,7 @@ func (d *State) DropOldest() string {
 func (d *State) Rewind() {
 	d.reset()
 	d.pool.Reset()
-	d.ops, d.readStat = [nOps]opStats{}, readStats{} // the second pass counts again
+	d.ops, d.readStat = [nOps]opStats{}, flows.Reads{} // the second pass counts again
 }
 
 // Dissect is unused: DDP arrives through MPA.
@@ -514,7 +515,7 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 			d.spareRead(old)
 		}
 		req := d.newRead()
-		d.readStat.requests++
+		d.readStat.Requests++
 		req.id, req.at, req.left, req.to, req.sinkTO = reqID{f.Num, s.idx}, f.TimeNS, uint64(binary.BigEndian.Uint32(r[12:])), to, to
 		req.src, req.srcTO, req.key = binary.BigEndian.Uint32(r[16:]), binary.BigEndian.Uint64(r[20:]), rk
 		d.readList.Touch(&req.lru, req)
@@ -615,7 +616,7 @@ func (d *State) readResponse(f *dissect.Frame, s *Segment, u *mpa.ULPDU, p *Plac
 		if r.left != 0 {
 			add(dissect.Warn, dissect.GroupResponse, nil, "last Read Response segment leaves "+strconv.FormatUint(r.left, 10)+" requested octets unsent")
 		}
-		d.readStat.answered(r.to-r.sinkTO, f.TimeNS-r.at)
+		d.readStat.Answered(r.to-r.sinkTO, f.TimeNS-r.at)
 		d.removeRead(r)
 		d.spareRead(r)
 	}

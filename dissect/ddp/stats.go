@@ -26,20 +26,6 @@ func wantQN(op uint8) (uint32, bool) {
 // the Last flag) and the octets after their DDP headers.
 type opStats struct{ segs, msgs, octets uint64 }
 
-// readStats counts RDMA Reads: requests, those whose last Read Response
-// segment came, the octets those responses carried, and the time from
-// request to last response segment.
-type readStats struct {
-	requests uint64
-	octets   uint64
-	t        flows.Times
-}
-
-func (r *readStats) answered(octets uint64, ns int64) {
-	r.octets += octets
-	r.t.Add(ns)
-}
-
 // count adds a segment of opcode op with n octets after its DDP header.
 func (d *State) count(op uint8, n int, last bool) {
 	c := &d.ops[op]
@@ -69,18 +55,7 @@ func (d *State) statTable() *flows.Table {
 
 // srtTable is the RDMA Read response time, as -z rpc,srt is a call's.
 func (d *State) srtTable() *flows.Table {
-	t := &flows.Table{Title: "RDMA Read response time (Read Request to its last Read Response segment)",
-		Header: []string{"Operation", "Requests", "Answered", "Bytes read", "Min", "Avg", "Max"}}
-	r := &d.readStat
-	if r.requests == 0 && r.t.Count == 0 {
-		return t
-	}
-	row := []string{"RDMA Read", flows.U(r.requests), flows.U(r.t.Count), flows.U(r.octets), "", "", ""}
-	if r.t.Count > 0 {
-		row[4], row[5], row[6] = flows.Dur(r.t.MinNS), flows.Dur(r.t.AvgNS()), flows.Dur(r.t.MaxNS)
-	}
-	t.Rows = append(t.Rows, row)
-	return t
+	return d.readStat.Table("RDMA Read response time (Read Request to its last Read Response segment)")
 }
 
 // MergeStats implements dissect.StatsMerger: from's counts (another
@@ -96,8 +71,6 @@ func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
 		c.msgs += oc.msgs
 		c.octets += oc.octets
 	}
-	d.readStat.requests += o.readStat.requests
-	d.readStat.octets += o.readStat.octets
-	d.readStat.t.Merge(&o.readStat.t)
+	d.readStat.Merge(&o.readStat)
 	return nil
 }

@@ -42,7 +42,7 @@ func TestAsmPacketResetsEveryField(t *testing.T) {
 		p.payOff, p.payLen = pos, 4
 		h := BTH(data[:BTHLen])
 
-		want := ibasm.Packet{Src: src, Dst: dst, Opcode: tc.op, DestQP: 0x11, PSN: 77, Payload: p.Payload(), Frame: 9}
+		want := ibasm.Packet{Src: src, Dst: dst, Opcode: tc.op, DestQP: 0x11, PSN: 77, Payload: p.Payload(), Frame: 9, TimeNS: 5}
 		if b := p.Header(ExtRETH); b != nil {
 			want.HasRETH, want.VA, want.RKey, want.DMALen = true, RETH(b).VA(), RETH(b).RKey(), RETH(b).DMALen()
 		}
@@ -63,6 +63,8 @@ func TestAsmPacketResetsEveryField(t *testing.T) {
 			switch fv.Kind() {
 			case reflect.Uint8, reflect.Uint32, reflect.Uint64:
 				fv.SetUint(7)
+			case reflect.Int64:
+				fv.SetInt(7)
 			case reflect.Bool:
 				fv.SetBool(true)
 			case reflect.Slice:
@@ -73,7 +75,7 @@ func TestAsmPacketResetsEveryField(t *testing.T) {
 				t.Fatalf("field %s: kind %v not handled by this test", v.Type().Field(i).Name, fv.Kind())
 			}
 		}
-		p.asmPacket(&q, (*[BTHLen]byte)(h), &addrPair{src: src, dst: dst}, 9)
+		p.asmPacket(&q, (*[BTHLen]byte)(h), &addrPair{src: src, dst: dst}, 9, 5)
 		if !reflect.DeepEqual(q, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, q, want)
 		}

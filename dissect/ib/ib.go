@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/rdx-project/rdx/dissect"
+	"github.com/rdx-project/rdx/flows"
 	ibasm "github.com/rdx-project/rdx/reassembly/ib"
 )
 
@@ -164,8 +165,9 @@ type State struct {
 	crc     scratch
 	tmpl    icrcCache // RoCEv2 over IPv4: header templates per QP (icrc4.go)
 	up      upperState
-	flows   flowTable // per-flow counters for -z infiniband,flows
-	icrc    icrcTable // bad ICRCs per flow, to tell rewritten addresses from corruption
+	flows   flowTable   // per-flow counters for -z infiniband,flows
+	reads   flows.Reads // -z infiniband,srt: RDMA READ response times
+	icrc    icrcTable   // bad ICRCs per flow, to tell rewritten addresses from corruption
 }
 
 func newState() *State {
@@ -257,6 +259,7 @@ func (st *qpState) reissuedBy(psn uint32, r RETH) bool {
 func (d *State) Rewind() {
 	d.clearQPs()
 	d.flows.reset()
+	d.reads = flows.Reads{} // the second pass counts again
 	d.icrc.reset()
 	d.pool.Reset()
 	if d.up.asm != nil {

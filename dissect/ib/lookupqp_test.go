@@ -115,7 +115,7 @@ func TestLookupQPHash(t *testing.T) {
 				}
 				var q ibasm.Packet
 				p := &Packet{data: make([]byte, BTHLen), bth: 0, lrh: -1, grh: -1}
-				p.asmPacket(&q, (*[BTHLen]byte)(p.data), &e, 1)
+				p.asmPacket(&q, (*[BTHLen]byte)(p.data), &e, 1, 0)
 				if !q.HasHash || q.Hash != e.hash || q.HashResp != e.hashResp {
 					t.Fatalf("%+v: asmPacket hands on hash %#x (%v, resp %v)", k, q.Hash, q.HasHash, q.HashResp)
 				}

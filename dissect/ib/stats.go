@@ -130,6 +130,7 @@ func (d *State) count(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInfo,
 	if h.Opcode() == OpCNP {
 		s.cnps++
 	}
+
 	if p.exts&ExtAETH != 0 {
 		switch AETH(p.Header(ExtAETH)).Kind() {
 		case AckKindACK:
@@ -147,9 +148,14 @@ func (d *State) count(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, op *OpInfo,
 	}
 }
 
-// Stats implements flows.Provider: -z infiniband,flows.
+// Stats implements flows.Provider: -z infiniband,flows and infiniband,srt.
 func (d *State) Stats() []flows.Stat {
-	return []flows.Stat{{Name: "infiniband,flows", Table: d.flowsTable}}
+	return []flows.Stat{{Name: "infiniband,flows", Table: d.flowsTable}, {Name: "infiniband,srt", Table: d.srtTable}}
+}
+
+// srtTable is the RDMA READ response time, as -z rpc,srt is a call's.
+func (d *State) srtTable() *flows.Table {
+	return d.reads.Table("RDMA READ response time (READ Request to its last READ Response)")
 }
 
 func (d *State) flowsTable() *flows.Table {
@@ -194,6 +200,7 @@ func (d *State) TagFrames(tag uint64) {
 func (d *State) MergeStats(from dissect.Dissector) []dissect.Finding {
 	if o, ok := from.(*State); ok {
 		d.flows.merge(&o.flows)
+		d.reads.Merge(&o.reads)
 	}
 	return nil
 }

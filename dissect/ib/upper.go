@@ -58,11 +58,14 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, e *addrPa
 		return // nothing for assembly (most often an ACK): no Packet to build
 	}
 	q := &u.pkt
-	p.asmPacket(q, hb, e, f.Num)
-	ev0 := u.asm.Evictions
+	p.asmPacket(q, hb, e, f.Num, f.TimeNS)
+	ev0, rr0 := u.asm.Evictions, u.asm.ReadRequests
 	m, ev := u.asm.Add(q)
 	if u.asm.Evictions != ev0 {
 		f.AddFinding(p.idx, dissect.Warn, dissect.GroupReassembly, fPSN, "infiniband", "InfiniBand table full: dropped "+u.asm.LastEviction.String())
+	}
+	if u.asm.ReadRequests != rr0 {
+		d.reads.Requests++
 	}
 	if pm := u.asm.Placed(); pm != nil && len(pm.Piece) > 0 {
 		u.msg = Message{Packet: p, Msg: pm, Piece: true}
@@ -79,10 +82,10 @@ func (d *State) deliver(f *dissect.Frame, p *Packet, hb *[BTHLen]byte, e *addrPa
 
 // asmPacket fills q, what message assembly needs of p, field by field:
 // a composite literal builds the Packet in a temporary and copies it.
-func (p *Packet) asmPacket(q *ibasm.Packet, hb *[BTHLen]byte, e *addrPair, frame uint64) {
+func (p *Packet) asmPacket(q *ibasm.Packet, hb *[BTHLen]byte, e *addrPair, frame uint64, at int64) {
 	h := BTH(hb[:])
 	q.Src, q.Dst, q.Opcode, q.DestQP, q.PSN = e.src, e.dst, h.Opcode(), h.DestQP(), h.PSN()
-	q.Payload, q.Frame = p.Payload(), frame
+	q.Payload, q.Frame, q.TimeNS = p.Payload(), frame, at
 	q.Hash, q.HasHash, q.HashResp = e.hash, e.hashed, e.hashResp
 	q.HasRETH, q.VA, q.RKey, q.DMALen = false, 0, 0, 0
 	q.HasImm, q.Imm, q.HasInv, q.InvRKey, q.HasAETH, q.Syndrome = false, 0, false, 0, false, 0
@@ -111,6 +114,9 @@ func (d *State) offer(f *dissect.Frame, p *Packet, m *ibasm.Message) {
 		f.AddFinding(p.idx, dissect.Note, dissect.GroupSequence, fPSN, "infiniband", "RDMA READ of "+strconv.Itoa(m.Len)+
 			" octets (request frame "+strconv.FormatUint(m.ReqFrame, 10)+") completed after "+strconv.Itoa(m.Reissued)+
 			" re-issued request(s): responses were lost")
+	}
+	if m.Kind == ibasm.KindRead && f.ProtoStats() {
+		d.reads.Answered(uint64(m.Len), f.TimeNS-m.ReqTime)
 	}
 	u.msg = Message{Packet: p, Msg: m}
 	DestQP.Call(f, uint64(m.QP), &u.msg)

@@ -62,7 +62,7 @@ const (
 	// Budget charges: a fixed estimate per entry (struct, map slot, list
 	// links) on top of the octets of data held.
 	streamCost = 448
-	readCost   = 400 // a readReq and its slot in reads' spill table (smallmap.SpillCost; TestCosts)
+	readCost   = 408 // a readReq and its slot in reads' spill table (smallmap.SpillCost; TestCosts)
 	frameCost  = 16  // a frame number and a size per packet of an open message
 	heldCost   = 160 // a held packet's header, on top of its payload
 )
@@ -88,6 +88,7 @@ type Packet struct {
 	// its Data, so it must stay as it is until the next Add.
 	Payload []byte
 	Frame   uint64
+	TimeNS  int64 // the frame's time: a READ's response time is counted from its request's
 	// Hash is KeyHash(Src, Dst, DestQP, HashResp) when HasHash: a caller
 	// that hashed the PSN space's key already (dissect/ib's PSN check, when
 	// its recent slot missed) spares the assembler hashing it again.
@@ -116,6 +117,7 @@ type Message struct {
 	Frames   []uint64 // frames that carried it, in order (at most MaxFrames)
 	Sizes    []int    // octets each of those frames carried
 	ReqFrame uint64   // READ: frame of the request
+	ReqTime  int64    // READ: time of the request's first copy (its Packet.TimeNS)
 	// Reissued counts READ requests re-issued to fetch the rest after
 	// responses were lost: the message is the whole transfer, from the
 	// first request's VA, with the frames of every response taken.
@@ -190,6 +192,7 @@ type readReq struct {
 	va          uint64
 	rkey, len   uint32
 	frame       uint64
+	at          int64 // the request's time
 	responderQP uint32
 	stamp       uint64
 	prev, next  *readReq // oldest first
@@ -386,6 +389,11 @@ type Assembler struct {
 	// says what the last drop (limit or budget) was.
 	Evictions    uint64
 	LastEviction Eviction
+	// ReadRequests counts READ requests of a PSN not outstanding: a
+	// request sent again while its first copy awaits responses is not
+	// counted again (nor one whose first copy the capture lost, but then
+	// the copy is the first seen).
+	ReadRequests uint64
 }
 
 // New makes an empty assembler.
@@ -651,7 +659,7 @@ func (a *Assembler) start(p *Packet, kind Kind) *open {
 	// temporary and copied it (about 130 instructions a message)
 	m.Kind, m.Src, m.Dst, m.QP, m.FirstPSN, m.LastPSN = kind, p.Src, p.Dst, p.DestQP, p.PSN, p.PSN
 	m.VA, m.RKey, m.DMALen, m.HasImm, m.HasInv, m.Imm, m.InvRKey = 0, 0, 0, false, false, 0, 0
-	m.Len, m.Data, m.Frames, m.Sizes, m.ReqFrame, m.Reissued = 0, m.Data[:0], m.Frames[:0], m.Sizes[:0], 0, 0
+	m.Len, m.Data, m.Frames, m.Sizes, m.ReqFrame, m.ReqTime, m.Reissued = 0, m.Data[:0], m.Frames[:0], m.Sizes[:0], 0, 0, 0
 	m.Piece, m.PieceOff, m.PlacedLen = nil, 0, 0
 	o.nextPSN, o.charged = p.PSN, 0
 	return o
@@ -1028,7 +1036,7 @@ func (a *Assembler) response(s *stream, p *Packet, pos int) Event {
 			ev = Restarted
 		}
 		o = a.start(p, KindRead)
-		o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame = req.va, req.rkey, req.len, req.frame
+		o.msg.VA, o.msg.RKey, o.msg.DMALen, o.msg.ReqFrame, o.msg.ReqTime = req.va, req.rkey, req.len, req.frame, req.at
 		o.reqS, o.reqKey = rs, rk
 		if pos == posOnly {
 			a.add(o, p)
@@ -1231,9 +1239,12 @@ func (o *open) continuedBy(p *Packet, req readReq) bool {
 func (a *Assembler) recordRead(p *Packet) {
 	k := readKey{src: p.Src, dst: p.Dst, psn: p.PSN}
 	r, _ := a.reads.Get(k)
-	if r != nil { // sent again: the latest copy counts
+	at := p.TimeNS
+	if r != nil { // sent again: the latest copy counts, timed from the first
 		a.unlinkRead(r)
+		at = r.at
 	} else {
+		a.ReadRequests++
 		if a.reads.Len() >= maxReads {
 			// drop the oldest request: its response will show as unmatched
 			old := a.readList.next
@@ -1249,7 +1260,7 @@ func (a *Assembler) recordRead(p *Packet) {
 		a.reads.Set(k, r)
 		a.acct.Charge(readCost)
 	}
-	*r = readReq{key: k, va: p.VA, rkey: p.RKey, len: p.DMALen, frame: p.Frame, responderQP: p.DestQP, stamp: a.acct.Now()}
+	*r = readReq{key: k, va: p.VA, rkey: p.RKey, len: p.DMALen, frame: p.Frame, at: at, responderQP: p.DestQP, stamp: a.acct.Now()}
 	r.prev, r.next = a.readList.prev, &a.readList
 	a.readList.prev.next = r
 	a.readList.prev = r

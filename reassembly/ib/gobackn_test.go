@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -110,6 +111,34 @@ func TestReadResponseRetransmitted(t *testing.T) {
 	}
 	if _, r := a.Open(); r != 0 {
 		t.Errorf("%d READ requests left outstanding", r)
+	}
+}
+
+// TestReadTimedFromFirstCopy: a READ request sent again before its
+// responses is one request (ReadRequests), and the READ's time counts from
+// its first copy (what the requester waited), its frame being the copy the
+// responses answer.
+func TestReadTimedFromFirstCopy(t *testing.T) {
+	req := func(psn uint32, frame uint64) Packet {
+		return Packet{Src: a2, Dst: a1, Opcode: 0x0C, DestQP: 7, PSN: psn, HasRETH: true, VA: 0x1000, RKey: 3, DMALen: 2048,
+			Frame: frame, TimeNS: int64(frame) * 10}
+	}
+	resp := func(op uint8, psn uint32, frame uint64) Packet {
+		return Packet{Src: a1, Dst: a2, Opcode: op, DestQP: 5, PSN: psn, Payload: make([]byte, 1024), Frame: frame, TimeNS: int64(frame) * 10}
+	}
+	a := New()
+	var got []string
+	for _, p := range []Packet{req(100, 1), req(100, 2), resp(0x0D, 100, 3), resp(0x0F, 101, 4), req(102, 5), resp(0x10, 102, 6)} {
+		m, _ := a.Add(&p)
+		for ; m != nil; m = a.Next() {
+			got = append(got, fmt.Sprintf("frame %d at %d", m.ReqFrame, m.ReqTime))
+		}
+	}
+	if w := []string{"frame 2 at 10", "frame 5 at 50"}; !slices.Equal(got, w) {
+		t.Errorf("READs %q, want %q", got, w)
+	}
+	if a.ReadRequests != 2 {
+		t.Errorf("%d READ requests counted, want 2", a.ReadRequests)
 	}
 }
 

@@ -19,7 +19,7 @@ func TestStartResetsEveryField(t *testing.T) {
 	for i := range v.NumField() {
 		fv := v.Field(i)
 		switch fv.Kind() {
-		case reflect.Int:
+		case reflect.Int, reflect.Int64:
 			fv.SetInt(7)
 		case reflect.Uint8, reflect.Uint32, reflect.Uint64:
 			fv.SetUint(7)
