@@ -166,6 +166,9 @@ func (r *Reader) commitWin() {
 // carefully and reports what is wrong; this only saves Next's per-record
 // calls. The loop is the per-record cost of reading a file.
 func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
+	if r.format == formatPcapng && !r.havePend && r.err == nil {
+		return r.scanBufferedPcapng(ps, room)
+	}
 	if r.format != formatPcap || r.havePend || r.err != nil {
 		return 0, 0
 	}
@@ -214,8 +217,9 @@ func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
 // consuming them, and returns the octets they took: for a caller that
 // reads in batches (Prefetch, rdx -j's reader), one call per bufferful
 // instead of one Next per record, and no copy. It returns at once for
-// anything but a pcap file, and leaves to Next whatever it does not take (a
-// record cut by the end of the buffer, one it must report).
+// anything but a pcap file or a pcapng file's Enhanced Packet Blocks, and
+// leaves to Next whatever it does not take (a record cut by the end of the
+// buffer, one it must report, any other pcapng block).
 //
 // The packets' Data are views of the read buffer, which the reader then
 // lends: when it reads on, it moves to another buffer and keeps this one for

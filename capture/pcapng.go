@@ -295,6 +295,40 @@ func (r *Reader) readEPB(p *Packet, start int64, typ, length uint32) error {
 	return nil
 }
 
+// scanBufferedPcapng is scanBuffered for pcapng: the Enhanced Packet Blocks
+// at the start of the read buffer that pass every check readEPB makes
+// (length, interface, captured length, trailer). It stops at the first
+// other block (a section or interface header changes how the next are
+// read) or doubtful one, which Next then reads and reports.
+func (r *Reader) scanBufferedPcapng(ps []Packet, room int) (n, pos int) {
+	r.commitWin()
+	b := r.br.buf[r.br.r:r.br.w]
+	b = b[:min(len(b), max(room, 0))]
+	for n < len(ps) && len(b)-pos >= minEPB {
+		h := b[pos:]
+		length := r.u32(h[4:8])
+		if r.u32(h[0:4]) != blockEPB || length < minEPB || length%4 != 0 || uint64(length) > uint64(len(h)) {
+			break
+		}
+		id, caplen, wirelen := r.u32(h[8:12]), r.u32(h[20:24]), r.u32(h[24:28])
+		if uint64(id) >= uint64(len(r.ifaces)) {
+			break
+		}
+		ifc := &r.ifaces[id]
+		if limit, _ := recordLimit(ifc.snaplen); caplen > limit || (uint64(caplen)+3)&^3 > uint64(length)-minEPB ||
+			r.u32(h[length-4:length]) != length {
+			break
+		}
+		start, end := pos+28, pos+28+int(caplen)
+		p := &ps[n]
+		p.Data, p.TimeNS, p.CapLen, p.WireLen = b[start:end:end], ifc.timeNS(uint64(r.u32(h[12:16]))<<32|uint64(r.u32(h[16:20]))), int(caplen), int(wirelen)
+		p.LinkType, p.Iface = ifc.linkType, int(id)
+		pos += int(length)
+		n++
+	}
+	return n, pos
+}
+
 // readSPB reads a Simple Packet Block: interface 0, no timestamp, and a
 // captured length implied by the block length and snaplen.
 func (r *Reader) readSPB(p *Packet, start int64, length uint32) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -423,4 +424,77 @@ func zeroPackets(t *testing.T, n, size int) *Reader {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestTakeBufferedPcapng: a pcapng file's Enhanced Packet Blocks are taken
+// from the read buffer as a pcap file's records are (no copy, no Next per
+// packet), with what Next reads of them; every other block (a second
+// section in the other byte order, an interface, a Simple or obsolete
+// Packet Block, an unknown block) and a doubtful one (an interface not
+// defined) is left to Next, which reads or reports it.
+func TestTakeBufferedPcapng(t *testing.T) {
+	n := &ngb{}
+	n.shb().idb(LinkEthernet, 0).idb(LinkRaw, 1500, n.opt(optTsresol, []byte{9}))
+	for i := range 400 {
+		n.epb(uint32(i%2), uint64(1000+i), strings.Repeat(string(rune('a'+i%26)), 1+i%70), uint32(100+i))
+	}
+	n.epb(0, 5, "with a comment", 14, n.opt(1, []byte("a comment")))
+	n.block(0x0bad, []byte("unknown block"))
+	n.pb(1, 6, "obsolete", 8)
+	be := &ngb{be: true}
+	be.shb().idb(LinkRaw, 0)
+	for i := range 300 {
+		be.epb(0, uint64(i), strings.Repeat("z", 1+i%40), uint32(50+i))
+	}
+	be.block(blockSPB, []byte{0, 0, 0, 4, 1, 2, 3, 4})
+	be.epb(3, 1, "no such interface", 17)
+	file := append(n.b, be.b...)
+
+	type rec struct {
+		data         string
+		ts           int64
+		capLen, wire int
+		link         uint16
+		iface        int
+	}
+	var want []rec
+	var wantErr error
+	r, err := NewReader(bytes.NewReader(file), "t.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Packet
+	for {
+		if wantErr = r.Next(&p); wantErr != nil {
+			break
+		}
+		want = append(want, rec{string(p.Data), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface})
+	}
+	var got []rec
+	var gotErr error
+	taken := 0
+	r, _ = NewReader(bytes.NewReader(file), "t.pcapng")
+	for {
+		pkts, _ := r.TakeBuffered(nil, 64, 1<<20)
+		for _, p := range pkts {
+			got = append(got, rec{string(p.Data), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface})
+		}
+		taken += len(pkts)
+		if len(pkts) > 0 {
+			continue
+		}
+		if gotErr = r.Next(&p); gotErr != nil {
+			break
+		}
+		got = append(got, rec{string(p.Data), p.TimeNS, p.CapLen, p.WireLen, p.LinkType, p.Iface})
+	}
+	if !slices.Equal(got, want) || gotErr.Error() != wantErr.Error() {
+		t.Fatalf("taken and read: %d packets, %v; read: %d packets, %v", len(got), gotErr, len(want), wantErr)
+	}
+	if len(want) != 703 || !strings.Contains(wantErr.Error(), "interface 3") {
+		t.Errorf("%d packets, then %v: the file is not what the test meant", len(want), wantErr)
+	}
+	if taken < 650 {
+		t.Errorf("TakeBuffered took %d of the 700 Enhanced Packet Blocks", taken)
+	}
 }
