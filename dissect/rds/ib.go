@@ -77,8 +77,7 @@ type ibQP struct {
 	cong   []uint16
 	congN  int
 
-	haveSeq bool
-	lastSeq uint64
+	seqTrack // the messages sent to this QP, and acks of the other direction's
 
 	key ibKey
 	lru budget.Elem[ibQP] // stamped at its last fragment
@@ -92,9 +91,14 @@ type ibState struct {
 	qps   map[ibKey]*ibQP
 	lastK ibKey
 	last  *ibQP
-	free  []*ibQP // kept over Rewind so their slices are reused
-	pool  dissect.Pool[IBMsg]
-	lru   budget.LRU[ibQP] // the tracked QPs, least recently active first
+	// dirs is the QP each direction (source, destination) last sent a
+	// sequenced message to: an ack from B to A covers what A sent B, on a
+	// QP of B's whose number A's messages do not say. At most one entry
+	// per tracked QP: a QP forgotten leaves it.
+	dirs map[[2]netip.Addr]*ibQP
+	free []*ibQP // kept over Rewind so their slices are reused
+	pool dissect.Pool[IBMsg]
+	lru  budget.LRU[ibQP] // the tracked QPs, least recently active first
 
 	registered bool // lru charges the engine's budget
 }
@@ -118,7 +122,8 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 		if n := len(s.free); n > 0 {
 			q = s.free[n-1]
 			s.free = s.free[:n-1]
-			*q = ibQP{frames: q.frames[:0], asm: q.asm, cong: q.cong[:0]}
+			clear(q.ring) // kept, emptied: a lookup must not find the old connection's
+			*q = ibQP{frames: q.frames[:0], asm: q.asm, cong: q.cong[:0], seqTrack: seqTrack{ring: q.ring}}
 		} else {
 			q = &ibQP{}
 		}
@@ -134,7 +139,7 @@ func (s *ibState) qp(f *dissect.Frame, k ibKey) *ibQP {
 // touch makes q the most recently active QP and charges what it holds.
 func (s *ibState) touch(q *ibQP) {
 	s.lru.Touch(&q.lru, q)
-	s.lru.Charge(&q.lru, int64(ibQPCost+8*cap(q.frames)+q.asm.Bytes()+2*cap(q.cong)))
+	s.lru.Charge(&q.lru, int64(ibQPCost+8*cap(q.frames)+q.asm.Bytes()+2*cap(q.cong)+24*cap(q.ring)))
 }
 
 // dropOldest forgets the least recently active QP and says which.
@@ -147,6 +152,9 @@ func (s *ibState) dropOldest() string {
 	delete(s.qps, q.key)
 	if s.last == q {
 		s.last = nil
+	}
+	if d := [2]netip.Addr{q.key.src, q.key.dst}; s.dirs[d] == q {
+		delete(s.dirs, d)
 	}
 	what := "RDS/IB QP 0x" + strconv.FormatUint(uint64(q.key.qp), 16) + " " + q.key.src.String() + " → " + q.key.dst.String()
 	if q.open {
@@ -171,6 +179,7 @@ func (s *ibState) rewind() {
 		}
 	}
 	clear(s.qps)
+	clear(s.dirs)
 	s.lru.Reset()
 	s.last = nil
 	s.pool.Reset()
@@ -197,6 +206,9 @@ type IBMsg struct {
 	pingFrame uint64 // a pong's ping
 	pingRTT   int64
 	pongFrame uint64 // a ping's pong (second pass)
+
+	ackFrame   uint64 // the message of the other direction h_ack acknowledged
+	ackLatency int64
 }
 
 // Proto implements dissect.PDU.
@@ -351,6 +363,7 @@ func (d *State) ibFragment(f *dissect.Frame, p *ib.Packet, am *ibasm.Message, q 
 		m.frames = append(m.frames, am.Frames...)
 		m.fragFrame = append(m.fragFrame, f.Num)
 		d.stats.count(overIB, m.kind, hv.Len(), false, false)
+		d.ibAck(f, q, m, hv)
 		return
 	}
 	first := Header(q.hdr[:])
@@ -437,6 +450,7 @@ func (d *State) ibFinish(f *dissect.Frame, q *ibQP, m *IBMsg) {
 	if f.Num != 0 {
 		m.pingFrame, m.pingRTT, m.pongFrame = d.pingPong(f, overIB, m.kind, q.key.src, q.key.dst, hv)
 	}
+	d.ibAck(f, q, m, hv)
 	if m.kind == KindCong || m.kind == KindAckOnly || hv.Seq() == 0 {
 		return
 	}
@@ -449,6 +463,30 @@ func (d *State) ibFinish(f *dissect.Frame, q *ibQP, m *IBMsg) {
 		f.Checked(checkIBSeq, m.idx, ok)
 	}
 	q.haveSeq, q.lastSeq = true, hv.Seq()
+	q.record(sent{seq: hv.Seq(), frame: f.Num, time: f.TimeNS})
+	if d.ibs.dirs == nil {
+		d.ibs.dirs = map[[2]netip.Addr]*ibQP{}
+	}
+	d.ibs.dirs[[2]netip.Addr{q.key.src, q.key.dst}] = q
+}
+
+// ibAck takes the h_ack of m, sent on q, covering the other direction's
+// messages (on the QP that direction last sent to), as over TCP. Linux
+// rds_rdma piggy-backs the sequence number of the last message received.
+func (d *State) ibAck(f *dissect.Frame, q *ibQP, m *IBMsg, hv Header) {
+	ack := hv.Ack()
+	if ack == 0 || f.Num == 0 {
+		return
+	}
+	m.ackFrame, m.ackLatency = q.acks(f, m.idx, ack, d.ibs.peer(q))
+}
+
+// peer is the state of the direction opposite q's, nil when not seen.
+func (s *ibState) peer(q *ibQP) *seqTrack {
+	if o := s.dirs[[2]netip.Addr{q.key.dst, q.key.src}]; o != nil {
+		return &o.seqTrack
+	}
+	return nil
 }
 
 // congBits decodes congestion-map octets at payload offset pos (see
@@ -563,6 +601,7 @@ func (m *IBMsg) Tree(t *dissect.Tree, f *dissect.Frame) {
 		}
 		t.Close()
 	}
+	ackTree(t, m.ackFrame, m.ackLatency)
 	pingTree(t, m.pingFrame, m.pingRTT, m.pongFrame)
 	f.TreeFindings(t, m.idx)
 }

@@ -2,6 +2,7 @@ package rds_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -174,5 +175,67 @@ func TestIBSummaryAllocs(t *testing.T) {
 	pass()
 	if n := testing.AllocsPerRun(3, pass); n != 0 {
 		t.Errorf("%v allocations per pass over %d frames", n, len(pkts))
+	}
+}
+
+// TestIBAcks: over RDS/IB each h_ack that moves on acknowledges the other
+// direction's message of that sequence number (Linux rds_rdma piggy-backs
+// the last one received): rds.ack.frame names its frame and
+// rds.ack.latency the time since, as over TCP. Counted here from the
+// complete messages and the frames' times.
+func TestIBAcks(t *testing.T) {
+	type at struct {
+		frame uint64
+		ns    int64
+	}
+	sentBy := map[string]map[uint64]at{} // "src>dst" -> seq -> message
+	lastAck := map[string]uint64{}
+	want := map[uint64][2]string{} // frame -> ack.frame, ack.latency
+	eng := dissect.NewEngine(dissect.Options{})
+	err := testpkt.Each(ibCapture, func(p dissect.Packet) error {
+		f := eng.Decode(p)
+		for _, pd := range f.PDUs {
+			m, ok := pd.(*rds.IBMsg)
+			if !ok || !m.Final() {
+				continue
+			}
+			h := m.Header()
+			dir, back := f.Net.Src.String()+">"+f.Net.Dst.String(), f.Net.Dst.String()+">"+f.Net.Src.String()
+			if h.Seq() != 0 && !h.IsCong() {
+				if sentBy[dir] == nil {
+					sentBy[dir] = map[uint64]at{}
+				}
+				sentBy[dir][h.Seq()] = at{p.Num, p.TimeNS}
+			}
+			if a := h.Ack(); a > lastAck[dir] {
+				lastAck[dir] = a
+				if s, ok := sentBy[back][a]; ok {
+					want[p.Num] = [2]string{strconv.FormatUint(s.frame, 10), fmt.Sprintf("%d.%09d", (p.TimeNS-s.ns)/1e9, (p.TimeNS-s.ns)%1e9)}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tsharktest.Decode(ibCapture, dissect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for frame, fs := range got {
+		fr, lat := fs["rds.ack.frame"], fs["rds.ack.latency"]
+		w, ok := want[frame]
+		switch {
+		case !ok && len(fr) == 0:
+		case !ok || len(fr) != 1 || len(lat) != 1 || fr[0] != w[0] || lat[0] != w[1]:
+			t.Errorf("frame %d: rds.ack.frame %q latency %q, want %v", frame, fr, lat, w)
+		default:
+			n++
+		}
+	}
+	if n != len(want) || n != 16 { // every ack that moves on in the capture: frames 22, 38, 42 ... 544
+		t.Errorf("%d acks matched of %d counted", n, len(want))
 	}
 }

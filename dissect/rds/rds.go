@@ -187,7 +187,14 @@ type half struct {
 	tailSeq   uint32
 	tailFrame uint64
 
-	// tracking (messages this direction sent)
+	seqTrack // what this direction sent, and acked of the other's
+}
+
+// seqTrack follows one direction of an RDS connection (a TCP path, or the
+// QP the messages go to over InfiniBand): its sequence numbers, the recent
+// messages it sent, for retransmission and ack lookups, and the acks it
+// sent for the other direction's.
+type seqTrack struct {
 	haveSeq bool
 	lastSeq uint64
 	lastAck uint64

@@ -88,21 +88,7 @@ func (d *State) analyze(f *dissect.Frame, k tcp.FlowKey, dir tcp.Dir, h *half, m
 	// Piggy-backed acks cover the other direction's messages. Linux rds_tcp
 	// leaves h_ack 0 (TCP acks do the job), so 0 is "no information".
 	if ack := hv.Ack(); ack != 0 {
-		o := &d.conn(f, k).V.half[dir^1]
-		switch {
-		case o.haveSeq && ack > o.lastSeq:
-			f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fAck, findingsProto,
-				"RDS ack "+strconv.FormatUint(ack, 10)+" for a message never sent (highest seq seen from the peer: "+
-					strconv.FormatUint(o.lastSeq, 10)+")")
-		case ack > h.lastAck:
-			if s := o.lookup(ack); s.frame != 0 {
-				m.ackFrame, m.ackLatency = s.frame, f.TimeNS-s.time
-			}
-			h.lastAck = ack
-		case ack < h.lastAck:
-			f.AddFinding(idx, dissect.Note, dissect.GroupSequence, fAck, findingsProto,
-				"RDS ack going backwards: "+strconv.FormatUint(ack, 10)+" after "+strconv.FormatUint(h.lastAck, 10))
-		}
+		m.ackFrame, m.ackLatency = h.acks(f, idx, ack, &d.conn(f, k).V.half[dir^1].seqTrack)
 	}
 
 	// Extension headers: a changed generation number means the peer restarted.
@@ -206,10 +192,35 @@ func be32(b []byte) uint32 {
 }
 func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
 
+// acks takes ack, the h_ack of a message h's direction sent, covering
+// the messages of o (the other direction, nil when not seen): an ack
+// beyond what o sent is a warning, one going backwards a note; one that
+// moves on acknowledges the message of that sequence number, whose frame
+// and the time since are returned when o still remembers it.
+func (h *seqTrack) acks(f *dissect.Frame, idx int, ack uint64, o *seqTrack) (frame uint64, latency int64) {
+	switch {
+	case o != nil && o.haveSeq && ack > o.lastSeq:
+		f.AddFinding(idx, dissect.Warn, dissect.GroupSequence, fAck, findingsProto,
+			"RDS ack "+strconv.FormatUint(ack, 10)+" for a message never sent (highest seq seen from the peer: "+
+				strconv.FormatUint(o.lastSeq, 10)+")")
+	case ack > h.lastAck:
+		if o != nil {
+			if s := o.lookup(ack); s.frame != 0 {
+				frame, latency = s.frame, f.TimeNS-s.time
+			}
+		}
+		h.lastAck = ack
+	case ack < h.lastAck:
+		f.AddFinding(idx, dissect.Note, dissect.GroupSequence, fAck, findingsProto,
+			"RDS ack going backwards: "+strconv.FormatUint(ack, 10)+" after "+strconv.FormatUint(h.lastAck, 10))
+	}
+	return frame, latency
+}
+
 // record remembers a sent message for retransmission and ack lookups. The
 // ring starts small and doubles up to seqRing as messages come: a connection
 // that sends a few messages costs a few entries.
-func (h *half) record(s sent) {
+func (h *seqTrack) record(s sent) {
 	switch {
 	case h.ring == nil:
 		h.ring = make([]sent, seqRingMin)
@@ -228,7 +239,7 @@ func (h *half) record(s sent) {
 	h.ring[s.seq%uint64(len(h.ring))] = s
 }
 
-func (h *half) lookup(seq uint64) sent {
+func (h *seqTrack) lookup(seq uint64) sent {
 	if h.ring == nil {
 		return sent{}
 	}

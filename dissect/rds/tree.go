@@ -111,12 +111,17 @@ func (m *Message) Tree(t *dissect.Tree, f *dissect.Frame) {
 	if m.retransOf != 0 {
 		t.Uint(fRetransOf, -1, 0, m.retransOf)
 	}
-	if m.ackFrame != 0 {
-		t.Uint(fAckFrame, -1, 0, m.ackFrame)
-		t.Int(fAckLatency, -1, 0, m.ackLatency)
-	}
+	ackTree(t, m.ackFrame, m.ackLatency)
 	pingTree(t, m.pingFrame, m.pingRTT, m.pongFrame)
 	f.TreeFindings(t, m.idx)
+}
+
+// ackTree adds the message an ack acknowledged and the time since.
+func ackTree(t *dissect.Tree, frame uint64, latency int64) {
+	if frame != 0 {
+		t.Uint(fAckFrame, -1, 0, frame)
+		t.Int(fAckLatency, -1, 0, latency)
+	}
 }
 
 // pingTree adds a pong's ping and round trip, or a ping's pong (pingPong).
