@@ -127,6 +127,20 @@ func rsvdULP(b []byte) uint32  { return binary.BigEndian.Uint32(b[2:]) }
 func isSend(op uint8) bool     { return op >= OpSend && op <= OpSendSEInv }
 func wantTagged(op uint8) bool { return op == OpWrite || op == OpReadResponse }
 
+// wantQN is the queue number RFC 5040 §5.1 gives the untagged messages
+// that are not Sends (which use queue 0).
+func wantQN(op uint8) (uint32, bool) {
+	switch op {
+	case OpReadRequest:
+		return 1, true
+	case OpTerminate:
+		return 2, true
+	case OpAtomicReq:
+		return 3, true
+	}
+	return 0, false
+}
+
 // appendControl appends the two control octets: T (tagged), L (last) and
 // DDP version 1, then RDMAP version 1 and the opcode.
 func appendControl(dst []byte, tagged, last bool, op uint8) []byte {

@@ -8,20 +8,6 @@ import (
 // nOps is the number of RDMAP opcodes (RFC 5040, RFC 7306).
 const nOps = OpAtomicResp + 1
 
-// wantQN is the queue number RFC 5040 §5.1 gives the untagged messages
-// that are not Sends (which use queue 0).
-func wantQN(op uint8) (uint32, bool) {
-	switch op {
-	case OpReadRequest:
-		return 1, true
-	case OpTerminate:
-		return 2, true
-	case OpAtomicReq:
-		return 3, true
-	}
-	return 0, false
-}
-
 // opStats counts one RDMAP opcode's DDP segments, messages (segments with
 // the Last flag) and the octets after their DDP headers.
 type opStats struct{ segs, msgs, octets uint64 }

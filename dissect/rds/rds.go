@@ -78,7 +78,7 @@ type State struct {
 
 	ibs ibState // RDS over InfiniBand (ib.go)
 
-	stats stats // -z rds,stat (stats.go)
+	stats stats // -z rds,stat and rds,srt (stats.go)
 }
 
 type pingKey struct {

@@ -21,8 +21,8 @@ type kindStats struct {
 	rtt            flows.Times // pings and probes: to their pong (-z rds,srt)
 }
 
-// stats is -z rds,stat and rds,srt: fixed arrays, so counting a message allocates
-// nothing and the table's size does not grow with the input.
+// stats is -z rds,stat and rds,srt: fixed arrays, so counting a message
+// allocates nothing and the table's size does not grow with the input.
 type stats [nOver][KindProbePong + 1]kindStats
 
 // count adds one complete (or truncated) message of kind k and h_len n.
