@@ -1,6 +1,7 @@
 package ddp_test
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -87,13 +88,8 @@ func TestStatTableMatchesTshark(t *testing.T) {
 					c.octets += uint64(n - hdr)
 				}
 			}
-			var ops []int
-			for op := range by {
-				ops = append(ops, op)
-			}
-			slices.Sort(ops)
 			var want []string
-			for _, op := range ops {
+			for _, op := range slices.Sorted(maps.Keys(by)) {
 				c := by[op]
 				want = append(want, strings.Join([]string{opName(op), strconv.FormatUint(c.msgs, 10), strconv.FormatUint(c.segs, 10), strconv.FormatUint(c.octets, 10)}, " | "))
 			}
