@@ -166,15 +166,17 @@ func (r *Reader) commitWin() {
 // carefully and reports what is wrong; this only saves Next's per-record
 // calls. The loop is the per-record cost of reading a file.
 func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
-	if r.format == formatPcapng && !r.havePend && r.err == nil {
-		return r.scanBufferedPcapng(ps, room)
-	}
-	if r.format != formatPcap || r.havePend || r.err != nil {
+	if r.havePend || r.err != nil {
 		return 0, 0
 	}
-	r.commitWin()
-	b := r.br.buf[r.br.r:r.br.w]
-	b = b[:min(len(b), max(room, 0))]
+	switch r.format {
+	case formatPcapng:
+		return r.scanBufferedPcapng(ps, room)
+	case formatPcap:
+	default:
+		return 0, 0
+	}
+	b := r.buffered(room)
 	limit, _ := recordLimit(r.snaplen)
 	// The reader's settings, loaded once.
 	be, nanos, linkType, erf := r.be, r.nanos, r.linkType, r.linkType == linkTypeERF
@@ -210,6 +212,14 @@ func (r *Reader) scanBuffered(ps []Packet, room int) (n, pos int) {
 		}
 	}
 	return n, pos
+}
+
+// buffered is what the read buffer holds, up to room octets, after what
+// winPcap handed out is let go.
+func (r *Reader) buffered(room int) []byte {
+	r.commitWin()
+	b := r.br.buf[r.br.r:r.br.w]
+	return b[:min(len(b), max(room, 0))]
 }
 
 // TakeBuffered appends to pkts, up to maxPkts packets, the complete records

@@ -301,9 +301,7 @@ func (r *Reader) readEPB(p *Packet, start int64, typ, length uint32) error {
 // other block (a section or interface header changes how the next are
 // read) or doubtful one, which Next then reads and reports.
 func (r *Reader) scanBufferedPcapng(ps []Packet, room int) (n, pos int) {
-	r.commitWin()
-	b := r.br.buf[r.br.r:r.br.w]
-	b = b[:min(len(b), max(room, 0))]
+	b := r.buffered(room)
 	for n < len(ps) && len(b)-pos >= minEPB {
 		h := b[pos:]
 		length := r.u32(h[4:8])

@@ -344,15 +344,14 @@ func (d *State) spareMsg(m *message) {
 	d.spareMsgs = append(d.spareMsgs, m)
 }
 
-// newRead is a zeroed Read Request, a spare one when there is one.
+// newRead is a Read Request to fill in, a spare one when there is one.
 func (d *State) newRead() *readReq {
 	n := len(d.spareReads)
 	if n == 0 {
-		return &readReq{}
+		return new(readReq)
 	}
 	r := d.spareReads[n-1]
 	d.spareReads = d.spareReads[:n-1]
-	*r = readReq{}
 	return r
 }
 
@@ -530,8 +529,8 @@ func (d *State) ULPDU(f *dissect.Frame, u *mpa.ULPDU) {
 		}
 		req := d.newRead()
 		d.readStat.Requests++
-		req.id, req.at, req.left, req.to, req.sinkTO = reqID{f.Num, s.idx}, f.TimeNS, uint64(binary.BigEndian.Uint32(r[12:])), to, to
-		req.src, req.srcTO, req.key = binary.BigEndian.Uint32(r[16:]), binary.BigEndian.Uint64(r[20:]), rk
+		*req = readReq{id: reqID{f.Num, s.idx}, at: f.TimeNS, left: uint64(binary.BigEndian.Uint32(r[12:])), to: to, sinkTO: to,
+			src: binary.BigEndian.Uint32(r[16:]), srcTO: binary.BigEndian.Uint64(r[20:]), key: rk}
 		d.readList.Touch(&req.lru, req)
 		d.readList.Charge(&req.lru, readCost)
 		d.nReads++
